@@ -1,0 +1,146 @@
+#include "cyber/init/init.h"
+
+#include <errno.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <string.h>
+
+#include <atomic>
+#include <mutex>
+
+#include "cyber/common/log.h"
+
+namespace cyber {
+
+namespace {
+
+// Signal-handler-visible state: a lock-free atomic and a POSIX semaphore
+// (sem_post is async-signal-safe); nothing else is touched in the handler.
+std::atomic<int> g_state{static_cast<int>(State::kUninitialized)};
+static_assert(std::atomic<int>::is_always_lock_free,
+              "the signal handler needs a lock-free state");
+sem_t g_shutdown_requested;
+
+// Serializes Init()/Shutdown() themselves (never taken in a handler).
+std::mutex g_init_mu;
+bool g_semaphore_ready = false;       // guarded by g_init_mu
+bool g_handlers_installed = false;    // guarded by g_init_mu
+struct sigaction g_old_sigint;        // guarded by g_init_mu
+struct sigaction g_old_sigterm;       // guarded by g_init_mu
+
+constexpr int kHandledSignals[] = {SIGINT, SIGTERM};
+
+void OnStopSignal(int signo) {
+  int expected = static_cast<int>(State::kInitialized);
+  if (g_state.compare_exchange_strong(
+          expected, static_cast<int>(State::kShuttingDown))) {
+    sem_post(&g_shutdown_requested);
+    return;
+  }
+  // Already stopping (or stopped): the user insists, so die the default way.
+  signal(signo, SIG_DFL);
+  raise(signo);
+}
+
+void InstallHandlers() {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = OnStopSignal;
+  sigemptyset(&sa.sa_mask);
+  for (int signo : kHandledSignals) sigaddset(&sa.sa_mask, signo);
+  sa.sa_flags = SA_RESTART;
+  ACHECK(sigaction(SIGINT, &sa, &g_old_sigint) == 0);
+  ACHECK(sigaction(SIGTERM, &sa, &g_old_sigterm) == 0);
+  g_handlers_installed = true;
+}
+
+void RestoreHandlers() {
+  if (!g_handlers_installed) return;
+  ACHECK(sigaction(SIGINT, &g_old_sigint, nullptr) == 0);
+  ACHECK(sigaction(SIGTERM, &g_old_sigterm, nullptr) == 0);
+  g_handlers_installed = false;
+}
+
+}  // namespace
+
+std::ostream& operator<<(std::ostream& os, State state) {
+  switch (state) {
+    case State::kUninitialized:
+      return os << "uninitialized";
+    case State::kInitialized:
+      return os << "initialized";
+    case State::kShuttingDown:
+      return os << "shutting down";
+    case State::kShutDown:
+      return os << "shut down";
+  }
+  return os << "unknown state " << static_cast<int>(state);
+}
+
+bool Init(const char* binary_name) {
+  if (binary_name == nullptr || binary_name[0] == '\0') {
+    AERROR << "cyber::Init: binary_name is "
+           << (binary_name == nullptr ? "null" : "empty")
+           << "; pass argv[0]";
+    return false;
+  }
+  std::lock_guard<std::mutex> lock(g_init_mu);
+  if (GetState() == State::kInitialized) return true;
+  if (!google::IsGoogleLoggingInitialized()) {
+    google::InitGoogleLogging(binary_name);
+  }
+  if (!g_semaphore_ready) {
+    ACHECK(sem_init(&g_shutdown_requested, 0, 0) == 0);
+    g_semaphore_ready = true;
+  } else {
+    // A new run after an earlier Shutdown(): forget its wake-ups.
+    while (sem_trywait(&g_shutdown_requested) == 0) {
+    }
+  }
+  g_state.store(static_cast<int>(State::kInitialized));
+  InstallHandlers();
+  AINFO << "cyber::Init: " << binary_name << " initialized";
+  return true;
+}
+
+void Shutdown() {
+  std::lock_guard<std::mutex> lock(g_init_mu);
+  const State state = GetState();
+  if (state == State::kUninitialized || state == State::kShutDown) return;
+  g_state.store(static_cast<int>(State::kShuttingDown));
+  // Later layers (timers, scheduler) are stopped here, in that order.
+  RestoreHandlers();
+  g_state.store(static_cast<int>(State::kShutDown));
+  sem_post(&g_shutdown_requested);  // release WaitForShutdown()
+  AINFO << "cyber::Shutdown: done";
+}
+
+bool OK() { return GetState() == State::kInitialized; }
+
+bool IsShutdown() {
+  const State state = GetState();
+  return state == State::kShuttingDown || state == State::kShutDown;
+}
+
+State GetState() { return static_cast<State>(g_state.load()); }
+
+void WaitForShutdown() {
+  {
+    std::lock_guard<std::mutex> lock(g_init_mu);
+    if (!g_semaphore_ready) return;  // never initialized
+  }
+  while (OK()) {
+    if (sem_wait(&g_shutdown_requested) != 0) {
+      ACHECK(errno == EINTR) << "sem_wait: " << strerror(errno);
+      continue;
+    }
+    if (!OK()) {
+      // Pass the wake-up on, so that every other waiter returns as well.
+      sem_post(&g_shutdown_requested);
+      return;
+    }
+    // A stale wake-up from an earlier run: keep waiting.
+  }
+}
+
+}  // namespace cyber

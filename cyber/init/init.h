@@ -1,0 +1,60 @@
+// Process start-up and shutdown: cyber::Init(argv[0]), cyber::OK(),
+// cyber::Shutdown(), cyber::WaitForShutdown().
+//
+// Why: robot binaries are written as
+//
+//   int main(int argc, char** argv) {
+//     gflags::ParseCommandLineFlags(&argc, &argv, true);
+//     if (!cyber::Init(argv[0])) return 1;
+//     ... create components / timers ...
+//     cyber::WaitForShutdown();   // until Ctrl-C, SIGTERM or Shutdown()
+//     cyber::Shutdown();
+//   }
+//
+// Init() sets up glog under the binary's name and turns SIGINT/SIGTERM into a
+// request to stop: OK() becomes false and WaitForShutdown() returns. A second
+// SIGINT/SIGTERM while shutting down kills the process the default way, so a
+// hung shutdown can always be interrupted. This is also the one place that
+// wires the process-wide timer and scheduler instances together.
+//
+// Every function is thread-safe and idempotent: Init() twice is one Init(),
+// Shutdown() twice is one Shutdown(). Init() after Shutdown() starts a new
+// run (tests rely on it). Never call these from a signal handler.
+
+#ifndef CYBER_INIT_INIT_H_
+#define CYBER_INIT_INIT_H_
+
+#include <ostream>
+
+namespace cyber {
+
+enum class State {
+  kUninitialized,  // before Init()
+  kInitialized,    // running: OK() is true
+  kShuttingDown,   // a signal or Shutdown() asked to stop
+  kShutDown,       // Shutdown() finished
+};
+
+std::ostream& operator<<(std::ostream& os, State state);
+
+// Initializes the process. Returns false (and logs why) on bad input: a null
+// or empty binary name. Returns true if already initialized.
+bool Init(const char* binary_name);
+
+// Stops what Init() started and restores the signal handlers that were in
+// place before Init(). Safe before Init() and when called again.
+void Shutdown();
+
+// True while initialized and no shutdown was requested.
+bool OK();
+// True once a shutdown was requested (by signal or Shutdown()).
+bool IsShutdown();
+State GetState();
+
+// Blocks until a shutdown is requested; returns at once if it already was or
+// if Init() was never called. No busy-waiting.
+void WaitForShutdown();
+
+}  // namespace cyber
+
+#endif  // CYBER_INIT_INIT_H_

@@ -1,0 +1,65 @@
+// Rate: paces a loop at a fixed period on absolute deadlines.
+//
+// The k-th deadline is start + k * period, computed from the start, never
+// from the previous wake-up: a late wake-up delays one cycle but does not
+// shift the ones after it, so the average period is exact over any run
+// (no drift). A cycle that overran by whole periods does not cause a burst of
+// immediate returns: the missed deadlines are skipped (and counted) and the
+// phase is kept, the way a sensor poller wants it.
+//
+//   auto rate = Rate::Create(absl::Milliseconds(10), SteadyClock::Get());
+//   while (cyber::OK()) { PollImu(); rate->Sleep(); }
+//
+// Threads: a Rate is used by one thread (the loop it paces).
+
+#ifndef CYBER_TIME_RATE_H_
+#define CYBER_TIME_RATE_H_
+
+#include <cstdint>
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "cyber/time/clock.h"
+
+namespace cyber {
+
+class Rate {
+ public:
+  // The schedule starts now: the first Sleep() returns at Now() + period.
+  // Errors: InvalidArgument if `period` is not positive and finite or
+  // `clock` is null.
+  static absl::StatusOr<Rate> Create(absl::Duration period, Clock* clock);
+
+  // Blocks until the next deadline on the schedule (never earlier). If that
+  // deadline already passed, deadlines that are more than one period behind
+  // are skipped so that the loop returns to its phase without a burst.
+  void Sleep();
+
+  // Restarts the schedule from Now().
+  void Reset();
+
+  absl::Duration ExpectedCycleTime() const { return period_; }
+  // Time between the two latest returns from Sleep() (zero before the
+  // second one).
+  absl::Duration ActualCycleTime() const { return actual_cycle_; }
+  // Deadlines skipped because the loop was late by more than one period.
+  int64_t MissedCycles() const { return missed_; }
+  // The deadline the next Sleep() waits for.
+  Instant NextDeadline() const { return start_ + cycle_ * period_; }
+
+ private:
+  Rate(absl::Duration period, Clock* clock);
+
+  absl::Duration period_;
+  Clock* clock_;
+  Instant start_;
+  int64_t cycle_ = 1;  // index of the next deadline
+  int64_t missed_ = 0;
+  Instant last_return_ = Instant::InfiniteFuture();
+  absl::Duration actual_cycle_ = absl::ZeroDuration();
+};
+
+}  // namespace cyber
+
+#endif  // CYBER_TIME_RATE_H_

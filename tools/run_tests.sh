@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The README's second command: installs what is missing, then runs the whole
+# test suite in the default config and under AddressSanitizer,
+# UndefinedBehaviorSanitizer and ThreadSanitizer, plus a clang 14 build with
+# -Wthread-safety as errors. Ends with the plain line "N passed, N failed"
+# (each test target in each config counts once; the clang build counts as one
+# check) and exits non-zero if anything failed.
+#
+#   tools/run_tests.sh                     # everything
+#   CONFIGS="default tsan" tools/run_tests.sh   # a subset
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+bash tools/setup.sh || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
+
+CONFIGS="${CONFIGS:-default asan ubsan tsan clang}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+# Every test target `bazel test //...` runs (manual ones excluded).
+if ! bazel query --noshow_progress 'tests(//...) except attr(tags, "manual", //...)' \
+    > "$work/expected" 2> "$work/query.err"; then
+  cat "$work/query.err"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+echo "test targets: $(wc -l < "$work/expected") per config; configs: $CONFIGS"
+
+summary_args=()
+extra_checks_passed=0
+extra_checks_failed=0
+for config in $CONFIGS; do
+  start=$(date +%s)
+  if [ "$config" = clang ]; then
+    # Thread-safety analysis is a compile-time check: build everything.
+    echo "=== clang -Wthread-safety build ==="
+    if bazel build --config=clang //... ; then
+      extra_checks_passed=$((extra_checks_passed + 1))
+    else
+      extra_checks_failed=$((extra_checks_failed + 1))
+      echo "FAILED [clang] thread-safety build"
+    fi
+  else
+    echo "=== bazel test, config: $config ==="
+    flags=()
+    [ "$config" != default ] && flags+=("--config=$config")
+    bazel test "${flags[@]}" --build_event_json_file="$work/$config.json" \
+      --keep_going //...
+    summary_args+=("$config=$work/$config.json")
+  fi
+  echo "=== $config took $(( $(date +%s) - start )) s ==="
+done
+
+if [ ${#summary_args[@]} -gt 0 ]; then
+  result="$(/usr/bin/python3 tools/test_summary.py "$work/expected" "${summary_args[@]}")"
+else
+  result="0 passed, 0 failed"
+fi
+# Fold the build-only checks into the final count.
+grep -v '^[0-9]* passed, [0-9]* failed$' <<<"$result" || true
+passed=$(( $(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' <<<"$result") + extra_checks_passed ))
+failed=$(( $(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' <<<"$result") + extra_checks_failed ))
+echo "${passed} passed, ${failed} failed"
+[ "$failed" -eq 0 ]

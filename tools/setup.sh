@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Installs exactly the Debian 12 packages this project builds and tests with,
+# and nothing else. Idempotent: when every package is already present it
+# touches nothing (no apt-get update, no network). Needs root or sudo.
+#
+# Why these packages: see third_party/BUILD, which maps each of them to the
+# Bazel target project code depends on.
+set -euo pipefail
+
+PACKAGES=(
+  # The build tool (Bazel 4.2.3, WORKSPACE mode, runs fully offline here).
+  bazel-bootstrap
+  # Compilers: g++ 12 is the default toolchain; clang 14 for --config=clang
+  # (-Wthread-safety) and its runtime for the sanitizers/fuzzers under clang.
+  g++
+  clang-14
+  libclang-rt-14-dev
+  # Libraries, each wrapped as a target in third_party/.
+  libabsl-dev
+  libgoogle-glog-dev
+  libgflags-dev
+  libgtest-dev
+  libgmock-dev
+  libbenchmark-dev
+  libboost-context-dev
+  libprotobuf-dev
+  protobuf-compiler
+  # tools/test_summary.py reads Bazel's build event file.
+  python3
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  SUDO="sudo"
+fi
+echo "setup: installing missing Debian packages: ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
