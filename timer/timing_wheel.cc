@@ -1,0 +1,263 @@
+#include "timer/timing_wheel.h"
+
+#include <algorithm>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "cyber/common/log.h"
+
+namespace cyber {
+namespace timer {
+
+namespace {
+
+constexpr uint64_t kWorkMask = kWorkWheelSlots - 1;
+constexpr uint64_t kAssistantMask = kAssistantWheelSlots - 1;
+constexpr int kWorkWords = static_cast<int>(kWorkWheelSlots / 64);
+
+// Distance (0..63) from bit `start` to the first set bit of `bits`, going up
+// and wrapping around; 64 if none is set.
+inline int CyclicDistance64(uint64_t bits, int start) {
+  if (bits == 0) return 64;
+  const uint64_t rotated =
+      start == 0 ? bits : (bits >> start) | (bits << (64 - start));
+  return __builtin_ctzll(rotated);
+}
+
+}  // namespace
+
+WheelEntry::~WheelEntry() {
+  ACHECK(level_ == kIdle)
+      << "WheelEntry destroyed while armed (expires at tick " << expires_
+      << "): cancel it first";
+}
+
+TimingWheel::TimingWheel(Instant epoch, absl::Duration tick)
+    : epoch_(epoch), tick_(tick), tick_ns_(absl::ToInt64Nanoseconds(tick)) {
+  ACHECK(tick_ns_ > 0) << "TimingWheel: tick " << tick << " must be positive";
+  MutexLock lock(&mu_);
+  for (SlotList& s : work_) s.head.prev_ = s.head.next_ = &s.head;
+  for (SlotList& s : assistant_) s.head.prev_ = s.head.next_ = &s.head;
+}
+
+TimingWheel::~TimingWheel() {
+  MutexLock lock(&mu_);
+  ACHECK(size_ == 0) << "TimingWheel destroyed with " << size_
+                     << " armed entries";
+}
+
+absl::Duration TimingWheel::max_delay() const {
+  return tick_ * static_cast<int64_t>(kMaxDelayTicks);
+}
+
+Tick TimingWheel::DeadlineToTick(Instant deadline) const {
+  if (deadline.IsInfiniteFuture()) return kNoTick;
+  const absl::Duration since = deadline - epoch_;
+  if (since <= absl::ZeroDuration()) return 0;
+  absl::Duration remainder;
+  const int64_t whole = absl::IDivDuration(since, tick_, &remainder);
+  return static_cast<Tick>(whole) + (remainder > absl::ZeroDuration() ? 1 : 0);
+}
+
+Tick TimingWheel::InstantToTick(Instant t) const {
+  const absl::Duration since = t - epoch_;
+  if (since <= absl::ZeroDuration()) return 0;
+  absl::Duration remainder;
+  return static_cast<Tick>(absl::IDivDuration(since, tick_, &remainder));
+}
+
+Instant TimingWheel::TickToInstant(Tick tick) const {
+  if (tick == kNoTick) return Instant::InfiniteFuture();
+  return epoch_ + tick_ * static_cast<int64_t>(tick);
+}
+
+WheelEntry* TimingWheel::SlotHeadLocked(WheelEntry::Level level,
+                                        uint64_t slot) {
+  return level == WheelEntry::kWork ? &work_[slot].head
+                                    : &assistant_[slot].head;
+}
+
+void TimingWheel::LinkLocked(WheelEntry* e) {
+  // REQUIRES: e->expires_ >= now_ (== now_ only inside a cascade, for an
+  // entry that expires at the very tick being processed).
+  const Tick delta = e->expires_ - now_;
+  if (delta < kWorkWheelSpan) {
+    e->level_ = WheelEntry::kWork;
+    e->slot_ = static_cast<uint16_t>(e->expires_ & kWorkMask);
+    work_bits_[e->slot_ >> 6] |= uint64_t{1} << (e->slot_ & 63);
+  } else {
+    e->level_ = WheelEntry::kAssistant;
+    e->slot_ =
+        static_cast<uint16_t>((e->expires_ >> kWorkWheelBits) & kAssistantMask);
+    assistant_bits_ |= uint64_t{1} << e->slot_;
+  }
+  // Append at the tail of the slot list.
+  WheelEntry* head = SlotHeadLocked(e->level_, e->slot_);
+  e->next_ = head;
+  e->prev_ = head->prev_;
+  head->prev_->next_ = e;
+  head->prev_ = e;
+}
+
+void TimingWheel::UnlinkLocked(WheelEntry* e) {
+  e->prev_->next_ = e->next_;
+  e->next_->prev_ = e->prev_;
+  WheelEntry* head = SlotHeadLocked(e->level_, e->slot_);
+  if (head->next_ == head) {  // slot became empty
+    if (e->level_ == WheelEntry::kWork) {
+      work_bits_[e->slot_ >> 6] &= ~(uint64_t{1} << (e->slot_ & 63));
+    } else {
+      assistant_bits_ &= ~(uint64_t{1} << e->slot_);
+    }
+  }
+  e->prev_ = e->next_ = nullptr;
+  e->level_ = WheelEntry::kIdle;
+}
+
+Tick TimingWheel::EventTickOfLocked(const WheelEntry* e) const {
+  if (e->level_ == WheelEntry::kWork) return e->expires_;
+  // The next visit of its assistant slot: the next multiple of 512 after now
+  // whose assistant index matches.
+  const Tick next_boundary = ((now_ >> kWorkWheelBits) + 1) << kWorkWheelBits;
+  const uint64_t first_slot = (next_boundary >> kWorkWheelBits) & kAssistantMask;
+  const uint64_t dist = (e->slot_ - first_slot) & kAssistantMask;
+  return next_boundary + dist * kWorkWheelSpan;
+}
+
+absl::StatusOr<TimingWheel::ArmResult> TimingWheel::Arm(WheelEntry* entry,
+                                                        Tick expires) {
+  MutexLock lock(&mu_);
+  if (expires != kNoTick && expires > now_ &&
+      expires - now_ > kMaxDelayTicks) {
+    return absl::OutOfRangeError(absl::StrCat(
+        "TimingWheel: expiry tick ", expires, " is ", expires - now_,
+        " ticks ahead of tick ", now_, "; the maximum delay is ",
+        kMaxDelayTicks, " ticks (", absl::FormatDuration(max_delay()), ")"));
+  }
+  if (expires == kNoTick) {
+    return absl::OutOfRangeError(
+        "TimingWheel: cannot arm an entry for kNoTick (an infinite deadline)");
+  }
+  if (entry->level_ != WheelEntry::kIdle) {
+    UnlinkLocked(entry);
+  } else {
+    ++size_;
+  }
+  entry->expires_ = std::max(expires, now_ + 1);
+  ++entry->arm_seq_;
+  LinkLocked(entry);
+  ArmResult result{entry->arm_seq_, entry->expires_, false};
+  const Tick event = EventTickOfLocked(entry);
+  if (event < planned_wake_) {
+    planned_wake_ = event;
+    result.wake_needed = true;
+  }
+  return result;
+}
+
+bool TimingWheel::Cancel(WheelEntry* entry) {
+  MutexLock lock(&mu_);
+  if (entry->level_ == WheelEntry::kIdle) return false;
+  UnlinkLocked(entry);
+  --size_;
+  return true;
+}
+
+bool TimingWheel::IsArmed(const WheelEntry* entry) const {
+  MutexLock lock(&mu_);
+  return entry->level_ != WheelEntry::kIdle;
+}
+
+Tick TimingWheel::NextEventTickLocked() const {
+  Tick best = kNoTick;
+  // Work wheel: the first non-empty slot after now, cyclically. Everything in
+  // it expires less than 512 ticks from now, so distance == delay.
+  const uint64_t start = (now_ + 1) & kWorkMask;
+  const int start_word = static_cast<int>(start >> 6);
+  const int start_bit = static_cast<int>(start & 63);
+  for (int i = 0; i <= kWorkWords; ++i) {
+    const int w = (start_word + i) % kWorkWords;
+    uint64_t bits = work_bits_[w];
+    if (i == 0) bits &= ~uint64_t{0} << start_bit;         // at/after start
+    if (i == kWorkWords) bits &= ~(~uint64_t{0} << start_bit);  // wrapped
+    if (bits != 0) {
+      const uint64_t slot = static_cast<uint64_t>(w) * 64 + __builtin_ctzll(bits);
+      best = now_ + 1 + ((slot - start) & kWorkMask);
+      break;
+    }
+  }
+  // Assistant wheel: the first cascade after now of a non-empty slot.
+  if (assistant_bits_ != 0) {
+    const Tick next_boundary = ((now_ >> kWorkWheelBits) + 1) << kWorkWheelBits;
+    const int first = static_cast<int>((next_boundary >> kWorkWheelBits) &
+                                       kAssistantMask);
+    const int dist = CyclicDistance64(assistant_bits_, first);
+    best = std::min(best, next_boundary + static_cast<Tick>(dist) * kWorkWheelSpan);
+  }
+  return best;
+}
+
+Tick TimingWheel::NextEventTick() const {
+  MutexLock lock(&mu_);
+  return NextEventTickLocked();
+}
+
+Tick TimingWheel::PlanWake() {
+  MutexLock lock(&mu_);
+  planned_wake_ = NextEventTickLocked();
+  return planned_wake_;
+}
+
+void TimingWheel::CascadeLocked(uint64_t assistant_slot) {
+  WheelEntry* head = &assistant_[assistant_slot].head;
+  WheelEntry* e = head->next_;
+  while (e != head) {
+    WheelEntry* next = e->next_;
+    // By construction expires == now (mod 32768) in [now, now + 512) or at
+    // least one full round later.
+    if (e->expires_ - now_ < kWorkWheelSpan) {
+      UnlinkLocked(e);
+      LinkLocked(e);  // into the work wheel
+    }
+    e = next;
+  }
+}
+
+void TimingWheel::ExpireWorkSlotLocked(uint64_t slot, ExpiredFn on_expired) {
+  WheelEntry* head = &work_[slot].head;
+  while (head->next_ != head) {
+    WheelEntry* e = head->next_;
+    ACHECK(e->expires_ == now_) << "wheel invariant: entry for tick "
+                                << e->expires_ << " in slot of tick " << now_;
+    UnlinkLocked(e);
+    --size_;
+    on_expired(e);
+  }
+}
+
+void TimingWheel::AdvanceTo(Tick to, ExpiredFn on_expired) {
+  MutexLock lock(&mu_);
+  while (true) {
+    const Tick next = NextEventTickLocked();
+    if (next == kNoTick || next > to) break;
+    now_ = next;
+    if ((now_ & kWorkMask) == 0) {
+      CascadeLocked((now_ >> kWorkWheelBits) & kAssistantMask);
+    }
+    ExpireWorkSlotLocked(now_ & kWorkMask, on_expired);
+  }
+  if (to > now_) now_ = to;
+}
+
+Tick TimingWheel::now() const {
+  MutexLock lock(&mu_);
+  return now_;
+}
+
+size_t TimingWheel::size() const {
+  MutexLock lock(&mu_);
+  return size_;
+}
+
+}  // namespace timer
+}  // namespace cyber

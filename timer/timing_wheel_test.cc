@@ -1,0 +1,312 @@
+#include "timer/timing_wheel.h"
+
+#include <algorithm>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/reference/wheel_model.h"
+
+namespace cyber {
+namespace timer {
+namespace {
+
+using reference::WheelModel;
+using Fire = WheelModel::Fire;
+
+constexpr absl::Duration kTick = absl::Milliseconds(2);
+
+// N entries with ids 0..N-1, driven in lock step on a wheel and the model.
+class WheelHarness {
+ public:
+  explicit WheelHarness(int n) : wheel_(Instant(), kTick), entries_(n) {}
+  ~WheelHarness() {
+    for (auto& e : entries_) wheel_.Cancel(&e);
+  }
+
+  int Id(WheelEntry* e) const { return static_cast<int>(e - entries_.data()); }
+
+  void Arm(int id, Tick expires) {
+    auto result = wheel_.Arm(&entries_[id], expires);
+    ASSERT_TRUE(result.ok()) << result.status();
+    const Tick model_expires = model_.Arm(id, expires);
+    ASSERT_EQ(result->expires, model_expires);
+    requested_[id] = expires;
+  }
+  void Cancel(int id) {
+    ASSERT_EQ(wheel_.Cancel(&entries_[id]), model_.Cancel(id)) << id;
+  }
+  // Advances both; checks identical fires and that none is early.
+  std::vector<Fire> AdvanceTo(Tick to) {
+    std::vector<Fire> got;
+    wheel_.AdvanceTo(to, [&](WheelEntry* e) {
+      got.push_back({Id(e), e->expires()});
+    });
+    std::vector<Fire> want = model_.AdvanceTo(to);
+    // The order among entries of one tick is unspecified: compare sorted.
+    auto by_tick_then_id = [](const Fire& a, const Fire& b) {
+      return a.tick != b.tick ? a.tick < b.tick : a.id < b.id;
+    };
+    EXPECT_TRUE(std::is_sorted(got.begin(), got.end(),
+                               [](const Fire& a, const Fire& b) {
+                                 return a.tick < b.tick;
+                               }))
+        << "expiries must come in tick order";
+    std::sort(got.begin(), got.end(), by_tick_then_id);
+    std::sort(want.begin(), want.end(), by_tick_then_id);
+    EXPECT_EQ(got.size(), want.size()) << "advance to " << to;
+    for (size_t i = 0; i < std::min(got.size(), want.size()); ++i) {
+      EXPECT_EQ(got[i].id, want[i].id) << "fire #" << i << " advancing to " << to;
+      EXPECT_EQ(got[i].tick, want[i].tick) << "id " << got[i].id;
+      EXPECT_GE(got[i].tick, requested_[got[i].id]) << "fired early: id "
+                                                    << got[i].id;
+      EXPECT_LE(got[i].tick, to);
+    }
+    EXPECT_EQ(wheel_.now(), model_.now());
+    EXPECT_EQ(wheel_.size(), model_.size());
+    return got;
+  }
+
+  TimingWheel& wheel() { return wheel_; }
+  WheelModel& model() { return model_; }
+
+ private:
+  TimingWheel wheel_;
+  std::vector<WheelEntry> entries_;
+  WheelModel model_;
+  std::unordered_map<int, Tick> requested_;
+};
+
+TEST(TimingWheelTest, DeadlineRoundsUpToWholeTicks) {
+  TimingWheel wheel(Instant() + absl::Seconds(1), kTick);
+  const Instant epoch = wheel.epoch();
+  EXPECT_EQ(wheel.DeadlineToTick(epoch), 0u);
+  EXPECT_EQ(wheel.DeadlineToTick(epoch - absl::Seconds(1)), 0u);
+  EXPECT_EQ(wheel.DeadlineToTick(epoch + absl::Nanoseconds(1)), 1u);
+  EXPECT_EQ(wheel.DeadlineToTick(epoch + absl::Milliseconds(2)), 1u);
+  EXPECT_EQ(wheel.DeadlineToTick(epoch + absl::Milliseconds(5)), 3u);
+  EXPECT_EQ(wheel.InstantToTick(epoch + absl::Milliseconds(5)), 2u);
+  EXPECT_EQ(wheel.TickToInstant(3), epoch + absl::Milliseconds(6));
+  EXPECT_EQ(wheel.DeadlineToTick(Instant::InfiniteFuture()), kNoTick);
+  // Never early, at most one tick late, for arbitrary deadlines.
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 100000; ++i) {
+    const Instant d = epoch + absl::Nanoseconds(rng() % 100000000000ULL);
+    const Instant fire = wheel.TickToInstant(wheel.DeadlineToTick(d));
+    ASSERT_GE(fire, d);
+    ASSERT_LT(fire - d, kTick);
+  }
+}
+
+TEST(TimingWheelTest, FiresAtTheRoundedUpTickAndNotBefore) {
+  TimingWheel wheel(Instant(), kTick);
+  WheelEntry e;
+  ASSERT_TRUE(wheel.Arm(&e, wheel.DeadlineToTick(Instant() + absl::Milliseconds(5))).ok());
+  int fired = 0;
+  wheel.AdvanceTo(2, [&](WheelEntry*) { ++fired; });
+  EXPECT_EQ(fired, 0);
+  EXPECT_TRUE(wheel.IsArmed(&e));
+  wheel.AdvanceTo(3, [&](WheelEntry* x) {
+    EXPECT_EQ(x, &e);
+    ++fired;
+  });
+  EXPECT_EQ(fired, 1);
+  EXPECT_FALSE(wheel.IsArmed(&e));
+  EXPECT_EQ(wheel.size(), 0u);
+}
+
+TEST(TimingWheelTest, PastDeadlineIsClampedToTheNextTick) {
+  TimingWheel wheel(Instant(), kTick);
+  wheel.AdvanceTo(100, [](WheelEntry*) {});
+  WheelEntry e;
+  auto r = wheel.Arm(&e, 40);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->expires, 101u);
+  int fired = 0;
+  wheel.AdvanceTo(101, [&](WheelEntry*) { ++fired; });
+  EXPECT_EQ(fired, 1);
+}
+
+TEST(TimingWheelTest, CancelAndRearm) {
+  TimingWheel wheel(Instant(), kTick);
+  WheelEntry e;
+  EXPECT_FALSE(wheel.Cancel(&e));
+  ASSERT_TRUE(wheel.Arm(&e, 10).ok());
+  EXPECT_TRUE(wheel.Cancel(&e));
+  EXPECT_FALSE(wheel.Cancel(&e));
+  ASSERT_TRUE(wheel.Arm(&e, 10).ok());
+  auto r = wheel.Arm(&e, 20000);  // re-arm moves it (work -> assistant)
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->arm_seq, 3u);
+  EXPECT_EQ(wheel.size(), 1u);
+  std::vector<Tick> fired;
+  wheel.AdvanceTo(19999, [&](WheelEntry* x) { fired.push_back(x->expires()); });
+  EXPECT_TRUE(fired.empty());
+  wheel.AdvanceTo(20000, [&](WheelEntry* x) { fired.push_back(x->expires()); });
+  EXPECT_EQ(fired, std::vector<Tick>{20000});
+}
+
+TEST(TimingWheelTest, BoundaryDelays) {
+  // Each delay is checked from several starting phases, so that slot 511->0
+  // wraps and assistant-wheel wraps are crossed at different offsets.
+  const Tick delays[] = {1,     2,     511,   512,   513,   1023,  1024,
+                         32767, 32768, 32769, 65535, 65536, 65537,
+                         43200000 /* 24 h at 2 ms */, kMaxDelayTicks};
+  const Tick starts[] = {0, 1, 510, 511, 512, 32767, 32768, 1000003};
+  for (Tick start : starts) {
+    for (Tick delay : delays) {
+      WheelHarness h(1);
+      h.AdvanceTo(start);
+      h.Arm(0, start + delay);
+      // One tick before: nothing; at the tick: exactly one fire.
+      EXPECT_TRUE(h.AdvanceTo(start + delay - 1).empty())
+          << "start " << start << " delay " << delay;
+      const auto fired = h.AdvanceTo(start + delay);
+      ASSERT_EQ(fired.size(), 1u) << "start " << start << " delay " << delay;
+      EXPECT_EQ(fired[0].tick, start + delay);
+    }
+  }
+}
+
+TEST(TimingWheelTest, StepwiseAcrossSlotAndAssistantWraps) {
+  // Tick-by-tick advancing (as a real driver might) over the first two
+  // assistant-wheel revolutions, with entries landing on every boundary.
+  WheelHarness h(8);
+  const Tick expiries[] = {511, 512, 513, 1024, 32767, 32768, 32769, 65536};
+  for (int id = 0; id < 8; ++id) h.Arm(id, expiries[id]);
+  size_t total = 0;
+  for (Tick t = 1; t <= 65536; ++t) total += h.AdvanceTo(t).size();
+  EXPECT_EQ(total, 8u);
+}
+
+TEST(TimingWheelTest, RejectsDelayBeyondMaximumAndKeepsTheEntry) {
+  TimingWheel wheel(Instant(), kTick);
+  WheelEntry e;
+  ASSERT_TRUE(wheel.Arm(&e, 50).ok());
+  auto r = wheel.Arm(&e, kMaxDelayTicks + 1);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_NE(r.status().message().find("maximum delay"), std::string::npos)
+      << r.status();
+  EXPECT_TRUE(wheel.IsArmed(&e));  // the old arming is intact
+  EXPECT_EQ(e.expires(), 50u);
+  EXPECT_FALSE(wheel.Arm(&e, kNoTick).ok());
+  wheel.Cancel(&e);
+  EXPECT_GE(wheel.max_delay(), absl::Hours(24));
+}
+
+TEST(TimingWheelTest, NextEventTickIsExpiryOrCascade) {
+  TimingWheel wheel(Instant(), kTick);
+  EXPECT_EQ(wheel.NextEventTick(), kNoTick);
+  WheelEntry a, b;
+  ASSERT_TRUE(wheel.Arm(&a, 100000).ok());
+  // 100000 is three rounds away, in assistant slot (100000 / 512) % 64 = 3,
+  // whose first visit is the cascade at tick 3 * 512 = 1536 (where it stays
+  // for further rounds): that visit is the wheel's next event.
+  EXPECT_EQ(wheel.NextEventTick(), 1536u);
+  std::vector<Tick> visits;
+  for (Tick t = wheel.NextEventTick(); t <= 100000; t = wheel.NextEventTick()) {
+    visits.push_back(t);
+    wheel.AdvanceTo(t, [](WheelEntry*) {});
+  }
+  // One visit per round, then the move to the work wheel, then the expiry.
+  EXPECT_EQ(visits, (std::vector<Tick>{1536, 34304, 67072, 99840, 100000}));
+  ASSERT_TRUE(wheel.Arm(&a, 200000).ok());
+  ASSERT_TRUE(wheel.Arm(&b, 100007).ok());
+  EXPECT_EQ(wheel.NextEventTick(), 100007u);
+  wheel.Cancel(&b);
+  wheel.Cancel(&a);
+  EXPECT_EQ(wheel.NextEventTick(), kNoTick);
+}
+
+TEST(TimingWheelTest, ArmReportsWhenASleepingDriverMustWake) {
+  TimingWheel wheel(Instant(), kTick);
+  WheelEntry a, b, c;
+  EXPECT_EQ(wheel.PlanWake(), kNoTick);
+  auto ra = wheel.Arm(&a, 50);
+  ASSERT_TRUE(ra.ok());
+  EXPECT_TRUE(ra->wake_needed);  // the driver planned to sleep forever
+  auto rb = wheel.Arm(&b, 60);
+  ASSERT_TRUE(rb.ok());
+  EXPECT_FALSE(rb->wake_needed);  // 60 is after the new plan (50)
+  EXPECT_EQ(wheel.PlanWake(), 50u);
+  auto rc = wheel.Arm(&c, 20);
+  ASSERT_TRUE(rc.ok());
+  EXPECT_TRUE(rc->wake_needed);
+  for (WheelEntry* e : {&a, &b, &c}) wheel.Cancel(e);
+}
+
+TEST(TimingWheelTest, HugeJumpOnAnEmptyWheelIsInstant) {
+  TimingWheel wheel(Instant(), kTick);
+  wheel.AdvanceTo(Tick{1} << 40, [](WheelEntry*) { FAIL(); });
+  EXPECT_EQ(wheel.now(), Tick{1} << 40);
+}
+
+// The randomized property test: >= 100,000 operations of arm / cancel /
+// re-arm / advance, delays from 1 tick to the maximum, oneshot and periodic
+// entries, checked against the ordered-map model after every advance.
+TEST(TimingWheelPropertyTest, MatchesReferenceModel) {
+  constexpr int kEntries = 512;
+  constexpr int kOperations = 150000;
+  const uint64_t seed = 20261121;
+  std::mt19937_64 rng(seed);
+  WheelHarness h(kEntries);
+  std::vector<Tick> period(kEntries, 0);  // 0: oneshot
+
+  auto random_delay = [&]() -> Tick {
+    switch (rng() % 8) {
+      case 0: return 1 + rng() % 4;                        // next ticks
+      case 1: case 2: return 1 + rng() % kWorkWheelSpan;   // work wheel
+      case 3: case 4: return 1 + rng() % kAssistantWheelSpan;
+      case 5: return 1 + rng() % (4 * kAssistantWheelSpan);  // a few rounds
+      case 6: return 1 + rng() % 43200000;                 // up to 24 h
+      default: return 1 + rng() % kMaxDelayTicks;          // up to the max
+    }
+  };
+
+  size_t fires = 0;
+  for (int op = 0; op < kOperations; ++op) {
+    const int id = static_cast<int>(rng() % kEntries);
+    const int kind = static_cast<int>(rng() % 10);
+    if (kind < 4) {  // arm or re-arm, oneshot or periodic
+      const Tick delay = random_delay();
+      period[id] = (rng() % 3 == 0) ? std::min<Tick>(delay, 40000) : 0;
+      h.Arm(id, h.wheel().now() + delay);
+    } else if (kind < 6) {
+      h.Cancel(id);
+      period[id] = 0;
+    } else {  // advance: mostly small steps, sometimes to the next expiry
+      Tick to = h.wheel().now();
+      switch (rng() % 4) {
+        case 0: to += 1; break;
+        case 1: to += 1 + rng() % 600; break;
+        case 2: to += 1 + rng() % 70000; break;
+        default: {
+          const Tick next = h.model().NextExpiry();
+          to = next == ~Tick{0} ? to + 1 : next;
+        }
+      }
+      const auto fired = h.AdvanceTo(to);
+      if (::testing::Test::HasFailure()) {
+        FAIL() << "diverged at operation " << op << " (seed " << seed << ")";
+      }
+      fires += fired.size();
+      // Periodic entries re-add themselves against their absolute schedule.
+      for (const Fire& f : fired) {
+        if (period[f.id] != 0) h.Arm(f.id, f.tick + period[f.id]);
+      }
+    }
+  }
+  // Drain: every armed entry must still fire exactly when the model says.
+  for (int i = 0; i < 4 * kEntries && h.model().size() > 0; ++i) {
+    std::fill(period.begin(), period.end(), 0);
+    h.AdvanceTo(h.model().NextExpiry());
+  }
+  EXPECT_EQ(h.model().size(), 0u);
+  EXPECT_GT(fires, 10000u) << "the workload should expire plenty of entries";
+}
+
+}  // namespace
+}  // namespace timer
+}  // namespace cyber
