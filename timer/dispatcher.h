@@ -1,0 +1,47 @@
+// Dispatcher: where due timer callbacks run.
+//
+// Why an interface: the timer layer must not depend on the scheduler above
+// it (see DESIGN.md, "Layers"). The tick thread only decides *that* a timer
+// is due; a Dispatcher decides *where* its callback runs: on a small callback
+// executor (timer/callback_executor.h, the default until the scheduler
+// exists), in the scheduler's coroutine pool, or inline on the calling thread
+// (InlineDispatcher, for deterministic simulation).
+//
+// Contract for implementations: Dispatch() must not block for long and must
+// not call back into the caller's timer; it either accepts the task (which
+// then runs exactly once, unless the dispatcher is destroyed first) or
+// refuses it by returning false (queue full, shutting down), in which case
+// the task is destroyed without running and the caller handles the refusal.
+// Thread-safe.
+
+#ifndef TIMER_DISPATCHER_H_
+#define TIMER_DISPATCHER_H_
+
+#include <functional>
+
+namespace cyber {
+namespace timer {
+
+class Dispatcher {
+ public:
+  virtual ~Dispatcher() = default;
+  // Runs `task` once, soon. Returns false if refused.
+  virtual bool Dispatch(std::function<void()> task) = 0;
+};
+
+// Runs each task on the calling thread before Dispatch() returns. With a
+// SimulatedClock this makes a whole timer system deterministic: callbacks run
+// on the tick thread, in expiry order. Not for production use: a slow
+// callback would delay every other timer.
+class InlineDispatcher final : public Dispatcher {
+ public:
+  bool Dispatch(std::function<void()> task) override {
+    task();
+    return true;
+  }
+};
+
+}  // namespace timer
+}  // namespace cyber
+
+#endif  // TIMER_DISPATCHER_H_

@@ -1,0 +1,85 @@
+// LatencyHistogram: fixed-size log-linear histogram of non-negative
+// durations, for per-timer lateness and run-time percentiles.
+//
+// Why not a vector of samples: a 100 Hz timer running for days would grow
+// without bound. Buckets are powers of two split into 8 linear sub-buckets,
+// so a percentile is reported as its bucket's upper bound, at most 12.5%
+// above the true value (exact below 8 ns); the maximum is tracked exactly.
+// Fixed size (about 4 KiB), no allocation after construction.
+//
+// Not thread-safe: the owner serializes access.
+
+#ifndef TIMER_LATENCY_HISTOGRAM_H_
+#define TIMER_LATENCY_HISTOGRAM_H_
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+
+#include "absl/time/time.h"
+
+namespace cyber {
+namespace timer {
+
+class LatencyHistogram {
+ public:
+  void Record(absl::Duration d) {
+    int64_t ns = absl::ToInt64Nanoseconds(d);
+    if (ns < 0) ns = 0;
+    const uint64_t v = static_cast<uint64_t>(ns);
+    ++buckets_[BucketOf(v)];
+    ++count_;
+    max_ = std::max(max_, v);
+  }
+
+  uint64_t count() const { return count_; }
+  absl::Duration max() const { return absl::Nanoseconds(max_); }
+
+  // The q-quantile (0 <= q <= 1), as its bucket's upper bound, capped at the
+  // exact maximum. Zero when empty.
+  absl::Duration Percentile(double q) const {
+    if (count_ == 0) return absl::ZeroDuration();
+    q = std::clamp(q, 0.0, 1.0);
+    const uint64_t rank =
+        std::max<uint64_t>(1, static_cast<uint64_t>(q * count_ + 0.999999));
+    uint64_t seen = 0;
+    for (int b = 0; b < kBuckets; ++b) {
+      seen += buckets_[b];
+      if (seen >= rank) {
+        return absl::Nanoseconds(std::min(UpperBoundOf(b), max_));
+      }
+    }
+    return absl::Nanoseconds(max_);
+  }
+
+  void Clear() { *this = LatencyHistogram(); }
+
+ private:
+  static constexpr int kSubBits = 3;  // 8 sub-buckets per power of two
+  static constexpr int kSub = 1 << kSubBits;
+  static constexpr int kBuckets = (64 - kSubBits + 1) * kSub;
+
+  static int BucketOf(uint64_t v) {
+    if (v < kSub) return static_cast<int>(v);
+    const int msb = 63 - __builtin_clzll(v);  // >= kSubBits
+    const int shift = msb - kSubBits;
+    const int sub = static_cast<int>((v >> shift) & (kSub - 1));
+    return (shift + 1) * kSub + sub;
+  }
+  static uint64_t UpperBoundOf(int b) {
+    if (b < kSub) return static_cast<uint64_t>(b);
+    const int shift = b / kSub - 1;
+    const uint64_t sub = static_cast<uint64_t>(b % kSub);
+    const uint64_t lo = (uint64_t{kSub} + sub) << shift;
+    return lo + ((uint64_t{1} << shift) - 1);
+  }
+
+  std::array<uint64_t, kBuckets> buckets_{};
+  uint64_t count_ = 0;
+  uint64_t max_ = 0;
+};
+
+}  // namespace timer
+}  // namespace cyber
+
+#endif  // TIMER_LATENCY_HISTOGRAM_H_

@@ -1,0 +1,224 @@
+#include "timer/timer_core.h"
+
+#include <exception>
+#include <string>
+#include <utility>
+
+#include "cyber/common/log.h"
+
+namespace cyber {
+namespace timer {
+
+TimerCore::TimerCore(TickDriver* driver, TimerOptions options)
+    : driver_(driver), options_(std::move(options)) {}
+
+TimerCore::~TimerCore() {
+  // Normally already cancelled by Retire(); make sure before ~WheelEntry.
+  driver_->Cancel(this);
+}
+
+std::shared_ptr<TimerCore> TimerCore::SharedSelf() {
+  return std::static_pointer_cast<TimerCore>(shared_from_this());
+}
+
+Instant TimerCore::ExpectedLocked(int64_t k) const {
+  return origin_ + options_.period * k;
+}
+
+absl::Status TimerCore::ArmLocked() {
+  auto armed = driver_->Arm(this, ExpectedLocked(k_));
+  if (!armed.ok()) {
+    running_ = false;
+    const absl::Status status(
+        armed.status().code(),
+        "timer \"" + options_.name + "\": " + std::string(armed.status().message()));
+    AERROR << status.message();
+    return status;
+  }
+  armed_seq_ = armed->arm_seq;
+  return absl::OkStatus();
+}
+
+absl::Status TimerCore::Start() {
+  MutexLock lock(&mu_);
+  if (retired_) {
+    return absl::FailedPreconditionError("timer \"" + options_.name +
+                                         "\": reconfigured or destroyed");
+  }
+  if (running_) return absl::OkStatus();
+  ++generation_;
+  running_ = true;
+  origin_ = driver_->clock()->Now();
+  k_ = 1;
+  missed_since_last_ = 0;
+  return ArmLocked();
+}
+
+void TimerCore::Stop() {
+  MutexLock lock(&mu_);
+  ++generation_;  // drops runs already handed to the dispatcher
+  running_ = false;
+  driver_->Cancel(this);
+  // Synchronous: wait out a run in progress, unless we are that run.
+  while (busy_ && callback_thread_ != std::this_thread::get_id()) {
+    run_finished_.Wait(&mu_);
+  }
+}
+
+void TimerCore::Retire() {
+  {
+    MutexLock lock(&mu_);
+    retired_ = true;
+  }
+  Stop();
+}
+
+bool TimerCore::IsRunning() const {
+  MutexLock lock(&mu_);
+  return running_;
+}
+
+TimerStatistics TimerCore::Statistics() const {
+  MutexLock lock(&mu_);
+  TimerStatistics s = counters_;
+  s.lateness_p50 = lateness_.Percentile(0.50);
+  s.lateness_p99 = lateness_.Percentile(0.99);
+  s.lateness_max = lateness_.max();
+  s.run_time_p99 = run_time_.Percentile(0.99);
+  s.run_time_max = run_time_.max();
+  return s;
+}
+
+void TimerCore::OnExpired(uint64_t arm_seq) {
+  uint64_t generation;
+  {
+    MutexLock lock(&mu_);
+    if (!running_ || arm_seq != armed_seq_) return;  // stopped or re-armed
+    generation = generation_;
+  }
+  auto self = SharedSelf();
+  if (driver_->dispatcher()->Dispatch(
+          [self, generation] { self->Run(generation); })) {
+    return;
+  }
+  // Refused (queue full or shutting down): never silently. A periodic timer
+  // moves on to its next period; a oneshot retries at the next tick.
+  MutexLock lock(&mu_);
+  ++counters_.dispatch_refusals;
+  if (!running_ || generation != generation_) return;
+  if (options_.oneshot) {
+    AERROR_EVERY(100) << "timer \"" << options_.name
+                      << "\": dispatcher refused the callback; retrying at "
+                         "the next tick (refusals: "
+                      << counters_.dispatch_refusals << ")";
+    origin_ = driver_->clock()->Now() - options_.period;  // due now
+    k_ = 1;
+  } else {
+    AERROR_EVERY(100) << "timer \"" << options_.name
+                      << "\": dispatcher refused the callback; skipping to "
+                         "the next period (refusals: "
+                      << counters_.dispatch_refusals << ")";
+    ++k_;
+    ++missed_since_last_;
+    ++counters_.missed_periods;
+  }
+  ArmLocked().IgnoreError();  // logged inside
+}
+
+void TimerCore::Run(uint64_t generation) {
+  TimerEvent event;
+  {
+    MutexLock lock(&mu_);
+    if (generation != generation_ || !running_) return;  // dropped by Stop
+    busy_ = true;
+    callback_thread_ = std::this_thread::get_id();
+    event.expected_time = ExpectedLocked(k_);
+    event.actual_time = driver_->clock()->Now();
+    event.missed_periods = missed_since_last_;
+    event.last_run_duration = last_run_;
+    missed_since_last_ = 0;
+  }
+
+  // The user's code: no lock held; exceptions do not escape.
+  const char* failure = nullptr;
+  std::string what;
+  try {
+    if (options_.event_callback) {
+      options_.event_callback(event);
+    } else {
+      options_.callback();
+    }
+  } catch (const std::exception& e) {
+    failure = "threw";
+    what = e.what();
+  } catch (...) {
+    failure = "threw a non-std::exception";
+  }
+  const Instant end = driver_->clock()->Now();
+
+  MutexLock lock(&mu_);
+  ++counters_.fires;
+  lateness_.Record(event.actual_time - event.expected_time);
+  last_run_ = end - event.actual_time;
+  run_time_.Record(last_run_);
+  if (failure != nullptr) {
+    ++counters_.exceptions;
+    AERROR << "timer \"" << options_.name << "\": callback " << failure
+           << (what.empty() ? "" : ": ") << what << " (exceptions so far: "
+           << counters_.exceptions << ")"
+           << (options_.oneshot ? "" : "; the timer keeps running");
+  }
+  if (generation == generation_ && running_) {
+    if (options_.oneshot) {
+      running_ = false;  // done; Start() may run it again
+    } else {
+      ScheduleNextLocked(end);
+    }
+  }
+  busy_ = false;
+  callback_thread_ = std::thread::id();
+  run_finished_.SignalAll();
+}
+
+void TimerCore::ScheduleNextLocked(Instant end) {
+  const absl::Duration period = options_.period;
+  if (end <= ExpectedLocked(k_ + 1)) {  // on time: the common case
+    ++k_;
+    ArmLocked().IgnoreError();
+    return;
+  }
+  ++counters_.overruns;
+  // j: the latest expected call at or before `end`; m of them were missed.
+  absl::Duration remainder;
+  const int64_t j = absl::IDivDuration(end - origin_, period, &remainder);
+  const int64_t m = j - k_;  // >= 1
+  int64_t skipped = 0;
+  switch (options_.overrun_policy) {
+    case OverrunPolicy::kSkip:
+      if (ExpectedLocked(j + 1) - end >= period / 2) {
+        k_ = j;  // one late call now, for period j
+        skipped = m - 1;
+      } else {
+        k_ = j + 1;  // too close to the next on-phase call: skip to it
+        skipped = m;
+      }
+      break;
+    case OverrunPolicy::kDelay:
+      origin_ = end;  // re-based: next call one period after this run
+      k_ = 1;
+      skipped = m;
+      break;
+    case OverrunPolicy::kBurst:
+      if (m > options_.max_burst) {
+        skipped = m - options_.max_burst;
+      }
+      k_ += 1 + skipped;  // catch up from there, back to back
+      break;
+  }
+  missed_since_last_ += skipped;
+  counters_.missed_periods += static_cast<uint64_t>(skipped);
+  ArmLocked().IgnoreError();
+}
+
+}  // namespace timer
+}  // namespace cyber

@@ -1,0 +1,99 @@
+// TimerCore: the per-timer schedule and its state machine, behind the Timer
+// handle (timer.h). Internal to timer/; documented here because this is where
+// the timing guarantees are enforced.
+//
+// Schedule. The k-th expected time is origin + k * period (origin = when
+// Start() ran; a oneshot is k = 1 with period = delay). After each run the
+// core re-arms itself for the next expected time computed from the origin,
+// never from "now", so errors do not accumulate (drift compensation). It is
+// armed only while no run is in progress, so a callback never runs
+// concurrently with itself. Overruns follow the OverrunPolicy.
+//
+// Life cycle of one expiry: the tick thread calls OnExpired(seq); if that
+// arming is still current, the core hands Run(generation) to the Dispatcher.
+// Run() checks the generation again (a Stop() in between drops it), runs the
+// callback without any lock, records statistics and re-arms.
+//
+// Stop() is synchronous: it bumps the generation (dropping queued runs),
+// cancels the wheel entry and waits until a run in progress has finished —
+// unless it is called from that very run, where waiting would deadlock; then
+// the run simply does not re-arm. After Retire() (the owner is going away)
+// Start() fails.
+//
+// Lock order: mu_ -> wheel lock (via TickDriver::Arm/Cancel) -> the tick
+// thread's wake-up event. Dispatch happens with no lock held.
+//
+// Threads: every method may be called from any thread, including from the
+// timer's own callback. Owned by std::shared_ptr (an ExpiryTarget).
+
+#ifndef TIMER_TIMER_CORE_H_
+#define TIMER_TIMER_CORE_H_
+
+#include <cstdint>
+#include <memory>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "cyber/common/mutex.h"
+#include "timer/latency_histogram.h"
+#include "timer/tick_driver.h"
+#include "timer/timer_options.h"
+
+namespace cyber {
+namespace timer {
+
+class TimerCore final : public ExpiryTarget {
+ public:
+  // REQUIRES: `options` passed ValidateTimerOptions for `driver`'s wheel.
+  TimerCore(TickDriver* driver, TimerOptions options);
+  ~TimerCore() override;
+
+  // Starts the schedule from now. OK if already running.
+  // Errors: FailedPrecondition if retired or the driver is shut down.
+  absl::Status Start();
+  void Stop();
+  // Stop(), and refuse any later Start().
+  void Retire();
+  bool IsRunning() const;
+  TimerStatistics Statistics() const;
+  const TimerOptions& options() const { return options_; }
+
+  void OnExpired(uint64_t arm_seq) override;
+
+ private:
+  void Run(uint64_t generation);
+  absl::Status ArmLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  Instant ExpectedLocked(int64_t k) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // After a run that ended at `end`: picks the next k per the overrun policy
+  // and arms it.
+  void ScheduleNextLocked(Instant end) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::shared_ptr<TimerCore> SharedSelf();
+
+  TickDriver* const driver_;
+  const TimerOptions options_;
+
+  mutable Mutex mu_;
+  CondVar run_finished_;
+  // Schedule.
+  uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;  // bumped by Start and Stop
+  bool running_ ABSL_GUARDED_BY(mu_) = false;     // started, not stopped/done
+  bool retired_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t armed_seq_ ABSL_GUARDED_BY(mu_) = 0;   // the current arming
+  Instant origin_ ABSL_GUARDED_BY(mu_);
+  int64_t k_ ABSL_GUARDED_BY(mu_) = 1;            // index of the armed call
+  // Run in progress.
+  bool busy_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread::id callback_thread_ ABSL_GUARDED_BY(mu_);
+  int64_t missed_since_last_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::Duration last_run_ ABSL_GUARDED_BY(mu_);
+  // Statistics.
+  TimerStatistics counters_ ABSL_GUARDED_BY(mu_);
+  LatencyHistogram lateness_ ABSL_GUARDED_BY(mu_);
+  LatencyHistogram run_time_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace timer
+}  // namespace cyber
+
+#endif  // TIMER_TIMER_CORE_H_

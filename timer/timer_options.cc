@@ -1,0 +1,53 @@
+#include "timer/timer_options.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace cyber {
+namespace timer {
+
+const char* OverrunPolicyName(OverrunPolicy policy) {
+  switch (policy) {
+    case OverrunPolicy::kSkip:
+      return "kSkip";
+    case OverrunPolicy::kDelay:
+      return "kDelay";
+    case OverrunPolicy::kBurst:
+      return "kBurst";
+  }
+  return "unknown";
+}
+
+absl::Status ValidateTimerOptions(const TimerOptions& o,
+                                  absl::Duration resolution,
+                                  absl::Duration max_period) {
+  const std::string who = absl::StrCat("timer \"", o.name, "\": ");
+  const char* what = o.oneshot ? "delay" : "period";
+  if (o.period <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(who, what, " ", absl::FormatDuration(o.period),
+                     " must be positive (the minimum is the ",
+                     absl::FormatDuration(resolution), " resolution)"));
+  }
+  if (o.period < resolution) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        who, what, " ", absl::FormatDuration(o.period), " is below the ",
+        absl::FormatDuration(resolution), " resolution"));
+  }
+  if (o.period > max_period) {
+    return absl::OutOfRangeError(absl::StrCat(
+        who, what, " ", absl::FormatDuration(o.period),
+        " exceeds the maximum ", absl::FormatDuration(max_period)));
+  }
+  if (!o.callback && !o.event_callback) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(who, "callback is empty"));
+  }
+  if (o.overrun_policy == OverrunPolicy::kBurst && o.max_burst < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        who, "max_burst ", o.max_burst, " must be at least 1 for kBurst"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace timer
+}  // namespace cyber

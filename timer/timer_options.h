@@ -1,0 +1,96 @@
+// Options, events and statistics of a Timer (see timer.h), plus the
+// Cyber-RT-compatible TimerOption.
+
+#ifndef TIMER_TIMER_OPTIONS_H_
+#define TIMER_TIMER_OPTIONS_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "cyber/time/instant.h"
+#include "timer/timing_wheel.h"
+
+namespace cyber {
+namespace timer {
+
+// Cyber RT's name for the resolution, in milliseconds.
+inline constexpr uint32_t TIMER_RESOLUTION_MS = 2;
+static_assert(absl::Milliseconds(TIMER_RESOLUTION_MS) == kTimerResolution,
+              "TIMER_RESOLUTION_MS must match kTimerResolution");
+
+// What a periodic timer does when a run ends after the next expected time
+// (an overrun), or when it is dispatched that late.
+enum class OverrunPolicy {
+  // One late call right away for the latest missed period, then back on the
+  // original phase; the other missed periods are skipped and counted. If the
+  // next on-phase time is less than half a period away, the late call is
+  // dropped too, so two calls are never closer than half a period.
+  kSkip,
+  // Re-base the schedule: the next call is one period after the run ended.
+  kDelay,
+  // Catch up: call back to back for the missed periods, at most `max_burst`
+  // of them (older ones are skipped and counted), then back on phase.
+  kBurst,
+};
+
+const char* OverrunPolicyName(OverrunPolicy policy);
+
+// Passed to callbacks that want to know about their timing.
+struct TimerEvent {
+  Instant expected_time;  // start + k * period (or start + delay)
+  Instant actual_time;    // when the callback started, on the timer's clock
+  int64_t missed_periods = 0;  // periods skipped since the previous call
+  absl::Duration last_run_duration;  // the previous call's run time
+};
+
+// Per-timer counters, read with Timer::GetStatistics().
+struct TimerStatistics {
+  uint64_t fires = 0;              // callbacks started
+  uint64_t overruns = 0;           // runs that ended after the next expected time
+  uint64_t missed_periods = 0;     // periods skipped (see OverrunPolicy)
+  uint64_t exceptions = 0;         // callbacks that threw
+  uint64_t dispatch_refusals = 0;  // due calls the dispatcher refused
+  absl::Duration lateness_p50;     // actual - expected; percentiles are upper
+  absl::Duration lateness_p99;     // bounds within 12.5%
+  absl::Duration lateness_max;
+  absl::Duration run_time_p99;
+  absl::Duration run_time_max;
+};
+
+// Configuration of a Timer (the modern surface).
+struct TimerOptions {
+  std::string name;  // shown in logs, errors and statistics; "timer#N" if empty
+  absl::Duration period = absl::ZeroDuration();  // the delay, for a oneshot
+  bool oneshot = false;
+  // Exactly one of the two callbacks is used: `event_callback` if set.
+  std::function<void()> callback;
+  std::function<void(const TimerEvent&)> event_callback;
+  OverrunPolicy overrun_policy = OverrunPolicy::kSkip;
+  int max_burst = 3;  // kBurst only: most catch-up calls after an overrun
+};
+
+// Checks `options` for a timer whose wheel has the given resolution and
+// maximum delay. The error names the timer, the field and the value.
+absl::Status ValidateTimerOptions(const TimerOptions& options,
+                                  absl::Duration resolution,
+                                  absl::Duration max_period);
+
+// Cyber RT's TimerOption: period in milliseconds.
+struct TimerOption {
+  TimerOption(uint32_t period, std::function<void()> callback, bool oneshot)
+      : period(period), callback(std::move(callback)), oneshot(oneshot) {}
+  TimerOption() : period(), callback(), oneshot() {}
+
+  uint32_t period = 0;  // ms
+  std::function<void()> callback;
+  bool oneshot = false;
+};
+
+}  // namespace timer
+}  // namespace cyber
+
+#endif  // TIMER_TIMER_OPTIONS_H_

@@ -1,0 +1,536 @@
+// Timer semantics, deterministically on a SimulatedTimerSystem: callbacks run
+// on the tick thread at exactly their tick's instant, and "work" inside a
+// callback is simulated by advancing the clock.
+
+#include "timer/timer.h"
+
+#include <atomic>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "timer/testing/simulated_timer_system.h"
+
+namespace cyber {
+namespace timer {
+namespace {
+
+constexpr absl::Duration kTick = kTimerResolution;
+constexpr absl::Duration kMs = absl::Milliseconds(1);
+
+TimerOptions EventTimer(const std::string& name, absl::Duration period,
+                        std::function<void(const TimerEvent&)> cb,
+                        OverrunPolicy policy = OverrunPolicy::kSkip) {
+  TimerOptions o;
+  o.name = name;
+  o.period = period;
+  o.event_callback = std::move(cb);
+  o.overrun_policy = policy;
+  return o;
+}
+
+TimerOptions Oneshot(const std::string& name, absl::Duration delay,
+                     std::function<void()> cb) {
+  TimerOptions o;
+  o.name = name;
+  o.period = delay;
+  o.oneshot = true;
+  o.callback = std::move(cb);
+  return o;
+}
+
+// k-th expected time of a schedule started at `origin`.
+Instant Expected(Instant origin, absl::Duration period, int64_t k) {
+  return origin + period * k;
+}
+
+TEST(TimerTest, TenThousandPeriodsStayWithinOneTickDespiteVaryingRunTimes) {
+  SimulatedTimerSystem sim;
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<int> run_us(0, 8000);
+  std::vector<TimerEvent> events;
+  events.reserve(10000);
+  Timer t(EventTimer("imu", absl::Milliseconds(10),
+                     [&](const TimerEvent& e) {
+                       events.push_back(e);
+                       sim.clock().Advance(absl::Microseconds(run_us(rng)));
+                     }),
+          &sim.driver());
+  const Instant origin = sim.Now();
+  ASSERT_TRUE(t.Schedule().ok());
+  sim.RunUntil(origin + absl::Milliseconds(10) * 10000);
+  t.Stop();
+  ASSERT_EQ(events.size(), 10000u);
+  for (int k = 1; k <= 10000; ++k) {
+    const TimerEvent& e = events[k - 1];
+    ASSERT_EQ(e.expected_time, Expected(origin, absl::Milliseconds(10), k));
+    const absl::Duration late = e.actual_time - e.expected_time;
+    ASSERT_GE(late, absl::ZeroDuration()) << "early at k=" << k;
+    ASSERT_LT(late, kTick) << "more than a tick late at k=" << k;
+    ASSERT_EQ(e.missed_periods, 0);
+  }
+  const TimerStatistics s = t.GetStatistics();
+  EXPECT_EQ(s.fires, 10000u);
+  EXPECT_EQ(s.overruns, 0u);
+  EXPECT_LT(s.lateness_max, kTick);
+  EXPECT_LE(s.run_time_max, absl::Milliseconds(8));
+}
+
+class OddPeriodTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(OddPeriodTest, KeepsTheExactAveragePeriod) {
+  const absl::Duration period = absl::Milliseconds(GetParam());
+  SimulatedTimerSystem sim;
+  std::vector<TimerEvent> events;
+  Timer t(EventTimer("odd", period,
+                     [&](const TimerEvent& e) { events.push_back(e); }),
+          &sim.driver());
+  const Instant origin = sim.Now();
+  ASSERT_TRUE(t.Schedule().ok());
+  constexpr int kN = 3000;
+  sim.RunUntil(origin + period * kN);
+  t.Stop();
+  ASSERT_EQ(events.size(), static_cast<size_t>(kN));
+  for (int k = 1; k <= kN; ++k) {
+    const absl::Duration late = events[k - 1].actual_time - Expected(origin, period, k);
+    ASSERT_GE(late, absl::ZeroDuration());
+    ASSERT_LT(late, kTick);
+  }
+  // Average over the run: exact up to one tick of end-point rounding,
+  // divided by the number of periods; no accumulated drift.
+  const absl::Duration span = events.back().actual_time - events.front().actual_time;
+  const absl::Duration avg = span / (kN - 1);
+  EXPECT_LT(absl::AbsDuration(avg - period), kTick / (kN - 1) + absl::Nanoseconds(1));
+}
+
+INSTANTIATE_TEST_SUITE_P(NotMultiplesOfTheTick, OddPeriodTest,
+                         ::testing::Values(5, 7, 3));
+
+TEST(TimerTest, SkipPolicyFiresOnceLateThenBackOnPhase) {
+  SimulatedTimerSystem sim;
+  std::vector<TimerEvent> events;
+  Timer t(EventTimer("lidar", absl::Milliseconds(20),
+                     [&](const TimerEvent& e) {
+                       events.push_back(e);
+                       if (events.size() == 3) {
+                         sim.clock().Advance(absl::Milliseconds(200));
+                       }
+                     }),
+          &sim.driver());
+  const Instant origin = sim.Now();
+  ASSERT_TRUE(t.Schedule().ok());
+  sim.RunUntil(origin + absl::Milliseconds(600));
+  t.Stop();
+  // Calls 1..3 on phase (20, 40, 60 ms); call 3 runs until 260 ms. Periods
+  // 80..240 are skipped, one late call for 260 happens at once, then 280...
+  ASSERT_GE(events.size(), 6u);
+  EXPECT_EQ(events[3].expected_time, origin + absl::Milliseconds(260));
+  EXPECT_EQ(events[3].missed_periods, 9);  // 80, 100, ..., 240
+  EXPECT_EQ(events[3].last_run_duration, absl::Milliseconds(200));
+  for (size_t i = 4; i < events.size(); ++i) {
+    EXPECT_EQ(events[i].expected_time - events[i - 1].expected_time,
+              absl::Milliseconds(20));
+    EXPECT_EQ(events[i].missed_periods, 0);
+  }
+  for (size_t i = 1; i < events.size(); ++i) {
+    EXPECT_GE(events[i].actual_time - events[i - 1].actual_time,
+              absl::Milliseconds(10))
+        << "two fires closer than half a period at " << i;
+  }
+  for (const TimerEvent& e : events) {
+    EXPECT_GE(e.actual_time, e.expected_time);
+  }
+  const TimerStatistics s = t.GetStatistics();
+  EXPECT_EQ(s.overruns, 1u);
+  EXPECT_EQ(s.missed_periods, 9u);
+  EXPECT_EQ(s.fires, events.size());
+}
+
+TEST(TimerTest, SkipPolicyDropsTheLateCallWhenThePhaseIsTooClose) {
+  SimulatedTimerSystem sim;
+  std::vector<TimerEvent> events;
+  Timer t(EventTimer("close", absl::Milliseconds(20),
+                     [&](const TimerEvent& e) {
+                       events.push_back(e);
+                       // Ends at 20 + 55 = 75 ms: the next on-phase call at
+                       // 80 ms is only 5 ms away, so no late call for 60.
+                       if (events.size() == 1) sim.clock().Advance(absl::Milliseconds(55));
+                     }),
+          &sim.driver());
+  const Instant origin = sim.Now();
+  ASSERT_TRUE(t.Schedule().ok());
+  sim.RunUntil(origin + absl::Milliseconds(90));
+  t.Stop();
+  ASSERT_EQ(events.size(), 2u);  // 20, then 80 (40 and 60 skipped)
+  EXPECT_EQ(events[1].expected_time, origin + absl::Milliseconds(80));
+  EXPECT_EQ(events[1].missed_periods, 2);
+}
+
+TEST(TimerTest, DelayPolicyRebasesOnePeriodAfterTheOverrun) {
+  SimulatedTimerSystem sim;
+  std::vector<TimerEvent> events;
+  Timer t(EventTimer("delay", absl::Milliseconds(20),
+                     [&](const TimerEvent& e) {
+                       events.push_back(e);
+                       if (events.size() == 2) sim.clock().Advance(absl::Milliseconds(50));
+                     },
+                     OverrunPolicy::kDelay),
+          &sim.driver());
+  const Instant origin = sim.Now();
+  ASSERT_TRUE(t.Schedule().ok());
+  sim.RunUntil(origin + absl::Milliseconds(200));
+  t.Stop();
+  // Second call at 40 ms ends at 90 ms; then 110, 130, ...
+  ASSERT_GE(events.size(), 4u);
+  EXPECT_EQ(events[2].expected_time, origin + absl::Milliseconds(110));
+  EXPECT_EQ(events[3].expected_time, origin + absl::Milliseconds(130));
+  EXPECT_EQ(events[2].missed_periods, 2);  // 60 and 80 never called
+}
+
+TEST(TimerTest, BurstPolicyCatchesUpBackToBackCapped) {
+  SimulatedTimerSystem sim;
+  std::vector<TimerEvent> events;
+  TimerOptions o = EventTimer("burst", absl::Milliseconds(10),
+                              [&](const TimerEvent& e) {
+                                events.push_back(e);
+                                if (events.size() == 1) sim.clock().Advance(absl::Milliseconds(75));
+                              },
+                              OverrunPolicy::kBurst);
+  o.max_burst = 3;
+  Timer t(o, &sim.driver());
+  const Instant origin = sim.Now();
+  ASSERT_TRUE(t.Schedule().ok());
+  sim.RunUntil(origin + absl::Milliseconds(120));
+  t.Stop();
+  // Call 1 (10 ms) ends at 85 ms: periods 20..80 (7) were missed; the three
+  // latest (60, 70, 80) are caught up back to back, 20..50 skipped; then 90.
+  ASSERT_GE(events.size(), 6u);
+  EXPECT_EQ(events[1].expected_time, origin + absl::Milliseconds(60));
+  EXPECT_EQ(events[1].missed_periods, 4);
+  EXPECT_EQ(events[2].expected_time, origin + absl::Milliseconds(70));
+  EXPECT_EQ(events[3].expected_time, origin + absl::Milliseconds(80));
+  EXPECT_EQ(events[4].expected_time, origin + absl::Milliseconds(90));
+  // The catch-up calls are back to back: one tick apart at most.
+  EXPECT_LE(events[3].actual_time - events[1].actual_time, 2 * kTick);
+  EXPECT_EQ(events[4].actual_time, origin + absl::Milliseconds(90));
+}
+
+TEST(TimerTest, OneshotFiresOnceAndCanBeStartedAgain) {
+  SimulatedTimerSystem sim;
+  std::vector<Instant> fired;
+  Timer t(Oneshot("timeout", absl::Milliseconds(7), [&] { fired.push_back(sim.Now()); }),
+          &sim.driver());
+  const Instant start = sim.Now();
+  ASSERT_TRUE(t.Schedule().ok());
+  EXPECT_TRUE(t.IsRunning());
+  sim.RunFor(absl::Milliseconds(50));
+  ASSERT_EQ(fired.size(), 1u);
+  EXPECT_GE(fired[0], start + absl::Milliseconds(7));
+  EXPECT_LT(fired[0], start + absl::Milliseconds(7) + kTick);
+  EXPECT_FALSE(t.IsRunning());
+  const Instant restart = sim.Now();
+  ASSERT_TRUE(t.Schedule().ok());
+  sim.RunFor(absl::Milliseconds(50));
+  ASSERT_EQ(fired.size(), 2u);
+  EXPECT_GE(fired[1], restart + absl::Milliseconds(7));
+}
+
+TEST(TimerTest, CancelledOneshotNeverFires) {
+  SimulatedTimerSystem sim;
+  int fired = 0;
+  Timer t(Oneshot("request_timeout", absl::Milliseconds(200), [&] { ++fired; }),
+          &sim.driver());
+  ASSERT_TRUE(t.Schedule().ok());
+  sim.RunFor(absl::Milliseconds(150));
+  t.Stop();  // the answer came
+  sim.RunFor(absl::Seconds(10));
+  EXPECT_EQ(fired, 0);
+}
+
+TEST(TimerTest, StopFromInsideItsOwnCallbackReturnsAndEndsTheTimer) {
+  SimulatedTimerSystem sim;
+  int fired = 0;
+  std::unique_ptr<Timer> t;
+  t = std::make_unique<Timer>(EventTimer("self_stop", absl::Milliseconds(10),
+                                         [&](const TimerEvent&) {
+                                           if (++fired == 3) t->Stop();
+                                         }),
+                              &sim.driver());
+  ASSERT_TRUE(t->Schedule().ok());
+  sim.RunFor(absl::Milliseconds(200));  // would hang if Stop deadlocked
+  EXPECT_EQ(fired, 3);
+  EXPECT_FALSE(t->IsRunning());
+}
+
+TEST(TimerTest, DestroyingTheTimerFromItsOwnCallbackIsSafe) {
+  SimulatedTimerSystem sim;
+  int fired = 0;
+  std::unique_ptr<Timer> t;
+  t = std::make_unique<Timer>(EventTimer("self_destroy", absl::Milliseconds(10),
+                                         [&](const TimerEvent&) {
+                                           ++fired;
+                                           t.reset();
+                                         }),
+                              &sim.driver());
+  ASSERT_TRUE(t->Schedule().ok());
+  sim.RunFor(absl::Milliseconds(100));
+  EXPECT_EQ(fired, 1);
+  EXPECT_EQ(t, nullptr);
+}
+
+TEST(TimerTest, StartAfterStopStartsANewScheduleFromNow) {
+  SimulatedTimerSystem sim;
+  std::vector<TimerEvent> events;
+  Timer t(EventTimer("restart", absl::Milliseconds(10),
+                     [&](const TimerEvent& e) { events.push_back(e); }),
+          &sim.driver());
+  ASSERT_TRUE(t.Schedule().ok());
+  sim.RunFor(absl::Milliseconds(35));
+  t.Stop();
+  ASSERT_EQ(events.size(), 3u);
+  sim.RunFor(absl::Milliseconds(3));
+  const Instant restart = sim.Now();
+  ASSERT_TRUE(t.Schedule().ok());
+  sim.RunFor(absl::Milliseconds(25));
+  ASSERT_EQ(events.size(), 5u);
+  EXPECT_EQ(events[3].expected_time, restart + absl::Milliseconds(10));
+  EXPECT_EQ(events[4].expected_time, restart + absl::Milliseconds(20));
+}
+
+TEST(TimerTest, DestructorStops) {
+  SimulatedTimerSystem sim;
+  int fired = 0;
+  {
+    Timer t(EventTimer("scoped", absl::Milliseconds(10),
+                       [&](const TimerEvent&) { ++fired; }),
+            &sim.driver());
+    ASSERT_TRUE(t.Schedule().ok());
+    sim.RunFor(absl::Milliseconds(25));
+  }
+  sim.RunFor(absl::Seconds(1));
+  EXPECT_EQ(fired, 2);
+}
+
+TEST(TimerTest, ThrowingCallbackIsCountedAndThePeriodicTimerKeepsRunning) {
+  SimulatedTimerSystem sim;
+  int calls = 0;
+  Timer t(EventTimer("flaky", absl::Milliseconds(10),
+                     [&](const TimerEvent&) {
+                       ++calls;
+                       if (calls % 2 == 0) throw std::runtime_error("sensor read failed");
+                       if (calls == 5) throw 42;  // not a std::exception
+                     }),
+          &sim.driver());
+  ::testing::internal::CaptureStderr();
+  ASSERT_TRUE(t.Schedule().ok());
+  sim.RunFor(absl::Milliseconds(100));
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  t.Stop();
+  EXPECT_EQ(calls, 10);
+  const TimerStatistics s = t.GetStatistics();
+  EXPECT_EQ(s.fires, 10u);
+  EXPECT_EQ(s.exceptions, 6u);  // 2, 4, 5, 6, 8, 10
+  EXPECT_NE(log.find("timer \"flaky\": callback threw: sensor read failed"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("non-std::exception"), std::string::npos) << log;
+}
+
+TEST(TimerTest, CallbacksMayArmAndStopOtherTimers) {
+  SimulatedTimerSystem sim;
+  std::vector<std::unique_ptr<Timer>> spawned;
+  int child_fires = 0;
+  Timer parent(EventTimer("parent", absl::Milliseconds(10),
+                          [&](const TimerEvent&) {
+                            auto child = std::make_unique<Timer>(
+                                Oneshot("child", absl::Milliseconds(4),
+                                        [&] { ++child_fires; }),
+                                &sim.driver());
+                            ASSERT_TRUE(child->Schedule().ok());
+                            spawned.push_back(std::move(child));
+                          }),
+               &sim.driver());
+  ASSERT_TRUE(parent.Schedule().ok());
+  sim.RunFor(absl::Milliseconds(105));
+  parent.Stop();
+  sim.RunFor(absl::Milliseconds(10));
+  EXPECT_EQ(spawned.size(), 10u);
+  EXPECT_EQ(child_fires, 10);
+}
+
+// --- Bad input: a clear error naming the timer and the value ---------------
+
+struct BadCase {
+  const char* what;
+  TimerOptions options;
+  absl::StatusCode code;
+  const char* message;
+};
+
+TEST(TimerTest, BadOptionsAreRejectedWithClearErrors) {
+  SimulatedTimerSystem sim;
+  auto base = [] {
+    TimerOptions o;
+    o.name = "imu_poll";
+    o.period = absl::Milliseconds(10);
+    o.callback = [] {};
+    return o;
+  };
+  std::vector<BadCase> cases;
+  {
+    TimerOptions o = base();
+    o.period = absl::ZeroDuration();
+    cases.push_back({"zero", o, absl::StatusCode::kInvalidArgument,
+                     "timer \"imu_poll\": period 0 must be positive"});
+  }
+  {
+    TimerOptions o = base();
+    o.period = absl::Milliseconds(-5);
+    cases.push_back({"negative", o, absl::StatusCode::kInvalidArgument,
+                     "period -5ms must be positive"});
+  }
+  {
+    TimerOptions o = base();
+    o.period = absl::Milliseconds(1);
+    cases.push_back({"below resolution", o, absl::StatusCode::kInvalidArgument,
+                     "timer \"imu_poll\": period 1ms is below the 2ms resolution"});
+  }
+  {
+    TimerOptions o = base();
+    o.period = absl::Hours(24 * 365);
+    cases.push_back({"above max", o, absl::StatusCode::kOutOfRange,
+                     "timer \"imu_poll\": period 8760h exceeds the maximum"});
+  }
+  {
+    TimerOptions o = base();
+    o.callback = nullptr;
+    cases.push_back({"no callback", o, absl::StatusCode::kInvalidArgument,
+                     "timer \"imu_poll\": callback is empty"});
+  }
+  {
+    TimerOptions o = base();
+    o.oneshot = true;
+    o.period = absl::ZeroDuration();
+    cases.push_back({"oneshot zero", o, absl::StatusCode::kInvalidArgument,
+                     "timer \"imu_poll\": delay 0 must be positive"});
+  }
+  {
+    TimerOptions o = base();
+    o.overrun_policy = OverrunPolicy::kBurst;
+    o.max_burst = 0;
+    cases.push_back({"burst 0", o, absl::StatusCode::kInvalidArgument,
+                     "max_burst 0 must be at least 1"});
+  }
+  for (const BadCase& c : cases) {
+    Timer t(TimerOptions(), &sim.driver());
+    const absl::Status configured = t.Configure(c.options);
+    EXPECT_EQ(configured.code(), c.code) << c.what << ": " << configured;
+    EXPECT_NE(configured.message().find(c.message), std::string::npos)
+        << c.what << ": " << configured;
+    // Schedule() reports the same error; nothing runs.
+    const absl::Status scheduled = t.Schedule();
+    EXPECT_EQ(scheduled, configured) << c.what;
+    EXPECT_FALSE(t.IsRunning()) << c.what;
+  }
+  // The 24 h promise holds.
+  TimerOptions day = base();
+  day.period = absl::Hours(24);
+  Timer t(day, &sim.driver());
+  EXPECT_TRUE(t.Schedule().ok());
+}
+
+TEST(TimerTest, EmptyOptionsAreAnError) {
+  SimulatedTimerSystem sim;
+  Timer t(TimerOptions(), &sim.driver());
+  const absl::Status s = t.Schedule();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  // An unnamed timer gets a unique name, used in its errors.
+  EXPECT_NE(s.message().find("timer \"timer#"), std::string::npos) << s;
+}
+
+TEST(TimerTest, TwentyFourHourPeriodicFiresOnTheDot) {
+  SimulatedTimerSystem sim;
+  std::vector<TimerEvent> events;
+  Timer t(EventTimer("daily", absl::Hours(24),
+                     [&](const TimerEvent& e) { events.push_back(e); }),
+          &sim.driver());
+  const Instant origin = sim.Now();
+  ASSERT_TRUE(t.Schedule().ok());
+  sim.RunUntil(origin + absl::Hours(72));
+  t.Stop();
+  ASSERT_EQ(events.size(), 3u);
+  for (int k = 1; k <= 3; ++k) {
+    EXPECT_EQ(events[k - 1].expected_time, origin + absl::Hours(24) * k);
+    EXPECT_LT(events[k - 1].actual_time - events[k - 1].expected_time, kTick);
+  }
+  // Tickless: three days cost a few hundred wake-ups (one per assistant
+  // round plus the final approach), not 500 per second.
+  EXPECT_LT(sim.driver().stats().wakeups, 20000u);
+}
+
+// A dispatcher that refuses everything, then accepts (inline).
+class RefusingDispatcher : public Dispatcher {
+ public:
+  bool Dispatch(std::function<void()> task) override {
+    if (refuse_.load()) return false;
+    task();
+    return true;
+  }
+  std::atomic<bool> refuse_{true};
+};
+
+TEST(TimerTest, DispatchRefusalIsCountedAndThePeriodicTimerStillReArms) {
+  SimulatedClock clock(Instant() + absl::Hours(1));
+  RefusingDispatcher dispatcher;
+  TickDriver driver(&clock, &dispatcher);
+  std::vector<TimerEvent> events;
+  Timer t(EventTimer("refused", absl::Milliseconds(10),
+                     [&](const TimerEvent& e) { events.push_back(e); }),
+          &driver);
+  const Instant origin = clock.Now();
+  ASSERT_TRUE(t.Schedule().ok());
+  auto run_until = [&](Instant end) {
+    while (true) {
+      driver.AwaitIdle();
+      const Instant next = driver.PlannedWake();
+      if (next > end) break;
+      clock.AdvanceTo(next);
+    }
+  };
+  run_until(origin + absl::Milliseconds(35));
+  EXPECT_TRUE(events.empty());
+  EXPECT_EQ(t.GetStatistics().dispatch_refusals, 3u);
+  dispatcher.refuse_ = false;
+  run_until(origin + absl::Milliseconds(55));
+  t.Stop();
+  ASSERT_EQ(events.size(), 2u);  // 40 and 50 ms: still on phase
+  EXPECT_EQ(events[0].expected_time, origin + absl::Milliseconds(40));
+  EXPECT_EQ(events[0].missed_periods, 3);
+  EXPECT_EQ(t.GetStatistics().missed_periods, 3u);
+}
+
+TEST(TimerTest, RefusedOneshotRetriesUntilAccepted) {
+  SimulatedClock clock(Instant() + absl::Hours(1));
+  RefusingDispatcher dispatcher;
+  TickDriver driver(&clock, &dispatcher);
+  int fired = 0;
+  Timer t(Oneshot("retry", absl::Milliseconds(10), [&] { ++fired; }), &driver);
+  ASSERT_TRUE(t.Schedule().ok());
+  for (int i = 0; i < 5; ++i) {
+    driver.AwaitIdle();
+    clock.AdvanceTo(driver.PlannedWake());
+  }
+  driver.AwaitIdle();
+  EXPECT_EQ(fired, 0);
+  EXPECT_GE(t.GetStatistics().dispatch_refusals, 4u);
+  dispatcher.refuse_ = false;
+  clock.AdvanceTo(driver.PlannedWake());
+  driver.AwaitIdle();
+  EXPECT_EQ(fired, 1);  // not lost
+}
+
+}  // namespace
+}  // namespace timer
+}  // namespace cyber
