@@ -1,0 +1,155 @@
+#include "timer/tick_driver.h"
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "cyber/time/simulated_clock.h"
+#include "cyber/time/steady_clock.h"
+#include "gtest/gtest.h"
+
+namespace cyber {
+namespace timer {
+namespace {
+
+constexpr absl::Duration kMs = absl::Milliseconds(1);
+
+// Records each expiry: which target, at what clock time, in what order.
+struct Log {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::pair<int, Instant>> fires;
+};
+
+class RecordingTarget final : public ExpiryTarget {
+ public:
+  RecordingTarget(int id, Clock* clock, Log* log) : id_(id), clock_(clock), log_(log) {}
+  void OnExpired(uint64_t) override {
+    std::lock_guard<std::mutex> lock(log_->mu);
+    log_->fires.emplace_back(id_, clock_->Now());
+    log_->cv.notify_all();
+  }
+
+ private:
+  const int id_;
+  Clock* const clock_;
+  Log* const log_;
+};
+
+class TickDriverSimTest : public ::testing::Test {
+ protected:
+  std::shared_ptr<RecordingTarget> Target(int id) {
+    auto t = std::make_shared<RecordingTarget>(id, &clock_, &log_);
+    targets_.push_back(t);
+    return t;
+  }
+  void TearDown() override {
+    for (auto& t : targets_) driver_.Cancel(t.get());
+  }
+
+  SimulatedClock clock_{Instant() + absl::Hours(5)};
+  InlineDispatcher dispatcher_;
+  TickDriver driver_{&clock_, &dispatcher_};
+  Log log_;
+  std::vector<std::shared_ptr<RecordingTarget>> targets_;
+};
+
+TEST_F(TickDriverSimTest, EmptyWheelBlocksWithoutWakingUp) {
+  driver_.AwaitIdle();
+  EXPECT_EQ(driver_.PlannedWake(), Instant::InfiniteFuture());
+  clock_.Advance(absl::Hours(10));
+  driver_.AwaitIdle();
+  EXPECT_EQ(driver_.stats().wakeups, 0u);  // the reference wakes 500/s
+}
+
+TEST_F(TickDriverSimTest, SleepsUntilTheNextExpiryAndWakesForAnEarlierArm) {
+  const Instant start = clock_.Now();
+  auto late = Target(1);
+  ASSERT_TRUE(driver_.Arm(late.get(), start + absl::Seconds(1)).ok());
+  driver_.AwaitIdle();
+  EXPECT_EQ(driver_.PlannedWake(), start + absl::Seconds(1));
+  auto early = Target(2);
+  ASSERT_TRUE(driver_.Arm(early.get(), start + 10 * kMs).ok());
+  driver_.AwaitIdle();  // the arm woke it; it re-planned
+  EXPECT_EQ(driver_.PlannedWake(), start + 10 * kMs);
+  clock_.AdvanceTo(start + 10 * kMs);
+  driver_.AwaitIdle();
+  ASSERT_EQ(log_.fires.size(), 1u);
+  EXPECT_EQ(log_.fires[0].first, 2);
+  EXPECT_EQ(log_.fires[0].second, start + 10 * kMs);
+}
+
+TEST_F(TickDriverSimTest, LateWakeProcessesEverySkippedTickInOrder) {
+  const Instant start = clock_.Now();
+  for (int i = 50; i >= 1; --i) {  // armed in reverse; must fire in time order
+    ASSERT_TRUE(driver_.Arm(Target(i).get(), start + 2 * i * kMs).ok());
+  }
+  driver_.AwaitIdle();
+  // The tick thread "oversleeps" by 200 ms: one jump, no intermediate wakes.
+  clock_.AdvanceTo(start + 200 * kMs);
+  driver_.AwaitIdle();
+  ASSERT_EQ(log_.fires.size(), 50u);
+  for (int i = 1; i <= 50; ++i) EXPECT_EQ(log_.fires[i - 1].first, i);
+  EXPECT_EQ(driver_.stats().expired, 50u);
+}
+
+TEST_F(TickDriverSimTest, NeverExpiresBeforeTheDeadline) {
+  const Instant start = clock_.Now();
+  auto t = Target(1);
+  const Instant deadline = start + absl::Microseconds(4500);  // 2.25 ticks
+  ASSERT_TRUE(driver_.Arm(t.get(), deadline).ok());
+  driver_.AwaitIdle();
+  // Planned at the first tick boundary at or after the deadline.
+  EXPECT_EQ(driver_.PlannedWake(), start + 6 * kMs);
+  clock_.AdvanceTo(deadline);
+  driver_.AwaitIdle();
+  EXPECT_TRUE(log_.fires.empty());
+  clock_.AdvanceTo(start + 6 * kMs);
+  driver_.AwaitIdle();
+  ASSERT_EQ(log_.fires.size(), 1u);
+  EXPECT_GE(log_.fires[0].second, deadline);
+}
+
+TEST_F(TickDriverSimTest, ArmAfterShutdownIsAClearError) {
+  auto t = Target(1);
+  driver_.Shutdown();
+  driver_.Shutdown();  // idempotent
+  auto r = driver_.Arm(t.get(), clock_.Now() + kMs);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(r.status().message().find("shut down"), std::string::npos);
+}
+
+TEST(TickDriverRealClockTest, ExpiresOnTheSteadyClockNeverEarly) {
+  // Real time. Only the lower bound is asserted (the wake can only be late on
+  // a loaded machine); the wait limit merely bounds a failing run.
+  SteadyClock* clock = SteadyClock::Get();
+  InlineDispatcher dispatcher;
+  TickDriver driver(clock, &dispatcher);
+  Log log;
+  auto target = std::make_shared<RecordingTarget>(1, clock, &log);
+  const Instant deadline = clock->Now() + 15 * kMs;
+  ASSERT_TRUE(driver.Arm(target.get(), deadline).ok());
+  {
+    std::unique_lock<std::mutex> lock(log.mu);
+    ASSERT_TRUE(log.cv.wait_for(lock, std::chrono::seconds(20),
+                                [&] { return !log.fires.empty(); }));
+    EXPECT_GE(log.fires[0].second, deadline);
+  }
+  driver.Cancel(target.get());
+}
+
+TEST(TickDriverRealClockTest, IdleDriverDoesNotWakeUp) {
+  // With nothing armed the tick thread waits without a deadline, so no amount
+  // of real time (or machine load) can produce a wake-up.
+  InlineDispatcher dispatcher;
+  TickDriver driver(SteadyClock::Get(), &dispatcher);
+  driver.AwaitIdle();
+  SteadyClock::Get()->SleepFor(absl::Milliseconds(50));
+  EXPECT_EQ(driver.stats().wakeups, 0u);
+}
+
+}  // namespace
+}  // namespace timer
+}  // namespace cyber
