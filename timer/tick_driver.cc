@@ -42,7 +42,13 @@ absl::StatusOr<TimingWheel::ArmResult> TickDriver::Arm(ExpiryTarget* target,
         "TickDriver \"" + options_.name + "\": shut down, cannot arm");
   }
   auto result = wheel_.Arm(target, wheel_.DeadlineToTick(deadline));
-  if (result.ok() && result->wake_needed) wakeup_.Notify();
+  if (result.ok() && result->wake_needed) {
+    {
+      MutexLock lock(&idle_mu_);
+      ++wake_requests_;  // after the wheel arm: a plan counting it includes it
+    }
+    wakeup_.Notify();
+  }
   return result;
 }
 
@@ -50,11 +56,14 @@ bool TickDriver::Cancel(ExpiryTarget* target) { return wheel_.Cancel(target); }
 
 void TickDriver::AwaitIdle() const {
   MutexLock lock(&idle_mu_);
+  // Idle: asleep, on a plan that includes every arm that asked for a wake,
+  // until a time that has not come yet.
   while (!shut_down_.load() &&
-         (!sleeping_ || sleeping_until_ <= clock_->Now() || wakeup_.IsPending())) {
+         (!sleeping_ || planned_requests_ != wake_requests_ ||
+          sleeping_until_ <= clock_->Now())) {
     // Each of these states ends with the tick thread going back to sleep,
-    // which signals: a due deadline or a pending notification makes its
-    // wait return at once.
+    // which signals: a due deadline or a notification makes its wait return
+    // at once.
     idle_changed_.Wait(&idle_mu_);
   }
 }
@@ -92,11 +101,17 @@ void TickDriver::Loop() {
     // Tickless: sleep until the next expiry or cascade, forever if none. An
     // Arm() that beats this plan notifies wakeup_ (sticky, so even one that
     // lands before the wait begins is not lost).
+    uint64_t requests_seen;
+    {
+      MutexLock lock(&idle_mu_);
+      requests_seen = wake_requests_;
+    }
     const Instant wake = wheel_.TickToInstant(wheel_.PlanWake());
     {
       MutexLock lock(&idle_mu_);
       sleeping_ = true;
       sleeping_until_ = wake;
+      planned_requests_ = requests_seen;
       idle_changed_.SignalAll();
     }
     clock_->WaitUntil(wake, &wakeup_);

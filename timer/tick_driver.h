@@ -122,6 +122,9 @@ class TickDriver {
   mutable CondVar idle_changed_;
   bool sleeping_ ABSL_GUARDED_BY(idle_mu_) = false;
   Instant sleeping_until_ ABSL_GUARDED_BY(idle_mu_);
+  // Arms that needed a wake, and how many of them the current plan includes.
+  uint64_t wake_requests_ ABSL_GUARDED_BY(idle_mu_) = 0;
+  uint64_t planned_requests_ ABSL_GUARDED_BY(idle_mu_) = 0;
   std::thread thread_;
 };
 

@@ -38,12 +38,6 @@ class WakeupEvent {
     cv_.SignalAll();
   }
 
-  // True if Notify() was called and no wait has consumed it yet.
-  bool IsPending() const {
-    MutexLock lock(&mu_);
-    return notified_;
-  }
-
   // --- For Clock implementations ---------------------------------------
 
   // Blocks until `reached()` is true or Notify() was called. `reached` is
@@ -81,7 +75,7 @@ class WakeupEvent {
   }
 
  private:
-  mutable Mutex mu_;
+  Mutex mu_;
   CondVar cv_;
   bool notified_ ABSL_GUARDED_BY(mu_) = false;
 };
