@@ -26,7 +26,10 @@
 //      absl::Status s = imu.Schedule();
 //
 // Guarantees (see timer_core.h for how): a timer never fires before its
-// expected time and at most one tick (plus dispatch latency) after it;
+// expected time and at most one tick (plus dispatch latency) after it. A
+// periodic schedule starts on the first 2 ms tick boundary at or after
+// Schedule(), so periods of whole ticks are served on the tick itself; a
+// oneshot's delay counts from Schedule() and rounds up to a tick;
 // periodic timers are phase-locked to start + k * period, so drift does not
 // accumulate; a callback never runs concurrently with itself; Stop() is
 // synchronous (when it returns the callback is not running and will not run

@@ -48,7 +48,14 @@ absl::Status TimerCore::Start() {
   if (running_) return absl::OkStatus();
   ++generation_;
   running_ = true;
-  origin_ = driver_->clock()->Now();
+  const Instant now = driver_->clock()->Now();
+  // A periodic schedule starts on the first tick boundary at or after now,
+  // so that periods of whole ticks land exactly on ticks and lose nothing to
+  // rounding; the first call is still no earlier than now + period. A
+  // oneshot counts from now exactly: its deadline rounds up to a tick.
+  origin_ = options_.oneshot
+                ? now
+                : driver_->wheel().TickToInstant(driver_->wheel().DeadlineToTick(now));
   k_ = 1;
   missed_since_last_ = 0;
   return ArmLocked();

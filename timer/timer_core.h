@@ -2,8 +2,10 @@
 // handle (timer.h). Internal to timer/; documented here because this is where
 // the timing guarantees are enforced.
 //
-// Schedule. The k-th expected time is origin + k * period (origin = when
-// Start() ran; a oneshot is k = 1 with period = delay). After each run the
+// Schedule. The k-th expected time is origin + k * period. For a periodic
+// timer the origin is the first tick boundary at or after Start(), so whole-
+// tick periods fall exactly on ticks (no rounding lateness); for a oneshot it
+// is the instant of Start() (k = 1, period = delay). After each run the
 // core re-arms itself for the next expected time computed from the origin,
 // never from "now", so errors do not accumulate (drift compensation). It is
 // armed only while no run is in progress, so a callback never runs

@@ -295,8 +295,32 @@ TEST(TimerTest, StartAfterStopStartsANewScheduleFromNow) {
   ASSERT_TRUE(t.Schedule().ok());
   sim.RunFor(absl::Milliseconds(25));
   ASSERT_EQ(events.size(), 5u);
+  // The new schedule starts at the first tick boundary at or after the
+  // restart (35 + 3 = 38 ms is one; the epoch is tick-aligned).
   EXPECT_EQ(events[3].expected_time, restart + absl::Milliseconds(10));
   EXPECT_EQ(events[4].expected_time, restart + absl::Milliseconds(20));
+  EXPECT_EQ(events[3].actual_time, events[3].expected_time);
+}
+
+TEST(TimerTest, PeriodicScheduleStartsOnATickBoundaryNeverEarly) {
+  SimulatedTimerSystem sim;
+  sim.RunFor(absl::Microseconds(2700));  // off the tick grid
+  std::vector<TimerEvent> events;
+  Timer t(EventTimer("aligned", absl::Milliseconds(10),
+                     [&](const TimerEvent& e) { events.push_back(e); }),
+          &sim.driver());
+  const Instant scheduled = sim.Now();
+  ASSERT_TRUE(t.Schedule().ok());
+  sim.RunFor(absl::Milliseconds(45));
+  t.Stop();
+  ASSERT_EQ(events.size(), 4u);
+  // Origin = next tick boundary (4 ms after the sim start), not 2.7 ms.
+  const Instant origin = scheduled + absl::Microseconds(1300);
+  for (int k = 1; k <= 4; ++k) {
+    EXPECT_EQ(events[k - 1].expected_time, origin + absl::Milliseconds(10) * k);
+    EXPECT_EQ(events[k - 1].actual_time, events[k - 1].expected_time);  // on the tick
+  }
+  EXPECT_GE(events[0].actual_time - scheduled, absl::Milliseconds(10));
 }
 
 TEST(TimerTest, DestructorStops) {

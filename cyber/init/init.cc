@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "cyber/common/log.h"
+#include "timer/default_timer_system.h"
 
 namespace cyber {
 
@@ -108,11 +109,21 @@ void Shutdown() {
   const State state = GetState();
   if (state == State::kUninitialized || state == State::kShutDown) return;
   g_state.store(static_cast<int>(State::kShuttingDown));
-  // Later layers (timers, scheduler) are stopped here, in that order.
+  // Ordered: timers first (no new callbacks), then what runs them. The
+  // scheduler joins this sequence when it exists.
+  timer::ShutdownDefaultTimerSystem();
   RestoreHandlers();
   g_state.store(static_cast<int>(State::kShutDown));
   sem_post(&g_shutdown_requested);  // release WaitForShutdown()
   AINFO << "cyber::Shutdown: done";
+}
+
+void AsyncShutdown() {
+  int expected = static_cast<int>(State::kInitialized);
+  if (g_state.compare_exchange_strong(
+          expected, static_cast<int>(State::kShuttingDown))) {
+    sem_post(&g_shutdown_requested);
+  }
 }
 
 bool OK() { return GetState() == State::kInitialized; }

@@ -51,6 +51,12 @@ bool OK();
 bool IsShutdown();
 State GetState();
 
+// Requests a shutdown the way SIGINT does (OK() turns false,
+// WaitForShutdown() returns) without stopping anything itself; the thread in
+// WaitForShutdown() then calls Shutdown(). Safe from timer callbacks, where
+// Shutdown() itself must not be called (it stops the threads that run them).
+void AsyncShutdown();
+
 // Blocks until a shutdown is requested; returns at once if it already was or
 // if Init() was never called. No busy-waiting.
 void WaitForShutdown();

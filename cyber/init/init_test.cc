@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "gtest/gtest.h"
+#include "timer/timer.h"
 
 namespace cyber {
 namespace {
@@ -80,12 +81,43 @@ TEST_F(InitTest, WaitForShutdownReturnsOnShutdownCall) {
   EXPECT_EQ(GetState(), State::kShutDown);
 }
 
+TEST_F(InitTest, AsyncShutdownFromAnotherThreadReleasesTheWaiter) {
+  ASSERT_TRUE(Init("init_test"));
+  std::thread requester([] { AsyncShutdown(); });
+  WaitForShutdown();
+  requester.join();
+  EXPECT_EQ(GetState(), State::kShuttingDown);
+  Shutdown();
+  EXPECT_EQ(GetState(), State::kShutDown);
+}
+
 TEST_F(InitTest, WaitForShutdownWithoutInitReturns) {
   // Never initialized in a fresh process is covered by the death test below;
   // here: after Shutdown() it must not block.
   ASSERT_TRUE(Init("init_test"));
   Shutdown();
   WaitForShutdown();
+}
+
+TEST_F(InitTest, ShutdownStopsTheDefaultTimerSystem) {
+  ASSERT_TRUE(Init("init_test"));
+  TimerOptions options;
+  options.name = "heartbeat";
+  options.period = absl::Milliseconds(10);
+  options.callback = [] {};
+  Timer before(options);  // on the process-default timer system
+  ASSERT_TRUE(before.Schedule().ok());
+  Shutdown();
+  const absl::Status s = before.Schedule();
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_NE(s.message().find("timer \"heartbeat\": the timer system is shut down"),
+            std::string::npos)
+      << s;
+  before.Stop();  // still safe
+  // A new run gets a new default timer system.
+  ASSERT_TRUE(Init("init_test"));
+  Timer after(options);
+  EXPECT_TRUE(after.Schedule().ok());
 }
 
 std::atomic<int> g_previous_handler_calls{0};

@@ -1,29 +1,38 @@
-// hello_timer: the smallest program on this project's foundation.
+// hello_timer: the smallest robot-style program on this project's timer.
 //
-// Initializes the process (logging, Ctrl-C handling), then paces a loop with
-// cyber::Rate on the monotonic clock and prints, for every cycle, when it was
-// due, when it woke and how late that was. Because deadlines are absolute
-// (start + k * period), lateness never accumulates: the last line's "drift"
-// stays at one cycle's wake-up jitter however long it runs.
+// It does what a sensor driver and a request handler do:
+//  * a periodic "poller" timer (default 100 ms) whose callback receives a
+//    TimerEvent and prints when the call was due, when it ran and how late;
+//  * a oneshot "request_timeout" armed at each poll and cancelled by the next
+//    one, the way a module arms a timeout per request and cancels it when the
+//    answer comes: it fires only if a poll is missed.
+// Deadlines are absolute (start + k * period), so lateness never accumulates
+// and no call is ever early. At the end it prints the poller's statistics.
 //
 //   bazel run //examples/hello_timer -- --period=100ms --cycles=20
 
+#include <atomic>
 #include <cstdio>
 #include <string>
 
 #include "absl/time/time.h"
 #include "cyber/common/log.h"
 #include "cyber/init/init.h"
-#include "cyber/time/rate.h"
 #include "cyber/time/steady_clock.h"
 #include "gflags/gflags.h"
+#include "timer/timer.h"
 
-DEFINE_string(period, "100ms",
-              "loop period, as a duration (e.g. 10ms, 0.5s)");
-DEFINE_int32(cycles, 20, "number of cycles to run (0: until Ctrl-C)");
+DEFINE_string(period, "100ms", "poll period, as a duration (e.g. 10ms, 0.5s)");
+DEFINE_int32(cycles, 20, "number of polls to run (0: until Ctrl-C)");
+
+namespace {
+
+double Ms(absl::Duration d) { return absl::ToDoubleMilliseconds(d); }
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  gflags::SetUsageMessage("paces a loop on absolute deadlines and reports it");
+  gflags::SetUsageMessage("polls on a periodic timer with a oneshot timeout");
   gflags::ParseCommandLineFlags(&argc, &argv, true);
   FLAGS_logtostderr = true;
   if (!cyber::Init(argv[0])) return 1;
@@ -39,39 +48,59 @@ int main(int argc, char** argv) {
            << " must not be negative";
     return 2;
   }
-  cyber::SteadyClock* clock = cyber::SteadyClock::Get();
-  auto rate = cyber::Rate::Create(period, clock);
-  if (!rate.ok()) {
-    AERROR << "hello_timer: flag --period: " << rate.status();
+
+  std::atomic<int> timeouts{0};
+  cyber::TimerOptions timeout_options;
+  timeout_options.name = "request_timeout";
+  timeout_options.period = period * 2;  // two polls' worth of patience
+  timeout_options.oneshot = true;
+  timeout_options.callback = [&timeouts] {
+    ++timeouts;
+    std::printf("request_timeout fired: a poll was missed\n");
+  };
+  cyber::Timer timeout(timeout_options);
+
+  std::atomic<int> polls{0};
+  const cyber::Instant start = cyber::SteadyClock::Get()->Now();
+  cyber::TimerOptions poll_options;
+  poll_options.name = "poller";
+  poll_options.period = period;
+  poll_options.event_callback = [&](const cyber::TimerEvent& e) {
+    const int n = ++polls;
+    if (FLAGS_cycles != 0 && n > FLAGS_cycles) return;
+    timeout.Stop();  // the previous request was answered
+    std::printf("poll %3d  due %9.3f ms  ran %9.3f ms  late %7.3f ms\n", n,
+                Ms(e.expected_time - start), Ms(e.actual_time - start),
+                Ms(e.actual_time - e.expected_time));
+    std::fflush(stdout);
+    if (FLAGS_cycles != 0 && n == FLAGS_cycles) {
+      cyber::AsyncShutdown();  // main finishes; callbacks must not Shutdown()
+      return;
+    }
+    timeout.Start();  // a new request, a new timeout
+  };
+  cyber::Timer poller(poll_options);
+  // Errors are absl::Status values naming the timer and the value.
+  const absl::Status status = poller.Schedule();
+  if (!status.ok()) {
+    AERROR << "hello_timer: " << status.message();
     return 2;
   }
-
-  std::printf("hello_timer: period %s, %d cycles (Ctrl-C stops)\n",
+  std::printf("hello_timer: polling every %s, %d polls (Ctrl-C stops)\n",
               absl::FormatDuration(period).c_str(), FLAGS_cycles);
-  const cyber::Instant start = clock->Now();
-  absl::Duration worst = absl::ZeroDuration();
-  int cycle = 0;
-  while (cyber::OK() && (FLAGS_cycles == 0 || cycle < FLAGS_cycles)) {
-    const cyber::Instant due = rate->NextDeadline();
-    rate->Sleep();
-    const cyber::Instant woke = clock->Now();
-    ++cycle;
-    const absl::Duration late = woke - due;
-    if (late > worst) worst = late;
-    std::printf("cycle %3d  due %10.3f ms  woke %10.3f ms  late %7.1f us\n",
-                cycle, absl::ToDoubleMilliseconds(due - start),
-                absl::ToDoubleMilliseconds(woke - start),
-                absl::ToDoubleMicroseconds(late));
-    std::fflush(stdout);
-  }
-  const absl::Duration elapsed = clock->Now() - start;
+  std::fflush(stdout);
+
+  cyber::WaitForShutdown();
+  poller.Stop();
+  timeout.Stop();
+  const cyber::TimerStatistics s = poller.GetStatistics();
   std::printf(
-      "done: %d cycles in %.3f ms (schedule %.3f ms), worst lateness %.1f us, "
-      "missed cycles %lld\n",
-      cycle, absl::ToDoubleMilliseconds(elapsed),
-      absl::ToDoubleMilliseconds(cycle * period),
-      absl::ToDoubleMicroseconds(worst),
-      static_cast<long long>(rate->MissedCycles()));
+      "done: %llu polls, lateness p50 %.3f ms p99 %.3f ms max %.3f ms, "
+      "overruns %llu, missed periods %llu, timeouts fired %d\n",
+      static_cast<unsigned long long>(s.fires), Ms(s.lateness_p50),
+      Ms(s.lateness_p99), Ms(s.lateness_max),
+      static_cast<unsigned long long>(s.overruns),
+      static_cast<unsigned long long>(s.missed_periods), timeouts.load());
   cyber::Shutdown();
   return 0;
 }
