@@ -18,7 +18,6 @@ namespace timer {
 namespace {
 
 constexpr absl::Duration kTick = kTimerResolution;
-constexpr absl::Duration kMs = absl::Milliseconds(1);
 
 TimerOptions EventTimer(const std::string& name, absl::Duration period,
                         std::function<void(const TimerEvent&)> cb,
