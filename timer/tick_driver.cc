@@ -83,7 +83,7 @@ TickDriver::Stats TickDriver::stats() const {
 void TickDriver::Loop() {
   struct Due {
     std::shared_ptr<ExpiryTarget> target;
-    uint64_t arm_seq;
+    uint32_t arm_seq;
   };
   std::vector<Due> due;  // reused: no allocation once it has grown
   while (!stopping_.load()) {

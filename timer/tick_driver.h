@@ -49,7 +49,7 @@ class ExpiryTarget : public WheelEntry,
  public:
   // Called on the tick thread, without any lock held, for the arming whose
   // arm_seq() was `arm_seq` (a target re-armed since may see a stale one).
-  virtual void OnExpired(uint64_t arm_seq) = 0;
+  virtual void OnExpired(uint32_t arm_seq) = 0;
 
  protected:
   virtual ~ExpiryTarget() = default;

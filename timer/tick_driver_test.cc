@@ -25,7 +25,7 @@ struct Log {
 class RecordingTarget final : public ExpiryTarget {
  public:
   RecordingTarget(int id, Clock* clock, Log* log) : id_(id), clock_(clock), log_(log) {}
-  void OnExpired(uint64_t) override {
+  void OnExpired(uint32_t) override {
     std::lock_guard<std::mutex> lock(log_->mu);
     log_->fires.emplace_back(id_, clock_->Now());
     log_->cv.notify_all();

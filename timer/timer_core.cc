@@ -25,8 +25,10 @@ Instant TimerCore::ExpectedLocked(int64_t k) const {
   return origin_ + options_.period * k;
 }
 
-absl::Status TimerCore::ArmLocked() {
-  auto armed = driver_->Arm(this, ExpectedLocked(k_));
+absl::Status TimerCore::ArmLocked() { return ArmAtLocked(ExpectedLocked(k_)); }
+
+absl::Status TimerCore::ArmAtLocked(Instant deadline) {
+  auto armed = driver_->Arm(this, deadline);
   if (!armed.ok()) {
     running_ = false;
     const absl::Status status(
@@ -96,12 +98,34 @@ TimerStatistics TimerCore::Statistics() const {
   return s;
 }
 
-void TimerCore::OnExpired(uint64_t arm_seq) {
+void TimerCore::OnExpired(uint32_t arm_seq) {
   uint64_t generation;
   {
     MutexLock lock(&mu_);
     if (!running_ || arm_seq != armed_seq_) return;  // stopped or re-armed
+    if (in_flight_ && in_flight_generation_ == generation_) {
+      // The provisional arming (below) came due while this schedule's run is
+      // still queued or running: an overrun. That run re-arms per the
+      // overrun policy when it ends; never start a second one beside it.
+      return;
+    }
+    if (busy_) {
+      // A run of an earlier schedule is still finishing (the timer was
+      // restarted from inside its own callback). Never run concurrently with
+      // it: try again at the next tick.
+      ArmAtLocked(driver_->clock()->Now()).IgnoreError();
+      return;
+    }
     generation = generation_;
+    in_flight_ = true;
+    in_flight_generation_ = generation;
+    if (!options_.oneshot) {
+      // Provisionally arm the next period now, on the tick thread, so the
+      // tick thread plans its next sleep with it; the run's own re-arm then
+      // lands on the same tick and needs no extra wake-up (one wake per
+      // period, not two).
+      ArmAtLocked(ExpectedLocked(k_ + 1)).IgnoreError();
+    }
   }
   auto self = SharedSelf();
   if (driver_->dispatcher()->Dispatch(
@@ -112,6 +136,7 @@ void TimerCore::OnExpired(uint64_t arm_seq) {
   // moves on to its next period; a oneshot retries at the next tick.
   MutexLock lock(&mu_);
   ++counters_.dispatch_refusals;
+  if (in_flight_generation_ == generation) in_flight_ = false;
   if (!running_ || generation != generation_) return;
   if (options_.oneshot) {
     AERROR_EVERY(100) << "timer \"" << options_.name
@@ -136,7 +161,10 @@ void TimerCore::Run(uint64_t generation) {
   TimerEvent event;
   {
     MutexLock lock(&mu_);
-    if (generation != generation_ || !running_) return;  // dropped by Stop
+    if (generation != generation_ || !running_) {  // dropped by Stop
+      if (in_flight_generation_ == generation) in_flight_ = false;
+      return;
+    }
     busy_ = true;
     callback_thread_ = std::this_thread::get_id();
     event.expected_time = ExpectedLocked(k_);
@@ -182,6 +210,7 @@ void TimerCore::Run(uint64_t generation) {
       ScheduleNextLocked(end);
     }
   }
+  if (in_flight_generation_ == generation) in_flight_ = false;
   busy_ = false;
   callback_thread_ = std::thread::id();
   run_finished_.SignalAll();

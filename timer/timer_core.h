@@ -12,9 +12,15 @@
 // concurrently with itself. Overruns follow the OverrunPolicy.
 //
 // Life cycle of one expiry: the tick thread calls OnExpired(seq); if that
-// arming is still current, the core hands Run(generation) to the Dispatcher.
-// Run() checks the generation again (a Stop() in between drops it), runs the
-// callback without any lock, records statistics and re-arms.
+// arming is still current and no run of this schedule is in flight, the core
+// provisionally arms the next period (so the tick thread's next sleep already
+// accounts for it) and hands Run(generation) to the Dispatcher. Run() checks
+// the generation again (a Stop() in between drops it), runs the callback
+// without any lock, records statistics and re-arms per the overrun policy —
+// in the on-time case onto the same tick as the provisional arming, which
+// therefore needs no extra wake-up of the tick thread. If the provisional
+// arming comes due while the run is still in flight, that is an overrun and
+// it is ignored: the run re-arms when it ends.
 //
 // Stop() is synchronous: it bumps the generation (dropping queued runs),
 // cancels the wheel entry and waits until a run in progress has finished —
@@ -61,11 +67,13 @@ class TimerCore final : public ExpiryTarget {
   TimerStatistics Statistics() const;
   const TimerOptions& options() const { return options_; }
 
-  void OnExpired(uint64_t arm_seq) override;
+  void OnExpired(uint32_t arm_seq) override;
 
  private:
   void Run(uint64_t generation);
+  // Arms for call k_ (ArmLocked) or for `deadline`, recording the arming.
   absl::Status ArmLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status ArmAtLocked(Instant deadline) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   Instant ExpectedLocked(int64_t k) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // After a run that ended at `end`: picks the next k per the overrun policy
   // and arms it.
@@ -81,10 +89,14 @@ class TimerCore final : public ExpiryTarget {
   uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;  // bumped by Start and Stop
   bool running_ ABSL_GUARDED_BY(mu_) = false;     // started, not stopped/done
   bool retired_ ABSL_GUARDED_BY(mu_) = false;
-  uint64_t armed_seq_ ABSL_GUARDED_BY(mu_) = 0;   // the current arming
+  uint32_t armed_seq_ ABSL_GUARDED_BY(mu_) = 0;   // the current arming
   Instant origin_ ABSL_GUARDED_BY(mu_);
   int64_t k_ ABSL_GUARDED_BY(mu_) = 1;            // index of the armed call
-  // Run in progress.
+  // A run handed to the dispatcher and not finished (queued or running), and
+  // the schedule generation it belongs to.
+  bool in_flight_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t in_flight_generation_ ABSL_GUARDED_BY(mu_) = 0;
+  // Run in progress (the callback itself).
   bool busy_ ABSL_GUARDED_BY(mu_) = false;
   std::thread::id callback_thread_ ABSL_GUARDED_BY(mu_);
   int64_t missed_since_last_ ABSL_GUARDED_BY(mu_) = 0;

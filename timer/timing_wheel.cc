@@ -209,29 +209,42 @@ Tick TimingWheel::PlanWake() {
 }
 
 void TimingWheel::CascadeLocked(uint64_t assistant_slot) {
+  // Detach the whole slot list, then re-place each entry: those now less
+  // than 512 ticks away go to the work wheel, the others (a whole round or
+  // more away) back into this same slot. One pass, no per-entry unlink.
   WheelEntry* head = &assistant_[assistant_slot].head;
   WheelEntry* e = head->next_;
+  head->next_ = head->prev_ = head;
+  assistant_bits_ &= ~(uint64_t{1} << assistant_slot);
   while (e != head) {
     WheelEntry* next = e->next_;
+    __builtin_prefetch(next);  // the walk is a pointer chase: hide the miss
     // By construction expires == now (mod 32768) in [now, now + 512) or at
-    // least one full round later.
-    if (e->expires_ - now_ < kWorkWheelSpan) {
-      UnlinkLocked(e);
-      LinkLocked(e);  // into the work wheel
-    }
+    // least one full round later; LinkLocked picks the level.
+    LinkLocked(e);
     e = next;
   }
 }
 
 void TimingWheel::ExpireWorkSlotLocked(uint64_t slot, ExpiredFn on_expired) {
   WheelEntry* head = &work_[slot].head;
-  while (head->next_ != head) {
-    WheelEntry* e = head->next_;
+  WheelEntry* e = head->next_;
+  if (e == head) return;
+  // Detach the whole list first: `on_expired` may not touch the wheel, but
+  // the owner may re-arm the entry as soon as the lock is released, and by
+  // then every entry must be idle.
+  head->next_ = head->prev_ = head;
+  work_bits_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
+  while (e != head) {
+    WheelEntry* next = e->next_;
+    __builtin_prefetch(next);
     ACHECK(e->expires_ == now_) << "wheel invariant: entry for tick "
                                 << e->expires_ << " in slot of tick " << now_;
-    UnlinkLocked(e);
+    e->prev_ = e->next_ = nullptr;
+    e->level_ = WheelEntry::kIdle;
     --size_;
     on_expired(e);
+    e = next;
   }
 }
 

@@ -101,16 +101,20 @@ static_assert(kMaxDelayTicks * 2 > uint64_t{99} * 24 * 3600 * 1000,
 // The intrusive node a timed object embeds (or derives from). While armed it
 // belongs to the wheel; the owner must Cancel() it (or let it expire) before
 // destroying it.
-class WheelEntry {
+//
+// 32 bytes, aligned so that an entry never straddles two cache lines: a
+// cascade or expiry walk touches one line per timer.
+class alignas(32) WheelEntry {
  public:
   WheelEntry() = default;
   WheelEntry(const WheelEntry&) = delete;
   WheelEntry& operator=(const WheelEntry&) = delete;
   ~WheelEntry();
 
-  // Sequence number of the latest Arm() of this entry. Stable while the
+  // Sequence number of the latest Arm() of this entry (wrapping; only
+  // compared for equality, to recognise a stale expiry). Stable while the
   // wheel's lock is held, e.g. inside AdvanceTo's `on_expired`.
-  uint64_t arm_seq() const { return arm_seq_; }
+  uint32_t arm_seq() const { return arm_seq_; }
   // Absolute expiry tick of the latest Arm().
   Tick expires() const { return expires_; }
 
@@ -122,16 +126,17 @@ class WheelEntry {
   WheelEntry* prev_ = nullptr;
   WheelEntry* next_ = nullptr;
   Tick expires_ = 0;
-  uint64_t arm_seq_ = 0;
+  uint32_t arm_seq_ = 0;
   uint16_t slot_ = 0;
   Level level_ = kIdle;
 };
+static_assert(sizeof(WheelEntry) == 32, "one entry, one half cache line");
 
 class TimingWheel {
  public:
   // What Arm() reports besides success.
   struct ArmResult {
-    uint64_t arm_seq;  // the entry's new arm_seq()
+    uint32_t arm_seq;  // the entry's new arm_seq()
     Tick expires;      // the expiry tick actually used (>= now() + 1)
     // True if this entry moved the wheel's next event earlier than the wake
     // planned by the last PlanWake(): a sleeping driver must be woken.
