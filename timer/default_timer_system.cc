@@ -1,6 +1,7 @@
 #include "timer/default_timer_system.h"
 
 #include <mutex>
+#include <vector>
 
 #include "cyber/time/steady_clock.h"
 #include "timer/callback_executor.h"
@@ -16,13 +17,18 @@ struct DefaultSystem {
 };
 
 std::mutex g_mu;
-DefaultSystem* g_system = nullptr;  // guarded by g_mu; never deleted
+// The current system and those retired by a shutdown, guarded by g_mu. They
+// are never deleted: Timers made on a retired system keep a pointer to its
+// driver (which refuses new arms) and must stay safe to stop and destroy.
+DefaultSystem* g_system = nullptr;
+std::vector<DefaultSystem*>* g_retired = new std::vector<DefaultSystem*>();
 
 }  // namespace
 
 TickDriver* DefaultTickDriver() {
   std::lock_guard<std::mutex> lock(g_mu);
   if (g_system == nullptr || g_system->driver.is_shut_down()) {
+    if (g_system != nullptr) g_retired->push_back(g_system);
     g_system = new DefaultSystem();
   }
   return &g_system->driver;
