@@ -19,6 +19,12 @@ namespace timer {
 // The default driver, created on first use (or again after a shutdown).
 TickDriver* DefaultTickDriver();
 
+// Makes `dispatcher` (e.g. the scheduler's coroutine pool) the dispatcher of
+// the default timer system from its next creation on; null restores the
+// built-in CallbackExecutor. cyber::Init() calls this before anything creates
+// a Timer. The dispatcher must outlive every Timer on that system.
+void SetDefaultDispatcher(Dispatcher* dispatcher);
+
 // Stops the default tick thread and callback executor (idempotent). Timers on
 // it stop firing; Schedule() on them then fails with FailedPrecondition.
 // The objects themselves are kept (leaked) so such Timers stay safe to stop

@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "cyber/common/log.h"
+#include "scheduler/default_scheduler.h"
 #include "timer/default_timer_system.h"
 
 namespace cyber {
@@ -98,6 +99,11 @@ bool Init(const char* binary_name) {
     while (sem_trywait(&g_shutdown_requested) == 0) {
     }
   }
+  // Wire the process-wide instances: timer callbacks run as coroutines in
+  // the scheduler, and the scheduler's SleepFor arms the timer's wheel.
+  scheduler::Scheduler* sched = scheduler::DefaultScheduler();
+  timer::SetDefaultDispatcher(sched);
+  sched->SetTimerDriver(timer::DefaultTickDriver());
   g_state.store(static_cast<int>(State::kInitialized));
   InstallHandlers();
   AINFO << "cyber::Init: " << binary_name << " initialized";
@@ -109,9 +115,10 @@ void Shutdown() {
   const State state = GetState();
   if (state == State::kUninitialized || state == State::kShutDown) return;
   g_state.store(static_cast<int>(State::kShuttingDown));
-  // Ordered: timers first (no new callbacks), then what runs them. The
-  // scheduler joins this sequence when it exists.
+  // Ordered: timers first (no new callbacks), then the scheduler that runs
+  // them (cancels and drains its routines, joins its processors).
   timer::ShutdownDefaultTimerSystem();
+  scheduler::ShutdownDefaultScheduler();
   RestoreHandlers();
   g_state.store(static_cast<int>(State::kShutDown));
   sem_post(&g_shutdown_requested);  // release WaitForShutdown()

@@ -15,7 +15,10 @@
 // request to stop: OK() becomes false and WaitForShutdown() returns. A second
 // SIGINT/SIGTERM while shutting down kills the process the default way, so a
 // hung shutdown can always be interrupted. This is also the one place that
-// wires the process-wide timer and scheduler instances together.
+// wires the process-wide timer and scheduler instances together: Init()
+// makes the scheduler's coroutine pool the timers' dispatcher and gives the
+// scheduler the timing wheel for SleepFor; Shutdown() stops the timers, then
+// the scheduler.
 //
 // Every function is thread-safe and idempotent: Init() twice is one Init(),
 // Shutdown() twice is one Shutdown(). Init() after Shutdown() starts a new

@@ -1,0 +1,145 @@
+// CRoutine: a stackful coroutine (boost::context::fiber) that the scheduler's
+// processor threads run: timer callbacks, cyber::Async work and long-lived
+// tasks.
+//
+// Why stackful: robot code written as plain blocking functions ("wait for the
+// next lidar frame, then ...") can suspend anywhere in a call chain without
+// being rewritten as callbacks, and a suspended routine costs a stack, not a
+// thread. A resume + yield round trip is a few nanoseconds.
+//
+// States: kReady (queued or running), kSleep (parked until a timing-wheel
+// entry fires: no thread sleeps), kDataWait (parked until Notify()),
+// kFinished. A routine runs on one processor at a time but may move between
+// processors across suspensions, so routine code must not cache
+// thread_local addresses across Yield/SleepFor/WaitForData.
+//
+// Cancellation: Cancel(), or a stopping scheduler, makes the routine's next
+// suspension point (Yield, SleepFor, SleepUntil, WaitForData) throw
+// RoutineCancelled, which unwinds its stack (running destructors) up to the
+// routine's entry, where it is caught: the routine finishes cleanly. A
+// routine in a loop without suspension points cannot be cancelled.
+//
+// A routine borrows an ExecutionContext (a guard-paged stack with a parked
+// fiber; see execution_context.h) at its first resume and returns it when it
+// finishes, so queued routines that never started hold no stack, and a stack
+// overflow is a SIGSEGV on the guard page.
+//
+// Threads: Resume()/AfterSwitchOut() by the processor that dequeued the
+// routine; the static in-routine functions from the routine itself;
+// Notify()/Cancel()/OnExpired() from any thread.
+
+#ifndef SCHEDULER_CROUTINE_H_
+#define SCHEDULER_CROUTINE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/time/time.h"
+#include "cyber/common/mutex.h"
+#include "cyber/time/instant.h"
+#include "scheduler/execution_context.h"
+#include "timer/tick_driver.h"
+
+namespace cyber {
+namespace scheduler {
+
+// Thrown at a suspension point of a cancelled routine. Do not swallow it.
+struct RoutineCancelled {};
+
+class CRoutine final : public timer::ExpiryTarget {
+ public:
+  enum class State { kReady, kSleep, kDataWait, kFinished };
+
+  // What a routine needs from its scheduler.
+  class Host {
+   public:
+    virtual ~Host() = default;
+    // Queues a routine that became ready (woken or yielded).
+    virtual void MakeReady(std::shared_ptr<CRoutine> routine) = 0;
+    // The timing wheel SleepFor arms; null if none (SleepFor then fails).
+    virtual timer::TickDriver* timer_driver() = 0;
+    virtual ContextPool* context_pool() = 0;
+    // True once the scheduler shuts down: suspension points then throw.
+    virtual bool stopping() const = 0;
+  };
+
+  // `processor`: pin to that processor index of its group, or -1 for any.
+  CRoutine(std::string name, std::function<void()> body, int priority,
+           int processor, Host* host);
+  ~CRoutine() override;
+
+  // --- Processor side ---------------------------------------------------
+  // Runs the routine until it yields, parks or finishes; returns its state.
+  State Resume();
+  // After Resume() returned kSleep/kDataWait: parks the routine, or queues it
+  // again if it was woken (or cancelled) while switching out.
+  void AfterSwitchOut();
+
+  // --- Inside a routine -------------------------------------------------
+  // The routine running on this thread, or null outside routines.
+  static CRoutine* Current();
+  // Back of the queue; runs again when the policy picks it.
+  static void Yield();
+  // Parks the routine; a timing-wheel entry wakes it at `deadline` (never
+  // earlier). Throws RoutineCancelled when cancelled.
+  static void SleepUntil(Instant deadline);
+  static void SleepFor(absl::Duration d);
+  // Parks until Notify() (returns at once if a notification is pending).
+  static void WaitForData();
+
+  // --- Any thread -------------------------------------------------------
+  void Notify();
+  void Cancel();
+  bool cancelled() const { return cancel_.load(std::memory_order_acquire); }
+
+  const std::string& name() const { return name_; }
+  int priority() const { return priority_; }
+  int processor() const { return processor_; }
+  uint64_t id() const { return id_; }
+  // The processor group that runs it (set once by the scheduler).
+  int group() const { return group_; }
+  void set_group(int group) { group_ = group; }
+  State state() const;
+
+  void OnExpired(uint32_t arm_seq) override;
+
+ private:
+  enum WakeReason { kTimer, kData, kCancel };
+  void Wake(WakeReason reason);
+  // Switches back to the processor; returns when resumed.
+  void SwitchOut();
+  // Throws RoutineCancelled if cancelled or the scheduler is stopping.
+  void CancellationPoint() const;
+  std::shared_ptr<CRoutine> Self();
+
+  const std::string name_;
+  std::function<void()> body_;
+  const int priority_;
+  const int processor_;
+  Host* const host_;
+  const uint64_t id_;
+  int group_ = 0;
+  std::atomic<bool> cancel_{false};
+
+  // The routine's entry point as its context runs it: body_ plus the
+  // catching of everything it may throw.
+  std::function<void()> entry_;
+  // Held from the first resume until the routine finishes.
+  std::unique_ptr<ExecutionContext> context_;
+
+  mutable Mutex mu_;
+  State state_ ABSL_GUARDED_BY(mu_) = State::kReady;
+  bool parked_ ABSL_GUARDED_BY(mu_) = false;        // off-CPU, in no queue
+  bool wake_pending_ ABSL_GUARDED_BY(mu_) = false;  // woken while switching out
+  bool data_pending_ ABSL_GUARDED_BY(mu_) = false;  // Notify() not yet consumed
+  uint32_t sleep_seq_ ABSL_GUARDED_BY(mu_) = 0;     // arming of the current sleep
+};
+
+}  // namespace scheduler
+}  // namespace cyber
+
+#endif  // SCHEDULER_CROUTINE_H_

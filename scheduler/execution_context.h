@@ -1,0 +1,80 @@
+// ExecutionContext and ContextPool: reusable coroutine contexts (a stack and
+// a suspended fiber looping over routine bodies) that CRoutines borrow.
+//
+// Why a loop instead of one fiber per routine: creating a fiber per routine
+// costs a context set-up each time, and, more importantly, a fiber that
+// *returns* leaves the final switch to Boost's internals, where no sanitizer
+// annotation can be placed exactly before it. Here every switch, in either
+// direction, is a plain resume() with the ThreadSanitizer annotation right
+// before it: the context runs body after body and parks between them. A
+// context is only torn down when its pool is destroyed (or trimmed), by
+// unwinding its fiber.
+//
+// Threads: a context is used by one routine, on one processor at a time.
+// ContextPool is thread-safe.
+
+#ifndef SCHEDULER_EXECUTION_CONTEXT_H_
+#define SCHEDULER_EXECUTION_CONTEXT_H_
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "boost/context/fiber.hpp"
+#include "cyber/common/mutex.h"
+#include "scheduler/routine_stack.h"
+
+namespace cyber {
+namespace scheduler {
+
+class ExecutionContext {
+ public:
+  explicit ExecutionContext(StackPool* stacks);
+  ~ExecutionContext();  // unwinds the parked fiber
+  ExecutionContext(const ExecutionContext&) = delete;
+  ExecutionContext& operator=(const ExecutionContext&) = delete;
+
+  // Processor side: runs `body` (on first entry) or continues it (after a
+  // SwitchOut), until the body calls SwitchOut() or returns. Returns true if
+  // the body returned (the context is free again).
+  bool Enter(std::function<void()>* body);
+  // Inside the body: back to the processor that called Enter(); returns when
+  // some processor calls Enter() again.
+  void SwitchOut();
+
+ private:
+  void Loop();
+
+  boost::context::fiber fiber_;   // the context, while parked
+  boost::context::fiber caller_;  // the processor, while the body runs
+  std::function<void()>* body_ = nullptr;
+  bool body_done_ = false;
+  void* tsan_fiber_ = nullptr;
+  void* tsan_caller_ = nullptr;
+};
+
+class ContextPool {
+ public:
+  ContextPool(size_t stack_size, size_t max_cached);
+  ~ContextPool();
+  ContextPool(const ContextPool&) = delete;
+  ContextPool& operator=(const ContextPool&) = delete;
+
+  std::unique_ptr<ExecutionContext> Acquire();
+  void Release(std::unique_ptr<ExecutionContext> context);
+
+  StackPool::Stats stack_stats() const { return stacks_.stats(); }
+
+ private:
+  StackPool stacks_;  // outlives the contexts (declared first)
+  const size_t max_cached_;
+  Mutex mu_;
+  std::vector<std::unique_ptr<ExecutionContext>> free_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace scheduler
+}  // namespace cyber
+
+#endif  // SCHEDULER_EXECUTION_CONTEXT_H_

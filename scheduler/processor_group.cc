@@ -1,0 +1,87 @@
+#include "scheduler/processor_group.h"
+
+#include <pthread.h>
+
+#include <utility>
+
+#include "cyber/common/log.h"
+#include "scheduler/config/thread_attributes.h"
+
+namespace cyber {
+namespace scheduler {
+
+ProcessorGroup::ProcessorGroup(ProcessorGroupConfig config,
+                               std::unique_ptr<SchedulingPolicy> policy,
+                               ReturnedFn returned)
+    : config_(std::move(config)), returned_(std::move(returned)) {
+  {
+    MutexLock lock(&mu_);
+    policy_ = std::move(policy);
+  }
+  for (int i = 0; i < config_.processor_num; ++i) {
+    threads_.emplace_back([this, i] { ProcessorMain(i); });
+  }
+}
+
+ProcessorGroup::~ProcessorGroup() { Stop(); }
+
+void ProcessorGroup::Enqueue(std::shared_ptr<CRoutine> routine) {
+  const bool pinned = routine->processor() >= 0;
+  {
+    MutexLock lock(&mu_);
+    policy_->Push(std::move(routine));
+  }
+  // One idle processor, unless it must be a particular one.
+  if (pinned) {
+    work_.SignalAll();
+  } else {
+    work_.Signal();
+  }
+}
+
+size_t ProcessorGroup::queued() const {
+  MutexLock lock(&mu_);
+  return policy_->size();
+}
+
+std::shared_ptr<CRoutine> ProcessorGroup::Next(int index) {
+  MutexLock lock(&mu_);
+  while (!stop_) {
+    std::shared_ptr<CRoutine> r = policy_->Pop(index);
+    if (r) return r;
+    work_.Wait(&mu_);
+  }
+  return nullptr;
+}
+
+void ProcessorGroup::ProcessorMain(int index) {
+  const std::string name = (config_.name + "-" + std::to_string(index)).substr(0, 15);
+  pthread_setname_np(pthread_self(), name.c_str());
+  const std::vector<int> cpus = CpusForProcessor(config_, index);
+  if (!cpus.empty()) {
+    const absl::Status s = SetCurrentThreadAffinity(cpus, name);
+    if (!s.ok()) AWARN << "processor " << name << ": " << s.message();
+  }
+  const absl::Status s =
+      SetCurrentThreadPolicy(config_.policy, config_.priority, name);
+  if (!s.ok()) AWARN << "processor " << name << ": " << s.message();
+
+  while (std::shared_ptr<CRoutine> r = Next(index)) {
+    const CRoutine::State state = r->Resume();
+    switches_.fetch_add(1, std::memory_order_relaxed);
+    returned_(std::move(r), state);
+  }
+}
+
+void ProcessorGroup::Stop() {
+  {
+    MutexLock lock(&mu_);
+    if (stop_) return;
+    stop_ = true;
+  }
+  work_.SignalAll();
+  for (std::thread& t : threads_) t.join();
+}
+
+}  // namespace scheduler
+}  // namespace cyber

@@ -1,0 +1,76 @@
+// ProcessorGroup and Processor: the threads that run routines.
+//
+// A group is a set of processor threads sharing one SchedulingPolicy (one
+// run queue) under one lock. An idle processor blocks on the group's
+// condition variable: no spinning, no polling. Making a routine ready wakes
+// exactly one idle processor (all of them only for a routine pinned to a
+// particular processor, which must be the one to take it).
+//
+// Each processor applies its thread attributes (name, CPU affinity,
+// scheduling policy and priority) at start; a setting the OS refuses (e.g.
+// SCHED_FIFO without privileges) is logged as a warning and the processor
+// runs without it.
+//
+// Threads: Enqueue() from any thread. Stop() once, from outside the group.
+
+#ifndef SCHEDULER_PROCESSOR_GROUP_H_
+#define SCHEDULER_PROCESSOR_GROUP_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "cyber/common/mutex.h"
+#include "scheduler/config/scheduler_config.h"
+#include "scheduler/croutine.h"
+#include "scheduler/scheduling_policy.h"
+
+namespace cyber {
+namespace scheduler {
+
+class ProcessorGroup {
+ public:
+  // Called on the processor thread after each Resume() with the state the
+  // routine switched out in (never under the group's lock).
+  using ReturnedFn =
+      std::function<void(std::shared_ptr<CRoutine>, CRoutine::State)>;
+
+  ProcessorGroup(ProcessorGroupConfig config,
+                 std::unique_ptr<SchedulingPolicy> policy, ReturnedFn returned);
+  ~ProcessorGroup();  // Stop()
+  ProcessorGroup(const ProcessorGroup&) = delete;
+  ProcessorGroup& operator=(const ProcessorGroup&) = delete;
+
+  void Enqueue(std::shared_ptr<CRoutine> routine);
+  // Stops the processors after the routine each is running switches out;
+  // queued routines stay queued (the scheduler drains before stopping).
+  void Stop();
+
+  const ProcessorGroupConfig& config() const { return config_; }
+  int size() const { return static_cast<int>(threads_.size()); }
+  size_t queued() const;
+  uint64_t switches() const { return switches_.load(std::memory_order_relaxed); }
+
+ private:
+  void ProcessorMain(int index);
+  std::shared_ptr<CRoutine> Next(int index);
+
+  const ProcessorGroupConfig config_;
+  const ReturnedFn returned_;
+  mutable Mutex mu_;
+  CondVar work_;
+  std::unique_ptr<SchedulingPolicy> policy_ ABSL_GUARDED_BY(mu_);
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  std::atomic<uint64_t> switches_{0};
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace scheduler
+}  // namespace cyber
+
+#endif  // SCHEDULER_PROCESSOR_GROUP_H_

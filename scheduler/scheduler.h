@@ -1,0 +1,184 @@
+// Scheduler: a pool of processor threads running stackful coroutines
+// (CRoutine). Timer callbacks, cyber::Async work and long-lived tasks run
+// here.
+//
+// Why coroutines on a few threads: a robot process has dozens of components
+// and hundreds of timers; a thread each would mean thousands of context
+// switches and stacks. Here a due timer callback becomes a routine, a
+// processor picks it by priority (SchedulingPolicy) and runs it; a routine
+// that sleeps (SleepFor) or waits for data parks without holding a thread,
+// woken by the timing wheel or by NotifyTask.
+//
+// Entry points:
+//   Dispatch(fn)        one routine running fn once (the timer's Dispatcher);
+//   Async(f, args...)   the same, with a std::future for the result or the
+//                       exception;
+//   CreateTask(name, fn, priority[, processor])
+//                       a named long-lived routine (it may loop with
+//                       WaitForData / SleepFor); NotifyTask(name) wakes its
+//                       WaitForData; RemoveTask(name) cancels it.
+// Nothing is dropped silently: at most `max_routines` routines are live
+// (queued, parked or running); beyond that Dispatch() refuses (counted and
+// logged) and the timer layer re-arms periodic timers.
+//
+// Shutdown() is ordered and never hangs on well-behaved routines: it refuses
+// new work, cancels every live routine (a parked one is woken; each throws
+// RoutineCancelled at its next suspension point and unwinds), waits until
+// none is left — queued routines that never started are dropped, an Async
+// future then reports std::future_error (broken promise) — and joins every
+// processor. A routine that never reaches a suspension point is logged by
+// name every few seconds while Shutdown() waits for it.
+//
+// Threads: every method is thread-safe, also from inside routines, except
+// Shutdown() and the destructor (not from a routine of this scheduler).
+
+#ifndef SCHEDULER_SCHEDULER_H_
+#define SCHEDULER_SCHEDULER_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "cyber/common/mutex.h"
+#include "scheduler/config/scheduler_config.h"
+#include "scheduler/croutine.h"
+#include "scheduler/processor_group.h"
+#include "scheduler/execution_context.h"
+#include "scheduler/routine_stack.h"
+#include "timer/dispatcher.h"
+#include "timer/tick_driver.h"
+
+namespace cyber {
+namespace scheduler {
+
+class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
+ public:
+  struct Options {
+    std::string name = "sched";
+    // Processor groups; empty: one group of hardware_concurrency processors.
+    SchedulerConfig config;
+    size_t stack_size = kDefaultStackSize;
+    size_t max_routines = size_t{1} << 16;
+  };
+  struct Stats {
+    uint64_t dispatched = 0;  // routines created by Dispatch/Async
+    uint64_t refused = 0;     // Dispatch() calls refused
+    uint64_t finished = 0;    // routines that ran to their end
+    uint64_t switches = 0;    // resumes, all processors
+    size_t live = 0;          // routines queued, parked or running now
+    int processors = 0;
+  };
+
+  explicit Scheduler(Options options);
+  ~Scheduler() override;
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // The timing wheel that SleepFor arms. Set before routines sleep.
+  void SetTimerDriver(timer::TickDriver* driver);
+
+  bool Dispatch(std::function<void()> task) override;
+
+  // Errors: AlreadyExists for a duplicate name, InvalidArgument for an empty
+  // name or body or a processor index outside the task's group,
+  // FailedPrecondition after Shutdown(), ResourceExhausted when full.
+  // `priority` < 0: the conf's priority for this name, else 0.
+  absl::Status CreateTask(const std::string& name, std::function<void()> body,
+                          int priority = -1, int processor = -1);
+  // Errors: NotFound for an unknown (or finished) task.
+  absl::Status NotifyTask(const std::string& name);
+  absl::Status RemoveTask(const std::string& name);
+
+  template <typename F, typename... Args>
+  auto Async(F&& f, Args&&... args)
+      -> std::future<std::invoke_result_t<std::decay_t<F>, std::decay_t<Args>...>>;
+
+  void Shutdown();
+  Stats stats() const;
+  const std::string& name() const { return options_.name; }
+  StackPool::Stats stack_stats() const { return contexts_.stack_stats(); }
+
+  // CRoutine::Host
+  void MakeReady(std::shared_ptr<CRoutine> routine) override;
+  timer::TickDriver* timer_driver() override {
+    return timer_driver_.load(std::memory_order_acquire);
+  }
+  ContextPool* context_pool() override { return &contexts_; }
+  bool stopping() const override {
+    return stopping_.load(std::memory_order_acquire);
+  }
+
+ private:
+  absl::Status Admit(const std::shared_ptr<CRoutine>& routine)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void OnReturned(std::shared_ptr<CRoutine> routine, CRoutine::State state);
+  int GroupForTask(const std::string& task) const;
+
+  const Options options_;
+  ContextPool contexts_;
+  std::atomic<timer::TickDriver*> timer_driver_{nullptr};
+  std::atomic<bool> stopping_{false};
+  std::vector<std::unique_ptr<ProcessorGroup>> groups_;
+
+  mutable Mutex mu_;
+  CondVar all_finished_;
+  std::unordered_map<uint64_t, std::shared_ptr<CRoutine>> live_
+      ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::shared_ptr<CRoutine>> tasks_ ABSL_GUARDED_BY(mu_);
+  Stats stats_ ABSL_GUARDED_BY(mu_);
+  bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+// --- implementation of the template ---------------------------------------
+
+template <typename F, typename... Args>
+auto Scheduler::Async(F&& f, Args&&... args)
+    -> std::future<std::invoke_result_t<std::decay_t<F>, std::decay_t<Args>...>> {
+  using R = std::invoke_result_t<std::decay_t<F>, std::decay_t<Args>...>;
+  auto promise = std::make_shared<std::promise<R>>();
+  std::future<R> future = promise->get_future();
+  auto call = [fn = std::forward<F>(f),
+               bound = std::make_tuple(std::forward<Args>(args)...)]() mutable {
+    return std::apply(std::move(fn), std::move(bound));
+  };
+  const bool accepted = Dispatch([promise, call = std::move(call)]() mutable {
+    try {
+      if constexpr (std::is_void_v<R>) {
+        call();
+        promise->set_value();
+      } else {
+        promise->set_value(call());
+      }
+    } catch (const RoutineCancelled&) {
+      throw;  // the scheduler is stopping: the future reports broken promise
+    } catch (const boost::context::detail::forced_unwind&) {
+      throw;
+    } catch (...) {
+      promise->set_exception(std::current_exception());
+    }
+  });
+  if (!accepted) {
+    promise->set_exception(std::make_exception_ptr(std::runtime_error(
+        "scheduler \"" + options_.name +
+        "\": Async task refused (shutting down or max_routines reached)")));
+  }
+  return future;
+}
+
+}  // namespace scheduler
+}  // namespace cyber
+
+#endif  // SCHEDULER_SCHEDULER_H_

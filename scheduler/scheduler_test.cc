@@ -1,0 +1,372 @@
+#include "scheduler/scheduler.h"
+
+#include <pthread.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cyber/time/simulated_clock.h"
+#include "cyber/time/steady_clock.h"
+#include "gtest/gtest.h"
+#include "timer/timer.h"
+
+namespace cyber {
+namespace scheduler {
+namespace {
+
+Scheduler::Options WithProcessors(int n) {
+  Scheduler::Options o;
+  o.name = "test";
+  o.config = DefaultSchedulerConfig(n);
+  return o;
+}
+
+// Waits for another thread's progress: a condition, never a fixed sleep. The
+// limit only bounds a failing test.
+template <typename Pred>
+bool Eventually(Pred pred) {
+  const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!pred()) {
+    if (std::chrono::steady_clock::now() > limit) return false;
+    std::this_thread::yield();
+  }
+  return true;
+}
+
+// A gate that blocks a processor thread until opened (to line work up).
+class Gate {
+ public:
+  void Wait() {
+    std::unique_lock<std::mutex> lock(mu_);
+    entered_ = true;
+    cv_.notify_all();
+    cv_.wait(lock, [this] { return open_; });
+  }
+  void AwaitEntered() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return entered_; });
+  }
+  void Open() {
+    std::lock_guard<std::mutex> lock(mu_);
+    open_ = true;
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool entered_ = false;
+  bool open_ = false;
+};
+
+std::string ThreadName() {
+  char name[16] = {};
+  pthread_getname_np(pthread_self(), name, sizeof(name));
+  return name;
+}
+
+TEST(SchedulerTest, RoutinesYieldAndResumeInOrder) {
+  Scheduler sched(WithProcessors(1));
+  Gate gate;
+  std::mutex mu;
+  std::vector<std::string> trace;
+  ASSERT_TRUE(sched.Dispatch([&] { gate.Wait(); }));
+  gate.AwaitEntered();  // the only processor is busy: A and B queue up
+  auto body = [&](const std::string& who) {
+    for (int i = 0; i < 3; ++i) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        trace.push_back(who + std::to_string(i));
+      }
+      CRoutine::Yield();
+    }
+  };
+  auto a = sched.Async(body, std::string("A"));
+  auto b = sched.Async(body, std::string("B"));
+  gate.Open();
+  a.get();
+  b.get();
+  EXPECT_EQ(trace, (std::vector<std::string>{"A0", "B0", "A1", "B1", "A2", "B2"}));
+}
+
+TEST(SchedulerTest, SleepForWakesExactlyOnTimeOnTheSimulatedWheel) {
+  SimulatedClock clock(Instant() + absl::Hours(2));
+  Scheduler sched(WithProcessors(2));
+  timer::TickDriver driver(&clock, &sched);
+  sched.SetTimerDriver(&driver);
+  const Instant start = clock.Now();
+  std::atomic<bool> about_to_sleep{false};
+  auto woke = sched.Async([&] {
+    about_to_sleep = true;
+    CRoutine::SleepFor(absl::Milliseconds(50));
+    return clock.Now();
+  });
+  ASSERT_TRUE(Eventually([&] { return driver.wheel().size() == 1; }));
+  driver.AwaitIdle();
+  EXPECT_EQ(driver.PlannedWake(), start + absl::Milliseconds(50));
+  clock.AdvanceTo(start + absl::Milliseconds(49));
+  driver.AwaitIdle();
+  EXPECT_EQ(woke.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
+  clock.AdvanceTo(start + absl::Milliseconds(50));
+  EXPECT_EQ(woke.get(), start + absl::Milliseconds(50));  // not early, not late
+  sched.Shutdown();
+}
+
+TEST(SchedulerTest, DataWaitRoutineResumesOnNotify) {
+  Scheduler sched(WithProcessors(2));
+  std::mutex mu;
+  std::condition_variable cv;
+  int received = 0;
+  ASSERT_TRUE(sched.CreateTask("consumer", [&] {
+    while (true) {
+      CRoutine::WaitForData();
+      std::lock_guard<std::mutex> lock(mu);
+      ++received;
+      cv.notify_all();
+    }
+  }).ok());
+  for (int i = 1; i <= 5; ++i) {
+    ASSERT_TRUE(sched.NotifyTask("consumer").ok());
+    std::unique_lock<std::mutex> lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return received >= i; }));
+  }
+  // The loop never ends by itself: removing the task cancels it.
+  ASSERT_TRUE(sched.RemoveTask("consumer").ok());
+  EXPECT_EQ(sched.NotifyTask("consumer").code(), absl::StatusCode::kNotFound);
+  ASSERT_TRUE(Eventually([&] { return sched.stats().live == 0; }));
+  EXPECT_EQ(received, 5);
+}
+
+TEST(SchedulerTest, RemoveTaskUnwindsTheRoutineStack) {
+  Scheduler sched(WithProcessors(1));
+  std::atomic<bool> destroyed{false};
+  std::atomic<bool> waiting{false};
+  struct Guard {
+    std::atomic<bool>* flag;
+    ~Guard() { *flag = true; }
+  };
+  ASSERT_TRUE(sched.CreateTask("waiter", [&] {
+    Guard guard{&destroyed};
+    waiting = true;
+    CRoutine::WaitForData();
+    ADD_FAILURE() << "woke without data";
+  }).ok());
+  ASSERT_TRUE(Eventually([&] { return waiting.load(); }));
+  ASSERT_TRUE(sched.RemoveTask("waiter").ok());
+  ASSERT_TRUE(Eventually([&] { return destroyed.load(); }));
+}
+
+TEST(SchedulerTest, ClassicPolicyRunsHigherPriorityFirst) {
+  Scheduler sched(WithProcessors(1));
+  Gate gate;
+  ASSERT_TRUE(sched.Dispatch([&] { gate.Wait(); }));
+  gate.AwaitEntered();
+  std::mutex mu;
+  std::vector<int> order;
+  std::atomic<int> done{0};
+  // Queued while the processor is busy: low, high, mid, high, low.
+  const int priorities[] = {1, 15, 7, 15, 1};
+  for (int i = 0; i < 5; ++i) {
+    const int prio = priorities[i];
+    ASSERT_TRUE(sched.CreateTask("t" + std::to_string(i), [&, prio] {
+      std::lock_guard<std::mutex> lock(mu);
+      order.push_back(prio);
+      ++done;
+    }, prio).ok());
+  }
+  gate.Open();
+  ASSERT_TRUE(Eventually([&] { return done.load() == 5; }));
+  EXPECT_EQ(order, (std::vector<int>{15, 15, 7, 1, 1}));
+}
+
+TEST(SchedulerTest, PinnedRoutineStaysOnItsProcessor) {
+  Scheduler sched(WithProcessors(2));
+  std::mutex mu;
+  std::vector<std::string> seen;
+  std::atomic<bool> done{false};
+  ASSERT_TRUE(sched.CreateTask("pinned", [&] {
+    for (int i = 0; i < 200; ++i) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        seen.push_back(ThreadName());
+      }
+      CRoutine::Yield();
+    }
+    done = true;
+  }, 0, /*processor=*/1).ok());
+  // Competing unpinned work keeps both processors busy meanwhile.
+  std::vector<std::future<void>> noise;
+  for (int i = 0; i < 200; ++i) {
+    noise.push_back(sched.Async([] { CRoutine::Yield(); }));
+  }
+  for (auto& f : noise) f.get();
+  ASSERT_TRUE(Eventually([&] { return done.load(); }));
+  ASSERT_EQ(seen.size(), 200u);
+  for (const std::string& name : seen) EXPECT_EQ(name, "default-1");
+}
+
+TEST(SchedulerTest, HundredThousandAsyncTasksFromFourThreadsRunExactlyOnce) {
+  Scheduler sched(WithProcessors(2));
+  constexpr int kThreads = 4;
+  constexpr int kPerThread = 25000;
+  std::vector<std::atomic<int>> runs(kThreads * kPerThread);
+  std::vector<std::thread> producers;
+  for (int t = 0; t < kThreads; ++t) {
+    producers.emplace_back([&, t] {
+      // In waves of 1,000 in flight per producer (up to 4,000 at once).
+      constexpr int kWave = 1000;
+      std::vector<std::future<int>> futures;
+      futures.reserve(kWave);
+      for (int base = 0; base < kPerThread; base += kWave) {
+        futures.clear();
+        for (int i = base; i < base + kWave; ++i) {
+          futures.push_back(sched.Async([&runs](int k) {
+            ++runs[k];
+            return k;
+          }, t * kPerThread + i));
+        }
+        for (int i = 0; i < kWave; ++i) {
+          ASSERT_EQ(futures[i].get(), t * kPerThread + base + i);
+        }
+      }
+    });
+  }
+  for (auto& p : producers) p.join();
+  for (auto& r : runs) ASSERT_EQ(r.load(), 1);
+  EXPECT_EQ(sched.stats().dispatched, static_cast<uint64_t>(kThreads * kPerThread));
+  // Stacks are reused, not mapped per task.
+  EXPECT_LT(sched.stack_stats().mapped, 1000u);
+}
+
+TEST(SchedulerTest, AsyncDeliversTheExceptionThroughTheFuture) {
+  Scheduler sched(WithProcessors(1));
+  auto f = sched.Async([]() -> int { throw std::runtime_error("lidar offline"); });
+  try {
+    f.get();
+    FAIL() << "no exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "lidar offline");
+  }
+}
+
+TEST(SchedulerTest, TimerCallbacksRunInsideRoutinesAndMayYield) {
+  Scheduler sched(WithProcessors(1));  // one processor: yielding must share it
+  timer::TickDriver driver(SteadyClock::Get(), &sched);
+  sched.SetTimerDriver(&driver);
+  std::atomic<bool> b_ran{false};
+  std::atomic<bool> a_in_routine{false};
+  std::atomic<bool> a_done{false};
+  TimerOptions a;
+  a.name = "yielder";
+  a.period = absl::Milliseconds(2);
+  a.oneshot = true;
+  a.callback = [&] {
+    a_in_routine = CRoutine::Current() != nullptr;
+    while (!b_ran) CRoutine::Yield();  // would starve B if it held the thread
+    a_done = true;
+  };
+  TimerOptions b = a;
+  b.name = "other";
+  b.period = absl::Milliseconds(4);
+  b.callback = [&] { b_ran = true; };
+  Timer ta(a, &driver);
+  Timer tb(b, &driver);
+  ASSERT_TRUE(ta.Schedule().ok());
+  ASSERT_TRUE(tb.Schedule().ok());
+  ASSERT_TRUE(Eventually([&] { return a_done.load(); }));
+  EXPECT_TRUE(a_in_routine);
+  EXPECT_TRUE(b_ran);
+  ta.Stop();
+  tb.Stop();
+  sched.Shutdown();
+}
+
+TEST(SchedulerTest, BoundedRoutinesRefuseAndCount) {
+  Scheduler::Options o = WithProcessors(1);
+  o.max_routines = 4;
+  Scheduler sched(o);
+  Gate gate;
+  ASSERT_TRUE(sched.Dispatch([&] { gate.Wait(); }));
+  gate.AwaitEntered();
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(sched.Dispatch([] {}));
+  EXPECT_FALSE(sched.Dispatch([] {}));  // a 5th live routine: refused
+  EXPECT_EQ(sched.CreateTask("late", [] {}).code(), absl::StatusCode::kResourceExhausted);
+  auto refused = sched.Async([] { return 1; });
+  EXPECT_THROW(refused.get(), std::runtime_error);
+  EXPECT_EQ(sched.stats().refused, 2u);
+  gate.Open();
+}
+
+TEST(SchedulerTest, CreateTaskRejectsBadInput) {
+  Scheduler sched(WithProcessors(2));
+  EXPECT_EQ(sched.CreateTask("", [] {}).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(sched.CreateTask("x", nullptr).code(), absl::StatusCode::kInvalidArgument);
+  const absl::Status bad_cpu = sched.CreateTask("x", [] {}, 0, 7);
+  EXPECT_EQ(bad_cpu.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(bad_cpu.message().find("processor 7 is outside group \"default\""),
+            std::string::npos)
+      << bad_cpu;
+  ASSERT_TRUE(sched.CreateTask("dup", [] { CRoutine::WaitForData(); }).ok());
+  EXPECT_EQ(sched.CreateTask("dup", [] {}).code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(sched.RemoveTask("nope").code(), absl::StatusCode::kNotFound);
+}
+
+TEST(SchedulerTest, ShutdownWithTenThousandQueuedAndSleepingRoutinesJoins) {
+  SimulatedClock clock(Instant() + absl::Hours(1));
+  auto sched = std::make_unique<Scheduler>(WithProcessors(2));
+  timer::TickDriver driver(&clock, sched.get());
+  sched->SetTimerDriver(&driver);
+  std::atomic<int> parked{0};
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_TRUE(sched->CreateTask("sleeper" + std::to_string(i), [&] {
+      ++parked;
+      CRoutine::SleepFor(absl::Hours(5));
+    }).ok());
+    ASSERT_TRUE(sched->CreateTask("waiter" + std::to_string(i), [&] {
+      ++parked;
+      CRoutine::WaitForData();
+    }).ok());
+  }
+  ASSERT_TRUE(Eventually([&] { return parked.load() == 40; }));
+  Gate gate;
+  ASSERT_TRUE(sched->Dispatch([&] { gate.Wait(); }));
+  ASSERT_TRUE(sched->Dispatch([&] { gate.Wait(); }));  // both processors busy
+  std::atomic<int> ran{0};
+  for (int i = 0; i < 10000; ++i) ASSERT_TRUE(sched->Dispatch([&] { ++ran; }));
+  std::thread opener([&] { gate.Open(); });
+  sched->Shutdown();  // must return: cancels, drains, joins
+  opener.join();
+  EXPECT_EQ(sched->stats().live, 0u);
+  EXPECT_LE(ran.load(), 10000);
+  EXPECT_EQ(driver.wheel().size(), 0u);  // the sleepers' wheel entries are gone
+  EXPECT_FALSE(sched->Dispatch([] {}));  // refused after shutdown
+  sched.reset();
+}
+
+void Recurse(int depth) {
+  volatile char frame[1024];
+  frame[0] = static_cast<char>(depth);
+  if (depth > 0) Recurse(depth - 1);
+  frame[1] = frame[0];
+}
+
+TEST(SchedulerDeathTest, StackOverflowDiesOnTheGuardPage) {
+  ::testing::FLAGS_gtest_death_test_style = "threadsafe";
+  EXPECT_DEATH(
+      {
+        Scheduler::Options o = WithProcessors(1);
+        o.stack_size = 64 << 10;
+        Scheduler sched(o);
+        // 1 MiB of frames on a 64 KiB stack.
+        sched.Async([] { Recurse(1024); }).get();
+      },
+      "");
+}
+
+}  // namespace
+}  // namespace scheduler
+}  // namespace cyber
