@@ -58,16 +58,10 @@ std::shared_ptr<CRoutine> CRoutine::Self() {
   return std::static_pointer_cast<CRoutine>(shared_from_this());
 }
 
-CRoutine::State CRoutine::state() const {
-  MutexLock lock(&mu_);
-  return state_;
-}
+CRoutine::State CRoutine::state() const { return state_.load(); }
 
 CRoutine::State CRoutine::Resume() {
-  {
-    MutexLock lock(&mu_);
-    state_ = State::kReady;
-  }
+  // Queued implies kReady (a wake sets it before queueing): nothing to set.
   std::function<void()>* first_entry = nullptr;
   if (!context_) {
     context_ = host_->context_pool()->Acquire();
@@ -78,8 +72,7 @@ CRoutine::State CRoutine::Resume() {
   const bool finished = context_->Enter(first_entry);
   t_current = outer;
   if (finished) host_->context_pool()->Release(std::move(context_));
-  MutexLock lock(&mu_);
-  return state_;
+  return state_.load();
 }
 
 void CRoutine::SwitchOut() {
@@ -110,10 +103,8 @@ void CRoutine::Yield() {
   CRoutine* self = Current();
   ACHECK(self != nullptr) << "CRoutine::Yield() called outside a routine";
   self->CancellationPoint();
-  {
-    MutexLock lock(&self->mu_);
-    self->state_ = State::kReady;
-  }
+  // Running means kReady already: switch out without touching any lock; the
+  // processor sees kReady and queues the routine again.
   self->SwitchOut();
   self->CancellationPoint();
 }

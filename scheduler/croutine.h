@@ -131,8 +131,10 @@ class CRoutine final : public timer::ExpiryTarget {
   // Held from the first resume until the routine finishes.
   std::unique_ptr<ExecutionContext> context_;
 
+  // Written under mu_ where a waker must agree (parking, waking, finishing);
+  // atomic so the processor and Yield() read it without the lock.
+  std::atomic<State> state_{State::kReady};
   mutable Mutex mu_;
-  State state_ ABSL_GUARDED_BY(mu_) = State::kReady;
   bool parked_ ABSL_GUARDED_BY(mu_) = false;        // off-CPU, in no queue
   bool wake_pending_ ABSL_GUARDED_BY(mu_) = false;  // woken while switching out
   bool data_pending_ ABSL_GUARDED_BY(mu_) = false;  // Notify() not yet consumed

@@ -4,6 +4,8 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
 #include "cyber/common/log.h"
 #include "gflags/gflags.h"
 #include "scheduler/config/scheduler_config.h"
@@ -14,6 +16,19 @@ DEFINE_string(scheduler_conf, "",
 DEFINE_int32(scheduler_processors, 0,
              "processors of the default group when no conf is given "
              "(0: one per core)");
+DEFINE_string(scheduler_cpuset, "",
+              "CPUs for the default group's processors when no conf is given, "
+              "e.g. \"0-3\" (empty: no pinning)");
+DEFINE_string(scheduler_affinity, "range",
+              "\"range\" (each processor on any of --scheduler_cpuset) or "
+              "\"1to1\" (processor i on the i-th CPU)");
+DEFINE_string(scheduler_policy, "SCHED_OTHER",
+              "Linux policy of the default group's processors: SCHED_OTHER, "
+              "SCHED_FIFO or SCHED_RR (real-time needs privileges; refused "
+              "settings are logged and skipped)");
+DEFINE_int32(scheduler_priority, 0,
+             "nice value (SCHED_OTHER) or real-time priority 1..99 "
+             "(SCHED_FIFO/RR) of the default group's processors");
 DEFINE_int32(routine_stack_size, 256 * 1024,
              "usable stack bytes per coroutine (a guard page is added)");
 
@@ -49,7 +64,25 @@ Scheduler::Options OptionsFromFlags() {
   }
   int n = FLAGS_scheduler_processors;
   if (n <= 0) n = static_cast<int>(std::thread::hardware_concurrency());
-  o.config = DefaultSchedulerConfig(n > 0 ? n : 1);
+  if (n <= 0) n = 1;
+  // The flags describe one group; they go through the conf parser, so they
+  // get its validation and its error messages.
+  std::string text = absl::StrCat(
+      "classic_conf { groups { name: \"default\" processor_num: ", n,
+      " affinity: \"", absl::CEscape(FLAGS_scheduler_affinity),
+      "\" processor_policy: \"", absl::CEscape(FLAGS_scheduler_policy),
+      "\" processor_prio: ", FLAGS_scheduler_priority);
+  if (!FLAGS_scheduler_cpuset.empty()) {
+    absl::StrAppend(&text, " cpuset: \"", absl::CEscape(FLAGS_scheduler_cpuset), "\"");
+  }
+  absl::StrAppend(&text, " } }");
+  auto config = ParseSchedulerConfig(text, "--scheduler_* flags");
+  if (config.ok()) {
+    o.config = *std::move(config);
+  } else {
+    AERROR << config.status().message() << "; using the default configuration";
+    o.config = DefaultSchedulerConfig(n);
+  }
   return o;
 }
 

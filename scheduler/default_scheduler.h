@@ -1,9 +1,10 @@
 // The process-wide scheduler, and cyber::Async on it.
 //
 // Created on first use from flags: --scheduler_conf (a Cyber-style scheduler
-// conf in protobuf text format; empty: one group, one processor per core),
-// --scheduler_processors (overrides the processor count of a default
-// config), --routine_stack_size. cyber::Init() creates it and makes it the
+// conf in protobuf text format), or else one group described by
+// --scheduler_processors (0: one per core), --scheduler_cpuset,
+// --scheduler_affinity, --scheduler_policy and --scheduler_priority; and
+// --routine_stack_size. cyber::Init() creates it and makes it the
 // timer system's dispatcher; cyber::Shutdown() shuts it down after the
 // timers. A bad conf file is reported (AERROR, naming file, line and field)
 // and the default configuration is used instead, so the process still runs.

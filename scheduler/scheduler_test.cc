@@ -2,7 +2,10 @@
 
 #include <pthread.h>
 
+#include <time.h>
+
 #include <atomic>
+#include <map>
 #include <condition_variable>
 #include <mutex>
 #include <string>
@@ -345,6 +348,57 @@ TEST(SchedulerTest, ShutdownWithTenThousandQueuedAndSleepingRoutinesJoins) {
   EXPECT_EQ(driver.wheel().size(), 0u);  // the sleepers' wheel entries are gone
   EXPECT_FALSE(sched->Dispatch([] {}));  // refused after shutdown
   sched.reset();
+}
+
+TEST(SchedulerTest, GroupsAndTaskPrioritiesComeFromACyberStyleConf) {
+  auto config = ParseSchedulerConfig(R"(
+    scheduler_conf {
+      policy: "classic"
+      classic_conf {
+        groups: [
+          { name: "compute" processor_num: 1 affinity: "range" cpuset: "0-1"
+            processor_policy: "SCHED_OTHER" processor_prio: 0
+            tasks: [ { name: "fusion" prio: 12 } ] },
+          { name: "io" processor_num: 1
+            tasks: [ { name: "lidar_driver" prio: 3 } ] }
+        ]
+      }
+    })", "test.conf");
+  ASSERT_TRUE(config.ok()) << config.status();
+  Scheduler::Options o;
+  o.name = "conf";
+  o.config = *config;
+  Scheduler sched(o);
+  EXPECT_EQ(sched.stats().processors, 2);
+  std::mutex mu;
+  std::map<std::string, std::string> ran_on;
+  std::atomic<int> done{0};
+  for (const char* task : {"fusion", "lidar_driver"}) {
+    ASSERT_TRUE(sched.CreateTask(task, [&, task] {
+      std::lock_guard<std::mutex> lock(mu);
+      ran_on[task] = ThreadName();
+      ++done;
+    }).ok());
+  }
+  ASSERT_TRUE(Eventually([&] { return done.load() == 2; }));
+  EXPECT_EQ(ran_on["fusion"], "compute-0");
+  EXPECT_EQ(ran_on["lidar_driver"], "io-0");
+}
+
+TEST(SchedulerTest, IdleProcessorsSleepInsteadOfSpinning) {
+  // Real time, but the bound cannot be broken by a slow machine: idle
+  // processors block on a condition variable, so over 300 ms they burn CPU
+  // only if something spins. A spinning pool of 2 would use ~600 ms.
+  Scheduler sched(WithProcessors(2));
+  auto cpu_seconds = [] {
+    timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+  };
+  sched.Async([] {}).get();  // processors started and went idle
+  const double before = cpu_seconds();
+  SteadyClock::Get()->SleepFor(absl::Milliseconds(300));
+  EXPECT_LT(cpu_seconds() - before, 0.05);
 }
 
 void Recurse(int depth) {

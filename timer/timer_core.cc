@@ -1,5 +1,6 @@
 #include "timer/timer_core.h"
 
+#include <algorithm>
 #include <exception>
 #include <string>
 #include <utility>
@@ -218,21 +219,31 @@ void TimerCore::Run(uint64_t generation) {
 
 void TimerCore::ScheduleNextLocked(Instant end) {
   const absl::Duration period = options_.period;
-  if (end <= ExpectedLocked(k_ + 1)) {  // on time: the common case
+  const TimingWheel& wheel = driver_->wheel();
+  // The earliest instant anything armed now can fire: the first tick at or
+  // after the end of the run that the wheel has not processed yet. A call
+  // expected before it can no longer happen on time, even if the run itself
+  // was short (the dispatch was late): treating that as on time would arm a
+  // processed tick, which the wheel moves to the next one, and the timer
+  // would then run one period behind for good.
+  const Instant earliest = wheel.TickToInstant(
+      std::max(wheel.DeadlineToTick(end), wheel.now() + 1));
+  if (ExpectedLocked(k_ + 1) >= earliest) {  // on time: the common case
     ++k_;
     ArmLocked().IgnoreError();
     return;
   }
   ++counters_.overruns;
-  // j: the latest expected call at or before `end`; m of them were missed.
+  // j: the latest expected call before `earliest`; calls k+1..j are missed.
   absl::Duration remainder;
-  const int64_t j = absl::IDivDuration(end - origin_, period, &remainder);
+  int64_t j = absl::IDivDuration(earliest - origin_, period, &remainder);
+  if (remainder == absl::ZeroDuration()) --j;  // expected_j == earliest is on time
   const int64_t m = j - k_;  // >= 1
   int64_t skipped = 0;
   switch (options_.overrun_policy) {
     case OverrunPolicy::kSkip:
-      if (ExpectedLocked(j + 1) - end >= period / 2) {
-        k_ = j;  // one late call now, for period j
+      if (ExpectedLocked(j + 1) - earliest >= period / 2) {
+        k_ = j;  // one late call, as soon as possible, for period j
         skipped = m - 1;
       } else {
         k_ = j + 1;  // too close to the next on-phase call: skip to it

@@ -25,10 +25,12 @@ static_assert(absl::Milliseconds(TIMER_RESOLUTION_MS) == kTimerResolution,
 // What a periodic timer does when a run ends after the next expected time
 // (an overrun), or when it is dispatched that late.
 enum class OverrunPolicy {
-  // One late call right away for the latest missed period, then back on the
-  // original phase; the other missed periods are skipped and counted. If the
-  // next on-phase time is less than half a period away, the late call is
-  // dropped too, so two calls are never closer than half a period.
+  // One late call as soon as the wheel can make it (the next tick) for the
+  // latest missed period, then back on the original phase; the other missed
+  // periods are skipped and counted. If the next on-phase time is less than
+  // half a period after that late call, the late call is dropped too, so two
+  // calls are never closer than half a period. A call whose tick has passed
+  // counts as missed even if the run itself was short (late dispatch).
   kSkip,
   // Re-base the schedule: the next call is one period after the run ended.
   kDelay,

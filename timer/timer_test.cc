@@ -167,6 +167,31 @@ TEST(TimerTest, SkipPolicyDropsTheLateCallWhenThePhaseIsTooClose) {
   EXPECT_EQ(events[1].missed_periods, 2);
 }
 
+TEST(TimerTest, OneTickPeriodRecoversItsPhaseAfterALateRun) {
+  // A 2 ms timer whose 5th call runs 2.1 ms (past the next tick): the timer
+  // must come back to its own ticks at once, not stay a period behind
+  // (regression: a late call armed for a processed tick slid to the next).
+  SimulatedTimerSystem sim;
+  std::vector<TimerEvent> events;
+  Timer t(EventTimer("fast", absl::Milliseconds(2),
+                     [&](const TimerEvent& e) {
+                       events.push_back(e);
+                       if (events.size() == 5) sim.clock().Advance(absl::Microseconds(2100));
+                     }),
+          &sim.driver());
+  const Instant origin = sim.Now();
+  ASSERT_TRUE(t.Schedule().ok());
+  sim.RunUntil(origin + absl::Milliseconds(40));
+  t.Stop();
+  ASSERT_GE(events.size(), 15u);
+  // Call 5 (10 ms) ends at 12.1 ms: 12 ms is missed, 14 ms is on phase.
+  EXPECT_EQ(events[5].expected_time, origin + absl::Milliseconds(14));
+  for (size_t i = 5; i < events.size(); ++i) {
+    EXPECT_EQ(events[i].actual_time, events[i].expected_time) << i;
+  }
+  EXPECT_EQ(t.GetStatistics().overruns, 1u);
+}
+
 TEST(TimerTest, DelayPolicyRebasesOnePeriodAfterTheOverrun) {
   SimulatedTimerSystem sim;
   std::vector<TimerEvent> events;
