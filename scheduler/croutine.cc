@@ -75,11 +75,6 @@ CRoutine::State CRoutine::Resume() {
   return state_.load();
 }
 
-void CRoutine::SwitchOut() {
-  context_->SwitchOut();
-  // Resumed, possibly on another processor thread.
-}
-
 void CRoutine::AfterSwitchOut() {
   bool requeue = false;
   {
@@ -102,9 +97,9 @@ void CRoutine::CancellationPoint() const {
 void CRoutine::Yield() {
   CRoutine* self = Current();
   ACHECK(self != nullptr) << "CRoutine::Yield() called outside a routine";
-  self->CancellationPoint();
   // Running means kReady already: switch out without touching any lock; the
-  // processor sees kReady and queues the routine again.
+  // processor sees kReady and queues the routine again. (A cancellation
+  // pending now is seen right after the switch back.)
   self->SwitchOut();
   self->CancellationPoint();
 }

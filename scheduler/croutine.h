@@ -110,8 +110,9 @@ class CRoutine final : public timer::ExpiryTarget {
  private:
   enum WakeReason { kTimer, kData, kCancel };
   void Wake(WakeReason reason);
-  // Switches back to the processor; returns when resumed.
-  void SwitchOut();
+  // Switches back to the processor; returns when resumed (possibly on
+  // another processor thread).
+  void SwitchOut() { context_->SwitchOut(); }
   // Throws RoutineCancelled if cancelled or the scheduler is stopping.
   void CancellationPoint() const;
   std::shared_ptr<CRoutine> Self();

@@ -3,43 +3,13 @@
 #include <utility>
 
 #include "cyber/common/log.h"
-
-#if defined(__SANITIZE_THREAD__)
-#define CYBER_TSAN_FIBERS 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define CYBER_TSAN_FIBERS 1
-#endif
-#endif
-
-#if defined(CYBER_TSAN_FIBERS)
-#include <sanitizer/tsan_interface.h>
-#endif
+#include "scheduler/tsan_fiber.h"
 
 namespace cyber {
 namespace scheduler {
 
-namespace {
-
-// ThreadSanitizer does not know about stack switches (Boost 1.74 has no TSan
-// support): each context is a TSan fiber, and every switch is announced
-// right before it happens. No-ops in other builds.
-#if defined(CYBER_TSAN_FIBERS)
-void* TsanCreateFiber() { return __tsan_create_fiber(0); }
-void TsanDestroyFiber(void* f) { __tsan_destroy_fiber(f); }
-void* TsanCurrentFiber() { return __tsan_get_current_fiber(); }
-void TsanSwitchTo(void* f) { __tsan_switch_to_fiber(f, 0); }
-#else
-void* TsanCreateFiber() { return nullptr; }
-void TsanDestroyFiber(void*) {}
-void* TsanCurrentFiber() { return nullptr; }
-void TsanSwitchTo(void*) {}
-#endif
-
-}  // namespace
-
 ExecutionContext::ExecutionContext(StackPool* stacks)
-    : tsan_fiber_(TsanCreateFiber()) {
+    : tsan_fiber_(tsan_fiber::Create()) {
   fiber_ = boost::context::fiber(
       std::allocator_arg, PooledStackAllocator(stacks),
       [this](boost::context::fiber&& caller) {
@@ -53,12 +23,12 @@ ExecutionContext::~ExecutionContext() {
   if (fiber_) {
     // Resuming a parked fiber to destroy it unwinds its stack (Boost throws
     // forced_unwind at its suspension point) and comes back here.
-    tsan_caller_ = TsanCurrentFiber();
-    TsanSwitchTo(tsan_fiber_);
+    tsan_caller_ = tsan_fiber::Current();
+    tsan_fiber::SwitchTo(tsan_fiber_);
     fiber_ = boost::context::fiber();
-    TsanSwitchTo(tsan_caller_);
+    tsan_fiber::SwitchTo(tsan_caller_);
   }
-  TsanDestroyFiber(tsan_fiber_);
+  tsan_fiber::Destroy(tsan_fiber_);
 }
 
 void ExecutionContext::Loop() {
@@ -67,22 +37,6 @@ void ExecutionContext::Loop() {
     body_done_ = true;
     SwitchOut();
   }
-}
-
-bool ExecutionContext::Enter(std::function<void()>* body) {
-  if (body != nullptr) {  // a new body for this (idle) context
-    body_ = body;
-    body_done_ = false;
-  }
-  tsan_caller_ = TsanCurrentFiber();
-  TsanSwitchTo(tsan_fiber_);
-  fiber_ = std::move(fiber_).resume();
-  return body_done_;
-}
-
-void ExecutionContext::SwitchOut() {
-  TsanSwitchTo(tsan_caller_);
-  caller_ = std::move(caller_).resume();
 }
 
 ContextPool::ContextPool(size_t stack_size, size_t max_cached)

@@ -19,12 +19,14 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "boost/context/fiber.hpp"
 #include "cyber/common/mutex.h"
 #include "scheduler/routine_stack.h"
+#include "scheduler/tsan_fiber.h"
 
 namespace cyber {
 namespace scheduler {
@@ -39,10 +41,25 @@ class ExecutionContext {
   // Processor side: runs `body` (on first entry) or continues it (after a
   // SwitchOut), until the body calls SwitchOut() or returns. Returns true if
   // the body returned (the context is free again).
-  bool Enter(std::function<void()>* body);
+  // Inline, like SwitchOut(): a stack switch is a few nanoseconds, and
+  // every call level around it costs about as much again (returns mispredict
+  // after the switch).
+  bool Enter(std::function<void()>* body) {
+    if (body != nullptr) {  // a new body for this (idle) context
+      body_ = body;
+      body_done_ = false;
+    }
+    tsan_caller_ = tsan_fiber::Current();
+    tsan_fiber::SwitchTo(tsan_fiber_);
+    fiber_ = std::move(fiber_).resume();
+    return body_done_;
+  }
   // Inside the body: back to the processor that called Enter(); returns when
   // some processor calls Enter() again.
-  void SwitchOut();
+  void SwitchOut() {
+    tsan_fiber::SwitchTo(tsan_caller_);
+    caller_ = std::move(caller_).resume();
+  }
 
  private:
   void Loop();
