@@ -194,6 +194,7 @@ void TimerCore::Run(uint64_t generation) {
 
   MutexLock lock(&mu_);
   ++counters_.fires;
+  if (event.actual_time < event.expected_time) ++counters_.early_fires;  // a bug
   lateness_.Record(event.actual_time - event.expected_time);
   last_run_ = end - event.actual_time;
   run_time_.Record(last_run_);

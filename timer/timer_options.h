@@ -56,6 +56,8 @@ struct TimerStatistics {
   uint64_t missed_periods = 0;     // periods skipped (see OverrunPolicy)
   uint64_t exceptions = 0;         // callbacks that threw
   uint64_t dispatch_refusals = 0;  // due calls the dispatcher refused
+  uint64_t early_fires = 0;        // calls before their expected time: always 0
+                                   // (kept as evidence; nonzero is a bug)
   absl::Duration lateness_p50;     // actual - expected; percentiles are upper
   absl::Duration lateness_p99;     // bounds within 12.5%
   absl::Duration lateness_max;

@@ -1,0 +1,117 @@
+// ComponentBase: what every component launched from a graph (.dag) file has
+// in common, and what the launcher (cyber/mainboard) drives.
+//
+// Why: robot modules are written as components the launcher creates by class
+// name, initializes from their graph entry, runs (periodically, or per
+// message) and shuts down. User code implements Init() and Proc(); the
+// launcher calls Initialize() (which wires timers/readers, then calls
+// Init()) and Shutdown() (which stops the timer or readers synchronously
+// before the component is destroyed, so no Proc() ever runs on a dead
+// object).
+//
+// Threads: Initialize()/Shutdown() from the launcher's thread; Proc() runs in
+// scheduler routines, never concurrently with itself; Stats() from any thread.
+
+#ifndef CYBER_COMPONENT_COMPONENT_BASE_H_
+#define CYBER_COMPONENT_COMPONENT_BASE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "cyber/dag/dag_config.h"
+#include "cyber/transport/node.h"
+#include "scheduler/scheduler.h"
+#include "timer/tick_driver.h"
+
+namespace cyber {
+
+// The collaborators a component runs on (the launcher passes the process
+// instances; tests may pass their own).
+struct ComponentContext {
+  timer::TickDriver* timer_driver = nullptr;     // null: the process default
+  scheduler::Scheduler* scheduler = nullptr;     // null: the process default
+  ChannelBus* bus = nullptr;                     // null: the process default
+};
+
+// What the launcher's status line and summary show.
+struct ComponentStats {
+  std::string name;
+  std::string class_name;
+  bool timer = false;
+  uint64_t procs = 0;          // Proc() calls
+  uint64_t proc_failures = 0;  // Proc() returned false
+  // Timer components: configured rate and what was achieved since start.
+  double configured_hz = 0;
+  double achieved_hz = 0;
+  absl::Duration lateness_p99;
+  absl::Duration lateness_max;
+  uint64_t overruns = 0;
+  uint64_t missed_periods = 0;
+  uint64_t early_fires = 0;
+  // Message components: messages dropped because Proc() fell behind.
+  uint64_t dropped = 0;
+};
+
+class ComponentBase {
+ public:
+  virtual ~ComponentBase();
+  ComponentBase(const ComponentBase&) = delete;
+  ComponentBase& operator=(const ComponentBase&) = delete;
+
+  // --- User code ----------------------------------------------------------
+  // Called once by Initialize(); false refuses the component (the launcher
+  // stops and reports it).
+  virtual bool Init() = 0;
+  // Called once by Shutdown(), after Proc() has stopped for good.
+  virtual void Clear() {}
+
+  // --- Launcher side ------------------------------------------------------
+  // Sets the component up from its graph entry and calls Init(). The entry
+  // kind must match the class: a TimerComponent from `timer_components`, a
+  // Component<M> from `components`; a mismatch is an error naming both.
+  virtual absl::Status Initialize(const dag::ComponentSpec& spec,
+                                  const ComponentContext& context);
+  virtual absl::Status Initialize(const dag::TimerComponentSpec& spec,
+                                  const ComponentContext& context);
+  // Stops the timer / readers synchronously, then calls Clear(). Idempotent.
+  virtual void Shutdown() = 0;
+  virtual ComponentStats Stats() const = 0;
+
+  const std::string& name() const { return name_; }
+  const std::string& class_name() const { return class_name_; }
+  // The files named by the graph entry ("" if none), resolved.
+  const std::string& ConfigFilePath() const { return config_file_path_; }
+  const std::string& FlagFilePath() const { return flag_file_path_; }
+  // The node the component writes and reads through (valid in Init()).
+  const std::shared_ptr<Node>& node() const { return node_; }
+
+ protected:
+  ComponentBase() = default;
+
+  // Sets the identity, loads the flag file (gflags) and creates the node.
+  absl::Status SetUp(const std::string& class_name, const std::string& name,
+                     const std::string& config_file_path,
+                     const std::string& flag_file_path,
+                     const ComponentContext& context);
+  // Counts a Proc() result; logs a failure (rate-limited) with the name.
+  void RecordProc(bool ok);
+
+  std::atomic<uint64_t> procs_{0};
+  std::atomic<uint64_t> proc_failures_{0};
+  std::atomic<bool> shut_down_{false};
+
+ private:
+  std::string name_;
+  std::string class_name_;
+  std::string config_file_path_;
+  std::string flag_file_path_;
+  std::shared_ptr<Node> node_;
+};
+
+}  // namespace cyber
+
+#endif  // CYBER_COMPONENT_COMPONENT_BASE_H_

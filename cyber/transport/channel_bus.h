@@ -1,0 +1,178 @@
+// ChannelBus: the registry of in-process channels (channel name -> message
+// type + the readers subscribed to it), and Channel<M>, the per-channel
+// reader list that writers deliver to.
+//
+// Why a registry object instead of a hidden global: tests build a ChannelBus
+// of their own, so two tests (or two simulated robots in one process) never
+// see each other's channels. Robot code that wants Cyber RT's behaviour (every
+// node of the process talks to every other) passes nothing, and Node uses
+// ChannelBus::Default(), the single process-wide bus.
+//
+// Design and trade-offs:
+//  * A channel's message type is fixed by its first user (writer or reader)
+//    and kept for the lifetime of the bus, like Cyber RT's topology: a later
+//    user with another type gets an error naming both types and the node that
+//    first used the channel. Channels are never removed (a robot has a fixed,
+//    small set; this keeps the type of a name stable while nodes come and go).
+//  * The bus lock guards only the name -> channel map, and is taken only when
+//    a Writer or Reader is created. Each channel has its own lock over a
+//    copy-on-write reader list: a write takes that lock just long enough to
+//    copy one shared_ptr (the snapshot), then delivers outside every lock.
+//    Adding or removing a reader copies the list (rare); writing never does.
+//  * Writers and readers hold their Channel by shared_ptr, so they never touch
+//    the bus after creation; the bus may be destroyed before them.
+//
+// Threads: every method is thread-safe. The bus must outlive calls to
+// Node::CreateWriter / CreateReader that use it.
+
+#ifndef CYBER_TRANSPORT_CHANNEL_BUS_H_
+#define CYBER_TRANSPORT_CHANNEL_BUS_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <typeindex>
+#include <typeinfo>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "cyber/common/mutex.h"
+
+namespace cyber {
+
+class Node;
+template <typename M>
+class Reader;
+
+namespace transport_internal {
+
+// A readable name for a type: the demangled typeid(...).name() (the raw name
+// if demangling fails), e.g. "cyber::perception::Obstacles".
+std::string TypeName(const std::type_info& type);
+
+// What the bus knows about every channel, whatever its message type.
+class ChannelBase {
+ public:
+  ChannelBase(std::string name, const std::type_info& type,
+              std::string first_node)
+      : name_(std::move(name)),
+        type_(type),
+        type_name_(TypeName(type)),
+        first_node_(std::move(first_node)) {}
+  virtual ~ChannelBase() = default;
+  ChannelBase(const ChannelBase&) = delete;
+  ChannelBase& operator=(const ChannelBase&) = delete;
+
+  const std::string& name() const { return name_; }
+  std::type_index type() const { return type_; }
+  const std::string& type_name() const { return type_name_; }
+  // The node whose CreateWriter/CreateReader created the channel.
+  const std::string& first_node() const { return first_node_; }
+
+ private:
+  const std::string name_;
+  const std::type_index type_;
+  const std::string type_name_;
+  const std::string first_node_;
+};
+
+// One channel carrying messages of type M: the readers a write goes to.
+template <typename M>
+class Channel final : public ChannelBase {
+ public:
+  using ReaderList = std::vector<std::shared_ptr<Reader<M>>>;
+
+  Channel(std::string name, std::string first_node)
+      : ChannelBase(std::move(name), typeid(M), std::move(first_node)) {}
+
+  // The readers subscribed now. The list is immutable: a reader added or
+  // removed later is not in (or stays in) this snapshot.
+  std::shared_ptr<const ReaderList> Snapshot() const {
+    MutexLock lock(&mu_);
+    return readers_;
+  }
+
+  void Add(std::shared_ptr<Reader<M>> reader) {
+    std::shared_ptr<const ReaderList> old;
+    {
+      MutexLock lock(&mu_);
+      auto next = std::make_shared<ReaderList>(*readers_);
+      next->push_back(std::move(reader));
+      old = std::exchange(readers_, std::move(next));
+    }
+    // `old` (and whatever it was last to hold) is released outside the lock.
+  }
+
+  void Remove(const Reader<M>* reader) {
+    std::shared_ptr<const ReaderList> old;
+    {
+      MutexLock lock(&mu_);
+      auto next = std::make_shared<ReaderList>();
+      next->reserve(readers_->size());
+      for (const auto& r : *readers_) {
+        if (r.get() != reader) next->push_back(r);
+      }
+      old = std::exchange(readers_, std::move(next));
+    }
+  }
+
+ private:
+  mutable Mutex mu_;
+  std::shared_ptr<const ReaderList> readers_ ABSL_GUARDED_BY(mu_) =
+      std::make_shared<const ReaderList>();
+};
+
+}  // namespace transport_internal
+
+class ChannelBus {
+ public:
+  ChannelBus() = default;
+  ~ChannelBus() = default;
+  ChannelBus(const ChannelBus&) = delete;
+  ChannelBus& operator=(const ChannelBus&) = delete;
+
+  // The one process-wide bus (a function-local static, created on first use
+  // and never destroyed, so nodes in static objects may use it during exit).
+  // Node uses it when given no bus.
+  static ChannelBus* Default();
+
+  // Names of the channels registered so far, sorted.
+  std::vector<std::string> ChannelNames() const;
+
+ private:
+  friend class Node;
+
+  // The channel named `channel`, created for message type M if new.
+  // Errors: FailedPrecondition if the channel carries another type; the
+  // message names `node`, the channel, both types and the channel's first
+  // node. REQUIRES: `channel` is not empty (Node checks it).
+  template <typename M>
+  absl::StatusOr<std::shared_ptr<transport_internal::Channel<M>>> GetChannel(
+      const std::string& node, const std::string& channel) {
+    absl::StatusOr<std::shared_ptr<transport_internal::ChannelBase>> found =
+        FindOrAdd(node, channel, typeid(M), [&] {
+          return std::make_shared<transport_internal::Channel<M>>(channel, node);
+        });
+    if (!found.ok()) return found.status();
+    // FindOrAdd checked the type, so the downcast is to the right class.
+    return std::static_pointer_cast<transport_internal::Channel<M>>(
+        *std::move(found));
+  }
+
+  absl::StatusOr<std::shared_ptr<transport_internal::ChannelBase>> FindOrAdd(
+      const std::string& node, const std::string& channel,
+      const std::type_info& type,
+      const std::function<std::shared_ptr<transport_internal::ChannelBase>()>&
+          make);
+
+  mutable Mutex mu_;
+  std::map<std::string, std::shared_ptr<transport_internal::ChannelBase>>
+      channels_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace cyber
+
+#endif  // CYBER_TRANSPORT_CHANNEL_BUS_H_

@@ -1,0 +1,66 @@
+#include "cyber/transport/node.h"
+
+#include "absl/strings/str_cat.h"
+#include "scheduler/default_scheduler.h"
+
+namespace cyber {
+
+Node::Node(std::string name, scheduler::Scheduler* scheduler, ChannelBus* bus)
+    : state_(std::make_shared<transport_internal::NodeState>(std::move(name))),
+      scheduler_(scheduler != nullptr ? scheduler
+                                      : scheduler::DefaultScheduler()),
+      bus_(bus != nullptr ? bus : ChannelBus::Default()) {}
+
+Node::~Node() { Shutdown(); }
+
+absl::Status Node::CheckCreate(const char* what,
+                               const std::string& channel) const {
+  if (channel.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "node \"", name(), "\": ", what, ": channel name is empty"));
+  }
+  if (is_shut_down()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "node \"", name(), "\": ", what, " on channel \"", channel,
+        "\": node is shut down"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Node::Adopt(const char* what, const std::string& channel,
+                         std::shared_ptr<transport_internal::ReaderBase> reader) {
+  std::vector<std::shared_ptr<transport_internal::ReaderBase>> retired;
+  MutexLock lock(&mu_);
+  // Checked under mu_, which Shutdown() holds while it sets the flag and
+  // copies the list: a reader adopted here is in that copy.
+  if (is_shut_down()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "node \"", name(), "\": ", what, " on channel \"", channel,
+        "\": node is shut down"));
+  }
+  // Forget readers shut down on their own, so a node that creates and drops
+  // readers does not grow.
+  std::vector<std::shared_ptr<transport_internal::ReaderBase>> kept;
+  kept.reserve(readers_.size() + 1);
+  for (auto& r : readers_) {
+    (r->is_shut_down() ? retired : kept).push_back(std::move(r));
+  }
+  kept.push_back(std::move(reader));
+  readers_.swap(kept);
+  return absl::OkStatus();
+}
+
+void Node::Shutdown() {
+  std::vector<std::shared_ptr<transport_internal::ReaderBase>> readers;
+  {
+    MutexLock lock(&mu_);
+    state_->shut_down.store(true, std::memory_order_release);
+    readers = readers_;
+  }
+  // Outside mu_: a reader's Shutdown() may wait for its callback, and that
+  // callback may call into this node. Every caller shuts every reader down
+  // (Reader::Shutdown is idempotent), so each caller gets the guarantee.
+  for (const auto& reader : readers) reader->Shutdown();
+}
+
+}  // namespace cyber

@@ -1,0 +1,154 @@
+// Node: a named participant in in-process communication, the way Cyber RT
+// modules talk: it creates Writers and Readers on named channels, and shuts
+// them down together.
+//
+//   cyber::Node planner("planner", &scheduler, &bus);   // or Node("planner")
+//   auto writer = planner.CreateWriter<Trajectory>("/planning/trajectory");
+//   auto reader = planner.CreateReader<Obstacles>(
+//       "/perception/obstacles",
+//       [](const std::shared_ptr<const Obstacles>& o) { Replan(*o); },
+//       /*pending_queue_size=*/1);
+//   if (!reader.ok()) AERROR << reader.status();
+//   (*writer)->Write(trajectory);
+//
+// Why collaborators come in: the scheduler that runs reader callbacks and the
+// ChannelBus that connects nodes are constructor arguments, so a test builds
+// its own and shares nothing with other tests. Null means the process-wide
+// default (scheduler::DefaultScheduler(), ChannelBus::Default()), which is
+// what robot code written for Cyber RT expects.
+//
+// Errors (absl::Status; the message names the node, the channel and the
+// problem): InvalidArgument for an empty channel name, an empty callback or a
+// pending_queue_size of 0; FailedPrecondition for a channel already used with
+// another message type (both type names are given) and for a node that is
+// shut down.
+//
+// Shutdown() (also run by the destructor) refuses further writes from this
+// node's writers (Write returns false) and new writers and readers, and shuts
+// down every reader of the node synchronously (see Reader::Shutdown): when it
+// returns none of its callbacks is running or will run again, except the one
+// calling Shutdown(), if any. It may be called from a callback of the node's
+// own readers, and more than once.
+//
+// Threads: every method is thread-safe. The scheduler must outlive the node's
+// Shutdown() (readers dispatch routines to it until then); the bus must
+// outlive calls to CreateWriter/CreateReader.
+
+#ifndef CYBER_TRANSPORT_NODE_H_
+#define CYBER_TRANSPORT_NODE_H_
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "cyber/common/mutex.h"
+#include "cyber/transport/channel_bus.h"
+#include "cyber/transport/reader.h"
+#include "cyber/transport/writer.h"
+#include "scheduler/scheduler.h"
+
+namespace cyber {
+
+class Node {
+ public:
+  // `scheduler` null: scheduler::DefaultScheduler(). `bus` null: the
+  // process-wide ChannelBus::Default().
+  explicit Node(std::string name, scheduler::Scheduler* scheduler = nullptr,
+                ChannelBus* bus = nullptr);
+  ~Node();
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  template <typename M>
+  absl::StatusOr<std::shared_ptr<Writer<M>>> CreateWriter(
+      const std::string& channel);
+
+  // `callback` runs as a scheduler routine, never on the writer's thread,
+  // never concurrently with itself, in write order. `pending_queue_size`:
+  // messages buffered for this reader; when full, the oldest pending message
+  // is dropped and counted (the writer never blocks).
+  template <typename M>
+  absl::StatusOr<std::shared_ptr<Reader<M>>> CreateReader(
+      const std::string& channel,
+      std::function<void(const std::shared_ptr<const M>&)> callback,
+      size_t pending_queue_size = 1);
+
+  const std::string& name() const { return state_->name; }
+  scheduler::Scheduler* scheduler() const { return scheduler_; }
+  ChannelBus* bus() const { return bus_; }
+
+  void Shutdown();
+  bool is_shut_down() const {
+    return state_->shut_down.load(std::memory_order_acquire);
+  }
+
+ private:
+  // InvalidArgument for an empty channel name, FailedPrecondition when shut
+  // down. `what` names the call in the message.
+  absl::Status CheckCreate(const char* what, const std::string& channel) const;
+  // Keeps `reader` for Shutdown(); FailedPrecondition when shut down.
+  absl::Status Adopt(const char* what, const std::string& channel,
+                     std::shared_ptr<transport_internal::ReaderBase> reader);
+
+  const std::shared_ptr<transport_internal::NodeState> state_;
+  scheduler::Scheduler* const scheduler_;
+  ChannelBus* const bus_;
+
+  // mu_ protects the following state.
+  Mutex mu_;
+  std::vector<std::shared_ptr<transport_internal::ReaderBase>> readers_
+      ABSL_GUARDED_BY(mu_);
+};
+
+// --- implementation of the templates --------------------------------------
+
+template <typename M>
+absl::StatusOr<std::shared_ptr<Writer<M>>> Node::CreateWriter(
+    const std::string& channel) {
+  absl::Status checked = CheckCreate("CreateWriter", channel);
+  if (!checked.ok()) return checked;
+  auto found = bus_->GetChannel<M>(name(), channel);
+  if (!found.ok()) return found.status();
+  return std::shared_ptr<Writer<M>>(new Writer<M>(state_, *std::move(found)));
+}
+
+template <typename M>
+absl::StatusOr<std::shared_ptr<Reader<M>>> Node::CreateReader(
+    const std::string& channel,
+    std::function<void(const std::shared_ptr<const M>&)> callback,
+    size_t pending_queue_size) {
+  absl::Status checked = CheckCreate("CreateReader", channel);
+  if (!checked.ok()) return checked;
+  if (!callback) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("node \"", name(), "\": CreateReader on channel \"",
+                     channel, "\": callback is empty"));
+  }
+  if (pending_queue_size == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "node \"", name(), "\": CreateReader on channel \"", channel,
+        "\": pending_queue_size 0 is invalid (must be at least 1)"));
+  }
+  auto found = bus_->GetChannel<M>(name(), channel);
+  if (!found.ok()) return found.status();
+  std::shared_ptr<Reader<M>> reader(new Reader<M>(
+      name(), *std::move(found), scheduler_, std::move(callback),
+      pending_queue_size));
+  absl::Status adopted = Adopt("CreateReader", channel, reader);
+  if (!adopted.ok()) return adopted;
+  // After Adopt: a concurrent Shutdown() either shuts the reader down before
+  // it attaches (it then stays out of the channel) or detaches it after.
+  reader->Attach();
+  return reader;
+}
+
+}  // namespace cyber
+
+#endif  // CYBER_TRANSPORT_NODE_H_

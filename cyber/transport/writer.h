@@ -1,0 +1,109 @@
+// Writer<M>: publishes messages of type M on one channel.
+//
+// Why writes never wait: a sensor driver publishing at 100 Hz must not be
+// slowed by whoever listens. Write() takes a snapshot of the channel's
+// readers (one shared_ptr copy under the channel lock) and pushes the message
+// into each reader's bounded queue outside that lock; each reader's callback
+// runs later in a scheduler routine (see reader.h). A full reader queue drops
+// its oldest pending message and counts it there; the writer is never told
+// and never blocks.
+//
+// Messages are shared, not copied per reader: every reader gets the same
+// std::shared_ptr<const M>. Write(const M&) makes one copy into a shared_ptr
+// first; publish with Write(std::shared_ptr<const M>) to avoid it.
+//
+// A reader subscribing concurrently with a Write may or may not receive that
+// message; a reader that subscribed before Write() was called receives it.
+//
+// Threads: every method is thread-safe; one Writer may be used from many
+// threads and routines at once (each reader sees each thread's messages in
+// that thread's order). A Writer may outlive its Node (its writes then
+// return false) and its ChannelBus.
+
+#ifndef CYBER_TRANSPORT_WRITER_H_
+#define CYBER_TRANSPORT_WRITER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "cyber/common/log.h"
+#include "cyber/transport/channel_bus.h"
+#include "cyber/transport/reader.h"
+
+namespace cyber {
+
+struct WriterStats {
+  uint64_t written = 0;  // Write() calls that delivered (returned true)
+  uint64_t refused = 0;  // Write() calls that returned false
+};
+
+namespace transport_internal {
+
+// What a Node shares with its writers, which may outlive it.
+struct NodeState {
+  explicit NodeState(std::string n) : name(std::move(n)) {}
+  const std::string name;
+  std::atomic<bool> shut_down{false};
+};
+
+}  // namespace transport_internal
+
+template <typename M>
+class Writer {
+ public:
+  Writer(const Writer&) = delete;
+  Writer& operator=(const Writer&) = delete;
+
+  // Delivers `message` to every reader of the channel. Returns false, and
+  // delivers nothing, if the node is shut down or `message` is null.
+  bool Write(std::shared_ptr<const M> message) {
+    if (node_->shut_down.load(std::memory_order_acquire)) {
+      refused_.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
+    if (message == nullptr) {
+      refused_.fetch_add(1, std::memory_order_relaxed);
+      AERROR_EVERY(100) << "node \"" << node_->name << "\": writer on channel \""
+                        << channel_name() << "\": Write(nullptr) refused";
+      return false;
+    }
+    const auto readers = channel_->Snapshot();
+    for (const auto& reader : *readers) reader->Deliver(message);
+    written_.fetch_add(1, std::memory_order_relaxed);
+    return true;
+  }
+
+  // Copies `message` into a shared_ptr, then as above.
+  bool Write(const M& message) {
+    return Write(std::shared_ptr<const M>(std::make_shared<M>(message)));
+  }
+
+  const std::string& channel_name() const { return channel_->name(); }
+  const std::string& node_name() const { return node_->name; }
+
+  WriterStats stats() const {
+    WriterStats s;
+    s.written = written_.load(std::memory_order_relaxed);
+    s.refused = refused_.load(std::memory_order_relaxed);
+    return s;
+  }
+
+ private:
+  friend class Node;
+
+  Writer(std::shared_ptr<const transport_internal::NodeState> node,
+         std::shared_ptr<transport_internal::Channel<M>> channel)
+      : node_(std::move(node)), channel_(std::move(channel)) {}
+
+  const std::shared_ptr<const transport_internal::NodeState> node_;
+  const std::shared_ptr<transport_internal::Channel<M>> channel_;
+  std::atomic<uint64_t> written_{0};
+  std::atomic<uint64_t> refused_{0};
+};
+
+}  // namespace cyber
+
+#endif  // CYBER_TRANSPORT_WRITER_H_

@@ -1,0 +1,125 @@
+#include "examples/sensor_polling/sensor_components.h"
+
+#include <cmath>
+
+#include "cyber/common/log.h"
+#include "cyber/component/component_registry.h"
+#include "cyber/time/steady_clock.h"
+
+namespace sensor_polling {
+
+std::atomic<uint64_t> Fusion::fused{0};
+std::atomic<uint64_t> Fusion::fused_with_lidar{0};
+std::atomic<uint64_t> HealthMonitor::reports{0};
+
+namespace {
+
+cyber::Instant Now() { return cyber::SteadyClock::Get()->Now(); }
+
+}  // namespace
+
+bool ImuPoller::Init() {
+  auto writer = node()->CreateWriter<ImuReading>(kImuChannel);
+  if (!writer.ok()) {
+    AERROR << writer.status().message();
+    return false;
+  }
+  writer_ = *writer;
+  AINFO << "imu poller \"" << name() << "\": every " << GetInterval() << " ms";
+  return true;
+}
+
+bool ImuPoller::Proc() {
+  auto reading = std::make_shared<ImuReading>();
+  reading->seq = ++seq_;
+  reading->stamp = Now();
+  const double t = static_cast<double>(seq_) * 0.01;
+  reading->accel = {0.1 * std::sin(t), 0.1 * std::cos(t), 9.81};
+  reading->gyro = {0.0, 0.0, 0.05 * std::sin(0.5 * t)};
+  return writer_->Write(std::move(reading));
+}
+
+bool LidarPoller::Init() {
+  auto writer = node()->CreateWriter<LidarScan>(kLidarChannel);
+  if (!writer.ok()) {
+    AERROR << writer.status().message();
+    return false;
+  }
+  writer_ = *writer;
+  AINFO << "lidar poller \"" << name() << "\": every " << GetInterval() << " ms";
+  return true;
+}
+
+bool LidarPoller::Proc() {
+  auto scan = std::make_shared<LidarScan>();
+  scan->seq = ++seq_;
+  scan->stamp = Now();
+  scan->ranges.resize(360);
+  for (size_t i = 0; i < scan->ranges.size(); ++i) {
+    scan->ranges[i] = 5.0f + 0.5f * static_cast<float>(std::sin(0.1 * i + seq_));
+  }
+  return writer_->Write(std::move(scan));
+}
+
+bool Fusion::Init() {
+  auto reader = node()->CreateReader<LidarScan>(
+      kLidarChannel, [this](const std::shared_ptr<const LidarScan>& scan) {
+        cyber::MutexLock lock(&mu_);
+        latest_scan_ = scan;
+      });
+  if (!reader.ok()) {
+    AERROR << reader.status().message();
+    return false;
+  }
+  lidar_reader_ = *reader;
+  return true;
+}
+
+bool Fusion::Proc(const std::shared_ptr<ImuReading>& imu) {
+  std::shared_ptr<const LidarScan> scan;
+  {
+    cyber::MutexLock lock(&mu_);
+    scan = latest_scan_;
+  }
+  ++fused;
+  if (scan != nullptr && !scan->ranges.empty()) {
+    // A toy fusion: the closest obstacle, and how old the scan is.
+    float closest = scan->ranges.front();
+    for (float r : scan->ranges) closest = std::min(closest, r);
+    (void)closest;
+    ++fused_with_lidar;
+  }
+  return imu->seq > 0;
+}
+
+bool HealthMonitor::Init() {
+  auto imu = node()->CreateReader<ImuReading>(
+      kImuChannel, [this](const std::shared_ptr<const ImuReading>&) { ++imu_seen_; },
+      /*pending_queue_size=*/16);
+  auto lidar = node()->CreateReader<LidarScan>(
+      kLidarChannel, [this](const std::shared_ptr<const LidarScan>&) { ++lidar_seen_; },
+      /*pending_queue_size=*/16);
+  if (!imu.ok() || !lidar.ok()) {
+    AERROR << (imu.ok() ? lidar.status() : imu.status()).message();
+    return false;
+  }
+  imu_reader_ = *imu;
+  lidar_reader_ = *lidar;
+  return true;
+}
+
+bool HealthMonitor::Proc() {
+  const uint64_t imu = imu_seen_.exchange(0);
+  const uint64_t lidar = lidar_seen_.exchange(0);
+  ++reports;
+  AINFO << "health \"" << name() << "\": last " << GetInterval() << " ms: imu "
+        << imu << " msgs, lidar " << lidar << " msgs";
+  return imu > 0 && lidar > 0;  // a silent sensor is a failed health check
+}
+
+CYBER_REGISTER_COMPONENT(ImuPoller)
+CYBER_REGISTER_COMPONENT(LidarPoller)
+CYBER_REGISTER_COMPONENT(Fusion)
+CYBER_REGISTER_COMPONENT(HealthMonitor)
+
+}  // namespace sensor_polling

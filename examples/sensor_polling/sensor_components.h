@@ -1,0 +1,77 @@
+// The sensor-polling graph (sensor_polling.dag):
+//
+//   ImuPoller     (timer, 10 ms = 100 Hz)  -> /sensor/imu
+//   LidarPoller   (timer, 100 ms = 10 Hz)  -> /sensor/lidar
+//   Fusion        (component, reads /sensor/imu; keeps the latest lidar scan)
+//   HealthMonitor (timer, 1000 ms = 1 Hz)  counts what arrived on both
+//                                          channels and logs the rates
+//
+// The pollers stand in for drivers: each Proc() reads a (synthetic) sensor
+// and publishes it. Counters are exposed for the example's test.
+
+#ifndef EXAMPLES_SENSOR_POLLING_SENSOR_COMPONENTS_H_
+#define EXAMPLES_SENSOR_POLLING_SENSOR_COMPONENTS_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "cyber/common/mutex.h"
+#include "cyber/component/component.h"
+#include "cyber/component/timer_component.h"
+#include "examples/sensor_polling/sensor_messages.h"
+
+namespace sensor_polling {
+
+class ImuPoller : public cyber::TimerComponent {
+ public:
+  bool Init() override;
+  bool Proc() override;
+
+ private:
+  std::shared_ptr<cyber::Writer<ImuReading>> writer_;
+  uint64_t seq_ = 0;
+};
+
+class LidarPoller : public cyber::TimerComponent {
+ public:
+  bool Init() override;
+  bool Proc() override;
+
+ private:
+  std::shared_ptr<cyber::Writer<LidarScan>> writer_;
+  uint64_t seq_ = 0;
+};
+
+class Fusion : public cyber::Component<ImuReading> {
+ public:
+  bool Init() override;
+  bool Proc(const std::shared_ptr<ImuReading>& imu) override;
+
+  // For the test: IMU readings fused, and how many had a lidar scan.
+  static std::atomic<uint64_t> fused;
+  static std::atomic<uint64_t> fused_with_lidar;
+
+ private:
+  std::shared_ptr<cyber::Reader<LidarScan>> lidar_reader_;
+  cyber::Mutex mu_;
+  std::shared_ptr<const LidarScan> latest_scan_ ABSL_GUARDED_BY(mu_);
+};
+
+class HealthMonitor : public cyber::TimerComponent {
+ public:
+  bool Init() override;
+  bool Proc() override;
+
+  static std::atomic<uint64_t> reports;
+
+ private:
+  std::shared_ptr<cyber::Reader<ImuReading>> imu_reader_;
+  std::shared_ptr<cyber::Reader<LidarScan>> lidar_reader_;
+  std::atomic<uint64_t> imu_seen_{0};
+  std::atomic<uint64_t> lidar_seen_{0};
+};
+
+}  // namespace sensor_polling
+
+#endif  // EXAMPLES_SENSOR_POLLING_SENSOR_COMPONENTS_H_
