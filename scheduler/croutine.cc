@@ -104,6 +104,13 @@ void CRoutine::Yield() {
   self->CancellationPoint();
 }
 
+bool CRoutine::YieldWithoutCancellation() {
+  CRoutine* self = Current();
+  if (self == nullptr) return false;
+  self->SwitchOut();
+  return true;
+}
+
 void CRoutine::SleepFor(absl::Duration d) {
   CRoutine* self = Current();
   ACHECK(self != nullptr) << "CRoutine::SleepFor() called outside a routine";
@@ -129,7 +136,14 @@ void CRoutine::SleepUntil(Instant deadline) {
     self->state_ = State::kSleep;
     // Armed under our lock: OnExpired (which takes it) sees sleep_seq_.
     auto armed = driver->Arm(self, deadline);
-    ACHECK(armed.ok()) << "routine \"" << self->name_ << "\": " << armed.status();
+    if (!armed.ok()) {
+      // The timer system is shut down (process shutdown in progress): the
+      // sleep can never end, so the routine ends instead.
+      self->state_ = State::kReady;
+      AWARN << "routine \"" << self->name_ << "\": cannot sleep ("
+            << armed.status().message() << "); cancelling it";
+      throw RoutineCancelled();
+    }
     self->sleep_seq_ = armed->arm_seq;
   }
   self->SwitchOut();

@@ -48,7 +48,8 @@ namespace cyber {
 namespace scheduler {
 
 // Thrown at a suspension point of a cancelled routine. Do not swallow it.
-struct RoutineCancelled {};
+// (The timer layer knows it by its base and lets it pass.)
+struct RoutineCancelled : timer::ExecutionCancelled {};
 
 class CRoutine final : public timer::ExpiryTarget {
  public:
@@ -90,6 +91,10 @@ class CRoutine final : public timer::ExpiryTarget {
   static void SleepFor(absl::Duration d);
   // Parks until Notify() (returns at once if a notification is pending).
   static void WaitForData();
+  // Yields like Yield() but never throws RoutineCancelled: for a routine
+  // waiting on something (e.g. a timer's Stop()) that must keep waiting even
+  // while cancelled. Returns false, doing nothing, outside a routine.
+  static bool YieldWithoutCancellation();
 
   // --- Any thread -------------------------------------------------------
   void Notify();

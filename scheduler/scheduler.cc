@@ -84,6 +84,13 @@ bool Scheduler::Dispatch(std::function<void()> task) {
   return true;
 }
 
+const void* Scheduler::CurrentExecution() const {
+  if (const CRoutine* r = CRoutine::Current()) return r;
+  return timer::Dispatcher::CurrentExecution();
+}
+
+bool Scheduler::YieldWhileWaiting() { return CRoutine::YieldWithoutCancellation(); }
+
 absl::Status Scheduler::CreateTask(const std::string& name,
                                    std::function<void()> body, int priority,
                                    int processor) {

@@ -91,6 +91,10 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
   void SetTimerDriver(timer::TickDriver* driver);
 
   bool Dispatch(std::function<void()> task) override;
+  // The running routine (routines move between threads), else the thread.
+  const void* CurrentExecution() const override;
+  // Inside a routine: yields (without cancellation) and returns true.
+  bool YieldWhileWaiting() override;
 
   // Errors: AlreadyExists for a duplicate name, InvalidArgument for an empty
   // name or body or a processor index outside the task's group,

@@ -288,6 +288,117 @@ TEST(SchedulerTest, TimerCallbacksRunInsideRoutinesAndMayYield) {
   sched.Shutdown();
 }
 
+TEST(SchedulerTest, TimerStopFromItsOwnCallbackAfterMovingThreadsReturns) {
+  // A callback may resume on another processor after a Yield; Stop() must
+  // still recognise it as its own caller (it compares coroutines, not
+  // threads) and not wait for itself.
+  Scheduler sched(WithProcessors(2));
+  timer::TickDriver driver(SteadyClock::Get(), &sched);
+  sched.SetTimerDriver(&driver);
+  std::atomic<bool> moved{false};
+  std::atomic<bool> stopped{false};
+  std::unique_ptr<Timer> t;
+  TimerOptions o;
+  o.name = "wanderer";
+  o.period = absl::Milliseconds(2);
+  o.callback = [&] {
+    const std::string first = ThreadName();
+    for (int i = 0; i < 100000 && ThreadName() == first; ++i) CRoutine::Yield();
+    moved = ThreadName() != first;
+    t->Stop();  // from its own callback, possibly on another thread
+    stopped = true;
+  };
+  t = std::make_unique<Timer>(o, &driver);
+  // Keep the other processor busy-ish so the yielding routine migrates.
+  std::vector<std::future<void>> noise;
+  for (int i = 0; i < 2000; ++i) noise.push_back(sched.Async([] { CRoutine::Yield(); }));
+  ASSERT_TRUE(t->Schedule().ok());
+  ASSERT_TRUE(Eventually([&] { return stopped.load(); })) << "Stop() waited for itself";
+  for (auto& f : noise) f.get();
+  EXPECT_FALSE(t->IsRunning());
+  t.reset();
+  sched.Shutdown();
+}
+
+TEST(SchedulerTest, StopFromAnotherRoutineWaitsForAParkedCallbackWithoutStarvingIt) {
+  // One processor: the waiting Stop() must yield, not block the thread the
+  // parked callback needs to finish; and it returns only after it finished.
+  Scheduler sched(WithProcessors(1));
+  timer::TickDriver driver(SteadyClock::Get(), &sched);
+  sched.SetTimerDriver(&driver);
+  std::atomic<bool> in_callback{false};
+  std::atomic<bool> callback_done{false};
+  TimerOptions o;
+  o.name = "sleepy";
+  o.period = absl::Milliseconds(2);
+  o.oneshot = true;
+  o.callback = [&] {
+    in_callback = true;
+    CRoutine::SleepFor(absl::Milliseconds(20));
+    callback_done = true;
+  };
+  Timer t(o, &driver);
+  ASSERT_TRUE(t.Schedule().ok());
+  ASSERT_TRUE(Eventually([&] { return in_callback.load(); }));
+  auto done_when_stop_returned = sched.Async([&] {
+    t.Stop();
+    return callback_done.load();
+  });
+  EXPECT_TRUE(done_when_stop_returned.get()) << "Stop() returned before its callback ended";
+  sched.Shutdown();
+}
+
+TEST(SchedulerTest, SleepForAfterTheTimerSystemShutDownEndsTheRoutineCleanly) {
+  Scheduler sched(WithProcessors(1));
+  auto driver = std::make_unique<timer::TickDriver>(SteadyClock::Get(), &sched);
+  sched.SetTimerDriver(driver.get());
+  std::atomic<int> naps{0};
+  ASSERT_TRUE(sched.CreateTask("looper", [&] {
+    while (true) {
+      CRoutine::SleepFor(absl::Milliseconds(1));
+      ++naps;
+    }
+  }).ok());
+  ASSERT_TRUE(Eventually([&] { return naps.load() > 3; }));
+  driver->Shutdown();  // as cyber::Shutdown does before the scheduler
+  // A routine that tries to sleep now can never be woken: it ends (unwinding
+  // cleanly) instead of aborting the process.
+  std::atomic<bool> unwound{false};
+  struct Guard {
+    std::atomic<bool>* flag;
+    ~Guard() { *flag = true; }
+  };
+  ASSERT_TRUE(sched.CreateTask("late_sleeper", [&] {
+    Guard guard{&unwound};
+    CRoutine::SleepFor(absl::Milliseconds(1));
+    ADD_FAILURE() << "slept on a shut-down timer system";
+  }).ok());
+  ASSERT_TRUE(Eventually([&] { return unwound.load(); }));
+  sched.Shutdown();  // the looper, parked on the stopped wheel, is cancelled
+  EXPECT_EQ(sched.stats().live, 0u);
+}
+
+TEST(SchedulerTest, ShutdownCancellingATimerCallbackIsNotCountedAsAnException) {
+  Scheduler sched(WithProcessors(1));
+  timer::TickDriver driver(SteadyClock::Get(), &sched);
+  sched.SetTimerDriver(&driver);
+  std::atomic<bool> parked{false};
+  TimerOptions o;
+  o.name = "parked";
+  o.period = absl::Milliseconds(2);
+  o.callback = [&] {
+    parked = true;
+    CRoutine::SleepFor(absl::Hours(1));
+  };
+  Timer t(o, &driver);
+  ASSERT_TRUE(t.Schedule().ok());
+  ASSERT_TRUE(Eventually([&] { return parked.load(); }));
+  sched.Shutdown();  // cancels the parked callback
+  EXPECT_EQ(t.GetStatistics().exceptions, 0u);
+  EXPECT_FALSE(t.IsRunning());
+  t.Stop();
+}
+
 TEST(SchedulerTest, BoundedRoutinesRefuseAndCount) {
   Scheduler::Options o = WithProcessors(1);
   o.max_routines = 4;

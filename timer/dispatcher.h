@@ -22,11 +22,28 @@
 namespace cyber {
 namespace timer {
 
+// Thrown through a callback by a dispatcher that is cancelling it (the
+// scheduler at shutdown). The timer layer lets it pass instead of treating
+// it as a callback failure.
+struct ExecutionCancelled {};
+
 class Dispatcher {
  public:
   virtual ~Dispatcher() = default;
   // Runs `task` once, soon. Returns false if refused.
   virtual bool Dispatch(std::function<void()> task) = 0;
+
+  // Identifies the calling execution context: by default the calling
+  // thread; a coroutine dispatcher returns the running coroutine, which may
+  // move between threads. Lets Stop() recognise a call from the very
+  // callback it would wait for.
+  virtual const void* CurrentExecution() const;
+  // Called by a thread of execution that must wait for another callback to
+  // finish. Returns true if it let other work run instead (a coroutine
+  // yielded, so the waiter re-checks and calls again); false means the
+  // caller should block. A coroutine must not block its processor thread:
+  // the callback it waits for may need that very thread.
+  virtual bool YieldWhileWaiting() { return false; }
 };
 
 // Runs each task on the calling thread before Dispatch() returns. With a

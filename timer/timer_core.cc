@@ -65,14 +65,23 @@ absl::Status TimerCore::Start() {
 }
 
 void TimerCore::Stop() {
-  MutexLock lock(&mu_);
+  Dispatcher* const dispatcher = driver_->dispatcher();
+  const void* const me = dispatcher->CurrentExecution();
+  mu_.Lock();
   ++generation_;  // drops runs already handed to the dispatcher
   running_ = false;
   driver_->Cancel(this);
-  // Synchronous: wait out a run in progress, unless we are that run.
-  while (busy_ && callback_thread_ != std::this_thread::get_id()) {
-    run_finished_.Wait(&mu_);
+  // Synchronous: wait out a run in progress, unless we are that run (it may
+  // have moved to another thread since it started, so executions are
+  // compared, not threads). A coroutine waits by yielding: blocking its
+  // processor could starve the very callback it waits for.
+  while (busy_ && callback_execution_ != me) {
+    mu_.Unlock();
+    const bool yielded = dispatcher->YieldWhileWaiting();
+    mu_.Lock();
+    if (!yielded && busy_ && callback_execution_ != me) run_finished_.Wait(&mu_);
   }
+  mu_.Unlock();
 }
 
 void TimerCore::Retire() {
@@ -167,7 +176,7 @@ void TimerCore::Run(uint64_t generation) {
       return;
     }
     busy_ = true;
-    callback_thread_ = std::this_thread::get_id();
+    callback_execution_ = driver_->dispatcher()->CurrentExecution();
     event.expected_time = ExpectedLocked(k_);
     event.actual_time = driver_->clock()->Now();
     event.missed_periods = missed_since_last_;
@@ -175,15 +184,19 @@ void TimerCore::Run(uint64_t generation) {
     missed_since_last_ = 0;
   }
 
-  // The user's code: no lock held; exceptions do not escape.
+  // The user's code: no lock held; exceptions do not escape, except the
+  // dispatcher's own cancellation, which is passed on after the bookkeeping.
   const char* failure = nullptr;
   std::string what;
+  std::exception_ptr cancelled;
   try {
     if (options_.event_callback) {
       options_.event_callback(event);
     } else {
       options_.callback();
     }
+  } catch (const ExecutionCancelled&) {
+    cancelled = std::current_exception();
   } catch (const std::exception& e) {
     failure = "threw";
     what = e.what();
@@ -192,30 +205,35 @@ void TimerCore::Run(uint64_t generation) {
   }
   const Instant end = driver_->clock()->Now();
 
-  MutexLock lock(&mu_);
-  ++counters_.fires;
-  if (event.actual_time < event.expected_time) ++counters_.early_fires;  // a bug
-  lateness_.Record(event.actual_time - event.expected_time);
-  last_run_ = end - event.actual_time;
-  run_time_.Record(last_run_);
-  if (failure != nullptr) {
-    ++counters_.exceptions;
-    AERROR << "timer \"" << options_.name << "\": callback " << failure
-           << (what.empty() ? "" : ": ") << what << " (exceptions so far: "
-           << counters_.exceptions << ")"
-           << (options_.oneshot ? "" : "; the timer keeps running");
-  }
-  if (generation == generation_ && running_) {
-    if (options_.oneshot) {
-      running_ = false;  // done; Start() may run it again
-    } else {
-      ScheduleNextLocked(end);
+  {
+    MutexLock lock(&mu_);
+    ++counters_.fires;
+    if (event.actual_time < event.expected_time) ++counters_.early_fires;  // a bug
+    lateness_.Record(event.actual_time - event.expected_time);
+    last_run_ = end - event.actual_time;
+    run_time_.Record(last_run_);
+    if (failure != nullptr) {
+      ++counters_.exceptions;
+      AERROR << "timer \"" << options_.name << "\": callback " << failure
+             << (what.empty() ? "" : ": ") << what << " (exceptions so far: "
+             << counters_.exceptions << ")"
+             << (options_.oneshot ? "" : "; the timer keeps running");
     }
+    if (cancelled) {
+      running_ = false;  // the dispatcher is going away: no further calls
+    } else if (generation == generation_ && running_) {
+      if (options_.oneshot) {
+        running_ = false;  // done; Start() may run it again
+      } else {
+        ScheduleNextLocked(end);
+      }
+    }
+    if (in_flight_generation_ == generation) in_flight_ = false;
+    busy_ = false;
+    callback_execution_ = nullptr;
+    run_finished_.SignalAll();
   }
-  if (in_flight_generation_ == generation) in_flight_ = false;
-  busy_ = false;
-  callback_thread_ = std::thread::id();
-  run_finished_.SignalAll();
+  if (cancelled) std::rethrow_exception(cancelled);
 }
 
 void TimerCore::ScheduleNextLocked(Instant end) {

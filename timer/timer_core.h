@@ -98,7 +98,8 @@ class TimerCore final : public ExpiryTarget {
   uint64_t in_flight_generation_ ABSL_GUARDED_BY(mu_) = 0;
   // Run in progress (the callback itself).
   bool busy_ ABSL_GUARDED_BY(mu_) = false;
-  std::thread::id callback_thread_ ABSL_GUARDED_BY(mu_);
+  // The execution (thread or coroutine, per the dispatcher) running it.
+  const void* callback_execution_ ABSL_GUARDED_BY(mu_) = nullptr;
   int64_t missed_since_last_ ABSL_GUARDED_BY(mu_) = 0;
   absl::Duration last_run_ ABSL_GUARDED_BY(mu_);
   // Statistics.

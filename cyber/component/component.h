@@ -66,6 +66,8 @@ class Component : public ComponentBase {
   void Shutdown() override {
     if (this->shut_down_.exchange(true)) return;
     if (reader_) reader_->Shutdown();  // synchronous
+    // And every other reader it created in Init(), before Clear().
+    if (this->node()) this->node()->Shutdown();
     Clear();
   }
 

@@ -44,6 +44,9 @@ absl::Status TimerComponent::Initialize(const dag::TimerComponentSpec& spec,
 void TimerComponent::Shutdown() {
   if (shut_down_.exchange(true)) return;
   if (timer_) timer_->Stop();  // synchronous: Proc() is not running after this
+  // Readers the component created itself (in Init()) stop too, synchronously,
+  // before Clear() and before the component is destroyed.
+  if (node()) node()->Shutdown();
   Clear();
 }
 

@@ -103,7 +103,13 @@ bool Init(const char* binary_name) {
   // the scheduler, and the scheduler's SleepFor arms the timer's wheel.
   scheduler::Scheduler* sched = scheduler::DefaultScheduler();
   timer::SetDefaultDispatcher(sched);
-  sched->SetTimerDriver(timer::DefaultTickDriver());
+  timer::TickDriver* driver = timer::DefaultTickDriver();
+  sched->SetTimerDriver(driver);
+  if (driver->dispatcher() != sched) {
+    AWARN << "cyber::Init: the timer system was created before Init() (a "
+             "Timer constructed earlier); its callbacks run on the fallback "
+             "callback executor, not in the scheduler's coroutines";
+  }
   g_state.store(static_cast<int>(State::kInitialized));
   InstallHandlers();
   AINFO << "cyber::Init: " << binary_name << " initialized";

@@ -58,6 +58,24 @@ class MsgSink : public Component<Msg> {
 };
 CYBER_REGISTER_COMPONENT(MsgSink)
 
+// Subscribes to a second channel itself, in Init().
+std::atomic<int> g_extra_deliveries{0};
+class ExtraReaderSink : public Component<Msg> {
+ public:
+  bool Init() override {
+    auto r = node()->CreateReader<Msg>(
+        "/extra", [](const std::shared_ptr<const Msg>&) { ++g_extra_deliveries; }, 64);
+    if (!r.ok()) return false;
+    extra_ = *r;
+    return true;
+  }
+  bool Proc(const std::shared_ptr<Msg>&) override { return true; }
+
+ private:
+  std::shared_ptr<Reader<Msg>> extra_;
+};
+CYBER_REGISTER_COMPONENT(ExtraReaderSink)
+
 std::string WriteFile(const std::string& name, const std::string& text) {
   const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
   std::ofstream(path) << text;
@@ -223,6 +241,27 @@ TEST_F(LauncherRunTest, TimerComponentRunsCountsFailuresAndStopsSynchronously) {
   clock_.Advance(absl::Seconds(1));
   driver_.AwaitIdle();
   EXPECT_TRUE(launcher.Stats().empty());
+}
+
+TEST_F(LauncherRunTest, ShutdownAlsoStopsReadersTheComponentCreatedItself) {
+  Launcher launcher(context_);
+  ASSERT_TRUE(launcher.Load({WriteFile("extra.dag",
+      "module_config { components { class_name: \"ExtraReaderSink\" config { name: \"x\" "
+      "readers { channel: \"/main\" } } } }\n")}).ok());
+  ASSERT_TRUE(launcher.Start().ok());
+  Node writer_node("writer", &sched_, &bus_);
+  auto writer = writer_node.CreateWriter<Msg>("/extra");
+  ASSERT_TRUE(writer.ok());
+  ASSERT_TRUE((*writer)->Write(Msg()));
+  const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (g_extra_deliveries.load() < 1 && std::chrono::steady_clock::now() < limit) {
+    std::this_thread::yield();
+  }
+  ASSERT_EQ(g_extra_deliveries.load(), 1);
+  launcher.Stop();  // synchronous for every reader of the component's node
+  for (int i = 0; i < 50; ++i) (*writer)->Write(Msg());
+  sched_.Async([] {}).get();  // anything queued before has had its turn
+  EXPECT_EQ(g_extra_deliveries.load(), 1);
 }
 
 TEST(LauncherStatusTest, StatusLineAndSummaryShowRatesAndCounters) {
