@@ -4,10 +4,12 @@
 // cancelled per second, and the watchdog fired once per sensor outage and
 // re-armed when the heartbeats came back.
 //
-// Real time, 3.5 s. The counts cannot be disturbed by a slow machine: a
-// request is answered within microseconds to milliseconds against a 200 ms
-// timeout, an outage lasts 300 ms against a 50 ms watchdog, and the checks
-// are about which timers fired, not when.
+// Real time, 3.5 s. A slow machine cannot break the checks: an answer that
+// arrives after its 200 ms timeout (possible under sanitizers on a loaded
+// machine) is a *late answer*, which the timeout was right to report; the
+// contract checked is that no timeout ever runs after its Stop() returned or
+// runs twice, and that the lost requests all time out. An outage lasts
+// 300 ms against a 50 ms watchdog.
 
 #include <vector>
 
@@ -30,28 +32,30 @@ TEST(TimeoutWatchdogTest, TimeoutsFireOnlyForLostRequestsAndTheWatchdogForOutage
   launcher.Stop();  // outstanding timeouts are cancelled with the client
   cyber::Shutdown();
   std::printf("%s", cyber::Launcher::SummaryTable(stats).c_str());
-  std::printf("sent %llu answered %llu timed out %llu wrong %llu; watchdog "
-              "fired %llu rearmed %llu outages %llu\n",
+  std::printf("sent %llu answered %llu lost timed out %llu late answers %llu "
+              "raced %llu violations %llu; watchdog fired %llu rearmed %llu "
+              "outages %llu\n",
               (unsigned long long)RequestClient::sent.load(),
               (unsigned long long)RequestClient::answered.load(),
-              (unsigned long long)RequestClient::timed_out.load(),
-              (unsigned long long)RequestClient::wrong.load(),
+              (unsigned long long)RequestClient::lost_timed_out.load(),
+              (unsigned long long)RequestClient::late_answers.load(),
+              (unsigned long long)RequestClient::raced.load(),
+              (unsigned long long)RequestClient::violations.load(),
               (unsigned long long)Watchdog::fired.load(),
               (unsigned long long)Watchdog::rearmed.load(),
               (unsigned long long)HeartbeatSource::outages.load());
 
   const uint64_t sent = RequestClient::sent.load();
   EXPECT_GT(sent, 5000u) << "thousands of timeouts armed per second";
-  EXPECT_EQ(RequestClient::wrong.load(), 0u);
-  // Every request is answered (and its timeout cancelled), timed out, or was
-  // still pending at shutdown (at most the last 200 ms worth).
-  const uint64_t resolved = RequestClient::answered.load() + RequestClient::timed_out.load();
-  EXPECT_LE(resolved, sent);
-  EXPECT_LE(sent - resolved, 2u * 4 * 100 + 8) << "too many unresolved requests";
-  // The lost ones (each 10th) timed out; allow those lost in the last 200 ms.
+  // The contract: no timeout ran after its Stop() returned, none twice.
+  EXPECT_EQ(RequestClient::violations.load(), 0u);
+  EXPECT_GT(RequestClient::answered.load(), sent / 2);
+  // Every lost request (each 10th) timed out once, except those lost in the
+  // last 200 ms before the stop (at most 2,000/s * 0.2 s / 10 = 40; the bound
+  // leaves room for a backlog on a loaded machine).
   const uint64_t lost = sent / kLostEvery;
-  EXPECT_LE(RequestClient::timed_out.load(), lost);
-  EXPECT_GE(RequestClient::timed_out.load() + 100, lost);
+  EXPECT_LE(RequestClient::lost_timed_out.load(), lost);
+  EXPECT_GE(RequestClient::lost_timed_out.load() + 150, lost);
   // Outages start at 0, 1, 2, 3 s: the watchdog fired once for each that had
   // lasted 50 ms by the end, and re-armed after each that ended.
   const uint64_t outages = HeartbeatSource::outages.load();

@@ -10,8 +10,10 @@ namespace timeout_watchdog {
 
 std::atomic<uint64_t> RequestClient::sent{0};
 std::atomic<uint64_t> RequestClient::answered{0};
-std::atomic<uint64_t> RequestClient::timed_out{0};
-std::atomic<uint64_t> RequestClient::wrong{0};
+std::atomic<uint64_t> RequestClient::lost_timed_out{0};
+std::atomic<uint64_t> RequestClient::late_answers{0};
+std::atomic<uint64_t> RequestClient::raced{0};
+std::atomic<uint64_t> RequestClient::violations{0};
 std::atomic<uint64_t> HeartbeatSource::outages{0};
 std::atomic<uint64_t> Watchdog::fired{0};
 std::atomic<uint64_t> Watchdog::rearmed{0};
@@ -59,6 +61,7 @@ bool RequestClient::Proc() {
       // Armed before the request leaves, so an answer always finds it.
       if (!timeout->Schedule().ok()) return false;
       pending_.emplace(id, std::move(timeout));
+      fate_[id] = Fate::kPending;
     }
     auto request = std::make_shared<Request>();
     request->id = id;
@@ -72,32 +75,50 @@ void RequestClient::OnResponse(uint64_t id) {
   std::unique_ptr<cyber::Timer> timeout;
   {
     cyber::MutexLock lock(&mu_);
-    auto it = pending_.find(id);
-    if (it == pending_.end()) {
-      ++wrong;  // answered after its timeout fired
+    Fate& fate = fate_[id];
+    if (fate == Fate::kTimedOut) {
+      ++late_answers;  // the timeout was right: this answer is late
       return;
     }
-    timeout = std::move(it->second);
-    pending_.erase(it);
+    if (fate != Fate::kPending) {
+      ++violations;  // answered twice
+      return;
+    }
+    fate = Fate::kCancelling;
+    timeout = std::move(pending_[id]);
+    pending_.erase(id);
   }
-  timeout->Stop();  // synchronous, outside our lock: it will not fire now
-  ++answered;
+  // Synchronous, outside our lock: when it returns the timeout is not
+  // running and never will.
+  timeout->Stop();
+  cyber::MutexLock lock(&mu_);
+  Fate& fate = fate_[id];
+  if (fate == Fate::kCancelling) {
+    fate = Fate::kCancelled;
+    ++answered;
+  }  // else it fired just before the cancel took effect (counted in raced)
 }
 
 void RequestClient::OnTimeout(uint64_t id) {
-  std::unique_ptr<cyber::Timer> timeout;
-  {
-    cyber::MutexLock lock(&mu_);
-    auto it = pending_.find(id);
-    if (it == pending_.end()) {
-      ++wrong;  // fired although the answer had cancelled it
+  std::unique_ptr<cyber::Timer> timeout;  // destroyed from its own callback
+  cyber::MutexLock lock(&mu_);
+  Fate& fate = fate_[id];
+  switch (fate) {
+    case Fate::kPending:
+      fate = Fate::kTimedOut;
+      timeout = std::move(pending_[id]);
+      pending_.erase(id);
+      if (id % kLostEvery == 0) ++lost_timed_out;
       return;
-    }
-    timeout = std::move(it->second);  // destroyed below, from its own callback
-    pending_.erase(it);
+    case Fate::kCancelling:  // fired before the answer's Stop() returned
+      fate = Fate::kTimedOut;
+      ++raced;
+      return;
+    case Fate::kCancelled:  // fired after Stop() returned: a broken timer
+    case Fate::kTimedOut:   // fired twice
+      ++violations;
+      return;
   }
-  if (id % kLostEvery != 0) ++wrong;  // an answered request should not time out
-  ++timed_out;
 }
 
 void RequestClient::Clear() {

@@ -14,7 +14,8 @@
 //       when the heartbeats come back.
 //
 // Counters are exposed for the example's test, which checks that every lost
-// request timed out exactly once and no answered one did.
+// request timed out once and that no timeout ever ran after its cancellation
+// (Stop()) had returned, or twice.
 
 #ifndef EXAMPLES_TIMEOUT_WATCHDOG_WATCHDOG_COMPONENTS_H_
 #define EXAMPLES_TIMEOUT_WATCHDOG_WATCHDOG_COMPONENTS_H_
@@ -56,9 +57,13 @@ class RequestClient : public cyber::TimerComponent {
   // For the test.
   static std::atomic<uint64_t> sent;
   static std::atomic<uint64_t> answered;       // answer came, timeout cancelled
-  static std::atomic<uint64_t> timed_out;      // timeout fired
-  static std::atomic<uint64_t> wrong;          // fired for an answered request,
-                                               // or answered after firing
+  static std::atomic<uint64_t> lost_timed_out; // a lost request's timeout fired
+  static std::atomic<uint64_t> late_answers;   // answered after its timeout
+                                               // fired (an overloaded machine)
+  static std::atomic<uint64_t> raced;          // timeout fired while the answer
+                                               // was cancelling it (both legal)
+  static std::atomic<uint64_t> violations;     // fired after Stop() returned,
+                                               // or fired twice: must be 0
 
  private:
   void OnResponse(uint64_t id);
@@ -70,6 +75,9 @@ class RequestClient : public cyber::TimerComponent {
   cyber::Mutex mu_;
   // Outstanding requests and their timeout timers.
   std::map<uint64_t, std::unique_ptr<cyber::Timer>> pending_ ABSL_GUARDED_BY(mu_);
+  // What happened to each request so far.
+  enum class Fate { kPending, kCancelling, kCancelled, kTimedOut };
+  std::map<uint64_t, Fate> fate_ ABSL_GUARDED_BY(mu_);
 };
 
 class EchoServer : public cyber::Component<Request> {
