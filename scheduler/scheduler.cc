@@ -128,34 +128,30 @@ absl::Status Scheduler::CreateTask(const std::string& name,
   return absl::OkStatus();
 }
 
-absl::Status Scheduler::NotifyTask(const std::string& name) {
-  std::shared_ptr<CRoutine> routine;
-  {
-    MutexLock lock(&mu_);
-    const auto it = tasks_.find(name);
-    if (it == tasks_.end()) {
-      return absl::NotFoundError(absl::StrCat(
-          "scheduler \"", options_.name, "\": no task \"", name, "\""));
-    }
-    routine = it->second;
+absl::StatusOr<std::shared_ptr<CRoutine>> Scheduler::FindTask(
+    const std::string& name, bool remove) {
+  MutexLock lock(&mu_);
+  const auto it = tasks_.find(name);
+  if (it == tasks_.end()) {
+    return absl::NotFoundError(absl::StrCat("scheduler \"", options_.name,
+                                            "\": no task \"", name, "\""));
   }
-  routine->Notify();
+  std::shared_ptr<CRoutine> routine = it->second;
+  if (remove) tasks_.erase(it);
+  return routine;
+}
+
+absl::Status Scheduler::NotifyTask(const std::string& name) {
+  auto routine = FindTask(name, /*remove=*/false);
+  if (!routine.ok()) return routine.status();
+  (*routine)->Notify();
   return absl::OkStatus();
 }
 
 absl::Status Scheduler::RemoveTask(const std::string& name) {
-  std::shared_ptr<CRoutine> routine;
-  {
-    MutexLock lock(&mu_);
-    const auto it = tasks_.find(name);
-    if (it == tasks_.end()) {
-      return absl::NotFoundError(absl::StrCat(
-          "scheduler \"", options_.name, "\": no task \"", name, "\""));
-    }
-    routine = it->second;
-    tasks_.erase(it);
-  }
-  routine->Cancel();  // unwinds at its next suspension point
+  auto routine = FindTask(name, /*remove=*/true);
+  if (!routine.ok()) return routine.status();
+  (*routine)->Cancel();  // unwinds at its next suspension point
   return absl::OkStatus();
 }
 

@@ -52,6 +52,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "cyber/common/mutex.h"
 #include "scheduler/config/scheduler_config.h"
 #include "scheduler/croutine.h"
@@ -129,6 +130,9 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
   absl::Status Admit(const std::shared_ptr<CRoutine>& routine)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnReturned(std::shared_ptr<CRoutine> routine, CRoutine::State state);
+  // The named task (NotFound otherwise), optionally forgetting it.
+  absl::StatusOr<std::shared_ptr<CRoutine>> FindTask(const std::string& name,
+                                                     bool remove);
   int GroupForTask(const std::string& task) const;
 
   const Options options_;
