@@ -2,8 +2,9 @@
 // off the tick thread, from a bounded FIFO queue.
 //
 // Why: a callback must never delay the tick thread (and so every other
-// timer). Until the scheduler's coroutine pool is the process default, this
-// is the Dispatcher timers use. The queue is bounded so that a stuck consumer
+// timer). It is the fallback Dispatcher of timers made without cyber::Init
+// (which makes the scheduler's coroutine pool the default), and a baseline
+// in the benchmarks. The queue is bounded so that a stuck consumer
 // shows up as counted refusals instead of unbounded memory; the timer layer
 // logs each refusal with the timer's name and re-arms periodic timers.
 //

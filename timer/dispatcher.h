@@ -2,10 +2,11 @@
 //
 // Why an interface: the timer layer must not depend on the scheduler above
 // it (see DESIGN.md, "Layers"). The tick thread only decides *that* a timer
-// is due; a Dispatcher decides *where* its callback runs: on a small callback
-// executor (timer/callback_executor.h, the default until the scheduler
-// exists), in the scheduler's coroutine pool, or inline on the calling thread
-// (InlineDispatcher, for deterministic simulation).
+// is due; a Dispatcher decides *where* its callback runs: in the scheduler's
+// coroutine pool (the process default after cyber::Init), on a small
+// callback executor (timer/callback_executor.h, the fallback without Init),
+// or inline on the calling thread (InlineDispatcher, for deterministic
+// simulation).
 //
 // Contract for implementations: Dispatch() must not block for long and must
 // not call back into the caller's timer; it either accepts the task (which

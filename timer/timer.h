@@ -40,9 +40,9 @@
 // running.
 //
 // What a callback may do: anything with its own or other timers (Start, Stop,
-// destroy, create and start new ones). It runs on the dispatcher's threads
-// (the callback executor, later the scheduler), never on the tick thread and
-// never under a timer lock.
+// destroy, create and start new ones). It runs where the dispatcher puts it
+// (a scheduler coroutine after cyber::Init, else the fallback callback
+// executor), never on the tick thread and never under a timer lock.
 //
 // Threads: all methods are thread-safe. A Timer must not outlive its
 // TickDriver (the process default lives until cyber::Shutdown()).
