@@ -24,9 +24,13 @@
 //
 // Stop() is synchronous: it bumps the generation (dropping queued runs),
 // cancels the wheel entry and waits until a run in progress has finished —
-// unless it is called from that very run, where waiting would deadlock; then
-// the run simply does not re-arm. After Retire() (the owner is going away)
-// Start() fails.
+// unless it is called from that very run (recognised by the dispatcher's
+// execution token: a coroutine stays itself when it moves between threads),
+// where waiting would deadlock; then the run simply does not re-arm. A
+// caller that is itself a coroutine waits by yielding, so the callback it
+// waits for can use its processor. A dispatcher cancellation thrown through
+// the callback (scheduler shutdown) ends the schedule and is passed on.
+// After Retire() (the owner is going away) Start() fails.
 //
 // Lock order: mu_ -> wheel lock (via TickDriver::Arm/Cancel) -> the tick
 // thread's wake-up event. Dispatch happens with no lock held.
