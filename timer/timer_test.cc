@@ -408,6 +408,37 @@ TEST(TimerTest, CallbacksMayArmAndStopOtherTimers) {
   EXPECT_EQ(child_fires, 10);
 }
 
+TEST(TimerTest, ACallbackArmingThousandsOfTimersLosesNoneAndFiresNoneEarly) {
+  SimulatedTimerSystem sim;
+  constexpr int kChildren = 5000;
+  std::vector<std::unique_ptr<Timer>> children;
+  std::vector<int> fired(kChildren, 0);
+  std::vector<Instant> deadline(kChildren);
+  std::vector<Instant> fired_at(kChildren);
+  Timer parent(Oneshot("spawner", absl::Milliseconds(4), [&] {
+                 for (int i = 0; i < kChildren; ++i) {
+                   const absl::Duration delay = absl::Microseconds(2000 + 997 * i);
+                   deadline[i] = sim.Now() + delay;
+                   children.push_back(std::make_unique<Timer>(
+                       Oneshot("child", delay, [&, i] {
+                         ++fired[i];
+                         fired_at[i] = sim.Now();
+                       }),
+                       &sim.driver()));
+                   ASSERT_TRUE(children.back()->Schedule().ok());
+                 }
+               }),
+               &sim.driver());
+  ASSERT_TRUE(parent.Schedule().ok());
+  sim.RunFor(absl::Seconds(6));
+  ASSERT_EQ(children.size(), static_cast<size_t>(kChildren));
+  for (int i = 0; i < kChildren; ++i) {
+    ASSERT_EQ(fired[i], 1) << "child " << i;
+    ASSERT_GE(fired_at[i], deadline[i]) << "child " << i << " fired early";
+    ASSERT_LT(fired_at[i] - deadline[i], kTick) << "child " << i;
+  }
+}
+
 // --- Bad input: a clear error naming the timer and the value ---------------
 
 struct BadCase {
