@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages that //tests/peers:peer_timer_benchmark
+# needs to compare our TimingWheel with other timer implementations, and
+# nothing else. Same rules as tools/setup.sh: idempotent (when everything is
+# present it touches nothing: no apt-get update, no network), needs root or
+# sudo. The peers target is tagged "manual", so `bazel build //...` and
+# `bazel test //...` never need these packages; CI does not install them.
+set -euo pipefail
+
+PACKAGES=(
+  # libuv: uv_loop_t / uv_timer_t (links -luv).
+  libuv1-dev
+  # libevent: event_base / evtimer_* (links -levent).
+  libevent-dev
+)
+
+# Boost.Asio is header-only and comes with the Boost dev packages that
+# tools/setup.sh already installs (libboost-context-dev pulls in the Boost
+# headers). Boost.System has been header-only since Boost 1.69, so the
+# benchmark does not link libboost_system; only if the header is missing is
+# a package added here.
+if [ ! -f /usr/include/boost/asio.hpp ]; then
+  PACKAGES+=(libboost-system-dev)
+fi
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  SUDO="sudo"
+fi
+echo "setup_peers: installing missing Debian packages: ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
