@@ -7,9 +7,8 @@
 // (TextFormat::Parser, ParseInfoTree, error collection); the validator only
 // knows what the fields mean.
 //
-// Positions are protobuf's: 0-based line and column (a tab advances the
-// column to the next multiple of 8), line -1 meaning "not in the text".
-// Messages print them 1-based.
+// Positions and their bookkeeping come from cyber/common/text_proto.h,
+// which the scheduler conf shares.
 //
 // Threads: no shared state; call from any thread. A FieldPositions points
 // into the DagText it came from and must not outlive it.
@@ -23,46 +22,14 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "cyber/dag/dag.pb.h"
-#include "google/protobuf/message.h"
+#include "cyber/common/text_proto.h"
 #include "google/protobuf/text_format.h"
 
 namespace cyber {
 namespace dag {
 
-using TextPosition = google::protobuf::TextFormat::ParseLocation;
-
-// Where the fields of one message of a parsed text were written.
-class FieldPositions {
- public:
-  // A message that is not in the text: every field is at `self`.
-  explicit FieldPositions(TextPosition self) : self_(self) {}
-  FieldPositions(const google::protobuf::TextFormat::ParseInfoTree* tree,
-                 TextPosition self)
-      : tree_(tree), self_(self) {}
-
-  // Where this message's own field name was written (for the top-level
-  // message: the start of the text).
-  TextPosition self() const { return self_; }
-
-  // Where field `field` of `msg` (the message these positions describe) was
-  // written, its `index`-th value if the field is repeated; self() if the
-  // field was not written. A repeated message field written with list
-  // syntax anywhere in `msg` (`readers: [ {...}, {...} ]`) has one position
-  // per field name, not per value; its values are then located at their
-  // first field (or, for an empty value, at the field's first name).
-  // REQUIRES: `msg` has a field named `field`.
-  TextPosition Of(const google::protobuf::Message& msg, absl::string_view field,
-                  int index = 0) const;
-
-  // The positions of the message held in field `field` of `msg`.
-  // REQUIRES: `field` is a message field of `msg`.
-  FieldPositions Nested(const google::protobuf::Message& msg,
-                        absl::string_view field, int index = 0) const;
-
- private:
-  const google::protobuf::TextFormat::ParseInfoTree* tree_ = nullptr;
-  TextPosition self_;
-};
+using ::cyber::FieldPositions;
+using ::cyber::TextPosition;
 
 // A parsed dag text and where its fields were written.
 struct DagText {

@@ -26,33 +26,33 @@ class Converter {
   explicit Converter(const std::string& source) : source_(source) {}
 
   absl::StatusOr<SchedulerConfig> Convert(const config::SchedulerConf& conf,
-                                          const ConfTextNode& node) &&;
+                                          const FieldPositions& node) &&;
 
  private:
-  absl::Status Error(TextLocation loc, absl::string_view what) const {
+  absl::Status Error(TextPosition loc, absl::string_view what) const {
     return absl::InvalidArgumentError(
         absl::StrCat(Where(source_, loc), ": ", what));
   }
 
   // Checks what Cyber RT has but this scheduler does not apply, and warns.
   absl::Status CheckUnapplied(const config::SchedulerConf& conf,
-                              const ConfTextNode& node) const;
+                              const FieldPositions& node) const;
   absl::StatusOr<ProcessorGroupConfig> ConvertGroup(
-      const config::SchedGroup& group, const ConfTextNode& node) const;
+      const config::SchedGroup& group, const FieldPositions& node) const;
   absl::Status AddTasks(const config::SchedGroup& group,
-                        const ConfTextNode& node, ProcessorGroupConfig* out);
+                        const FieldPositions& node, ProcessorGroupConfig* out);
 
   const std::string& source_;
   SchedulerConfig config_;
   // Where each group and task name was first written, for duplicates.
-  std::map<std::string, TextLocation> group_locations_;
-  std::map<std::string, TextLocation> task_locations_;
+  std::map<std::string, TextPosition> group_locations_;
+  std::map<std::string, TextPosition> task_locations_;
 };
 
 absl::StatusOr<SchedulerConfig> Converter::Convert(
-    const config::SchedulerConf& conf, const ConfTextNode& node) && {
+    const config::SchedulerConf& conf, const FieldPositions& node) && {
   if (!conf.policy().empty() && conf.policy() != "classic") {
-    return Error(node.FieldLocation(conf, "policy"),
+    return Error(node.Of(conf, "policy"),
                  absl::StrCat("policy \"", conf.policy(),
                               "\" is not supported: only \"classic\" (or "
                               "empty, meaning classic) is"));
@@ -62,7 +62,7 @@ absl::StatusOr<SchedulerConfig> Converter::Convert(
   const config::ClassicConf& classic = conf.classic_conf();
   if (classic.groups_size() == 0) {
     if (conf.default_proc_num() > kMaxProcessorsPerGroup) {
-      return Error(node.FieldLocation(conf, "default_proc_num"),
+      return Error(node.Of(conf, "default_proc_num"),
                    absl::StrCat("default_proc_num ", conf.default_proc_num(),
                                 " is out of range 0..", kMaxProcessorsPerGroup,
                                 " (0: one per hardware thread)"));
@@ -70,15 +70,15 @@ absl::StatusOr<SchedulerConfig> Converter::Convert(
     return DefaultSchedulerConfig(static_cast<int>(conf.default_proc_num()));
   }
 
-  const ConfTextNode classic_node = node.Child(conf, "classic_conf");
+  const FieldPositions classic_node = node.Nested(conf, "classic_conf");
   for (int i = 0; i < classic.groups_size(); ++i) {
     const config::SchedGroup& group = classic.groups(i);
-    const ConfTextNode group_node = classic_node.Child(classic, "groups", i);
+    const FieldPositions group_node = classic_node.Nested(classic, "groups", i);
     absl::StatusOr<ProcessorGroupConfig> converted =
         ConvertGroup(group, group_node);
     if (!converted.ok()) return converted.status();
 
-    const TextLocation name_at = group_node.FieldLocation(group, "name");
+    const TextPosition name_at = group_node.Of(group, "name");
     auto [first, inserted] = group_locations_.emplace(group.name(), name_at);
     if (!inserted) {
       return Error(name_at, absl::StrCat("group \"", group.name(),
@@ -94,9 +94,9 @@ absl::StatusOr<SchedulerConfig> Converter::Convert(
 }
 
 absl::Status Converter::CheckUnapplied(const config::SchedulerConf& conf,
-                                       const ConfTextNode& node) const {
+                                       const FieldPositions& node) const {
   if (conf.has_process_level_cpuset()) {
-    const TextLocation at = node.FieldLocation(conf, "process_level_cpuset");
+    const TextPosition at = node.Of(conf, "process_level_cpuset");
     if (absl::Status s = ParseCpuset(conf.process_level_cpuset()).status();
         !s.ok()) {
       return Error(
@@ -109,29 +109,29 @@ absl::Status Converter::CheckUnapplied(const config::SchedulerConf& conf,
   }
   for (int i = 0; i < conf.threads_size(); ++i) {
     const config::InnerThread& thread = conf.threads(i);
-    const ConfTextNode thread_node = node.Child(conf, "threads", i);
+    const FieldPositions thread_node = node.Nested(conf, "threads", i);
     const std::string prefix = absl::StrCat("thread \"", thread.name(), "\": ");
     if (absl::Status s = ParseCpuset(thread.cpuset()).status(); !s.ok()) {
-      return Error(thread_node.FieldLocation(thread, "cpuset"),
+      return Error(thread_node.Of(thread, "cpuset"),
                    absl::StrCat(prefix, "cpuset \"", thread.cpuset(),
                                 "\": ", s.message()));
     }
     if (thread.has_policy() && !SchedPolicyFromName(thread.policy())) {
       return Error(
-          thread_node.FieldLocation(thread, "policy"),
+          thread_node.Of(thread, "policy"),
           absl::StrCat(prefix, "policy \"", thread.policy(),
                        "\" is not one of ", SupportedSchedPolicyNames()));
     }
-    AWARN << Where(source_, thread_node.start()) << ": " << prefix
+    AWARN << Where(source_, thread_node.self()) << ": " << prefix
           << "settings for named threads are not applied by this scheduler";
   }
   return absl::OkStatus();
 }
 
 absl::StatusOr<ProcessorGroupConfig> Converter::ConvertGroup(
-    const config::SchedGroup& group, const ConfTextNode& node) const {
+    const config::SchedGroup& group, const FieldPositions& node) const {
   if (group.name().empty()) {
-    return Error(node.FieldLocation(group, "name"), "group name is empty");
+    return Error(node.Of(group, "name"), "group name is empty");
   }
   const std::string prefix = absl::StrCat("group \"", group.name(), "\": ");
   ProcessorGroupConfig out;
@@ -139,7 +139,7 @@ absl::StatusOr<ProcessorGroupConfig> Converter::ConvertGroup(
 
   if (group.processor_num() < 1 ||
       group.processor_num() > kMaxProcessorsPerGroup) {
-    return Error(node.FieldLocation(group, "processor_num"),
+    return Error(node.Of(group, "processor_num"),
                  absl::StrCat(prefix, "processor_num ", group.processor_num(),
                               group.has_processor_num() ? "" : " (not set)",
                               " is out of range 1..", kMaxProcessorsPerGroup));
@@ -148,7 +148,7 @@ absl::StatusOr<ProcessorGroupConfig> Converter::ConvertGroup(
 
   absl::StatusOr<std::vector<int>> cpus = ParseCpuset(group.cpuset());
   if (!cpus.ok()) {
-    return Error(node.FieldLocation(group, "cpuset"),
+    return Error(node.Of(group, "cpuset"),
                  absl::StrCat(prefix, "cpuset \"", group.cpuset(),
                               "\": ", cpus.status().message()));
   }
@@ -159,13 +159,13 @@ absl::StatusOr<ProcessorGroupConfig> Converter::ConvertGroup(
   } else if (group.affinity() == "1to1") {
     out.affinity = ProcessorGroupConfig::Affinity::kOneToOne;
     if (out.cpuset.empty()) {
-      return Error(node.FieldLocation(group, "affinity"),
+      return Error(node.Of(group, "affinity"),
                    absl::StrCat(prefix,
                                 "affinity \"1to1\" needs a cpuset to take "
                                 "each processor's CPU from"));
     }
   } else {
-    return Error(node.FieldLocation(group, "affinity"),
+    return Error(node.Of(group, "affinity"),
                  absl::StrCat(prefix, "affinity \"", group.affinity(),
                               "\" is not \"range\" or \"1to1\""));
   }
@@ -174,7 +174,7 @@ absl::StatusOr<ProcessorGroupConfig> Converter::ConvertGroup(
     std::optional<int> policy = SchedPolicyFromName(group.processor_policy());
     if (!policy) {
       return Error(
-          node.FieldLocation(group, "processor_policy"),
+          node.Of(group, "processor_policy"),
           absl::StrCat(prefix, "processor_policy \"", group.processor_policy(),
                        "\" is not one of ", SupportedSchedPolicyNames()));
     }
@@ -184,7 +184,7 @@ absl::StatusOr<ProcessorGroupConfig> Converter::ConvertGroup(
   const PriorityRange range = *PriorityRangeFor(out.policy);
   if (group.processor_prio() < range.min ||
       group.processor_prio() > range.max) {
-    return Error(node.FieldLocation(group, "processor_prio"),
+    return Error(node.Of(group, "processor_prio"),
                  absl::StrCat(prefix, "processor_prio ", group.processor_prio(),
                               group.has_processor_prio() ? "" : " (not set)",
                               " is out of range ", range.min, "..", range.max,
@@ -195,12 +195,12 @@ absl::StatusOr<ProcessorGroupConfig> Converter::ConvertGroup(
 }
 
 absl::Status Converter::AddTasks(const config::SchedGroup& group,
-                                 const ConfTextNode& node,
+                                 const FieldPositions& node,
                                  ProcessorGroupConfig* out) {
   for (int j = 0; j < group.tasks_size(); ++j) {
     const config::ClassicTask& task = group.tasks(j);
-    const ConfTextNode task_node = node.Child(group, "tasks", j);
-    const TextLocation name_at = task_node.FieldLocation(task, "name");
+    const FieldPositions task_node = node.Nested(group, "tasks", j);
+    const TextPosition name_at = task_node.Of(task, "name");
     if (task.name().empty()) {
       return Error(name_at, absl::StrCat("group \"", group.name(),
                                          "\": task name is empty"));
@@ -209,12 +209,12 @@ absl::Status Converter::AddTasks(const config::SchedGroup& group,
                                             "\": task \"", task.name(), "\": ");
     if (task.prio() > kMaxTaskPriority) {
       return Error(
-          task_node.FieldLocation(task, "prio"),
+          task_node.Of(task, "prio"),
           absl::StrCat(prefix, "prio ", task.prio(), " is out of range ",
                        kMinTaskPriority, "..", kMaxTaskPriority));
     }
     if (task.has_group_name() && task.group_name() != group.name()) {
-      return Error(task_node.FieldLocation(task, "group_name"),
+      return Error(task_node.Of(task, "group_name"),
                    absl::StrCat(prefix, "group_name \"", task.group_name(),
                                 "\" is not the group that lists the task"));
     }
