@@ -23,22 +23,4 @@ if [ ! -f /usr/include/boost/asio.hpp ]; then
   PACKAGES+=(libboost-system-dev)
 fi
 
-missing=()
-for p in "${PACKAGES[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    missing+=("$p")
-  fi
-done
-
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
-fi
-
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-  SUDO="sudo"
-fi
-echo "setup_peers: installing missing Debian packages: ${missing[*]}" >&2
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -q
-$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+exec bash "$(dirname "$0")/install_missing_packages.sh" setup_peers "${PACKAGES[@]}"
