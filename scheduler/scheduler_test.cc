@@ -14,6 +14,7 @@
 
 #include "cyber/time/simulated_clock.h"
 #include "cyber/time/steady_clock.h"
+#include "cyber/common/test_waits.h"
 #include "gtest/gtest.h"
 #include "timer/timer.h"
 
@@ -28,43 +29,8 @@ Scheduler::Options WithProcessors(int n) {
   return o;
 }
 
-// Waits for another thread's progress: a condition, never a fixed sleep. The
-// limit only bounds a failing test.
-template <typename Pred>
-bool Eventually(Pred pred) {
-  const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > limit) return false;
-    std::this_thread::yield();
-  }
-  return true;
-}
-
-// A gate that blocks a processor thread until opened (to line work up).
-class Gate {
- public:
-  void Wait() {
-    std::unique_lock<std::mutex> lock(mu_);
-    entered_ = true;
-    cv_.notify_all();
-    cv_.wait(lock, [this] { return open_; });
-  }
-  void AwaitEntered() {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [this] { return entered_; });
-  }
-  void Open() {
-    std::lock_guard<std::mutex> lock(mu_);
-    open_ = true;
-    cv_.notify_all();
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool entered_ = false;
-  bool open_ = false;
-};
+using test::Eventually;
+using test::Gate;
 
 std::string ThreadName() {
   char name[16] = {};
@@ -78,7 +44,7 @@ TEST(SchedulerTest, RoutinesYieldAndResumeInOrder) {
   std::mutex mu;
   std::vector<std::string> trace;
   ASSERT_TRUE(sched.Dispatch([&] { gate.Wait(); }));
-  gate.AwaitEntered();  // the only processor is busy: A and B queue up
+  ASSERT_TRUE(gate.AwaitEntered());  // the only processor is busy: A and B queue up
   auto body = [&](const std::string& who) {
     for (int i = 0; i < 3; ++i) {
       {
@@ -167,7 +133,7 @@ TEST(SchedulerTest, ClassicPolicyRunsHigherPriorityFirst) {
   Scheduler sched(WithProcessors(1));
   Gate gate;
   ASSERT_TRUE(sched.Dispatch([&] { gate.Wait(); }));
-  gate.AwaitEntered();
+  ASSERT_TRUE(gate.AwaitEntered());
   std::mutex mu;
   std::vector<int> order;
   std::atomic<int> done{0};
@@ -437,7 +403,7 @@ TEST(SchedulerTest, BoundedRoutinesRefuseAndCount) {
   Scheduler sched(o);
   Gate gate;
   ASSERT_TRUE(sched.Dispatch([&] { gate.Wait(); }));
-  gate.AwaitEntered();
+  ASSERT_TRUE(gate.AwaitEntered());
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(sched.Dispatch([] {}));
   EXPECT_FALSE(sched.Dispatch([] {}));  // a 5th live routine: refused
   EXPECT_EQ(sched.CreateTask("late", [] {}).code(), absl::StatusCode::kResourceExhausted);

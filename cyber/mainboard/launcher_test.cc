@@ -4,9 +4,7 @@
 
 #include "cyber/mainboard/launcher.h"
 
-#include <chrono>
 #include <cstdlib>
-#include <thread>
 #include <fstream>
 #include <string>
 
@@ -14,6 +12,7 @@
 #include "cyber/component/component_registry.h"
 #include "cyber/component/timer_component.h"
 #include "cyber/time/simulated_clock.h"
+#include "cyber/common/test_waits.h"
 #include "gtest/gtest.h"
 #include "scheduler/config/scheduler_config.h"
 #include "scheduler/scheduler.h"
@@ -213,19 +212,15 @@ TEST_F(LauncherRunTest, TimerComponentRunsCountsFailuresAndStopsSynchronously) {
     // Wait (a bounded spin: the limit only bounds a failing test) until the
     // call ran and its routine finished, re-arming the timer, before time
     // moves again.
-    ASSERT_TRUE([&] {
-      const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-      while (std::chrono::steady_clock::now() < limit) {
-        for (const auto& s : launcher.Stats()) {
-          if (s.name == "c" && s.procs >= static_cast<uint64_t>(i) &&
-              sched_.stats().live == 0) {
-            return true;
-          }
+    ASSERT_TRUE(test::Eventually([&] {
+      for (const auto& s : launcher.Stats()) {
+        if (s.name == "c" && s.procs >= static_cast<uint64_t>(i) &&
+            sched_.stats().live == 0) {
+          return true;
         }
-        std::this_thread::yield();
       }
       return false;
-    }()) << "call " << i;
+    })) << "call " << i;
   }
   const auto stats = launcher.Stats();
   ASSERT_EQ(stats.size(), 2u);
@@ -253,10 +248,7 @@ TEST_F(LauncherRunTest, ShutdownAlsoStopsReadersTheComponentCreatedItself) {
   auto writer = writer_node.CreateWriter<Msg>("/extra");
   ASSERT_TRUE(writer.ok());
   ASSERT_TRUE((*writer)->Write(Msg()));
-  const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (g_extra_deliveries.load() < 1 && std::chrono::steady_clock::now() < limit) {
-    std::this_thread::yield();
-  }
+  ASSERT_TRUE(test::Eventually([] { return g_extra_deliveries.load() >= 1; }));
   ASSERT_EQ(g_extra_deliveries.load(), 1);
   launcher.Stop();  // synchronous for every reader of the component's node
   for (int i = 0; i < 50; ++i) (*writer)->Write(Msg());

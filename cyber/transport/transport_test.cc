@@ -13,6 +13,7 @@
 #include "cyber/transport/node.h"
 #include "cyber/transport/reader.h"
 #include "cyber/transport/writer.h"
+#include "cyber/common/test_waits.h"
 #include "gtest/gtest.h"
 #include "scheduler/config/scheduler_config.h"
 #include "scheduler/croutine.h"
@@ -30,6 +31,8 @@ struct Pose {
 };
 
 using scheduler::CRoutine;
+using test::Eventually;
+using test::Gate;
 using scheduler::Scheduler;
 
 Scheduler::Options Processors(int n) {
@@ -37,45 +40,6 @@ Scheduler::Options Processors(int n) {
   o.config = scheduler::DefaultSchedulerConfig(n);
   return o;
 }
-
-// Waits for progress made on other threads: a bounded spin on a condition,
-// never a fixed sleep. The 30 s limit only bounds a failing test.
-template <typename Pred>
-bool Eventually(Pred pred) {
-  const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > limit) return false;
-    std::this_thread::yield();
-  }
-  return true;
-}
-
-// Blocks whoever calls Wait() until Open(); AwaitEntered() returns once
-// somebody is waiting.
-class Gate {
- public:
-  void Wait() {
-    std::unique_lock<std::mutex> lock(mu_);
-    entered_ = true;
-    cv_.notify_all();
-    cv_.wait(lock, [this] { return open_; });
-  }
-  bool AwaitEntered() {
-    std::unique_lock<std::mutex> lock(mu_);
-    return cv_.wait_for(lock, std::chrono::seconds(30), [this] { return entered_; });
-  }
-  void Open() {
-    std::lock_guard<std::mutex> lock(mu_);
-    open_ = true;
-    cv_.notify_all();
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool entered_ = false;
-  bool open_ = false;
-};
 
 // What a reader's callback saw, safe to read from the test thread.
 class Recorder {
