@@ -1,0 +1,117 @@
+#include "tests/accuracy/console_table.h"
+
+#include <cstdio>
+#include <string>
+
+#include "absl/strings/str_format.h"
+
+namespace cyber {
+namespace accuracy {
+namespace {
+
+std::string Micros(absl::Duration d) {
+  return absl::StrFormat("%.0f us", absl::ToDoubleMicroseconds(d));
+}
+
+void PrintRow(const std::string& name, const std::vector<Fire>& fires,
+              bool timer, const std::string& wakeups) {
+  const Lateness s = Summarize(LatenessOf(fires));
+  const std::string past_tick =
+      timer ? Micros(Summarize(PastTickOf(fires)).p99) : "-";
+  std::printf("| %s | %lld | %s | %s | %s | %lld | %s | %s |\n", name.c_str(),
+              static_cast<long long>(s.count), Micros(s.p50).c_str(),
+              Micros(s.p99).c_str(), Micros(s.max).c_str(),
+              static_cast<long long>(s.early), past_tick.c_str(),
+              wakeups.c_str());
+}
+
+void PrintDrift(const ScenarioResult& r) {
+  if (r.timer.empty()) return;
+  const Fire& first = r.timer.front();
+  const Fire& last = r.timer.back();
+  std::printf(
+      "drift, %s: %lld periods from the first recorded call to the last; "
+      "phase error %+.1f us -> %+.1f us (%lld calls recorded, %llu periods "
+      "skipped by the timer)\n",
+      r.title.c_str(), static_cast<long long>(last.index - first.index),
+      absl::ToDoubleMicroseconds(first.lateness()),
+      absl::ToDoubleMicroseconds(last.lateness()),
+      static_cast<long long>(r.timer.size()),
+      static_cast<unsigned long long>(r.counters.missed_periods));
+}
+
+void PrintOverrun(const ScenarioResult& r) {
+  if (!r.overrun_index.has_value()) return;
+  std::printf("overrun, %s: call %lld blocked %s; the calls from it on:\n",
+              r.title.c_str(), static_cast<long long>(*r.overrun_index),
+              absl::FormatDuration(r.overrun).c_str());
+  int shown = 0;
+  for (const Fire& f : r.timer) {
+    if (f.index < *r.overrun_index || shown >= 4) continue;
+    std::printf("  call %lld: expected %+.3f s, lateness %+.1f us, periods "
+                "skipped before it %lld\n",
+                static_cast<long long>(f.index),
+                absl::ToDoubleSeconds(f.expected - r.zero),
+                absl::ToDoubleMicroseconds(f.lateness()),
+                static_cast<long long>(f.missed_before));
+    ++shown;
+  }
+}
+
+}  // namespace
+
+void PrintConsoleTable(const RunInfo& run,
+                       const std::vector<ScenarioResult>& results) {
+  std::printf(
+      "\nmachine: %u CPUs online (%s); clocksource %s; tick %s; callbacks on "
+      "the %s (%d threads); floor: %s\n\n",
+      run.machine.online_cpus, run.machine.cpu_model.c_str(),
+      run.machine.clocksource.c_str(), absl::FormatDuration(run.tick).c_str(),
+      run.dispatcher.c_str(), run.dispatcher_threads, run.floor_method.c_str());
+  std::printf(
+      "| scenario | samples | p50 | p99 | max | early | p99 past tick | "
+      "wakeups/s |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (const ScenarioResult& r : results) {
+    const std::string wakeups = absl::StrFormat("%.1f", WakeupsPerSecond(r));
+    if (r.kind == ScenarioKind::kIdle) {
+      std::printf("| tick thread, %s | - | - | - | - | - | - | %s |\n",
+                  r.title.c_str(), wakeups.c_str());
+      continue;
+    }
+    PrintRow("timer " + r.title, r.timer, /*timer=*/true, wakeups);
+    PrintRow("floor " + r.title, r.floor, /*timer=*/false, "-");
+  }
+  std::printf("\n");
+  for (const ScenarioResult& r : results) {
+    if (r.kind == ScenarioKind::kPeriodic) PrintDrift(r);
+  }
+  for (const ScenarioResult& r : results) PrintOverrun(r);
+  for (const ScenarioResult& r : results) {
+    if (r.kind != ScenarioKind::kIdle) continue;
+    std::printf("idle: %llu tick-thread wake-ups in %.1f s",
+                static_cast<unsigned long long>(TotalWakeups(r)),
+                absl::ToDoubleSeconds(r.elapsed));
+    if (r.planned_wake_at_start.has_value()) {
+      std::printf("; at the start one wake-up was still planned, %.1f ms "
+                  "later (an earlier scenario's cancelled timer)",
+                  absl::ToDoubleMilliseconds(*r.planned_wake_at_start));
+    }
+    std::printf("\n");
+  }
+  for (const ScenarioResult& r : results) {
+    if (!r.error.empty()) {
+      std::printf("ERROR, %s: %s\n", r.title.c_str(), r.error.c_str());
+    }
+  }
+  std::printf(
+      "\nlateness = actual - expected (exact percentiles, nearest rank). "
+      "p99 past tick = actual - the tick the deadline rounds up to. "
+      "floor = a bare thread sleeping with clock_nanosleep(TIMER_ABSTIME) to "
+      "the same deadlines during the same seconds (periodic: shifted by half "
+      "a period). drift = phase error of the last recorded call vs the "
+      "first.\n");
+}
+
+}  // namespace accuracy
+}  // namespace cyber
