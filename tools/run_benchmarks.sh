@@ -65,7 +65,7 @@ if has_part scheduler; then
 fi
 if has_part accuracy; then
   echo "=== accuracy report ==="
-  bash tools/accuracy_report.sh "$OUT/accuracy"
+  bash tools/accuracy_report.sh --out "$OUT/accuracy"
 fi
 
 # The index, from whatever this run (or an earlier one) left in $OUT.
