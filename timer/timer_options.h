@@ -25,8 +25,9 @@ static_assert(absl::Milliseconds(TIMER_RESOLUTION_MS) == kTimerResolution,
 // What a periodic timer does when a run ends after the next expected time
 // (an overrun), or when it is dispatched that late.
 enum class OverrunPolicy {
-  // One late call as soon as the wheel can make it (the next tick) for the
-  // latest missed period, then back on the original phase; the other missed
+  // One late call as soon as the wheel can make it (at once when the missed
+  // tick was never processed, else the next tick) for the latest missed
+  // period, then back on the original phase; the other missed
   // periods are skipped and counted. If the next on-phase time is less than
   // half a period after that late call, the late call is dropped too, so two
   // calls are never closer than half a period. A call whose tick has passed
@@ -52,7 +53,8 @@ struct TimerEvent {
 // Per-timer counters, read with Timer::GetStatistics().
 struct TimerStatistics {
   uint64_t fires = 0;              // callbacks started
-  uint64_t overruns = 0;           // runs that ended after the next expected time
+  uint64_t overruns = 0;  // runs that ended after the next expected time,
+                          // whether the run was slow or started late
   uint64_t missed_periods = 0;     // periods skipped (see OverrunPolicy)
   uint64_t exceptions = 0;         // callbacks that threw
   uint64_t dispatch_refusals = 0;  // due calls the dispatcher refused
