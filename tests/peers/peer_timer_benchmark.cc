@@ -391,7 +391,8 @@ struct ManualClock {
   static constexpr bool is_steady = true;
   static time_point now() noexcept { return time_point(duration(now_ns)); }
   static void SetTick(Tick t) {
-    now_ns = static_cast<int64_t>(t) * absl::ToInt64Nanoseconds(kTimerResolution);
+    now_ns = static_cast<int64_t>(t) *
+             absl::ToInt64Nanoseconds(kTimerResolution);
   }
   static inline int64_t now_ns = 0;  // main thread only
 };
