@@ -41,7 +41,17 @@ absl::StatusOr<TimingWheel::ArmResult> TickDriver::Arm(ExpiryTarget* target,
     return absl::FailedPreconditionError(
         "TickDriver \"" + options_.name + "\": shut down, cannot arm");
   }
-  auto result = wheel_.Arm(target, wheel_.DeadlineToTick(deadline));
+  const Tick expires = wheel_.DeadlineToTick(deadline);
+  auto result = wheel_.Arm(target, expires);
+  if (!result.ok() && result.status().code() == absl::StatusCode::kOutOfRange &&
+      expires != kNoTick) {
+    // The wheel measures the maximum delay from its last processed tick,
+    // which lags the clock while the wheel is idle. Measure it from the
+    // present instead (rounded up, so that a delay of exactly the maximum
+    // from an instant between ticks fits). Only on this rare path is the
+    // clock read.
+    result = wheel_.Arm(target, expires, wheel_.DeadlineToTick(clock_->Now()));
+  }
   if (result.ok() && result->wake_needed) {
     {
       MutexLock lock(&idle_mu_);

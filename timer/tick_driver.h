@@ -78,7 +78,9 @@ class TickDriver {
   // Arms `target` for the first tick at or after `deadline` (re-arms if
   // armed), waking the thread if that is earlier than its planned wake.
   // Errors: FailedPrecondition after Shutdown(); OutOfRange beyond the
-  // wheel's maximum delay.
+  // wheel's maximum delay, counted from the clock's present (a deadline at
+  // most wheel().max_delay() after clock()->Now() is always accepted, also
+  // after the idle wheel has not advanced for a long time).
   absl::StatusOr<TimingWheel::ArmResult> Arm(ExpiryTarget* target,
                                              Instant deadline);
   bool Cancel(ExpiryTarget* target);

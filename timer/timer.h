@@ -35,7 +35,8 @@
 // synchronous (when it returns the callback is not running and will not run
 // again, queued calls are dropped) and may be called from the callback
 // itself; the destructor stops; Start() after Stop() starts a new schedule;
-// a oneshot can be started again after it fired. A callback that throws is
+// a oneshot stops running when its call begins, so it can be started again
+// from then on, also from its own callback. A callback that throws is
 // caught, logged with the timer's name and counted; a periodic timer keeps
 // running.
 //

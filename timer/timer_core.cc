@@ -10,6 +10,10 @@
 namespace cyber {
 namespace timer {
 
+// Memory budget of a timer that never ran (the histograms come at the first
+// call): a robot module keeps thousands of timeouts armed.
+static_assert(sizeof(TimerCore) <= 768, "TimerCore grew past its budget");
+
 TimerCore::TimerCore(TickDriver* driver, TimerOptions options)
     : driver_(driver), options_(std::move(options)) {}
 
@@ -100,11 +104,13 @@ bool TimerCore::IsRunning() const {
 TimerStatistics TimerCore::Statistics() const {
   MutexLock lock(&mu_);
   TimerStatistics s = counters_;
-  s.lateness_p50 = lateness_.Percentile(0.50);
-  s.lateness_p99 = lateness_.Percentile(0.99);
-  s.lateness_max = lateness_.max();
-  s.run_time_p99 = run_time_.Percentile(0.99);
-  s.run_time_max = run_time_.max();
+  if (histograms_ != nullptr) {
+    s.lateness_p50 = histograms_->lateness.Percentile(0.50);
+    s.lateness_p99 = histograms_->lateness.Percentile(0.99);
+    s.lateness_max = histograms_->lateness.max();
+    s.run_time_p99 = histograms_->run_time.Percentile(0.99);
+    s.run_time_max = histograms_->run_time.max();
+  }
   return s;
 }
 
@@ -175,6 +181,10 @@ void TimerCore::Run(uint64_t generation) {
       if (in_flight_generation_ == generation) in_flight_ = false;
       return;
     }
+    // A oneshot is done once its call begins: a Start() from now on (from
+    // its own callback too) begins a new schedule instead of finding the
+    // timer still running and doing nothing.
+    if (options_.oneshot) running_ = false;
     busy_ = true;
     callback_execution_ = driver_->dispatcher()->CurrentExecution();
     event.expected_time = ExpectedLocked(k_);
@@ -209,9 +219,10 @@ void TimerCore::Run(uint64_t generation) {
     MutexLock lock(&mu_);
     ++counters_.fires;
     if (event.actual_time < event.expected_time) ++counters_.early_fires;  // a bug
-    lateness_.Record(event.actual_time - event.expected_time);
+    if (histograms_ == nullptr) histograms_ = std::make_unique<Histograms>();
+    histograms_->lateness.Record(event.actual_time - event.expected_time);
     last_run_ = end - event.actual_time;
-    run_time_.Record(last_run_);
+    histograms_->run_time.Record(last_run_);
     if (failure != nullptr) {
       ++counters_.exceptions;
       AERROR << "timer \"" << options_.name << "\": callback " << failure
@@ -221,12 +232,8 @@ void TimerCore::Run(uint64_t generation) {
     }
     if (cancelled) {
       running_ = false;  // the dispatcher is going away: no further calls
-    } else if (generation == generation_ && running_) {
-      if (options_.oneshot) {
-        running_ = false;  // done; Start() may run it again
-      } else {
-        ScheduleNextLocked(end);
-      }
+    } else if (generation == generation_ && running_ && !options_.oneshot) {
+      ScheduleNextLocked(end);
     }
     if (in_flight_generation_ == generation) in_flight_ = false;
     busy_ = false;

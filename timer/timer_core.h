@@ -108,8 +108,14 @@ class TimerCore final : public ExpiryTarget {
   absl::Duration last_run_ ABSL_GUARDED_BY(mu_);
   // Statistics.
   TimerStatistics counters_ ABSL_GUARDED_BY(mu_);
-  LatencyHistogram lateness_ ABSL_GUARDED_BY(mu_);
-  LatencyHistogram run_time_ ABSL_GUARDED_BY(mu_);
+  // Percentile histograms (about 8 KiB), allocated at the first call: a
+  // oneshot timeout is nearly always cancelled before it fires, and a timer
+  // that never runs should not pay for them.
+  struct Histograms {
+    LatencyHistogram lateness;
+    LatencyHistogram run_time;
+  };
+  std::unique_ptr<Histograms> histograms_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace timer

@@ -27,11 +27,14 @@ static_assert(absl::Milliseconds(TIMER_RESOLUTION_MS) == kTimerResolution,
 enum class OverrunPolicy {
   // One late call as soon as the wheel can make it (at once when the missed
   // tick was never processed, else the next tick) for the latest missed
-  // period, then back on the original phase; the other missed
-  // periods are skipped and counted. If the next on-phase time is less than
-  // half a period after that late call, the late call is dropped too, so two
-  // calls are never closer than half a period. A call whose tick has passed
-  // counts as missed even if the run itself was short (late dispatch).
+  // period, then back on the original phase; the other missed periods are
+  // skipped and counted. If the next on-phase time is less than half a
+  // period after that late call, the late call is dropped too, so the timer
+  // never schedules two calls closer than half a period. (Dispatch latency
+  // is not the timer's to control: a call that started late, e.g. on a busy
+  // processor, can be followed by the next on-phase call sooner.) A call
+  // whose tick has passed counts as missed even if the run itself was short
+  // (late dispatch).
   kSkip,
   // Re-base the schedule: the next call is one period after the run ended.
   kDelay,

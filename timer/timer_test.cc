@@ -439,6 +439,65 @@ TEST(TimerTest, ACallbackArmingThousandsOfTimersLosesNoneAndFiresNoneEarly) {
   }
 }
 
+TEST(TimerTest, OneshotScheduledFromItsOwnCallbackFiresAgain) {
+  // Regression (tests/fuzz/timer_ops_fuzzer, also the soak tool): the
+  // oneshot was still "running" inside its own callback, so Schedule()
+  // there returned OK, did nothing, and the timer never fired again.
+  SimulatedTimerSystem sim;
+  std::vector<Instant> fired;
+  std::vector<bool> running_inside;
+  absl::Status restarted = absl::UnknownError("not called");
+  std::unique_ptr<Timer> t;
+  t = std::make_unique<Timer>(Oneshot("rearming", absl::Milliseconds(10),
+                                      [&] {
+                                        fired.push_back(sim.Now());
+                                        running_inside.push_back(t->IsRunning());
+                                        if (fired.size() < 3) restarted = t->Schedule();
+                                      }),
+                              &sim.driver());
+  const Instant start = sim.Now();  // on the tick grid
+  ASSERT_TRUE(t->Schedule().ok());
+  sim.RunFor(absl::Milliseconds(100));
+  EXPECT_TRUE(restarted.ok()) << restarted;
+  ASSERT_EQ(fired.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(fired[i], start + absl::Milliseconds(10) * (i + 1)) << i;
+    EXPECT_FALSE(running_inside[i]) << "a oneshot is done once its call begins";
+  }
+  EXPECT_FALSE(t->IsRunning());
+  EXPECT_EQ(t->GetStatistics().fires, 3u);
+}
+
+TEST(TimerTest, TheMaximumPeriodIsAcceptedOffTheTickGridAndAfterALongIdleWheel) {
+  // Regression (tests/fuzz/timer_ops_fuzzer): the wheel measured the maximum
+  // delay from its last processed tick, which an idle (tickless) wheel does
+  // not advance, so Schedule() of a valid period failed with OutOfRange:
+  // always for the maximum period off the tick grid, and for a 24 h timer
+  // after the wheel had been idle for 75+ days.
+  SimulatedTimerSystem sim;
+  const absl::Duration max = sim.driver().wheel().max_delay();
+  sim.RunFor(absl::Microseconds(2700));  // off the tick grid
+  Timer longest(EventTimer("longest", max, [](const TimerEvent&) {}), &sim.driver());
+  EXPECT_TRUE(longest.Schedule().ok());
+  Timer longest_oneshot(Oneshot("longest_oneshot", max, [] {}), &sim.driver());
+  EXPECT_TRUE(longest_oneshot.Schedule().ok());
+  longest.Stop();
+  longest_oneshot.Stop();
+  sim.RunFor(absl::Hours(24 * 99));  // nothing armed: the wheel stays behind
+  std::vector<TimerEvent> events;
+  Timer daily(EventTimer("daily", absl::Hours(24),
+                         [&](const TimerEvent& e) { events.push_back(e); }),
+              &sim.driver());
+  const Instant scheduled = sim.Now();
+  ASSERT_TRUE(daily.Schedule().ok());
+  sim.RunUntil(scheduled + absl::Hours(24) + absl::Milliseconds(5));
+  daily.Stop();
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_GE(events[0].expected_time, scheduled + absl::Hours(24));
+  EXPECT_LT(events[0].expected_time, scheduled + absl::Hours(24) + kTick);
+  EXPECT_EQ(events[0].actual_time, events[0].expected_time);
+}
+
 // --- Bad input: a clear error naming the timer and the value ---------------
 
 struct BadCase {

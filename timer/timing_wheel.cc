@@ -125,13 +125,15 @@ Tick TimingWheel::EventTickOfLocked(const WheelEntry* e) const {
 }
 
 absl::StatusOr<TimingWheel::ArmResult> TimingWheel::Arm(WheelEntry* entry,
-                                                        Tick expires) {
+                                                        Tick expires,
+                                                        Tick present) {
   MutexLock lock(&mu_);
-  if (expires != kNoTick && expires > now_ &&
-      expires - now_ > kMaxDelayTicks) {
+  const Tick from = std::max(now_, present);
+  if (expires != kNoTick && expires > from &&
+      expires - from > kMaxDelayTicks) {
     return absl::OutOfRangeError(absl::StrCat(
-        "TimingWheel: expiry tick ", expires, " is ", expires - now_,
-        " ticks ahead of tick ", now_, "; the maximum delay is ",
+        "TimingWheel: expiry tick ", expires, " is ", expires - from,
+        " ticks ahead of tick ", from, "; the maximum delay is ",
         kMaxDelayTicks, " ticks (", absl::FormatDuration(max_delay()), ")"));
   }
   if (expires == kNoTick) {

@@ -169,9 +169,16 @@ class TimingWheel {
   // (re-arm). A tick that has already been processed is clamped to now() + 1:
   // the entry fires at the next advance, never silently not at all.
   // O(1), no allocation.
-  // Errors: OutOfRange if expires - now() exceeds kMaxDelayTicks (the entry
-  // is left as it was).
-  absl::StatusOr<ArmResult> Arm(WheelEntry* entry, Tick expires);
+  // `present`: a tick the caller knows time has reached (a driver's clock,
+  // rounded up); the maximum delay counts from max(now(), present). Without
+  // it, it counts from now(), which lags the clock while nothing is due (a
+  // tickless driver does not advance an idle wheel), so a long but valid
+  // delay could be refused after a long idle stretch. (The geometry itself
+  // has no limit: entries wait out any number of rounds.)
+  // Errors: OutOfRange if expires - max(now(), present) exceeds
+  // kMaxDelayTicks (the entry is left as it was).
+  absl::StatusOr<ArmResult> Arm(WheelEntry* entry, Tick expires,
+                                Tick present = 0);
 
   // Disarms `entry`. Returns true if it was armed. O(1).
   bool Cancel(WheelEntry* entry);

@@ -196,6 +196,36 @@ TEST(TimingWheelTest, RejectsDelayBeyondMaximumAndKeepsTheEntry) {
   EXPECT_GE(wheel.max_delay(), absl::Hours(24));
 }
 
+TEST(TimingWheelTest, MaximumDelayCountsFromThePresentTickWhenGiven) {
+  // Regression (tests/fuzz/timer_ops_fuzzer): an idle wheel's now() lags the
+  // clock, and a valid delay measured from it was refused. A caller that
+  // knows the present passes it; the geometry itself has no limit.
+  TimingWheel wheel(Instant(), kTick);
+  WheelEntry e;
+  const Tick present = 1000;  // now() is still 0
+  EXPECT_EQ(wheel.Arm(&e, present + kMaxDelayTicks).status().code(),
+            absl::StatusCode::kOutOfRange);
+  EXPECT_FALSE(wheel.IsArmed(&e));
+  auto r = wheel.Arm(&e, present + kMaxDelayTicks, present);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->expires, present + kMaxDelayTicks);
+  EXPECT_EQ(wheel.Arm(&e, present + kMaxDelayTicks + 1, present).status().code(),
+            absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(e.expires(), present + kMaxDelayTicks);  // kept
+  // It waits out its 131072 rounds and fires exactly at its tick.
+  int fired = 0;
+  wheel.AdvanceTo(present + kMaxDelayTicks - 1, [&](WheelEntry*) { ++fired; });
+  EXPECT_EQ(fired, 0);
+  wheel.AdvanceTo(present + kMaxDelayTicks, [&](WheelEntry* x) {
+    EXPECT_EQ(x, &e);
+    ++fired;
+  });
+  EXPECT_EQ(fired, 1);
+  // A present behind now() changes nothing.
+  EXPECT_EQ(wheel.Arm(&e, wheel.now() + kMaxDelayTicks + 1, 5).status().code(),
+            absl::StatusCode::kOutOfRange);
+}
+
 TEST(TimingWheelTest, NextEventTickIsExpiryOrCascade) {
   TimingWheel wheel(Instant(), kTick);
   EXPECT_EQ(wheel.NextEventTick(), kNoTick);
