@@ -63,6 +63,10 @@ Scheduler::Options OptionsFromFlags() {
            << "; using the default configuration";
   }
   int n = FLAGS_scheduler_processors;
+  if (n < 0) {
+    AERROR << "flag --scheduler_processors: " << n
+           << " must be >= 0 (0: one per core); using one per core";
+  }
   if (n <= 0) n = static_cast<int>(std::thread::hardware_concurrency());
   if (n <= 0) n = 1;
   // The flags describe one group; they go through the conf parser, so they
