@@ -5,7 +5,15 @@
 // without bound. Buckets are powers of two split into 8 linear sub-buckets,
 // so a percentile is reported as its bucket's upper bound, at most 12.5%
 // above the true value (exact below 8 ns); the maximum is tracked exactly.
-// Fixed size (about 4 KiB), no allocation after construction.
+// Values of 2^37 ns (about 137 s) and more share one overflow bucket, whose
+// percentile is the exact maximum: no timer statistic needs finer detail up
+// there.
+//
+// Size matters: every timer that has run keeps two of these. Counters are 32
+// bits, so the whole histogram is about 1.1 KiB; when a bucket would
+// overflow, every bucket is halved, which keeps the percentiles (relative
+// counts) while the oldest samples weigh less. count() still counts every
+// sample. No allocation after construction.
 //
 // Not thread-safe: the owner serializes access.
 
@@ -15,19 +23,26 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
 
 #include "absl/time/time.h"
 
 namespace cyber {
 namespace timer {
 
-class LatencyHistogram {
+// Counter is the bucket counter type (uint32_t in LatencyHistogram; tests
+// use a narrow one to exercise the halving).
+template <typename Counter>
+class BasicLatencyHistogram {
  public:
   void Record(absl::Duration d) {
     int64_t ns = absl::ToInt64Nanoseconds(d);
     if (ns < 0) ns = 0;
     const uint64_t v = static_cast<uint64_t>(ns);
-    ++buckets_[BucketOf(v)];
+    Counter& bucket = buckets_[BucketOf(v)];
+    if (bucket == std::numeric_limits<Counter>::max()) HalveAll();
+    ++bucket;
+    ++total_;
     ++count_;
     max_ = std::max(max_, v);
   }
@@ -40,8 +55,8 @@ class LatencyHistogram {
   absl::Duration Percentile(double q) const {
     if (count_ == 0) return absl::ZeroDuration();
     q = std::clamp(q, 0.0, 1.0);
-    const uint64_t rank =
-        std::max<uint64_t>(1, static_cast<uint64_t>(q * count_ + 0.999999));
+    const uint64_t rank = std::max<uint64_t>(
+        1, static_cast<uint64_t>(q * static_cast<double>(total_) + 0.999999));
     uint64_t seen = 0;
     for (int b = 0; b < kBuckets; ++b) {
       seen += buckets_[b];
@@ -52,15 +67,18 @@ class LatencyHistogram {
     return absl::Nanoseconds(max_);
   }
 
-  void Clear() { *this = LatencyHistogram(); }
+  void Clear() { *this = BasicLatencyHistogram(); }
 
  private:
   static constexpr int kSubBits = 3;  // 8 sub-buckets per power of two
   static constexpr int kSub = 1 << kSubBits;
-  static constexpr int kBuckets = (64 - kSubBits + 1) * kSub;
+  static constexpr int kTopBits = 37;  // values below 2^37 ns are bucketed
+  static constexpr int kOverflow = (kTopBits - kSubBits + 1) * kSub;
+  static constexpr int kBuckets = kOverflow + 1;
 
   static int BucketOf(uint64_t v) {
     if (v < kSub) return static_cast<int>(v);
+    if (v >> kTopBits) return kOverflow;
     const int msb = 63 - __builtin_clzll(v);  // >= kSubBits
     const int shift = msb - kSubBits;
     const int sub = static_cast<int>((v >> shift) & (kSub - 1));
@@ -68,16 +86,28 @@ class LatencyHistogram {
   }
   static uint64_t UpperBoundOf(int b) {
     if (b < kSub) return static_cast<uint64_t>(b);
+    if (b == kOverflow) return std::numeric_limits<uint64_t>::max();
     const int shift = b / kSub - 1;
     const uint64_t sub = static_cast<uint64_t>(b % kSub);
     const uint64_t lo = (uint64_t{kSub} + sub) << shift;
     return lo + ((uint64_t{1} << shift) - 1);
   }
 
-  std::array<uint64_t, kBuckets> buckets_{};
+  void HalveAll() {
+    total_ = 0;
+    for (Counter& b : buckets_) {
+      b = static_cast<Counter>(b / 2);
+      total_ += b;
+    }
+  }
+
+  std::array<Counter, kBuckets> buckets_{};
+  uint64_t total_ = 0;  // sum of buckets_ (below count_ after halving)
   uint64_t count_ = 0;
   uint64_t max_ = 0;
 };
+
+using LatencyHistogram = BasicLatencyHistogram<uint32_t>;
 
 }  // namespace timer
 }  // namespace cyber

@@ -55,6 +55,35 @@ TEST(LatencyHistogramTest, NegativeDurationsCountAsZeroAndHugeOnesFit) {
   EXPECT_EQ(h.Percentile(1.0), absl::Hours(24 * 365));
 }
 
+TEST(LatencyHistogramTest, ValuesPastTheTopBucketReportTheExactMaximum) {
+  LatencyHistogram h;
+  for (int i = 0; i < 98; ++i) h.Record(absl::Microseconds(100));
+  h.Record(absl::Seconds(200));  // both past 2^37 ns
+  h.Record(absl::Seconds(300));
+  EXPECT_LE(h.Percentile(0.98), absl::Microseconds(100) * 9 / 8);
+  EXPECT_EQ(h.Percentile(0.99), absl::Seconds(300));
+  EXPECT_EQ(h.Percentile(1.0), absl::Seconds(300));
+}
+
+TEST(LatencyHistogramTest, AFullBucketHalvesAllAndKeepsThePercentiles) {
+  // 8-bit counters: the 1 us bucket fills after 255 samples, many times over.
+  BasicLatencyHistogram<uint8_t> h;
+  for (int i = 0; i < 3000; ++i) {
+    h.Record(absl::Microseconds(1));
+    if (i % 3 == 0) h.Record(absl::Milliseconds(1));  // a quarter of all
+  }
+  EXPECT_EQ(h.count(), 4000u);
+  EXPECT_GE(h.Percentile(0.5), absl::Microseconds(1));
+  EXPECT_LE(h.Percentile(0.5), absl::Nanoseconds(1125));
+  EXPECT_GE(h.Percentile(0.9), absl::Milliseconds(1));
+  EXPECT_LE(h.Percentile(0.9), absl::Microseconds(1125));
+  EXPECT_EQ(h.max(), absl::Milliseconds(1));
+}
+
+TEST(LatencyHistogramTest, IsSmallEnoughToKeepTwoPerTimer) {
+  EXPECT_LE(sizeof(LatencyHistogram), 1200u);
+}
+
 }  // namespace
 }  // namespace timer
 }  // namespace cyber
