@@ -1,0 +1,54 @@
+// CascadePhase: where in the timing wheel's cascade cycle an instant falls,
+// and counters per position.
+//
+// Why: the wheel (timer/timing_wheel.h) moves a whole assistant slot into the
+// work wheel every 512 ticks (1.024 s at 2 ms), under its one lock. With 10^6
+// timeouts armed that slot can hold a large share of them, so anything that
+// needs the wheel lock just after such a cascade waits. Counting late calls
+// and long lock waits by their position in that cycle shows whether the
+// stalls line up with the cascades: 16 bins of 32 ticks (64 ms), bin 0 being
+// the 64 ms that start at the cascade tick.
+//
+// Threads: PhaseCounts is thread-safe (relaxed atomics).
+
+#ifndef TESTS_SCALE_CASCADE_PHASE_H_
+#define TESTS_SCALE_CASCADE_PHASE_H_
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+
+#include "cyber/time/instant.h"
+#include "timer/timing_wheel.h"
+
+namespace cyber {
+namespace scale {
+
+inline constexpr int kCascadePhaseBins = 16;
+static_assert(timer::kWorkWheelSlots % kCascadePhaseBins == 0,
+              "bins must divide the cascade cycle");
+
+// The bin of the tick that `t` falls in (the last tick at or before t).
+inline int CascadePhaseBin(const timer::TimingWheel& wheel, Instant t) {
+  const timer::Tick in_cycle = wheel.InstantToTick(t) % timer::kWorkWheelSlots;
+  return static_cast<int>(in_cycle /
+                          (timer::kWorkWheelSlots / kCascadePhaseBins));
+}
+
+class PhaseCounts {
+ public:
+  void Add(int bin) { counts_[bin].fetch_add(1, std::memory_order_relaxed); }
+  std::array<uint64_t, kCascadePhaseBins> Snapshot() const {
+    std::array<uint64_t, kCascadePhaseBins> out{};
+    for (int b = 0; b < kCascadePhaseBins; ++b) out[b] = counts_[b].load();
+    return out;
+  }
+
+ private:
+  std::array<std::atomic<uint64_t>, kCascadePhaseBins> counts_{};
+};
+
+}  // namespace scale
+}  // namespace cyber
+
+#endif  // TESTS_SCALE_CASCADE_PHASE_H_
