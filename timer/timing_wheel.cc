@@ -12,8 +12,12 @@ namespace timer {
 namespace {
 
 constexpr uint64_t kWorkMask = kWorkWheelSlots - 1;
+// Work lists are indexed by expires mod 1024 (this revolution and the next).
+constexpr uint64_t kWorkListMask = 2 * kWorkWheelSlots - 1;
 constexpr uint64_t kAssistantMask = kAssistantWheelSlots - 1;
-constexpr int kWorkWords = static_cast<int>(kWorkWheelSlots / 64);
+constexpr int kWorkWords = static_cast<int>(2 * kWorkWheelSlots / 64);
+
+inline Tick RevolutionOf(Tick tick) { return tick >> kWorkWheelBits; }
 
 // Distance (0..63) from bit `start` to the first set bit of `bits`, going up
 // and wrapping around; 64 if none is set.
@@ -38,6 +42,11 @@ TimingWheel::TimingWheel(Instant epoch, absl::Duration tick)
   MutexLock lock(&mu_);
   for (SlotList& s : work_) s.head.prev_ = s.head.next_ = &s.head;
   for (SlotList& s : assistant_) s.head.prev_ = s.head.next_ = &s.head;
+  for (uint64_t i = 0; i < kAssistantWheelSlots; ++i) {
+    list_of_slot_[i] = static_cast<uint8_t>(i);
+    slot_of_list_[i] = static_cast<uint8_t>(i);
+  }
+  slot_of_list_[pending_list_] = kNoSlot;
 }
 
 TimingWheel::~TimingWheel() {
@@ -80,16 +89,19 @@ WheelEntry* TimingWheel::SlotHeadLocked(WheelEntry::Level level,
 void TimingWheel::LinkLocked(WheelEntry* e) {
   // REQUIRES: e->expires_ >= now_ (== now_ only inside a cascade, for an
   // entry that expires at the very tick being processed).
-  const Tick delta = e->expires_ - now_;
-  if (delta < kWorkWheelSpan) {
+  // This revolution and the next go to the work wheel, later ones to the
+  // assistant slot of their revolution.
+  const Tick revolution = RevolutionOf(e->expires_);
+  if (revolution <= RevolutionOf(now_) + 1) {
     e->level_ = WheelEntry::kWork;
-    e->slot_ = static_cast<uint16_t>(e->expires_ & kWorkMask);
+    e->slot_ = static_cast<uint16_t>(e->expires_ & kWorkListMask);
     work_bits_[e->slot_ >> 6] |= uint64_t{1} << (e->slot_ & 63);
   } else {
+    const uint64_t slot = revolution & kAssistantMask;
     e->level_ = WheelEntry::kAssistant;
-    e->slot_ =
-        static_cast<uint16_t>((e->expires_ >> kWorkWheelBits) & kAssistantMask);
-    assistant_bits_ |= uint64_t{1} << e->slot_;
+    e->slot_ = list_of_slot_[slot];
+    ++assistant_size_[e->slot_];
+    assistant_bits_ |= uint64_t{1} << slot;
   }
   // Append at the tail of the slot list.
   WheelEntry* head = SlotHeadLocked(e->level_, e->slot_);
@@ -102,13 +114,14 @@ void TimingWheel::LinkLocked(WheelEntry* e) {
 void TimingWheel::UnlinkLocked(WheelEntry* e) {
   e->prev_->next_ = e->next_;
   e->next_->prev_ = e->prev_;
-  WheelEntry* head = SlotHeadLocked(e->level_, e->slot_);
-  if (head->next_ == head) {  // slot became empty
-    if (e->level_ == WheelEntry::kWork) {
+  if (e->level_ == WheelEntry::kWork) {
+    const WheelEntry* head = &work_[e->slot_].head;
+    if (head->next_ == head) {  // slot became empty
       work_bits_[e->slot_ >> 6] &= ~(uint64_t{1} << (e->slot_ & 63));
-    } else {
-      assistant_bits_ &= ~(uint64_t{1} << e->slot_);
     }
+  } else if (--assistant_size_[e->slot_] == 0) {
+    const uint8_t slot = slot_of_list_[e->slot_];
+    if (slot != kNoSlot) assistant_bits_ &= ~(uint64_t{1} << slot);
   }
   e->prev_ = e->next_ = nullptr;
   e->level_ = WheelEntry::kIdle;
@@ -116,11 +129,12 @@ void TimingWheel::UnlinkLocked(WheelEntry* e) {
 
 Tick TimingWheel::EventTickOfLocked(const WheelEntry* e) const {
   if (e->level_ == WheelEntry::kWork) return e->expires_;
+  if (e->slot_ == pending_list_) return pending_boundary_;
   // The next visit of its assistant slot: the next multiple of 512 after now
   // whose assistant index matches.
-  const Tick next_boundary = ((now_ >> kWorkWheelBits) + 1) << kWorkWheelBits;
-  const uint64_t first_slot = (next_boundary >> kWorkWheelBits) & kAssistantMask;
-  const uint64_t dist = (e->slot_ - first_slot) & kAssistantMask;
+  const Tick next_boundary = (RevolutionOf(now_) + 1) << kWorkWheelBits;
+  const uint64_t first_slot = RevolutionOf(next_boundary) & kAssistantMask;
+  const uint64_t dist = (slot_of_list_[e->slot_] - first_slot) & kAssistantMask;
   return next_boundary + dist * kWorkWheelSpan;
 }
 
@@ -172,9 +186,10 @@ bool TimingWheel::IsArmed(const WheelEntry* entry) const {
 
 Tick TimingWheel::NextEventTickLocked() const {
   Tick best = kNoTick;
-  // Work wheel: the first non-empty slot after now, cyclically. Everything in
-  // it expires less than 512 ticks from now, so distance == delay.
-  const uint64_t start = (now_ + 1) & kWorkMask;
+  // Work wheel: the first non-empty list after now, cyclically. Everything in
+  // it expires in (now, now + 1024), at a distinct tick per list, so
+  // distance == delay.
+  const uint64_t start = (now_ + 1) & kWorkListMask;
   const int start_word = static_cast<int>(start >> 6);
   const int start_bit = static_cast<int>(start & 63);
   for (int i = 0; i <= kWorkWords; ++i) {
@@ -184,15 +199,19 @@ Tick TimingWheel::NextEventTickLocked() const {
     if (i == kWorkWords) bits &= ~(~uint64_t{0} << start_bit);  // wrapped
     if (bits != 0) {
       const uint64_t slot = static_cast<uint64_t>(w) * 64 + __builtin_ctzll(bits);
-      best = now_ + 1 + ((slot - start) & kWorkMask);
+      best = now_ + 1 + ((slot - start) & kWorkListMask);
       break;
     }
   }
-  // Assistant wheel: the first cascade after now of a non-empty slot.
+  // The cascade in progress must be finished at its boundary.
+  if (assistant_size_[pending_list_] != 0) {
+    best = std::min(best, pending_boundary_);
+  }
+  // Assistant wheel: the first visit after now of a non-empty slot.
   if (assistant_bits_ != 0) {
-    const Tick next_boundary = ((now_ >> kWorkWheelBits) + 1) << kWorkWheelBits;
-    const int first = static_cast<int>((next_boundary >> kWorkWheelBits) &
-                                       kAssistantMask);
+    const Tick next_boundary = (RevolutionOf(now_) + 1) << kWorkWheelBits;
+    const int first =
+        static_cast<int>(RevolutionOf(next_boundary) & kAssistantMask);
     const int dist = CyclicDistance64(assistant_bits_, first);
     best = std::min(best, next_boundary + static_cast<Tick>(dist) * kWorkWheelSpan);
   }
@@ -210,22 +229,58 @@ Tick TimingWheel::PlanWake() {
   return planned_wake_;
 }
 
-void TimingWheel::CascadeLocked(uint64_t assistant_slot) {
-  // Detach the whole slot list, then re-place each entry: those now less
-  // than 512 ticks away go to the work wheel, the others (a whole round or
-  // more away) back into this same slot. One pass, no per-entry unlink.
-  WheelEntry* head = &assistant_[assistant_slot].head;
-  WheelEntry* e = head->next_;
-  head->next_ = head->prev_ = head;
-  assistant_bits_ &= ~(uint64_t{1} << assistant_slot);
-  while (e != head) {
-    WheelEntry* next = e->next_;
-    __builtin_prefetch(next);  // the walk is a pointer chase: hide the miss
-    // By construction expires == now (mod 32768) in [now, now + 512) or at
-    // least one full round later; LinkLocked picks the level.
+void TimingWheel::StartCascadeLocked(Tick boundary) {
+  ACHECK(assistant_size_[pending_list_] == 0)
+      << "wheel invariant: cascade for tick " << pending_boundary_
+      << " unfinished at tick " << now_;
+  // Swap the slot's list with the empty pending list: the slot starts empty
+  // (entries armed for it from now on are whole rounds away, because its
+  // revolution goes straight to the work wheel), the detached entries keep
+  // their list index, which now names the pending list.
+  const uint64_t slot = RevolutionOf(boundary) & kAssistantMask;
+  const uint8_t detached = list_of_slot_[slot];
+  list_of_slot_[slot] = pending_list_;
+  slot_of_list_[pending_list_] = static_cast<uint8_t>(slot);
+  slot_of_list_[detached] = kNoSlot;
+  pending_list_ = detached;
+  assistant_bits_ &= ~(uint64_t{1} << slot);
+  pending_boundary_ = boundary;
+}
+
+uint64_t TimingWheel::CascadePendingLocked(uint64_t budget) {
+  // Each entry expires in the revolution of pending_boundary_ (to the work
+  // wheel) or whole rounds later (back to its assistant slot, whose list is
+  // not this one: visited once). LinkLocked picks the level.
+  WheelEntry* head = &assistant_[pending_list_].head;
+  uint64_t moved = 0;
+  while (moved < budget && head->next_ != head) {
+    WheelEntry* e = head->next_;
+    __builtin_prefetch(e->next_);  // the walk is a pointer chase: hide the miss
+    UnlinkLocked(e);
     LinkLocked(e);
-    e = next;
+    ++moved;
   }
+  return moved;
+}
+
+void TimingWheel::CascadeStepLocked() {
+  uint64_t moved = 0;
+  if ((now_ & kWorkMask) == 0) {
+    // A boundary: its cascade must be complete before its expiries. Started
+    // earlier in the last revolution if a tick was processed there.
+    if (pending_boundary_ != now_) StartCascadeLocked(now_);
+    moved += CascadePendingLocked(~uint64_t{0});
+  }
+  // This tick's share of the next boundary's cascade.
+  const Tick next_boundary = (RevolutionOf(now_) + 1) << kWorkWheelBits;
+  if (pending_boundary_ != next_boundary) StartCascadeLocked(next_boundary);
+  const uint64_t left = assistant_size_[pending_list_];
+  if (left != 0) {
+    const uint64_t ticks = next_boundary - now_;  // 1..512, this one included
+    moved += CascadePendingLocked((left + ticks - 1) / ticks + kCascadeSlack);
+  }
+  cascade_stats_.moved += moved;
+  cascade_stats_.max_per_tick = std::max(cascade_stats_.max_per_tick, moved);
 }
 
 void TimingWheel::ExpireWorkSlotLocked(uint64_t slot, ExpiredFn on_expired) {
@@ -240,8 +295,9 @@ void TimingWheel::ExpireWorkSlotLocked(uint64_t slot, ExpiredFn on_expired) {
   while (e != head) {
     WheelEntry* next = e->next_;
     __builtin_prefetch(next);
+    // Each work list holds one tick of this revolution or the next.
     ACHECK(e->expires_ == now_) << "wheel invariant: entry for tick "
-                                << e->expires_ << " in slot of tick " << now_;
+                                << e->expires_ << " in list of tick " << now_;
     e->prev_ = e->next_ = nullptr;
     e->level_ = WheelEntry::kIdle;
     --size_;
@@ -256,10 +312,8 @@ void TimingWheel::AdvanceTo(Tick to, ExpiredFn on_expired) {
     const Tick next = NextEventTickLocked();
     if (next == kNoTick || next > to) break;
     now_ = next;
-    if ((now_ & kWorkMask) == 0) {
-      CascadeLocked((now_ >> kWorkWheelBits) & kAssistantMask);
-    }
-    ExpireWorkSlotLocked(now_ & kWorkMask, on_expired);
+    CascadeStepLocked();
+    ExpireWorkSlotLocked(now_ & kWorkListMask, on_expired);
   }
   if (to > now_) now_ = to;
 }
@@ -272,6 +326,11 @@ Tick TimingWheel::now() const {
 size_t TimingWheel::size() const {
   MutexLock lock(&mu_);
   return size_;
+}
+
+TimingWheel::CascadeStats TimingWheel::cascade_stats() const {
+  MutexLock lock(&mu_);
+  return cascade_stats_;
 }
 
 }  // namespace timer

@@ -12,20 +12,37 @@
 // kAssistantWheelBits; static_asserts below keep this table honest):
 //
 //   level       slots  granularity   range (ticks)     range at 2 ms tick
-//   work          512  1 tick        [1, 512)          1.024 s
+//   work      2 x 512  1 tick        [1, 512) (*)      1.024 s
 //   assistant      64  512 ticks     [512, 32768)      65.536 s
 //   + rounds        -  32768 ticks   [32768, 2^32]     ~99.4 days (max delay)
 //
+//   (*) plus, ahead of time, the next revolution: up to 1023 ticks ahead.
+//
 // Time is an absolute 64-bit tick count since the wheel's epoch; an entry
-// stores its absolute expiry tick, never a relative count. An entry with
-// delay d = expires - now goes to work slot (expires mod 512) when d < 512,
-// else to assistant slot ((expires / 512) mod 64). Whenever the current tick
-// crosses a multiple of 512 (a "cascade"), that tick's assistant slot is
-// visited: entries now less than 512 ticks away move to the work wheel; the
-// others stay for another revolution of the assistant wheel. Their remaining
-// rounds, (expires - now) / 32768, are derived from the absolute expiry at
-// each visit instead of being stored and counted down, so they cannot drift
-// out of step with it.
+// stores its absolute expiry tick, never a relative count. Ticks fall into
+// "revolutions" of 512 (revolution = tick / 512). The work wheel holds the
+// entries of the current revolution and, ahead of time, of the next one; it
+// has 2 x 512 lists, indexed by expires mod 1024, so each list holds entries
+// of exactly one tick and its bitmap finds the exact next expiry. Every other
+// entry waits in assistant slot (revolution mod 64). Their remaining rounds,
+// (expires - now) / 32768, are derived from the absolute expiry at each
+// visit instead of being stored and counted down, so they cannot drift out
+// of step with it.
+//
+// Spread cascade. Moving a revolution's entries from its assistant slot to
+// the work wheel (a "cascade") must be complete by the revolution's first
+// tick B (a multiple of 512). Done all at once at B, a slot of 50,000
+// timeouts stalls the tick thread (and every Arm/Cancel, behind the lock)
+// for tens of milliseconds. So the first tick the wheel processes in the
+// revolution before B detaches that assistant slot into a "pending" list,
+// and each processed tick until B moves a share of it,
+// ceil(pending / ticks left until B) + kCascadeSlack entries: to the work
+// wheel if they expire in [B, B + 512), back to the assistant slot if they
+// are whole rounds away (each entry is visited once). Tick B moves what is
+// left. Only ticks processed anyway do this share: an idle wheel stays
+// tickless, and if nothing is processed before B the whole cascade happens
+// at B as before. An Arm() for [B, B + 512) goes straight to the work wheel.
+// None of this is observable: every entry expires at its tick, as before.
 //
 // The wheel has no thread and no clock. It moves only when AdvanceTo(tick) is
 // called, and it jumps straight over empty stretches: one bitmap per level
@@ -82,6 +99,9 @@ inline constexpr Tick kWorkWheelSpan = kWorkWheelSlots;
 // Ticks covered by one revolution of the assistant wheel = one "round".
 inline constexpr Tick kAssistantWheelSpan =
     kWorkWheelSpan * kAssistantWheelSlots;
+// Each processed tick before a cascade moves this many entries beyond its
+// even share of the pending list (see the header comment).
+inline constexpr uint64_t kCascadeSlack = 16;
 // Longest delay Arm() accepts, in ticks.
 inline constexpr Tick kMaxDelayTicks = Tick{1} << 32;
 
@@ -186,24 +206,32 @@ class TimingWheel {
   // True while `entry` is armed in this wheel.
   bool IsArmed(const WheelEntry* entry) const;
 
-  // Processes every tick up to and including `to`, in order: cascades at each
-  // multiple of 512 and expires due entries, calling `on_expired` for each
-  // (with the lock held; see the header comment) after unlinking it, in tick
-  // order (the order among entries of one tick is unspecified). Empty
-  // stretches are
-  // skipped in O(1). Afterwards now() == max(now(), to).
+  // Processes every tick up to and including `to`, in order: does its share
+  // of the coming cascade (all that is left, at a multiple of 512) and
+  // expires due entries, calling `on_expired` for each (with the lock held;
+  // see the header comment) after unlinking it, in tick order (the order
+  // among entries of one tick is unspecified). Empty stretches are skipped
+  // in O(1). Afterwards now() == max(now(), to).
   void AdvanceTo(Tick to, ExpiredFn on_expired);
 
   // The last processed tick.
   Tick now() const;
-  // The next tick at which AdvanceTo has work (an expiry or a cascade of a
-  // non-empty assistant slot), or kNoTick for an empty wheel. O(1).
+  // The next tick at which AdvanceTo has work (an expiry, or a multiple of
+  // 512 at which a pending cascade or a non-empty assistant slot is due), or
+  // kNoTick for an empty wheel. Never later than the next expiry. O(1).
   Tick NextEventTick() const;
   // As NextEventTick(), and records it as the tick a driver will sleep
   // until, so that Arm() reports `wake_needed` for anything earlier.
   Tick PlanWake();
   // Number of armed entries.
   size_t size() const;
+
+  // Cascade counters, for tests and benchmarks.
+  struct CascadeStats {
+    uint64_t moved = 0;         // entries relinked by cascades, in total
+    uint64_t max_per_tick = 0;  // most entries relinked at one processed tick
+  };
+  CascadeStats cascade_stats() const;
 
  private:
   // Per-slot list head: a circular doubly-linked list through the entries.
@@ -213,8 +241,14 @@ class TimingWheel {
 
   void LinkLocked(WheelEntry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void UnlinkLocked(WheelEntry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void CascadeLocked(uint64_t assistant_slot)
+  // Detaches the assistant slot visited at boundary tick `boundary` as the
+  // pending list (which must be empty), to be cascaded by then. O(1).
+  void StartCascadeLocked(Tick boundary) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Relinks up to `budget` pending entries; returns how many it moved.
+  uint64_t CascadePendingLocked(uint64_t budget)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The cascade work of processed tick now_.
+  void CascadeStepLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ExpireWorkSlotLocked(uint64_t slot, ExpiredFn on_expired)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   Tick NextEventTickLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -225,6 +259,8 @@ class TimingWheel {
   WheelEntry* SlotHeadLocked(WheelEntry::Level level, uint64_t slot)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  // Work lists: this revolution's and the next one's, by expires mod 1024.
+  static constexpr uint64_t kWorkLists = 2 * kWorkWheelSlots;
   const Instant epoch_;
   const absl::Duration tick_;
   const int64_t tick_ns_;
@@ -233,11 +269,25 @@ class TimingWheel {
   Tick now_ ABSL_GUARDED_BY(mu_) = 0;
   Tick planned_wake_ ABSL_GUARDED_BY(mu_) = kNoTick;
   size_t size_ ABSL_GUARDED_BY(mu_) = 0;
-  SlotList work_[kWorkWheelSlots] ABSL_GUARDED_BY(mu_);
-  SlotList assistant_[kAssistantWheelSlots] ABSL_GUARDED_BY(mu_);
+  SlotList work_[kWorkLists] ABSL_GUARDED_BY(mu_);
+  // Assistant lists: one per assistant slot plus one, the pending list (the
+  // cascade in progress). Detaching a slot's list swaps it with the empty
+  // pending list in O(1): an assistant entry's slot_ is its list index, and
+  // these tables map slots to lists and back (kNoSlot: the pending list).
+  static constexpr uint8_t kNoSlot = 0xff;
+  SlotList assistant_[kAssistantWheelSlots + 1] ABSL_GUARDED_BY(mu_);
+  uint64_t assistant_size_[kAssistantWheelSlots + 1] ABSL_GUARDED_BY(mu_) = {};
+  uint8_t list_of_slot_[kAssistantWheelSlots] ABSL_GUARDED_BY(mu_);
+  uint8_t slot_of_list_[kAssistantWheelSlots + 1] ABSL_GUARDED_BY(mu_);
+  uint8_t pending_list_ ABSL_GUARDED_BY(mu_) = kAssistantWheelSlots;
+  // The boundary tick the pending list is cascaded for (its entries expire
+  // in [pending_boundary_, + 512) or whole rounds later); once started,
+  // > now_ while the list is non-empty.
+  Tick pending_boundary_ ABSL_GUARDED_BY(mu_) = 0;
   // Bit s set <=> slot s is non-empty.
-  uint64_t work_bits_[kWorkWheelSlots / 64] ABSL_GUARDED_BY(mu_) = {};
+  uint64_t work_bits_[kWorkLists / 64] ABSL_GUARDED_BY(mu_) = {};
   uint64_t assistant_bits_ ABSL_GUARDED_BY(mu_) = 0;
+  CascadeStats cascade_stats_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace timer

@@ -13,6 +13,17 @@
 //             ticks the way the tickless tick thread does: from one event
 //             (expiry or cascade) straight to the next (NextEventTick), so
 //             empty ticks cost nothing; the heap pops each due element;
+//   BM_Wheel_WorstTick
+//             the tick thread's worst single step: arm N, then advance one
+//             tick at a time through 4096 ticks (8 cascades), with a ticker
+//             entry due at every tick (a busy tick thread processes every
+//             tick); reports the longest AdvanceTo step (worst_step_us),
+//             the mean step at the cascade ticks, multiples of 512
+//             (boundary_step_us), and the most entries one tick relinked
+//             (cascade_max/tick). With
+//             the cascade spread over the revolution before it, that is
+//             about N * 512 / 30000 / 512 entries instead of a whole
+//             assistant slot (N * 512 / 30000) at every 512th tick;
 //   BM_Wheel_ArmCancel/threads:T
 //             ns per Arm or Cancel, wall time over the operations of all T
 //             threads, when T threads each arm and then cancel 1e5 timers of
@@ -499,6 +510,53 @@ void BM_Wheel_ArmCancel(benchmark::State& state) {
   state.counters["ns/op"] = Nanoseconds(total) / static_cast<double>(ops);
 }
 
+// --- Worst tick ---------------------------------------------------------------
+
+void BM_Wheel_WorstTick(benchmark::State& state) {
+  constexpr Tick kSteps = 8 * kWorkWheelSpan;
+  const size_t n = Size(state);
+  const Workload& w = WorkloadFor(n);
+  std::vector<WheelEntry> entries(n);
+  WheelEntry ticker;
+  SteadyClock::duration worst{0};
+  SteadyClock::duration at_boundaries{0};  // steps at multiples of 512
+  uint64_t boundary_steps = 0;
+  uint64_t max_per_tick = 0;
+  for (auto _ : state) {
+    TimingWheel wheel(Instant(), kTimerResolution);
+    const size_t failures = ArmAll(wheel, entries, w.delay);
+    size_t refused = 0;
+    SteadyClock::duration total{0};
+    for (Tick t = 1; t <= kSteps; ++t) {
+      if (!wheel.Arm(&ticker, t).ok()) ++refused;
+      const SteadyClock::time_point start = SteadyClock::now();
+      wheel.AdvanceTo(t, [](WheelEntry*) {});
+      const SteadyClock::duration step = SteadyClock::now() - start;
+      total += step;
+      worst = std::max(worst, step);
+      if (t % kWorkWheelSpan == 0) {
+        at_boundaries += step;
+        ++boundary_steps;
+      }
+    }
+    max_per_tick = std::max(max_per_tick, wheel.cascade_stats().max_per_tick);
+    wheel.Cancel(&ticker);
+    DisarmAll(wheel, entries);
+    if (failures != 0 || refused != 0) {
+      state.SkipWithError("TimingWheel refused an arm");
+      return;
+    }
+    state.SetIterationTime(Seconds(total));
+  }
+  // The worst step includes any preemption of this thread; the mean step at
+  // the cascade ticks is the steadier figure.
+  state.counters["worst_step_us"] = Nanoseconds(worst) / 1000.0;
+  state.counters["boundary_step_us"] =
+      Nanoseconds(at_boundaries) / 1000.0 /
+      static_cast<double>(std::max<uint64_t>(1, boundary_steps));
+  state.counters["cascade_max/tick"] = static_cast<double>(max_per_tick);
+}
+
 // --- Registration -----------------------------------------------------------
 
 void LiveTimerCounts(benchmark::internal::Benchmark* b) {
@@ -514,6 +572,12 @@ BENCHMARK(BM_Wheel_ReArm)->Apply(LiveTimerCounts);
 BENCHMARK(BM_Heap_ReArm)->Apply(LiveTimerCounts);
 BENCHMARK(BM_Wheel_Expire)->Apply(LiveTimerCounts);
 BENCHMARK(BM_Heap_Expire)->Apply(LiveTimerCounts);
+BENCHMARK(BM_Wheel_WorstTick)
+    ->Arg(100'000)
+    ->Arg(1'000'000)
+    ->Iterations(3)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Wheel_ArmCancel)
     ->ArgName("threads")
     ->Arg(1)

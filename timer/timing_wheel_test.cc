@@ -70,6 +70,7 @@ class WheelHarness {
 
   TimingWheel& wheel() { return wheel_; }
   WheelModel& model() { return model_; }
+  WheelEntry& entry(int id) { return entries_[id]; }
 
  private:
   TimingWheel wheel_;
@@ -271,6 +272,173 @@ TEST(TimingWheelTest, HugeJumpOnAnEmptyWheelIsInstant) {
   TimingWheel wheel(Instant(), kTick);
   wheel.AdvanceTo(Tick{1} << 40, [](WheelEntry*) { FAIL(); });
   EXPECT_EQ(wheel.now(), Tick{1} << 40);
+}
+
+TEST(TimingWheelTest, CascadeIsSpreadOverTheRevolutionBefore) {
+  // 200,000 timeouts for revolution 2 (ticks [1024, 1536)) and 50,000 whole
+  // rounds later share assistant slot 2. A ticker entry makes every tick a
+  // processed one, as a busy tick thread's are. Through revolution 1 each
+  // tick moves about 1/512 of the slot; none moves them all at once.
+  constexpr int kSoon = 200000;
+  constexpr int kLater = 50000;
+  constexpr Tick kRevolution2 = 2 * kWorkWheelSpan;
+  constexpr Tick kLaterRevolution = kRevolution2 + kAssistantWheelSpan;
+  TimingWheel wheel(Instant(), kTick);
+  std::vector<WheelEntry> entries(kSoon + kLater);
+  std::vector<int> due(3 * kWorkWheelSpan, 0);
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < kSoon; ++i) {
+    const Tick expires = kRevolution2 + rng() % kWorkWheelSpan;
+    ASSERT_TRUE(wheel.Arm(&entries[i], expires).ok());
+    ++due[expires];
+  }
+  for (int i = kSoon; i < kSoon + kLater; ++i) {
+    ASSERT_TRUE(wheel.Arm(&entries[i], kLaterRevolution + rng() % kWorkWheelSpan).ok());
+  }
+  WheelEntry ticker;
+  const WheelEntry* const first = entries.data();
+  const WheelEntry* const end = first + entries.size();
+  const uint64_t share = (kSoon + kLater + kWorkWheelSpan - 1) / kWorkWheelSpan;
+  while (wheel.now() < 3 * kWorkWheelSpan - 1) {
+    const Tick to = wheel.now() + 1;
+    ASSERT_TRUE(wheel.Arm(&ticker, to).ok());
+    // The pending cascade never hides an earlier expiry.
+    ASSERT_EQ(wheel.NextEventTick(), to);
+    int fired = 0;
+    bool ticked = false;
+    wheel.AdvanceTo(to, [&](WheelEntry* e) {
+      if (e == &ticker) {
+        ticked = true;
+        return;
+      }
+      ASSERT_TRUE(e >= first && e < first + kSoon) << "not a revolution-2 entry";
+      EXPECT_EQ(e->expires(), to);
+      ++fired;
+    });
+    ASSERT_TRUE(ticked);
+    ASSERT_EQ(fired, due[to]) << "tick " << to;
+    const TimingWheel::CascadeStats stats = wheel.cascade_stats();
+    ASSERT_LE(stats.max_per_tick, share + kCascadeSlack) << "tick " << to;
+    if (to == kRevolution2 - 1) {
+      // All visited before the boundary: the boundary has nothing left.
+      EXPECT_EQ(stats.moved, uint64_t{kSoon + kLater});
+    }
+  }
+  EXPECT_EQ(wheel.cascade_stats().moved, uint64_t{kSoon + kLater})
+      << "each entry is visited once";
+  EXPECT_EQ(wheel.size(), static_cast<size_t>(kLater));
+  // The whole-round entries wait for their own visit, one round on.
+  EXPECT_EQ(wheel.NextEventTick(), kLaterRevolution);
+  for (const WheelEntry* e = first + kSoon; e < end; ++e) {
+    EXPECT_TRUE(wheel.IsArmed(e));
+  }
+  for (WheelEntry& e : entries) wheel.Cancel(&e);
+  EXPECT_EQ(wheel.size(), 0u);
+  EXPECT_EQ(wheel.NextEventTick(), kNoTick);
+}
+
+TEST(TimingWheelTest, CascadeWithoutProcessedTicksHappensAtTheBoundary) {
+  // Tickless: an idle revolution does no cascade work, and the boundary
+  // still moves everything in time.
+  TimingWheel wheel(Instant(), kTick);
+  std::vector<WheelEntry> entries(1000);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    ASSERT_TRUE(wheel.Arm(&entries[i], 1024 + i % 512).ok());
+  }
+  EXPECT_EQ(wheel.NextEventTick(), 1024u);
+  int fired = 0;
+  wheel.AdvanceTo(1023, [&](WheelEntry*) { ++fired; });
+  EXPECT_EQ(fired, 0);
+  EXPECT_EQ(wheel.cascade_stats().moved, 0u);
+  wheel.AdvanceTo(1024, [&](WheelEntry* e) {
+    EXPECT_EQ(e->expires(), 1024u);
+    ++fired;
+  });
+  EXPECT_EQ(fired, 2);
+  EXPECT_EQ(wheel.cascade_stats().max_per_tick, 1000u);
+  EXPECT_EQ(wheel.NextEventTick(), 1025u);
+  wheel.AdvanceTo(2000, [&](WheelEntry*) { ++fired; });
+  EXPECT_EQ(fired, 1000);
+}
+
+// Tick-by-tick stepping across many cascades, as a busy tick thread does,
+// with arms, cancels and re-arms at every tick, aimed at the edges of the
+// spread cascade: delays of 511/512/513 ticks, expiries just before, at and
+// after the next boundaries, entries cancelled or re-armed while pending,
+// and whole-round entries (> 32768 ticks). Checked against the model after
+// every step.
+TEST(TimingWheelPropertyTest, StepwiseAcrossSpreadCascadesMatchesModel) {
+  constexpr int kEntries = 3000;
+  const uint64_t seed = 20261122;
+  std::mt19937_64 rng(seed);
+  WheelHarness h(kEntries);
+  auto random_delay = [&]() -> Tick {
+    const Tick now = h.wheel().now();
+    const Tick to_boundary = kWorkWheelSpan - now % kWorkWheelSpan;
+    switch (rng() % 12) {
+      case 0: {
+        const Tick edges[] = {1, 2, 511, 512, 513, 1023, 1024, 1025};
+        return edges[rng() % 8];
+      }
+      case 1: case 2: {  // around the next two boundaries
+        const Tick base = to_boundary + (rng() % 3) * kWorkWheelSpan;
+        return base - 1 + rng() % 3 + (rng() % 2) * 511;
+      }
+      case 3: return 1 + rng() % kWorkWheelSpan;
+      case 4: case 5: return 1 + rng() % (3 * kWorkWheelSpan);
+      case 6: return 1 + rng() % kAssistantWheelSpan;
+      case 7: {  // whole rounds later, near the next boundaries
+        const Tick rounds = 1 + rng() % 2;
+        return rounds * kAssistantWheelSpan + to_boundary - 1 + rng() % 1030;
+      }
+      case 8: return kAssistantWheelSpan - 1 + rng() % 3;
+      case 9: return 1 + rng() % (3 * kAssistantWheelSpan);
+      default: return 1 + rng() % 4;
+    }
+  };
+  // Fill the next revolutions' assistant slots, so that cascades are big.
+  for (int id = 1; id < kEntries; ++id) h.Arm(id, 1 + rng() % (4 * kWorkWheelSpan));
+  size_t fires = 0;
+  const Tick kEnd = 3 * kAssistantWheelSpan + 3 * kWorkWheelSpan;
+  while (h.wheel().now() < kEnd) {
+    // Entry 0 ticks every tick, so that every tick is a processed one, but
+    // now and then it pauses, so that some revolutions are skipped over.
+    if (rng() % 4096 != 0 || h.wheel().now() > kEnd - 4096) {
+      h.Arm(0, h.wheel().now() + 1);
+    }
+    const int ops = static_cast<int>(rng() % 6);
+    for (int i = 0; i < ops; ++i) {
+      const int id = 1 + static_cast<int>(rng() % (kEntries - 1));
+      if (rng() % 3 == 0) {
+        h.Cancel(id);
+      } else {
+        h.Arm(id, h.wheel().now() + random_delay());
+      }
+    }
+    const Tick to = h.wheel().now() + (rng() % 512 == 0 ? 1 + rng() % 700 : 1);
+    const auto fired = h.AdvanceTo(to);
+    if (::testing::Test::HasFailure()) {
+      FAIL() << "diverged at tick " << to << " (seed " << seed << ")";
+    }
+    fires += fired.size();
+    const Tick next = h.wheel().NextEventTick();
+    const Tick expiry = h.model().NextExpiry();
+    if (expiry == ~Tick{0}) {
+      ASSERT_EQ(next, kNoTick);
+    } else {
+      ASSERT_TRUE(next > to && next <= expiry &&
+                  (next == expiry || next % kWorkWheelSpan == 0))
+          << "next event " << next << " at " << to << ", next expiry " << expiry;
+    }
+    const int probe = static_cast<int>(rng() % kEntries);
+    ASSERT_EQ(h.wheel().IsArmed(&h.entry(probe)), h.model().IsArmed(probe));
+  }
+  for (int i = 0; i < 4 * kEntries && h.model().size() > 0; ++i) {
+    h.AdvanceTo(h.model().NextExpiry());
+  }
+  EXPECT_EQ(h.model().size(), 0u);
+  EXPECT_GT(fires, 40000u);
+  EXPECT_GT(h.wheel().cascade_stats().moved, 10000u);
 }
 
 // The randomized property test: >= 100,000 operations of arm / cancel /
