@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The README's second command: installs what is missing, then runs the whole
 # test suite in the default config and under AddressSanitizer,
-# UndefinedBehaviorSanitizer and ThreadSanitizer, plus a clang 14 build with
-# -Wthread-safety as errors. Ends with the plain line "N passed, N failed"
-# (each test target in each config counts once; the clang build counts as one
-# check) and exits non-zero if anything failed.
+# UndefinedBehaviorSanitizer and ThreadSanitizer, a clang 14 build with
+# -Wthread-safety as errors, every libFuzzer fuzzer for a bounded time
+# (FUZZ_SECONDS each, default 60) and the timer soak for SOAK_DURATION
+# (default 30s). Ends with the plain line "N passed, N failed" (each test
+# target in each config counts once; the clang build, each fuzzer and the
+# soak count as one check each) and exits non-zero if anything failed.
 #
 #   tools/run_tests.sh                     # everything
 #   CONFIGS="default tsan" tools/run_tests.sh   # a subset
@@ -13,7 +15,7 @@ cd "$(dirname "$0")/.."
 
 bash tools/setup.sh || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
 
-CONFIGS="${CONFIGS:-default asan ubsan tsan clang}"
+CONFIGS="${CONFIGS:-default asan ubsan tsan clang fuzz soak}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
@@ -31,7 +33,28 @@ extra_checks_passed=0
 extra_checks_failed=0
 for config in $CONFIGS; do
   start=$(date +%s)
-  if [ "$config" = clang ]; then
+  if [ "$config" = fuzz ]; then
+    # Each fuzzer runs FUZZ_SECONDS from the seed corpus; a crash fails it.
+    echo "=== fuzzers, ${FUZZ_SECONDS:-60} s each ==="
+    FUZZ_JOBS="${FUZZ_JOBS:-2}" bash tools/run_fuzzers.sh | tee "$work/fuzz.out"
+    line="$(grep -E '^fuzzers: [0-9]+ passed, [0-9]+ failed$' "$work/fuzz.out" | tail -1)"
+    if [ -n "$line" ]; then
+      extra_checks_passed=$((extra_checks_passed + $(sed -E 's/^fuzzers: ([0-9]+) passed.*/\1/' <<<"$line")))
+      extra_checks_failed=$((extra_checks_failed + $(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"$line")))
+    else
+      extra_checks_failed=$((extra_checks_failed + 1))
+      echo "FAILED [fuzz] the fuzzers did not run"
+    fi
+  elif [ "$config" = soak ]; then
+    # The bounded soak: real clock, churn from 4 threads, invariants checked.
+    echo "=== soak, ${SOAK_DURATION:-30s} ==="
+    if bash tools/run_soak.sh "${SOAK_DURATION:-30s}"; then
+      extra_checks_passed=$((extra_checks_passed + 1))
+    else
+      extra_checks_failed=$((extra_checks_failed + 1))
+      echo "FAILED [soak]"
+    fi
+  elif [ "$config" = clang ]; then
     # Thread-safety analysis is a compile-time check: build everything.
     echo "=== clang -Wthread-safety build ==="
     if bazel build --config=clang //... ; then

@@ -1,0 +1,738 @@
+// timer_ops_fuzzer: sequences of Timer operations on simulated time, every
+// call checked against the contract model (tests/reference/timer_model.h).
+//
+// Why: the timer's promises -- never early, never after Stop() returned,
+// never lost, exactly once, periodic calls phase-locked, overruns handled by
+// policy, bad options refused with a clear error -- interact: a Stop() from
+// another timer's callback in the same tick, a restart from inside the own
+// callback, a run that takes three periods, a refused dispatch, a reconfigure
+// mid-schedule. Hand-written tests cover the cases someone thought of; this
+// covers the orders nobody wrote down, deterministically (simulated clock,
+// inline dispatch), so every finding replays exactly.
+//
+// The system is a TickDriver (a 2 ms tick, or for some inputs another: 1 ms,
+// 3 ms, 1.5 ms, 10 us) on a SimulatedClock with an inline dispatcher that can
+// be switched to refuse everything (as a full scheduler would), advanced
+// event by event like timer/testing/simulated_timer_system.h. Four
+// timer slots; operations come from three logical threads:
+//   - the main thread (the test driver): configure (valid and invalid
+//     options: zero, negative, below the resolution, odd periods, the exact
+//     maximum and beyond, no callback, kBurst with max_burst < 1), schedule,
+//     stop, restart, destroy, advance simulated time (sub-tick, by ticks, by
+//     days, to just before / exactly at the next due tick), switch refusals,
+//     shut the tick driver down;
+//   - a helper thread the main thread hands the same operations to (and
+//     waits for), so they come from a thread that is neither the driver's
+//     nor the tick thread;
+//   - the callbacks themselves, on the tick thread: each slot has a script of
+//     actions its calls perform in turn: take simulated time (from a
+//     nanosecond to several periods: overruns), stop itself or another timer,
+//     schedule or restart one, destroy or reconfigure one (itself included),
+//     throw.
+//
+// Checked after every step, against one model per configured timer:
+//   - every call is the one expected next (TimerEvent.expected_time and
+//     missed_periods), not early, not before its tick, and exactly at its tick
+//     unless another callback took simulated time first;
+//   - no call of a stopped, finished, destroyed or reconfigured timer;
+//   - whenever the tick thread is idle, no running timer's call is overdue
+//     (lost), and with refusals on, every due call was refused exactly once;
+//   - Schedule()/Configure() return the documented status (the error names
+//     the timer); IsRunning() and GetStatistics() (fires, overruns, missed
+//     periods, exceptions, refusals, no early fires; lateness and run-time
+//     maxima exact, percentiles within the histogram's 1/8) agree with the
+//     model.
+//
+// Each input is bounded: at most kMaxEvents calls plus refusals and
+// kMaxSteps wake-ups of the tick thread.
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "cyber/time/simulated_clock.h"
+#include "tests/fuzz/fuzz_check.h"
+#include "tests/fuzz/fuzz_input.h"
+#include "tests/fuzz/quiet_logging.h"
+#include "tests/reference/timer_model.h"
+#include "timer/dispatcher.h"
+#include "timer/tick_driver.h"
+#include "timer/timer.h"
+
+namespace cyber {
+namespace fuzz {
+namespace {
+
+using reference::TickGrid;
+using reference::TimerModel;
+using timer::Tick;
+
+constexpr int kSlots = 4;
+// The wheel's tick, chosen by the input's first byte: mostly the process
+// resolution (2 ms), sometimes another, so that rounding and the limits
+// derived from the tick (resolution, maximum delay) are exercised apart from
+// the one value everything else assumes.
+absl::Duration DecodeTick(FuzzInput& in) {
+  const absl::Duration ticks[] = {timer::kTimerResolution, absl::Milliseconds(1),
+                                  absl::Milliseconds(3), absl::Microseconds(1500),
+                                  absl::Microseconds(10)};
+  const uint8_t pick = in.Byte();
+  return pick < 0xC0 ? ticks[0] : ticks[pick % (sizeof(ticks) / sizeof(ticks[0]))];
+}
+// Calls plus refused dispatches, and wake-ups of the tick thread, per input:
+// keeps each input well under a second even when a 2 ms timer meets "advance
+// by a day", or a long timer's assistant-wheel cascades (one wake-up per
+// 65.5 s round) meet "advance by 200 days". Past either budget, time stops
+// advancing and the input ends.
+constexpr uint64_t kMaxEvents = 1000;
+constexpr uint64_t kMaxSteps = 2000;
+
+// Runs each task inline (on the tick thread), or refuses all of them while
+// `refuse` is set, as a full scheduler would.
+class SwitchableDispatcher final : public timer::Dispatcher {
+ public:
+  bool Dispatch(std::function<void()> task) override {
+    if (refuse.load()) {
+      refused.fetch_add(1);
+      return false;
+    }
+    task();
+    return true;
+  }
+  std::atomic<bool> refuse{false};
+  std::atomic<uint64_t> refused{0};
+};
+
+// A thread the main thread hands an operation to and waits for.
+class Helper {
+ public:
+  Helper() : thread_([this] { Loop(); }) {}
+  ~Helper() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      quit_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  Helper(const Helper&) = delete;
+  Helper& operator=(const Helper&) = delete;
+
+  void Run(std::function<void()> job) {
+    std::unique_lock<std::mutex> lock(mu_);
+    job_ = std::move(job);
+    cv_.notify_all();
+    cv_.wait(lock, [this] { return !job_; });
+  }
+
+ private:
+  void Loop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (true) {
+      cv_.wait(lock, [this] { return quit_ || job_; });
+      if (quit_) return;
+      std::function<void()> job = std::move(job_);
+      lock.unlock();
+      job();
+      lock.lock();
+      job_ = nullptr;
+      cv_.notify_all();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::function<void()> job_;
+  bool quit_ = false;
+  std::thread thread_;  // last: starts after the fields it uses
+};
+
+// Timer options as decoded from the input, plus the model's view of them.
+struct Spec {
+  TimerModel::Options model;
+  bool event_callback = true;
+  OverrunPolicy policy = OverrunPolicy::kSkip;
+};
+
+struct Slot {
+  std::unique_ptr<Timer> timer;
+  // The model of the current configuration; null when there is no timer or
+  // its options are invalid (then Schedule() must answer config_code).
+  std::unique_ptr<TimerModel> model;
+  absl::StatusCode config_code = absl::StatusCode::kOk;
+  // Bumped whenever the slot's timer is destroyed or reconfigured: a call
+  // carrying an older incarnation would be a call after Stop() returned.
+  uint64_t incarnation = 0;
+  // Callback actions, two bytes each, performed one per call, cyclically.
+  std::string script;
+  size_t script_pos = 0;
+};
+
+class TimerFuzz {
+ public:
+  explicit TimerFuzz(FuzzInput& in)
+      : tick_(DecodeTick(in)),
+        clock_(Instant() + absl::Hours(1)),
+        driver_(&clock_, &dispatcher_, DriverOptions(tick_)),
+        grid_(driver_.wheel().epoch(), tick_) {}
+
+  ~TimerFuzz() {
+    // Timers go before the driver they are armed on.
+    for (Slot& s : slots_) {
+      ++s.incarnation;
+      s.timer.reset();
+    }
+  }
+
+  void Run(FuzzInput& in);
+
+ private:
+  static timer::TickDriver::Options DriverOptions(absl::Duration tick) {
+    timer::TickDriver::Options o;
+    o.tick = tick;
+    o.name = "fuzz-tick";
+    return o;
+  }
+  bool over_budget() const {
+    return calls_ + dispatcher_.refused.load() >= kMaxEvents || steps_ >= kMaxSteps;
+  }
+  Tick processed() const { return driver_.wheel().now(); }
+  std::string Name(int i) const { return "fuzz" + std::to_string(i); }
+
+  Spec DecodeSpec(FuzzInput& in);
+  absl::Duration DecodePeriod(FuzzInput& in);
+
+  // Operations; from the main thread, the helper or a callback.
+  void Configure(int i, const Spec& spec, bool reuse);
+  void Schedule(int i);
+  void Stop(int i);
+  void Destroy(int i);
+
+  // A call of slot `i` (configuration `incarnation`) on the tick thread.
+  void OnCall(int i, uint64_t incarnation, const TimerEvent* event);
+  // The next scripted action of slot `i`; true if it asks to throw.
+  bool PerformAction(int i);
+  absl::Duration RunTime(uint8_t pick, absl::Duration period) const;
+
+  // Advances simulated time event by event (stopping early once the event
+  // budget is spent), checking at every idle point.
+  void RunUntil(Instant t);
+  void Idle();
+  // Accounts, in the models, for the dispatches refused up to now.
+  void CatchUpRefusals();
+  void CheckIdle();
+  // The lateness and run-time maxima and percentiles (sorting every sample:
+  // once per input, at the end).
+  void CheckDistributions();
+
+  const absl::Duration tick_;  // the wheel's tick
+  SimulatedClock clock_;
+  SwitchableDispatcher dispatcher_;
+  timer::TickDriver driver_;
+  const TickGrid grid_;
+  Helper helper_;
+  Slot slots_[kSlots];
+  Spec specs_[kSlots];  // what callbacks reconfigure timers to
+  bool shut_down_ = false;
+  // A callback took simulated time since the main thread last moved the
+  // clock: later calls may be late (never early).
+  bool delayed_ = false;
+  uint64_t calls_ = 0;
+  uint64_t steps_ = 0;  // times RunUntil woke the tick thread
+  uint64_t model_refusals_ = 0;
+};
+
+absl::Duration TimerFuzz::DecodePeriod(FuzzInput& in) {
+  const absl::Duration max = driver_.wheel().max_delay();
+  switch (in.Choice(12)) {
+    case 0:
+      return tick_ * static_cast<int64_t>(in.Uint(1, 64));
+    case 1:
+      return tick_ * static_cast<int64_t>(in.Uint(1, 1024));
+    case 2:
+      return tick_ * static_cast<int64_t>(in.Uint(1, 70000));
+    case 3:  // whole milliseconds: odd ones are not whole ticks
+      return absl::Milliseconds(static_cast<int64_t>(in.Uint(1, 50)));
+    case 4:
+      return absl::Nanoseconds(static_cast<int64_t>(in.Uint(0, 12000000)));
+    case 5: {  // invalid
+      const absl::Duration bad[] = {absl::ZeroDuration(), -tick_, absl::Milliseconds(1),
+                                    tick_ - absl::Nanoseconds(1), -absl::InfiniteDuration()};
+      return bad[in.Choice(sizeof(bad) / sizeof(bad[0]))];
+    }
+    case 6: {  // around the limits
+      const absl::Duration edge[] = {max,
+                                     max - absl::Nanoseconds(1),
+                                     max + absl::Nanoseconds(1),
+                                     max - tick_,
+                                     absl::Hours(24),
+                                     absl::Hours(24) + absl::Nanoseconds(1),
+                                     absl::Hours(1),
+                                     absl::InfiniteDuration()};
+      return edge[in.Choice(sizeof(edge) / sizeof(edge[0]))];
+    }
+    default:
+      return tick_ * static_cast<int64_t>(in.Uint(1, 16));
+  }
+}
+
+Spec TimerFuzz::DecodeSpec(FuzzInput& in) {
+  Spec spec;
+  const uint8_t flags = in.Byte();
+  spec.model.oneshot = (flags & 1) != 0;
+  const int callback = (flags >> 1) & 3;  // 0: none (invalid), 1: plain, 2-3: event
+  spec.model.has_callback = callback != 0;
+  spec.event_callback = callback >= 2;
+  switch (((flags >> 3) & 3) % 3) {
+    case 0:
+      spec.policy = OverrunPolicy::kSkip;
+      spec.model.policy = TimerModel::Policy::kSkip;
+      break;
+    case 1:
+      spec.policy = OverrunPolicy::kDelay;
+      spec.model.policy = TimerModel::Policy::kDelay;
+      break;
+    default:
+      spec.policy = OverrunPolicy::kBurst;
+      spec.model.policy = TimerModel::Policy::kBurst;
+      break;
+  }
+  spec.model.max_burst = ((flags >> 5) & 7) - 1;  // -1..6
+  spec.model.period = DecodePeriod(in);
+  return spec;
+}
+
+void TimerFuzz::Configure(int i, const Spec& spec, bool reuse) {
+  Slot& s = slots_[i];
+  TimerOptions o;
+  o.name = Name(i);
+  o.period = spec.model.period;
+  o.oneshot = spec.model.oneshot;
+  o.overrun_policy = spec.policy;
+  o.max_burst = spec.model.max_burst;
+  const uint64_t incarnation = ++s.incarnation;  // before the old one stops
+  if (spec.model.has_callback) {
+    if (spec.event_callback) {
+      o.event_callback = [this, i, incarnation](const TimerEvent& e) {
+        OnCall(i, incarnation, &e);
+      };
+    } else {
+      o.callback = [this, i, incarnation] { OnCall(i, incarnation, nullptr); };
+    }
+  }
+  const absl::StatusCode code = TimerModel::ConfigCode(
+      spec.model, tick_, driver_.wheel().max_delay());
+  s.model.reset();
+  if (reuse && s.timer != nullptr) {
+    const absl::Status status = s.timer->Configure(std::move(o));
+    FUZZ_CHECK(status.code() == code)
+        << "Configure(" << Name(i) << ", period "
+        << absl::FormatDuration(spec.model.period) << "): " << status
+        << ", expected code " << absl::StatusCodeToString(code);
+    FUZZ_CHECK(status.ok() || status.message().find("timer \"" + Name(i) + "\"") !=
+                                  std::string::npos)
+        << "the error does not name the timer: " << status;
+  } else {
+    s.timer.reset();
+    s.timer = std::make_unique<Timer>(std::move(o), &driver_);
+  }
+  s.config_code = code;
+  if (code == absl::StatusCode::kOk) {
+    s.model = std::make_unique<TimerModel>(grid_, spec.model);
+  }
+}
+
+void TimerFuzz::Schedule(int i) {
+  Slot& s = slots_[i];
+  if (s.timer == nullptr) return;
+  const Instant now = clock_.Now();
+  const Tick before = processed();
+  const absl::Status status = s.timer->Schedule();
+  absl::StatusCode want = absl::StatusCode::kOk;
+  if (s.model == nullptr) {
+    want = s.config_code;
+  } else if (shut_down_) {
+    want = absl::StatusCode::kFailedPrecondition;
+  }
+  FUZZ_CHECK(status.code() == want)
+      << "Schedule(" << Name(i) << ") at " << now << ": " << status
+      << ", expected code " << absl::StatusCodeToString(want)
+      << (s.model ? "; period " + absl::FormatDuration(s.model->options().period)
+                  : std::string());
+  FUZZ_CHECK(status.ok() ||
+             status.message().find("timer \"" + Name(i) + "\"") != std::string::npos)
+      << "the error does not name the timer: " << status;
+  if (status.ok()) s.model->Start(now, before);
+}
+
+void TimerFuzz::Stop(int i) {
+  Slot& s = slots_[i];
+  if (s.timer == nullptr) return;
+  s.timer->Stop();
+  if (s.model != nullptr) s.model->Stop();
+}
+
+void TimerFuzz::Destroy(int i) {
+  Slot& s = slots_[i];
+  ++s.incarnation;
+  s.model.reset();
+  s.timer.reset();  // stops it (also from its own callback)
+}
+
+absl::Duration TimerFuzz::RunTime(uint8_t pick, absl::Duration period) const {
+  const absl::Duration ns = absl::Nanoseconds(1);
+  absl::Duration d;
+  switch (pick % 16) {
+    case 0: d = ns; break;
+    case 1: d = tick_ / 2; break;
+    case 2: d = tick_ - ns; break;
+    case 3: d = tick_; break;
+    case 4: d = tick_ + ns; break;
+    case 5: d = period / 2 - ns; break;
+    case 6: d = period / 2; break;
+    case 7: d = period - ns; break;
+    case 8: d = period; break;
+    case 9: d = period + ns; break;
+    case 10: d = period + tick_; break;
+    case 11: d = period * 2; break;
+    case 12: d = period * 3 + tick_ / 2; break;
+    case 13: d = period * 7; break;
+    case 14: d = absl::Seconds(1); break;
+    default: d = absl::ZeroDuration(); break;
+  }
+  // Long enough to skip many periods; short enough to stay cheap.
+  return std::max(absl::ZeroDuration(), std::min(d, absl::Hours(1)));
+}
+
+bool TimerFuzz::PerformAction(int i) {
+  Slot& s = slots_[i];
+  if (s.script.size() < 2) return false;
+  if (s.script_pos + 1 >= s.script.size()) s.script_pos = 0;
+  const uint8_t kind = static_cast<uint8_t>(s.script[s.script_pos]);
+  const uint8_t arg = static_cast<uint8_t>(s.script[s.script_pos + 1]);
+  s.script_pos += 2;
+  const int other = arg % kSlots;
+  // Take time first. Once the budget is spent callbacks take none: a
+  // callback that always outlasts its period is called back to back for ever
+  // (kSkip, kBurst), and simulated time would only move on the tick thread.
+  if ((kind & 0x10) != 0 && s.model != nullptr && calls_ < kMaxEvents) {
+    const absl::Duration d = RunTime(arg >> 2, s.model->options().period);
+    if (d > absl::ZeroDuration()) {
+      clock_.Advance(d);
+      delayed_ = true;
+    }
+  }
+  switch ((kind & 0x0f) % 10) {
+    case 1:
+      Stop(i);
+      break;
+    case 2:
+      Stop(other);
+      break;
+    case 3:
+      Schedule(other);
+      break;
+    case 4:  // restart itself
+      Stop(i);
+      Schedule(i);
+      break;
+    case 5:
+      Schedule(i);
+      break;
+    case 6:
+      Destroy(other);
+      break;
+    case 7: {
+      const int target = (kind & 0x20) != 0 ? i : other;
+      Configure(target, specs_[(arg >> 2) % kSlots], (kind & 0x40) != 0);
+      if ((kind & 0x80) != 0) Schedule(target);
+      break;
+    }
+    case 8:
+      return true;
+    default:
+      break;
+  }
+  return false;
+}
+
+void TimerFuzz::OnCall(int i, uint64_t incarnation, const TimerEvent* event) {
+  Slot& s = slots_[i];
+  FUZZ_CHECK(s.incarnation == incarnation && s.model != nullptr)
+      << Name(i) << ": callback of a destroyed or reconfigured timer";
+  const Instant actual = clock_.Now();
+  const Tick tick = processed();
+  if (event != nullptr) {
+    FUZZ_CHECK(event->actual_time == actual)
+        << Name(i) << ": TimerEvent.actual_time " << event->actual_time << ", clock "
+        << actual;
+  }
+  const std::string wrong = s.model->CheckCall(
+      event != nullptr, event != nullptr ? event->expected_time : Instant(),
+      event != nullptr ? event->missed_periods : 0, actual, tick, !delayed_);
+  FUZZ_CHECK(wrong.empty()) << Name(i) << ": " << wrong;
+  const uint64_t generation = s.model->BeginCall(actual);
+  ++calls_;
+  const bool to_throw = PerformAction(i);
+  // The run ends now; the timer re-arms from here (unless the callback
+  // stopped, restarted, reconfigured or destroyed it).
+  if (s.incarnation == incarnation && s.model != nullptr) {
+    s.model->EndRun(generation, clock_.Now(), tick, to_throw);
+  }
+  if (to_throw) {
+    if ((calls_ & 1) != 0) throw std::runtime_error("fuzz: callback throws");
+    throw 7;  // not a std::exception
+  }
+}
+
+void TimerFuzz::CatchUpRefusals() {
+  if (!dispatcher_.refuse.load() || shut_down_) return;
+  const Tick floor = grid_.Floor(clock_.Now());
+  for (Slot& s : slots_) {
+    if (s.model == nullptr) continue;
+    // Every call due by now was refused at its tick (no callback ran to
+    // delay the tick thread), and each refusal re-armed it later.
+    while (s.model->running() && s.model->due_tick() <= floor) {
+      const Tick due = s.model->due_tick();
+      s.model->Refused(grid_.At(due), due);
+      ++model_refusals_;
+    }
+  }
+}
+
+// What LatencyHistogram promises for `samples`: the exact maximum, and the
+// q-quantile (the ceil(q * n)-th smallest sample) reported as at most 1/8
+// above itself, never below, never above the maximum (and as the maximum
+// from 2^37 ns on). "" if it holds.
+std::string CheckDistribution(const char* what, std::vector<absl::Duration> samples,
+                              absl::Duration max, const std::pair<double, absl::Duration>* q,
+                              size_t quantiles) {
+  std::ostringstream out;
+  std::sort(samples.begin(), samples.end());
+  const absl::Duration want_max =
+      samples.empty() ? absl::ZeroDuration() : absl::Nanoseconds(absl::ToInt64Nanoseconds(samples.back()));
+  if (max != want_max) {
+    out << what << " max " << max << ", expected " << want_max;
+    return out.str();
+  }
+  for (size_t i = 0; i < quantiles; ++i) {
+    const double quantile = q[i].first;
+    const absl::Duration reported = q[i].second;
+    if (samples.empty()) {
+      if (reported != absl::ZeroDuration()) out << what << " p" << quantile * 100 << " " << reported << " with no samples";
+      continue;
+    }
+    const uint64_t n = samples.size();
+    // ceil(q * n), in integers: q is 0.5 or 0.99.
+    const uint64_t rank = quantile == 0.5 ? (n + 1) / 2 : (99 * n + 99) / 100;
+    const int64_t truth = absl::ToInt64Nanoseconds(samples[std::max<uint64_t>(rank, 1) - 1]);
+    const int64_t got = absl::ToInt64Nanoseconds(reported);
+    // From 2^37 ns (~137 s) on, one overflow bucket reports the maximum.
+    const bool overflow = truth >= (int64_t{1} << 37);
+    if (overflow ? reported != max
+                 : (got < truth || got > truth + truth / 8 || reported > max)) {
+      out << what << " p" << quantile * 100 << " " << reported << ", but the "
+          << rank << "-th of " << n << " samples is " << absl::Nanoseconds(truth)
+          << " (max " << max << ")";
+    }
+  }
+  return out.str();
+}
+
+void TimerFuzz::CheckIdle() {
+  const Instant now = clock_.Now();
+  const Tick floor = grid_.Floor(now);
+  FUZZ_CHECK(dispatcher_.refused.load() == model_refusals_)
+      << "dispatches refused: " << dispatcher_.refused.load() << ", model "
+      << model_refusals_;
+  for (int i = 0; i < kSlots; ++i) {
+    const Slot& s = slots_[i];
+    if (s.timer == nullptr) continue;
+    const bool running = s.model != nullptr && s.model->running();
+    if (running && !shut_down_) {
+      FUZZ_CHECK(s.model->due_tick() > floor)
+          << Name(i) << ": lost call: call " << s.model->k() << " expected at "
+          << s.model->expected() << " is due at tick " << s.model->due_tick()
+          << ", but at " << now << " (tick " << floor << ") it has not happened";
+    }
+    FUZZ_CHECK(s.timer->IsRunning() == running)
+        << Name(i) << ": IsRunning() " << s.timer->IsRunning() << ", model " << running;
+    const TimerStatistics st = s.timer->GetStatistics();
+    const TimerModel::Counters want =
+        s.model != nullptr ? s.model->counters() : TimerModel::Counters();
+    FUZZ_CHECK(st.fires == want.fires && st.overruns == want.overruns &&
+               st.missed_periods == want.missed_periods &&
+               st.exceptions == want.exceptions &&
+               st.dispatch_refusals == want.dispatch_refusals && st.early_fires == 0)
+        << Name(i) << ": statistics fires/overruns/missed/exceptions/refusals/early "
+        << st.fires << "/" << st.overruns << "/" << st.missed_periods << "/"
+        << st.exceptions << "/" << st.dispatch_refusals << "/" << st.early_fires
+        << ", model " << want.fires << "/" << want.overruns << "/"
+        << want.missed_periods << "/" << want.exceptions << "/"
+        << want.dispatch_refusals << "/0";
+  }
+}
+
+void TimerFuzz::CheckDistributions() {
+  for (int i = 0; i < kSlots; ++i) {
+    const Slot& s = slots_[i];
+    if (s.timer == nullptr || s.model == nullptr) continue;
+    const TimerStatistics st = s.timer->GetStatistics();
+    const std::pair<double, absl::Duration> lateness[] = {{0.5, st.lateness_p50},
+                                                         {0.99, st.lateness_p99}};
+    std::string wrong =
+        CheckDistribution("lateness", s.model->lateness(), st.lateness_max, lateness, 2);
+    FUZZ_CHECK(wrong.empty()) << Name(i) << ": statistics: " << wrong;
+    const std::pair<double, absl::Duration> run_time[] = {{0.99, st.run_time_p99}};
+    wrong = CheckDistribution("run time", s.model->run_times(), st.run_time_max, run_time, 1);
+    FUZZ_CHECK(wrong.empty()) << Name(i) << ": statistics: " << wrong;
+  }
+}
+
+void TimerFuzz::Idle() {
+  if (!shut_down_) driver_.AwaitIdle();
+  CatchUpRefusals();
+  CheckIdle();
+}
+
+void TimerFuzz::RunUntil(Instant t) {
+  if (shut_down_) {
+    if (t > clock_.Now()) clock_.AdvanceTo(t);
+    return;
+  }
+  while (true) {
+    Idle();
+    if (over_budget()) return;  // stop here: a consistent state, like any other
+    const Instant next = driver_.PlannedWake();
+    if (next > t) break;
+    ++steps_;
+    delayed_ = false;
+    clock_.AdvanceTo(std::max(next, clock_.Now()));
+  }
+  if (t > clock_.Now()) clock_.AdvanceTo(t);
+  Idle();
+}
+
+void TimerFuzz::Run(FuzzInput& in) {
+  for (Spec& spec : specs_) spec = DecodeSpec(in);
+  while (!in.empty() && !over_budget()) {
+    const uint8_t op = in.Byte();
+    const int i = (op >> 4) & (kSlots - 1);
+    const bool on_helper = (op & 0x40) != 0;
+    auto perform = [&](std::function<void()> fn) {
+      if (on_helper) {
+        helper_.Run(std::move(fn));
+      } else {
+        fn();
+      }
+    };
+    switch (op & 0x0f) {
+      case 0: {
+        const Spec spec = DecodeSpec(in);
+        const bool reuse = (op & 0x80) != 0;
+        perform([&] { Configure(i, spec, reuse); });
+        break;
+      }
+      case 1:
+      case 13:
+        perform([&] { Schedule(i); });
+        break;
+      case 2:
+        perform([&] { Stop(i); });
+        break;
+      case 3:
+        perform([&] { Destroy(i); });
+        break;
+      case 4:
+        perform([&] {
+          Stop(i);
+          Schedule(i);
+        });
+        break;
+      case 5: {  // a few ticks, maybe off the tick grid
+        const absl::Duration sub[] = {absl::ZeroDuration(), absl::Nanoseconds(1),
+                                      tick_ / 2, tick_ - absl::Nanoseconds(1)};
+        // (Two reads: sequenced, not in one expression.)
+        const int64_t ticks = static_cast<int64_t>(in.Uint(0, 16));
+        RunUntil(clock_.Now() + tick_ * ticks + sub[in.Choice(4)]);
+        break;
+      }
+      case 6:
+        RunUntil(clock_.Now() + tick_ * static_cast<int64_t>(in.Uint(0, 600)));
+        break;
+      case 7:  // up to ~200 days (tickless: cheap when little is due)
+        RunUntil(clock_.Now() + tick_ * static_cast<int64_t>(in.Uint(0, uint64_t{1} << 33)));
+        break;
+      case 8: {  // to just before, or exactly at, the next due call
+        Tick due = timer::kNoTick;
+        for (const Slot& s : slots_) {
+          if (s.model != nullptr && s.model->running()) {
+            due = std::min(due, s.model->due_tick());
+          }
+        }
+        if (due == timer::kNoTick) break;
+        const absl::Duration back[] = {absl::ZeroDuration(), absl::Nanoseconds(1), tick_};
+        const Instant target = grid_.At(due) - back[in.Choice(3)];
+        if (target > clock_.Now()) RunUntil(target);
+        break;
+      }
+      case 9:
+        dispatcher_.refuse.store(in.Bool());
+        break;
+      case 10:
+        slots_[i].script = in.Bytes(16);
+        slots_[i].script_pos = 0;
+        break;
+      case 11:
+        if (in.Choice(8) == 0 && !shut_down_) {
+          driver_.Shutdown();
+          shut_down_ = true;
+        }
+        break;
+      case 12:
+        RunUntil(clock_.Now() + absl::Nanoseconds(static_cast<int64_t>(in.Uint(1, 1999999))));
+        break;
+      default:
+        break;
+    }
+    Idle();
+  }
+  CheckDistributions();
+  if (Verbose()) {
+    std::fprintf(stderr, "timer_ops: %llu calls, %llu refusals, %llu steps, clock at %s\n",
+                 static_cast<unsigned long long>(calls_),
+                 static_cast<unsigned long long>(model_refusals_),
+                 static_cast<unsigned long long>(steps_),
+                 absl::FormatDuration(clock_.Now() - grid_.At(0)).c_str());
+  }
+}
+
+}  // namespace
+}  // namespace fuzz
+}  // namespace cyber
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  cyber::fuzz::QuietLogging();
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  cyber::fuzz::FuzzInput in(data, size);
+  cyber::fuzz::TimerFuzz fuzz(in);
+  fuzz.Run(in);
+  return 0;
+}
