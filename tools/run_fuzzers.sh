@@ -93,7 +93,10 @@ run_one() {
   )
   [ -f "tests/fuzz/$name.dict" ] && flags+=("-dict=tests/fuzz/$name.dict")
   local rc=0
-  nice -n "$FUZZ_NICE" "$dir/$name" "${flags[@]}" "$dir/corpus" >"$dir/log" 2>&1 || rc=$?
+  # TMPDIR: scratch files a fuzzer makes stay in the scratch directory, also
+  # when a finding aborts it before it can clean up.
+  TMPDIR="$dir" nice -n "$FUZZ_NICE" "$dir/$name" "${flags[@]}" "$dir/corpus" \
+    >"$dir/log" 2>&1 || rc=$?
   # crash-/timeout-/oom-/leak- files are findings; slow-unit- files are not.
   local finding
   finding="$(find "$dir/artifacts" -type f ! -name 'slow-unit-*' | sort | head -n 1)"

@@ -134,6 +134,7 @@ void RemoveScratchDirectory() {
 void SetUpEnvironment() {
   env = new Environment();  // never destroyed: components may still use it
   const char* base = std::getenv("TEST_TMPDIR");
+  if (base == nullptr) base = std::getenv("TMPDIR");
   std::string pattern = std::string(base != nullptr ? base : "/tmp") + "/dag_fuzzer.XXXXXX";
   FUZZ_CHECK(mkdtemp(pattern.data()) != nullptr) << "mkdtemp " << pattern;
   env->dir = pattern;

@@ -33,7 +33,7 @@ def cc_fuzz_test(name, srcs, deps = [], size = "small", timeout = None, **kwargs
       deps: what they need.
       size: size of the replay test.
       timeout: timeout of the replay test (default: from size).
-      **kwargs: passed to both the test and the binary (e.g. copts).
+      **kwargs: passed to the library, the test and the binary (e.g. copts).
     """
     fuzzer = name + "_fuzzer"
     lib = fuzzer + "_lib"

@@ -159,6 +159,7 @@ void FuzzConf(const std::string& text) {
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   cyber::fuzz::QuietLogging();
   const char* base = std::getenv("TEST_TMPDIR");
+  if (base == nullptr) base = std::getenv("TMPDIR");
   std::string dir = std::string(base != nullptr ? base : "/tmp") + "/sched_conf_fuzzer.XXXXXX";
   FUZZ_CHECK(mkdtemp(dir.data()) != nullptr) << "mkdtemp " << dir;
   cyber::fuzz::scratch_file = new std::string(dir + "/sched.conf");

@@ -581,6 +581,11 @@ void SchedulerFuzz::Drain() {
     }
   }
   // Settled: everything that could end has, and the scheduler forgot it.
+  // The tick thread may still be finishing an expiry of the timer that it
+  // began before Stop() (Stop() waits for a running callback, not for that):
+  // a refusal it met is counted by the scheduler at once and by the timer a
+  // moment later. With time standing still, once idle it stays idle.
+  driver_->AwaitIdle();
   uint64_t children_accepted = 0;
   uint64_t children_refused = 0;
   for (const auto& r : records_) {
