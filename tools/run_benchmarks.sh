@@ -23,7 +23,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PARTS="${PARTS:-peers scale accuracy wheel scheduler}"
+PARTS="${PARTS:-peers wheel scheduler scale accuracy}"
 OUT="${OUT:-docs/performance}"
 REPETITIONS="${REPETITIONS:-3}"
 mkdir -p "$OUT"
@@ -48,11 +48,6 @@ if has_part peers; then
   "$bin/tests/peers/peer_timer_benchmark" \
     --benchmark_repetitions="$REPETITIONS" --table_out="$OUT/peers.md"
 fi
-if has_part scale; then
-  echo "=== scale run (60 s) ==="
-  "$bin/tests/scale/timer_scale_run" --json_out="$OUT/scale.json" \
-    --markdown_out="$OUT/scale.md"
-fi
 if has_part wheel; then
   echo "=== wheel benchmark ==="
   "$bin/timer/timing_wheel_benchmark" --benchmark_repetitions="$REPETITIONS" \
@@ -62,6 +57,12 @@ if has_part scheduler; then
   echo "=== scheduler benchmark ==="
   "$bin/scheduler/scheduler_benchmark" --benchmark_repetitions="$REPETITIONS" \
     --benchmark_report_aggregates_only=true | tee "$OUT/scheduler_benchmark.txt"
+fi
+# The real-clock parts last.
+if has_part scale; then
+  echo "=== scale run (60 s) ==="
+  "$bin/tests/scale/timer_scale_run" --json_out="$OUT/scale.json" \
+    --markdown_out="$OUT/scale.md"
 fi
 if has_part accuracy; then
   echo "=== accuracy report ==="
