@@ -150,20 +150,6 @@ void SetUpEnvironment() {
   env->sched->SetTimerDriver(env->driver.get());
 }
 
-// "<source>:<line>:<column>: " with line and column >= 1.
-bool StartsWithLocation(const std::string& message, const std::string& source) {
-  if (message.compare(0, source.size(), source) != 0) return false;
-  size_t i = source.size();
-  for (int part = 0; part < 2; ++part) {
-    if (i >= message.size() || message[i] != ':') return false;
-    ++i;
-    const size_t digits = i;
-    while (i < message.size() && message[i] >= '0' && message[i] <= '9') ++i;
-    if (i == digits || message[digits] == '0') return false;
-  }
-  return message.compare(i, 2, ": ") == 0;
-}
-
 void CheckError(const absl::Status& status, const std::string& source, const char* what) {
   FUZZ_CHECK(status.code() == absl::StatusCode::kInvalidArgument ||
              status.code() == absl::StatusCode::kNotFound)

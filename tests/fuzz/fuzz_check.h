@@ -42,6 +42,23 @@ class CheckFailure {
   std::ostringstream stream_;
 };
 
+// True if `message` starts with "<source>:<line>:<column>: " (line and
+// column >= 1): the location every parser error of this project leads with
+// (graph files, scheduler confs).
+inline bool StartsWithLocation(const std::string& message,
+                               const std::string& source) {
+  if (message.compare(0, source.size(), source) != 0) return false;
+  size_t i = source.size();
+  for (int part = 0; part < 2; ++part) {
+    if (i >= message.size() || message[i] != ':') return false;
+    ++i;
+    const size_t digits = i;
+    while (i < message.size() && message[i] >= '0' && message[i] <= '9') ++i;
+    if (i == digits || message[digits] == '0') return false;
+  }
+  return message.compare(i, 2, ": ") == 0;
+}
+
 }  // namespace fuzz
 }  // namespace cyber
 

@@ -53,20 +53,6 @@ void RemoveScratch() {
   fs::remove_all(fs::path(*scratch_file).parent_path(), ignored);
 }
 
-// "<source>:<line>:<column>: " with line and column >= 1.
-bool StartsWithLocation(const std::string& message, const std::string& source) {
-  if (message.compare(0, source.size(), source) != 0) return false;
-  size_t i = source.size();
-  for (int part = 0; part < 2; ++part) {
-    if (i >= message.size() || message[i] != ':') return false;
-    ++i;
-    const size_t digits = i;
-    while (i < message.size() && message[i] >= '0' && message[i] <= '9') ++i;
-    if (i == digits || message[digits] == '0') return false;
-  }
-  return message.compare(i, 2, ": ") == 0;
-}
-
 void CheckConfig(const SchedulerConfig& c, const std::string& source) {
   FUZZ_CHECK(!c.groups.empty()) << source << ": no groups";
   std::set<std::string> group_names;
