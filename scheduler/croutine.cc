@@ -68,9 +68,12 @@ CRoutine::State CRoutine::Resume() {
     first_entry = &entry_;
   }
   CRoutine* const outer = t_current;
+  Parkable* const outer_coroutine = CurrentCoroutine();
   t_current = this;
+  SetCurrentCoroutine(this);
   const bool finished = context_->Enter(first_entry);
   t_current = outer;
+  SetCurrentCoroutine(outer_coroutine);
   if (finished) host_->context_pool()->Release(std::move(context_));
   return state_.load();
 }
@@ -79,7 +82,9 @@ void CRoutine::AfterSwitchOut() {
   bool requeue = false;
   {
     MutexLock lock(&mu_);
-    if (wake_pending_ || cancelled()) {
+    // A cancelled routine is queued again to unwind at its suspension point,
+    // unless it is parked in Park(), which is not one.
+    if (wake_pending_ || (cancelled() && !parking_)) {
       wake_pending_ = false;
       state_ = State::kReady;
       requeue = true;
@@ -104,51 +109,98 @@ void CRoutine::Yield() {
   self->CancellationPoint();
 }
 
-bool CRoutine::YieldWithoutCancellation() {
-  CRoutine* self = Current();
-  if (self == nullptr) return false;
-  self->SwitchOut();
-  return true;
+void CRoutine::Park() {
+  ACHECK(Current() == this) << "routine \"" << name_
+                            << "\": Park() called from outside the routine";
+  while (true) {
+    {
+      MutexLock lock(&mu_);
+      if (unpark_pending_) {
+        unpark_pending_ = false;
+        parking_ = false;
+        return;
+      }
+      state_ = State::kDataWait;
+      parking_ = true;
+    }
+    SwitchOut();
+  }
+}
+
+void CRoutine::Unpark() {
+  {
+    MutexLock lock(&mu_);
+    unpark_pending_ = true;
+  }
+  Wake(kUnpark);
 }
 
 void CRoutine::SleepFor(absl::Duration d) {
   CRoutine* self = Current();
   ACHECK(self != nullptr) << "CRoutine::SleepFor() called outside a routine";
-  timer::TickDriver* driver = self->host_->timer_driver();
+  if (d == absl::InfiniteDuration()) {
+    SleepUntil(Instant::InfiniteFuture());
+    return;
+  }
+  timer::WheelFrontEnd* driver = self->host_->timer_driver();
   ACHECK(driver != nullptr) << "routine \"" << self->name_
                             << "\": SleepFor needs a timing wheel";
-  SleepUntil(driver->clock()->Now() + d);
+  Instant now;
+  if (!driver->TryNow(&now)) {
+    AERROR << "routine \"" << self->name_
+           << "\": cannot sleep (the timer system is shut down); cancelling it";
+    throw RoutineCancelled();
+  }
+  SleepUntil(now + d);
 }
 
 void CRoutine::SleepUntil(Instant deadline) {
   CRoutine* self = Current();
   ACHECK(self != nullptr) << "CRoutine::SleepUntil() called outside a routine";
   self->CancellationPoint();
-  timer::TickDriver* driver = self->host_->timer_driver();
+  timer::WheelFrontEnd* driver = self->host_->timer_driver();
   ACHECK(driver != nullptr) << "routine \"" << self->name_
                             << "\": SleepUntil needs a timing wheel";
-  if (driver->clock()->Now() >= deadline) {
+  Instant start;
+  if (driver->TryNow(&start) && start >= deadline) {
     Yield();  // already due: still give others a turn
     return;
   }
-  {
-    MutexLock lock(&self->mu_);
-    self->state_ = State::kSleep;
-    // Armed under our lock: OnExpired (which takes it) sees sleep_seq_.
-    auto armed = driver->Arm(self, deadline);
-    if (!armed.ok()) {
-      // The timer system is shut down (process shutdown in progress): the
-      // sleep can never end, so the routine ends instead.
-      self->state_ = State::kReady;
-      AWARN << "routine \"" << self->name_ << "\": cannot sleep ("
-            << armed.status().message() << "); cancelling it";
-      throw RoutineCancelled();
+  // Legs of at most the wheel's maximum delay, until the deadline has come
+  // (the wheel never fires early, so the last leg ends at or after it).
+  while (true) {
+    Instant now;
+    if (!driver->TryNow(&now)) now = start;  // shut down: the Arm below says so
+    if (now >= deadline) return;
+    const bool forever = deadline.IsInfiniteFuture();
+    const Instant leg = forever || deadline - now > driver->max_delay()
+                            ? now + driver->max_delay()
+                            : deadline;
+    {
+      MutexLock lock(&self->mu_);
+      self->state_ = State::kSleep;
+      if (forever) {
+        // Nothing to arm: only cancellation ends this sleep.
+        self->sleep_seq_ = 0;
+      } else {
+        // Armed under our lock: OnExpired (which takes it) sees sleep_seq_.
+        auto armed = driver->Arm(self, leg);
+        if (!armed.ok()) {
+          // Only a shut-down timer system refuses an arm within the maximum
+          // delay: the process is shutting down and the sleep can never end,
+          // so the routine ends instead, loudly.
+          self->state_ = State::kReady;
+          AERROR << "routine \"" << self->name_ << "\": cannot sleep ("
+                 << armed.status().message() << "); cancelling it";
+          throw RoutineCancelled();
+        }
+        self->sleep_seq_ = armed->arm_seq;
+      }
     }
-    self->sleep_seq_ = armed->arm_seq;
+    self->SwitchOut();
+    if (!forever) driver->Cancel(self);  // woken early by cancellation
+    self->CancellationPoint();
   }
-  self->SwitchOut();
-  driver->Cancel(self);  // woken early by cancellation: disarm
-  self->CancellationPoint();
 }
 
 void CRoutine::WaitForData() {
@@ -184,7 +236,7 @@ void CRoutine::Cancel() {
 void CRoutine::OnExpired(uint32_t arm_seq) {
   {
     MutexLock lock(&mu_);
-    if (arm_seq != sleep_seq_) return;  // a stale sleep
+    if (arm_seq != sleep_seq_ || arm_seq == 0) return;  // a stale sleep
   }
   Wake(kTimer);
 }
@@ -193,11 +245,15 @@ void CRoutine::Wake(WakeReason reason) {
   bool enqueue = false;
   {
     MutexLock lock(&mu_);
+    // A Park() waits for Unpark() only: neither data nor cancellation ends
+    // it (its caller is waiting for something that finishes regardless).
     const bool waiting =
         (reason == kTimer && state_ == State::kSleep) ||
-        (reason == kData && state_ == State::kDataWait) ||
+        (reason == kData && state_ == State::kDataWait && !parking_) ||
+        (reason == kUnpark && state_ == State::kDataWait && parking_) ||
         (reason == kCancel &&
-         (state_ == State::kSleep || state_ == State::kDataWait));
+         (state_ == State::kSleep ||
+          (state_ == State::kDataWait && !parking_)));
     if (!waiting) return;
     if (parked_) {
       parked_ = false;

@@ -8,8 +8,8 @@
 // thread. A resume + yield round trip is a few nanoseconds.
 //
 // States: kReady (queued or running), kSleep (parked until a timing-wheel
-// entry fires: no thread sleeps), kDataWait (parked until Notify()),
-// kFinished. A routine runs on one processor at a time but may move between
+// entry fires: no thread sleeps), kDataWait (parked until Notify(), or, for
+// Park(), until Unpark()), kFinished. A routine runs on one processor at a time but may move between
 // processors across suspensions, so routine code must not cache
 // thread_local addresses across Yield/SleepFor/WaitForData.
 //
@@ -40,9 +40,10 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/time/time.h"
 #include "cyber/common/mutex.h"
+#include "cyber/common/wait_list.h"
 #include "cyber/time/instant.h"
 #include "scheduler/execution_context.h"
-#include "timer/tick_driver.h"
+#include "timer/wheel_front_end.h"
 
 namespace cyber {
 namespace scheduler {
@@ -51,7 +52,7 @@ namespace scheduler {
 // (The timer layer knows it by its base and lets it pass.)
 struct RoutineCancelled : timer::ExecutionCancelled {};
 
-class CRoutine final : public timer::ExpiryTarget {
+class CRoutine final : public timer::ExpiryTarget, public Parkable {
  public:
   enum class State { kReady, kSleep, kDataWait, kFinished };
 
@@ -62,7 +63,8 @@ class CRoutine final : public timer::ExpiryTarget {
     // Queues a routine that became ready (woken or yielded).
     virtual void MakeReady(std::shared_ptr<CRoutine> routine) = 0;
     // The timing wheel SleepFor arms; null if none (SleepFor then fails).
-    virtual timer::TickDriver* timer_driver() = 0;
+    // Stays valid while the host lives.
+    virtual timer::WheelFrontEnd* timer_driver() = 0;
     virtual ContextPool* context_pool() = 0;
     // True once the scheduler shuts down: suspension points then throw.
     virtual bool stopping() const = 0;
@@ -86,15 +88,22 @@ class CRoutine final : public timer::ExpiryTarget {
   // Back of the queue; runs again when the policy picks it.
   static void Yield();
   // Parks the routine; a timing-wheel entry wakes it at `deadline` (never
-  // earlier). Throws RoutineCancelled when cancelled.
+  // earlier). Throws RoutineCancelled when cancelled. Any length is honoured:
+  // a deadline beyond the wheel's maximum delay is slept in legs of at most
+  // that delay, and InfiniteFuture (SleepFor(InfiniteDuration())) parks
+  // until cancelled. A deadline already due yields. Fails (throws
+  // RoutineCancelled, logged) only when the timer system is shut down, which
+  // happens only while the process shuts down.
   static void SleepUntil(Instant deadline);
   static void SleepFor(absl::Duration d);
   // Parks until Notify() (returns at once if a notification is pending).
   static void WaitForData();
-  // Yields like Yield() but never throws RoutineCancelled: for a routine
-  // waiting on something (e.g. a timer's Stop()) that must keep waiting even
-  // while cancelled. Returns false, doing nothing, outside a routine.
-  static bool YieldWithoutCancellation();
+  // Parkable (cyber/common/wait_list.h): Park() is called by the routine
+  // itself (CurrentCoroutine() == this) and is not a cancellation point;
+  // Unpark() from anywhere. A synchronous stop waiting in a routine parks
+  // here instead of blocking or spinning its processor.
+  void Park() override;
+  void Unpark() override;
 
   // --- Any thread -------------------------------------------------------
   void Notify();
@@ -113,7 +122,7 @@ class CRoutine final : public timer::ExpiryTarget {
   void OnExpired(uint32_t arm_seq) override;
 
  private:
-  enum WakeReason { kTimer, kData, kCancel };
+  enum WakeReason { kTimer, kData, kCancel, kUnpark };
   void Wake(WakeReason reason);
   // Switches back to the processor; returns when resumed (possibly on
   // another processor thread).
@@ -145,6 +154,8 @@ class CRoutine final : public timer::ExpiryTarget {
   bool wake_pending_ ABSL_GUARDED_BY(mu_) = false;  // woken while switching out
   bool data_pending_ ABSL_GUARDED_BY(mu_) = false;  // Notify() not yet consumed
   uint32_t sleep_seq_ ABSL_GUARDED_BY(mu_) = 0;     // arming of the current sleep
+  bool parking_ ABSL_GUARDED_BY(mu_) = false;  // kDataWait is a Park()
+  bool unpark_pending_ ABSL_GUARDED_BY(mu_) = false;  // Unpark() not consumed
 };
 
 }  // namespace scheduler

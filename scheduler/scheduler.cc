@@ -40,7 +40,17 @@ Scheduler::Scheduler(Options options)
 Scheduler::~Scheduler() { Shutdown(); }
 
 void Scheduler::SetTimerDriver(timer::TickDriver* driver) {
-  timer_driver_.store(driver, std::memory_order_release);
+  std::shared_ptr<timer::WheelFrontEnd> front =
+      driver != nullptr ? driver->front_end() : nullptr;
+  MutexLock lock(&drivers_mu_);
+  if (front) drivers_.push_back(front);
+  timer_driver_.store(front.get(), std::memory_order_release);
+}
+
+int Scheduler::PriorityFor(const std::string& name) const {
+  const ProcessorGroupConfig& group = options_.config.groups[GroupForTask(name)];
+  const auto it = group.task_priorities.find(name);
+  return it == group.task_priorities.end() ? 0 : it->second;
 }
 
 int Scheduler::GroupForTask(const std::string& task) const {
@@ -66,9 +76,9 @@ absl::Status Scheduler::Admit(const std::shared_ptr<CRoutine>& routine) {
   return absl::OkStatus();
 }
 
-bool Scheduler::Dispatch(std::function<void()> task) {
+bool Scheduler::Dispatch(std::function<void()> task, int priority) {
   auto routine = std::make_shared<CRoutine>("dispatched", std::move(task),
-                                            /*priority=*/0, /*processor=*/-1, this);
+                                            priority, /*processor=*/-1, this);
   {
     MutexLock lock(&mu_);
     const absl::Status admitted = Admit(routine);
@@ -84,12 +94,6 @@ bool Scheduler::Dispatch(std::function<void()> task) {
   return true;
 }
 
-const void* Scheduler::CurrentExecution() const {
-  if (const CRoutine* r = CRoutine::Current()) return r;
-  return timer::Dispatcher::CurrentExecution();
-}
-
-bool Scheduler::YieldWhileWaiting() { return CRoutine::YieldWithoutCancellation(); }
 
 absl::Status Scheduler::CreateTask(const std::string& name,
                                    std::function<void()> body, int priority,
@@ -107,10 +111,7 @@ absl::Status Scheduler::CreateTask(const std::string& name,
         processor, " is outside group \"", group_config.name, "\" (",
         group_config.processor_num, " processors)"));
   }
-  if (priority < 0) {
-    const auto it = group_config.task_priorities.find(name);
-    priority = it == group_config.task_priorities.end() ? 0 : it->second;
-  }
+  if (priority < 0) priority = PriorityFor(name);
   auto routine =
       std::make_shared<CRoutine>(name, std::move(body), priority, processor, this);
   routine->set_group(group);

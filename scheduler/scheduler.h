@@ -88,14 +88,16 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
 
-  // The timing wheel that SleepFor arms. Set before routines sleep.
+  // The timing wheel that SleepFor arms (its shared front end, which the
+  // scheduler then holds, so a routine can always cancel its sleep). Set
+  // before routines sleep; setting another keeps the earlier ones alive.
   void SetTimerDriver(timer::TickDriver* driver);
 
-  bool Dispatch(std::function<void()> task) override;
-  // The running routine (routines move between threads), else the thread.
-  const void* CurrentExecution() const override;
-  // Inside a routine: yields (without cancellation) and returns true.
-  bool YieldWhileWaiting() override;
+  using timer::Dispatcher::Dispatch;
+  // One routine at `priority` in the first processor group.
+  bool Dispatch(std::function<void()> task, int priority) override;
+  // The conf's `tasks { name prio }` for `name` (in its group), else 0.
+  int PriorityFor(const std::string& name) const override;
 
   // Errors: AlreadyExists for a duplicate name, InvalidArgument for an empty
   // name or body or a processor index outside the task's group,
@@ -118,7 +120,7 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
 
   // CRoutine::Host
   void MakeReady(std::shared_ptr<CRoutine> routine) override;
-  timer::TickDriver* timer_driver() override {
+  timer::WheelFrontEnd* timer_driver() override {
     return timer_driver_.load(std::memory_order_acquire);
   }
   ContextPool* context_pool() override { return &contexts_; }
@@ -137,7 +139,10 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
 
   const Options options_;
   ContextPool contexts_;
-  std::atomic<timer::TickDriver*> timer_driver_{nullptr};
+  std::atomic<timer::WheelFrontEnd*> timer_driver_{nullptr};
+  Mutex drivers_mu_;
+  std::vector<std::shared_ptr<timer::WheelFrontEnd>> drivers_
+      ABSL_GUARDED_BY(drivers_mu_);  // keeps every front end set alive
   std::atomic<bool> stopping_{false};
   std::vector<std::unique_ptr<ProcessorGroup>> groups_;
 

@@ -28,7 +28,7 @@ CallbackExecutor::CallbackExecutor(Options options)
 
 CallbackExecutor::~CallbackExecutor() { Shutdown(); }
 
-bool CallbackExecutor::Dispatch(std::function<void()> task) {
+bool CallbackExecutor::Dispatch(std::function<void()> task, int /*priority*/) {
   {
     MutexLock lock(&mu_);
     if (stopping_ || queue_.size() >= options_.max_queue) {

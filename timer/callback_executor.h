@@ -48,7 +48,9 @@ class CallbackExecutor final : public Dispatcher {
   CallbackExecutor() : CallbackExecutor(Options()) {}
   ~CallbackExecutor() override;
 
-  bool Dispatch(std::function<void()> task) override;
+  using Dispatcher::Dispatch;
+  // FIFO: `priority` is ignored (a plain thread pool has no priorities).
+  bool Dispatch(std::function<void()> task, int priority) override;
 
   void Shutdown();
   // Blocks until the queue is empty and no task is running.

@@ -12,48 +12,78 @@ namespace timer {
 
 namespace {
 
-struct DefaultSystem {
+struct ProcessSystem {
   // `dispatcher` null: run callbacks on an executor of our own.
-  explicit DefaultSystem(Dispatcher* dispatcher)
-      : executor(dispatcher == nullptr
-                     ? std::make_unique<CallbackExecutor>(CallbackExecutor::Options{})
-                     : nullptr),
+  explicit ProcessSystem(Dispatcher* dispatcher, const char* name)
+      : executor(dispatcher == nullptr ? std::make_unique<CallbackExecutor>(
+                                             CallbackExecutor::Options{})
+                                       : nullptr),
         driver(SteadyClock::Get(),
-               dispatcher == nullptr ? executor.get() : dispatcher) {}
+               dispatcher == nullptr ? executor.get() : dispatcher,
+               Options(name)) {}
+  ~ProcessSystem() {
+    // Tick thread first (no new expiries), then the callbacks queued.
+    driver.Shutdown();
+    if (executor) executor->Shutdown();
+  }
+  static TickDriver::Options Options(const char* name) {
+    TickDriver::Options o;
+    o.name = name;
+    return o;
+  }
   std::unique_ptr<CallbackExecutor> executor;
   TickDriver driver;
 };
 
+enum class Stage { kNeverInstalled, kInstalled, kShutDown };
+
 std::mutex g_mu;
-// The current system and those retired by a shutdown, guarded by g_mu. They
-// are never deleted: Timers made on a retired system keep a pointer to its
-// driver (which refuses new arms) and must stay safe to stop and destroy.
-DefaultSystem* g_system = nullptr;
-std::vector<DefaultSystem*>* g_retired = new std::vector<DefaultSystem*>();
-Dispatcher* g_dispatcher = nullptr;
+Stage g_stage = Stage::kNeverInstalled;  // guarded by g_mu
+// The system new timers bind to (null when shut down), and every system
+// made since the last shutdown (the fallback keeps serving its timers).
+ProcessSystem* g_current = nullptr;                                // g_mu
+std::vector<std::unique_ptr<ProcessSystem>>* g_systems =           // g_mu
+    new std::vector<std::unique_ptr<ProcessSystem>>();
+
+ProcessSystem* CurrentLocked() {
+  if (g_current == nullptr && g_stage == Stage::kNeverInstalled) {
+    g_systems->push_back(std::make_unique<ProcessSystem>(nullptr, "timer-fallback"));
+    g_current = g_systems->back().get();
+  }
+  return g_current;
+}
 
 }  // namespace
 
+std::shared_ptr<WheelFrontEnd> DefaultTimerFrontEnd() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  ProcessSystem* s = CurrentLocked();
+  return s != nullptr ? s->driver.front_end() : nullptr;
+}
+
 TickDriver* DefaultTickDriver() {
   std::lock_guard<std::mutex> lock(g_mu);
-  if (g_system == nullptr || g_system->driver.is_shut_down()) {
-    if (g_system != nullptr) g_retired->push_back(g_system);
-    g_system = new DefaultSystem(g_dispatcher);
-  }
-  return &g_system->driver;
+  ProcessSystem* s = CurrentLocked();
+  return s != nullptr ? &s->driver : nullptr;
+}
+
+TickDriver* InstallDefaultTimerSystem(Dispatcher* dispatcher) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_systems->push_back(std::make_unique<ProcessSystem>(dispatcher, "timer-tick"));
+  g_current = g_systems->back().get();
+  g_stage = Stage::kInstalled;
+  return &g_current->driver;
 }
 
 void ShutdownDefaultTimerSystem() {
-  std::lock_guard<std::mutex> lock(g_mu);
-  if (g_system == nullptr) return;
-  // Tick thread first (no new expiries), then the callbacks already queued.
-  g_system->driver.Shutdown();
-  if (g_system->executor) g_system->executor->Shutdown();
-}
-
-void SetDefaultDispatcher(Dispatcher* dispatcher) {
-  std::lock_guard<std::mutex> lock(g_mu);
-  g_dispatcher = dispatcher;
+  std::vector<std::unique_ptr<ProcessSystem>> systems;
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    g_stage = Stage::kShutDown;
+    g_current = nullptr;
+    systems.swap(*g_systems);
+  }
+  systems.clear();  // outside g_mu: joins threads, may wait for callbacks
 }
 
 }  // namespace timer

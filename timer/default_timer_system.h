@@ -1,34 +1,52 @@
-// The process-wide timer system used by Timers constructed without an
-// explicit TickDriver (as Cyber RT code does): a TickDriver on the steady
-// clock and a CallbackExecutor as its dispatcher.
+// The process timer system: what a Timer made without a TickDriver binds to
+// when it starts (as Cyber RT code's timers do). The one place it is made,
+// looked up and torn down; cyber::Init/Shutdown (cyber/init) are the one
+// place that calls Install/Shutdown.
 //
-// Why here and nowhere else: core classes never reach for singletons; this
-// file is the one place the default is made, and cyber::Init/Shutdown
-// (cyber/init) are the one place that starts and stops it.
+// Its life, and what a Timer's Schedule() gets at each stage:
+//   never installed  a fallback system (steady clock, callbacks on a small
+//                    CallbackExecutor), created on first use, so a plain
+//                    Timer works in a program that never calls Init();
+//   installed        the system Init() made with the scheduler as its
+//                    dispatcher; the fallback (if any) keeps serving the
+//                    timers already started on it until they stop;
+//   shut down        none: DefaultTimerFrontEnd() is null and Schedule()
+//                    fails with FailedPrecondition, until the next install.
+// Shutdown stops every tick thread and executor it made and frees them;
+// timers hold only the shared WheelFrontEnd (timer/wheel_front_end.h), which
+// refuses arms once closed, so nothing keeps a pointer to a dead system.
 //
 // Threads: all functions are thread-safe.
 
 #ifndef TIMER_DEFAULT_TIMER_SYSTEM_H_
 #define TIMER_DEFAULT_TIMER_SYSTEM_H_
 
+#include <memory>
+
+#include "timer/dispatcher.h"
 #include "timer/tick_driver.h"
+#include "timer/wheel_front_end.h"
 
 namespace cyber {
 namespace timer {
 
-// The default driver, created on first use (or again after a shutdown).
+// What a default-bound Timer starts on now; null after a shutdown (see
+// above).
+std::shared_ptr<WheelFrontEnd> DefaultTimerFrontEnd();
+
+// The current system's driver (for tools that report its statistics, and
+// for the scheduler's SleepFor); null after a shutdown. Valid until the next
+// ShutdownDefaultTimerSystem().
 TickDriver* DefaultTickDriver();
 
-// Makes `dispatcher` (e.g. the scheduler's coroutine pool) the dispatcher of
-// the default timer system from its next creation on; null restores the
-// built-in CallbackExecutor. cyber::Init() calls this before anything creates
-// a Timer. The dispatcher must outlive every Timer on that system.
-void SetDefaultDispatcher(Dispatcher* dispatcher);
+// Makes a new process system on the steady clock whose callbacks run on
+// `dispatcher` (the scheduler), replacing the current one for timers that
+// start from now on. REQUIRES: `dispatcher` outlives the next
+// ShutdownDefaultTimerSystem().
+TickDriver* InstallDefaultTimerSystem(Dispatcher* dispatcher);
 
-// Stops the default tick thread and callback executor (idempotent). Timers on
-// it stop firing; Schedule() on them then fails with FailedPrecondition.
-// The objects themselves are kept (leaked) so such Timers stay safe to stop
-// and destroy.
+// Stops and frees every system made here (idempotent). Timers on them stop
+// firing; a queued call is dropped; Schedule() fails until the next install.
 void ShutdownDefaultTimerSystem();
 
 }  // namespace timer

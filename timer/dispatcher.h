@@ -19,6 +19,8 @@
 #define TIMER_DISPATCHER_H_
 
 #include <functional>
+#include <string>
+#include <utility>
 
 namespace cyber {
 namespace timer {
@@ -31,20 +33,16 @@ struct ExecutionCancelled {};
 class Dispatcher {
  public:
   virtual ~Dispatcher() = default;
-  // Runs `task` once, soon. Returns false if refused.
-  virtual bool Dispatch(std::function<void()> task) = 0;
-
-  // Identifies the calling execution context: by default the calling
-  // thread; a coroutine dispatcher returns the running coroutine, which may
-  // move between threads. Lets Stop() recognise a call from the very
-  // callback it would wait for.
-  virtual const void* CurrentExecution() const;
-  // Called by a thread of execution that must wait for another callback to
-  // finish. Returns true if it let other work run instead (a coroutine
-  // yielded, so the waiter re-checks and calls again); false means the
-  // caller should block. A coroutine must not block its processor thread:
-  // the callback it waits for may need that very thread.
-  virtual bool YieldWhileWaiting() { return false; }
+  // Runs `task` once, soon, at `priority` (where the dispatcher orders work
+  // by priority, higher first; others ignore it). Returns false if refused.
+  virtual bool Dispatch(std::function<void()> task, int priority) = 0;
+  bool Dispatch(std::function<void()> task) {
+    return Dispatch(std::move(task), 0);
+  }
+  // The priority for work named `name` when its owner leaves it unset (a
+  // timer with TimerOptions::priority == kPriorityFromConf): e.g. the
+  // scheduler conf's `tasks { name prio }`. Default 0.
+  virtual int PriorityFor(const std::string& name) const;
 };
 
 // Runs each task on the calling thread before Dispatch() returns. With a
@@ -53,7 +51,8 @@ class Dispatcher {
 // callback would delay every other timer.
 class InlineDispatcher final : public Dispatcher {
  public:
-  bool Dispatch(std::function<void()> task) override {
+  using Dispatcher::Dispatch;
+  bool Dispatch(std::function<void()> task, int /*priority*/) override {
     task();
     return true;
   }

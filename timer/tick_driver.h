@@ -11,16 +11,23 @@
 // With a SimulatedClock the whole timer system runs deterministically, in
 // simulated time.
 //
-// What is armed here is an ExpiryTarget: a WheelEntry owned by a
-// std::shared_ptr. On expiry the driver takes a reference (under the wheel's
-// lock, where the target is guaranteed alive because it is armed), releases
-// the lock, and calls target->OnExpired(arm_seq) on the tick thread. The
-// target decides what to do, typically hand a callback to the Dispatcher;
-// OnExpired must be quick (it delays every other timer) and may arm/cancel.
+// What is armed here is an ExpiryTarget (timer/wheel_front_end.h): a
+// WheelEntry owned by a std::shared_ptr. On expiry the driver takes a
+// reference (under the wheel's lock, where the target is guaranteed alive
+// because it is armed), releases the lock, and calls
+// target->OnExpired(arm_seq) on the tick thread. The target decides what to
+// do, typically hand a callback to the Dispatcher; OnExpired must be quick
+// (it delays every other timer) and may arm/cancel.
+//
+// The wheel and what timers need of it live in a WheelFrontEnd that timers
+// hold by shared_ptr (front_end()), so timers and their queued runs may
+// outlive this driver: Shutdown() (or the destructor) closes the front end,
+// and from then on timers get FailedPrecondition instead of a dangling
+// pointer.
 //
 // Threads: Arm/Cancel/stats from any thread, including from OnExpired.
 // Shutdown() stops and joins the thread; it must not be called from it.
-// REQUIRES: every target is cancelled before the driver is destroyed.
+// REQUIRES: `clock` and `dispatcher` outlive the driver.
 
 #ifndef TIMER_TICK_DRIVER_H_
 #define TIMER_TICK_DRIVER_H_
@@ -30,6 +37,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -38,22 +46,10 @@
 #include "cyber/time/wakeup_event.h"
 #include "timer/dispatcher.h"
 #include "timer/timing_wheel.h"
+#include "timer/wheel_front_end.h"
 
 namespace cyber {
 namespace timer {
-
-// Something the tick thread can expire. REQUIRES: owned by std::shared_ptr
-// whenever it is armed.
-class ExpiryTarget : public WheelEntry,
-                     public std::enable_shared_from_this<ExpiryTarget> {
- public:
-  // Called on the tick thread, without any lock held, for the arming whose
-  // arm_seq() was `arm_seq` (a target re-armed since may see a stale one).
-  virtual void OnExpired(uint32_t arm_seq) = 0;
-
- protected:
-  virtual ~ExpiryTarget() = default;
-};
 
 class TickDriver {
  public:
@@ -82,13 +78,15 @@ class TickDriver {
   // most wheel().max_delay() after clock()->Now() is always accepted, also
   // after the idle wheel has not advanced for a long time).
   absl::StatusOr<TimingWheel::ArmResult> Arm(ExpiryTarget* target,
-                                             Instant deadline);
-  bool Cancel(ExpiryTarget* target);
+                                             Instant deadline) {
+    return front_->Arm(target, deadline);
+  }
+  bool Cancel(ExpiryTarget* target) { return front_->Cancel(target); }
 
   // Stops the tick thread (idempotent). Armed targets stay armed but will not
   // expire; their owners still cancel them.
   void Shutdown();
-  bool is_shut_down() const { return shut_down_.load(); }
+  bool is_shut_down() const { return front_->closed(); }
 
   // For simulations and tests: blocks until the tick thread has handled
   // everything due at the clock's current time (including what it handed to
@@ -100,22 +98,28 @@ class TickDriver {
   // meaningful after AwaitIdle().
   Instant PlannedWake() const;
 
-  Clock* clock() const { return clock_; }
-  Dispatcher* dispatcher() const { return dispatcher_; }
-  const TimingWheel& wheel() const { return wheel_; }
-  absl::Duration tick() const { return wheel_.tick(); }
+  Clock* clock() const { return front_->clock(); }
+  Dispatcher* dispatcher() const { return front_->dispatcher(); }
+  const TimingWheel& wheel() const { return front_->wheel(); }
+  absl::Duration tick() const { return front_->tick(); }
+  absl::Duration max_delay() const { return front_->max_delay(); }
+  // What timers on this driver hold (see the header comment).
+  const std::shared_ptr<WheelFrontEnd>& front_end() const { return front_; }
   Stats stats() const;
 
  private:
+  struct Due {
+    std::shared_ptr<ExpiryTarget> target;
+    uint32_t arm_seq;
+  };
   void Loop();
+  // One pass of the loop, without sleeping: expires everything due at `now`
+  // (in tick order) and returns the instant to sleep until.
+  Instant Step(Instant now, std::vector<Due>* due);
 
-  Clock* const clock_;
-  Dispatcher* const dispatcher_;
   const Options options_;
-  TimingWheel wheel_;
-  WakeupEvent wakeup_;
+  const std::shared_ptr<WheelFrontEnd> front_;
   std::atomic<bool> stopping_{false};
-  std::atomic<bool> shut_down_{false};
   std::atomic<uint64_t> wakeups_{0};
   std::atomic<uint64_t> expired_{0};
   Mutex shutdown_mu_;  // serializes Shutdown()
@@ -124,8 +128,7 @@ class TickDriver {
   mutable CondVar idle_changed_;
   bool sleeping_ ABSL_GUARDED_BY(idle_mu_) = false;
   Instant sleeping_until_ ABSL_GUARDED_BY(idle_mu_);
-  // Arms that needed a wake, and how many of them the current plan includes.
-  uint64_t wake_requests_ ABSL_GUARDED_BY(idle_mu_) = 0;
+  // How many of the front end's wake requests the current plan includes.
   uint64_t planned_requests_ ABSL_GUARDED_BY(idle_mu_) = 0;
   std::thread thread_;
 };

@@ -26,12 +26,14 @@ TimerOptions FromCyberOption(TimerOption opt) {
   return o;
 }
 
+std::shared_ptr<WheelFrontEnd> FrontEndOf(TickDriver* driver) {
+  return driver != nullptr ? driver->front_end() : nullptr;
+}
+
 }  // namespace
 
-Timer::Timer() : driver_(DefaultTickDriver()) {
-  MutexLock lock(&mu_);
-  name_ = UniqueTimerName();
-}
+Timer::Timer()
+    : core_(std::make_shared<TimerCore>(nullptr, UniqueTimerName())) {}
 
 Timer::Timer(TimerOption opt) : Timer() { SetTimerOption(std::move(opt)); }
 
@@ -39,40 +41,25 @@ Timer::Timer(uint32_t period, std::function<void()> callback, bool oneshot)
     : Timer(TimerOption(period, std::move(callback), oneshot)) {}
 
 Timer::Timer(TimerOptions options, TickDriver* driver)
-    : driver_(driver != nullptr ? driver : DefaultTickDriver()) {
-  {
-    MutexLock lock(&mu_);
-    name_ = options.name.empty() ? UniqueTimerName() : options.name;
-  }
-  Configure(std::move(options)).IgnoreError();  // kept in config_status_
+    : core_(std::make_shared<TimerCore>(
+          FrontEndOf(driver),
+          options.name.empty() ? UniqueTimerName() : options.name)) {
+  Configure(std::move(options)).IgnoreError();  // Schedule() returns it
 }
 
-Timer::~Timer() {
-  std::shared_ptr<TimerCore> core;
-  {
-    MutexLock lock(&mu_);
-    core = std::move(core_);
-  }
-  if (core) core->Retire();
-}
+Timer::~Timer() { core_->Retire(); }
 
 absl::Status Timer::Configure(TimerOptions options) {
-  std::shared_ptr<TimerCore> old;
-  absl::Status status;
-  {
-    MutexLock lock(&mu_);
-    if (options.name.empty()) options.name = name_;
-    name_ = options.name;
-    status = ValidateTimerOptions(options, driver_->tick(),
-                                  driver_->wheel().max_delay());
-    configured_ = true;
-    config_status_ = status;
-    old = std::move(core_);
-    if (status.ok()) {
-      core_ = std::make_shared<TimerCore>(driver_, std::move(options));
-    }
-  }
-  if (old) old->Retire();  // outside our lock: may wait for its callback
+  if (options.name.empty()) options.name = core_->name();
+  const std::shared_ptr<WheelFrontEnd>& fixed = core_->fixed_front_end();
+  // Checked against the wheel it will run on; a timer bound at Schedule()
+  // is checked again there against the system it binds to.
+  absl::Status status =
+      fixed ? ValidateTimerOptions(options, fixed->tick(), fixed->max_delay())
+            : ValidateTimerOptions(options, kTimerResolution,
+                                   kTimerResolution * int64_t{kMaxDelayTicks});
+  core_->Configure(std::make_shared<const TimerOptions>(std::move(options)),
+                   status);
   return status;
 }
 
@@ -82,23 +69,8 @@ void Timer::SetTimerOption(TimerOption opt) {
 }
 
 absl::Status Timer::Schedule() {
-  std::shared_ptr<TimerCore> core;
-  {
-    MutexLock lock(&mu_);
-    if (!configured_) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("timer \"", name_,
-                       "\": Start() before SetTimerOption()/Configure(): no "
-                       "period or callback set"));
-    }
-    if (!config_status_.ok()) return config_status_;
-    core = core_;
-  }
-  if (driver_->is_shut_down()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "timer \"", name(), "\": the timer system is shut down"));
-  }
-  return core->Start();
+  const std::shared_ptr<WheelFrontEnd>& fixed = core_->fixed_front_end();
+  return core_->Start(fixed ? fixed : DefaultTimerFrontEnd());
 }
 
 void Timer::Start() {
@@ -106,30 +78,13 @@ void Timer::Start() {
   if (!status.ok()) AERROR << "Start: " << status.message();
 }
 
-void Timer::Stop() {
-  std::shared_ptr<TimerCore> c = core();
-  if (c) c->Stop();  // not under mu_: may wait for the callback
-}
+void Timer::Stop() { core_->Stop(); }
 
-bool Timer::IsRunning() const {
-  std::shared_ptr<TimerCore> c = core();
-  return c && c->IsRunning();
-}
+bool Timer::IsRunning() const { return core_->IsRunning(); }
 
-TimerStatistics Timer::GetStatistics() const {
-  std::shared_ptr<TimerCore> c = core();
-  return c ? c->Statistics() : TimerStatistics();
-}
+TimerStatistics Timer::GetStatistics() const { return core_->Statistics(); }
 
-std::string Timer::name() const {
-  MutexLock lock(&mu_);
-  return name_;
-}
-
-std::shared_ptr<TimerCore> Timer::core() const {
-  MutexLock lock(&mu_);
-  return core_;
-}
+std::string Timer::name() const { return core_->name(); }
 
 }  // namespace timer
 }  // namespace cyber

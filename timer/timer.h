@@ -25,28 +25,53 @@
 //      cyber::Timer imu(o);
 //      absl::Status s = imu.Schedule();
 //
-// Guarantees (see timer_core.h for how): a timer never fires before its
-// expected time and at most one tick (plus dispatch latency) after it. A
-// periodic schedule starts on the first 2 ms tick boundary at or after
-// Schedule(), so periods of whole ticks are served on the tick itself; a
-// oneshot's delay counts from Schedule() and rounds up to a tick;
-// periodic timers are phase-locked to start + k * period, so drift does not
-// accumulate; a callback never runs concurrently with itself; Stop() is
-// synchronous (when it returns the callback is not running and will not run
-// again, queued calls are dropped) and may be called from the callback
-// itself; the destructor stops; Start() after Stop() starts a new schedule;
-// a oneshot stops running when its call begins, so it can be started again
-// from then on, also from its own callback. A callback that throws is
-// caught, logged with the timer's name and counted; a periodic timer keeps
-// running.
+// Guarantees (see timer_core.h for the state machine that enforces them): a
+// timer never fires before its expected time and at most one tick (plus
+// dispatch latency) after it. A periodic schedule starts on the first 2 ms
+// tick boundary at or after Schedule(), so periods of whole ticks are served
+// on the tick itself; a oneshot's delay counts from Schedule() and rounds up
+// to a tick; periodic timers are phase-locked to start + k * period, so
+// drift does not accumulate; a callback never runs concurrently with itself,
+// whatever it does to its own timer (Stop, Start, Configure, destroy it). A
+// callback that throws is caught, logged with the timer's name and counted;
+// a periodic timer keeps running.
 //
-// What a callback may do: anything with its own or other timers (Start, Stop,
-// destroy, create and start new ones). It runs where the dispatcher puts it
-// (a scheduler coroutine after cyber::Init, else the fallback callback
-// executor), never on the tick thread and never under a timer lock.
+// What Stop() guarantees when it returns — the same from every caller:
+//   * no call of this timer is running (except the caller itself, when
+//     Stop() is called from the timer's own callback: that call finishes
+//     normally and is the last one), and no call begins after it, queued
+//     calls being dropped, unless somebody starts the timer again after
+//     Stop() returned; IsRunning() is false;
+//   * from a plain thread it blocks until a running call has finished;
+//   * from a scheduler routine of any priority it parks the routine (the
+//     processor runs other routines, including the callback it waits for)
+//     and is woken when the call ends: it never spins or yields in a loop;
+//   * while it waits, a Start() from the running callback (a watchdog
+//     re-arming itself) is overridden: the stop wins.
+// Two callbacks must not Stop() each other's timers at the same time (each
+// would wait for the other). The destructor stops, the same way.
 //
-// Threads: all methods are thread-safe. A Timer must not outlive its
-// TickDriver (the process default lives until cyber::Shutdown()).
+// Start() after Stop() starts a new schedule; a oneshot stops running when
+// its call begins, so it can be started again from then on, also from its
+// own callback (the new countdown starts at that Start()).
+//
+// Where a timer runs (its timer system). A Timer given a TickDriver runs
+// there for its whole life; it may outlive the driver (then Schedule()
+// fails with FailedPrecondition). A Timer without one binds to the process
+// timer system at each Schedule()/Start() from the idle state, never at
+// construction:
+//   * after cyber::Init(): the scheduler's coroutine pool — always, however
+//     early the Timer was constructed;
+//   * before the first cyber::Init(): a fallback system running callbacks on
+//     a small thread pool; a timer started there keeps running there until
+//     it is stopped (its next Start() after Init() binds to the scheduler);
+//   * after cyber::Shutdown() (until the next Init()): Schedule() returns
+//     FailedPrecondition naming the timer, Start() logs it (AERROR), and
+//     nothing runs or retries. Init() again gives working timers, also to
+//     Timer objects made before or during the shutdown.
+//
+// Threads: all methods are thread-safe and may be called from any thread
+// or routine, including the timer's own callback.
 
 #ifndef TIMER_TIMER_H_
 #define TIMER_TIMER_H_
@@ -58,7 +83,6 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
-#include "cyber/common/mutex.h"
 #include "timer/tick_driver.h"
 #include "timer/timer_options.h"
 
@@ -78,34 +102,29 @@ class Timer {
   void Stop();
 
   // --- Modern -----------------------------------------------------------
-  // `driver` null: the process-wide default (DefaultTickDriver()).
+  // `driver` null: the process timer system, bound at each Schedule().
   explicit Timer(TimerOptions options, TickDriver* driver = nullptr);
-  // Replaces the configuration (stopping the timer first).
+  // Replaces the configuration, stopping the timer first (synchronously, as
+  // Stop(); from the timer's own callback it does not wait, and the running
+  // call finishes with the old callback). Start it again to use the new one.
   // Errors: as ValidateTimerOptions.
   absl::Status Configure(TimerOptions options);
-  // Starts the schedule now; OK if already running.
-  // Errors: the configuration error, FailedPrecondition if never configured
-  // or the timer system is shut down.
+  // Starts the schedule now; OK (and no restart) if already running.
+  // Errors: the configuration error; FailedPrecondition if never
+  // configured or the timer system is shut down.
   absl::Status Schedule();
 
   bool IsRunning() const;
   TimerStatistics GetStatistics() const;
   std::string name() const;
-  TickDriver* driver() const { return driver_; }
 
   ~Timer();
   Timer(const Timer&) = delete;
   Timer& operator=(const Timer&) = delete;
 
  private:
-  std::shared_ptr<TimerCore> core() const;
-
-  TickDriver* const driver_;
-  mutable Mutex mu_;
-  std::string name_ ABSL_GUARDED_BY(mu_);
-  bool configured_ ABSL_GUARDED_BY(mu_) = false;
-  absl::Status config_status_ ABSL_GUARDED_BY(mu_);
-  std::shared_ptr<TimerCore> core_ ABSL_GUARDED_BY(mu_);  // null if invalid
+  // The one core, for the Timer's whole life (see timer_core.h).
+  const std::shared_ptr<TimerCore> core_;
 };
 
 }  // namespace timer

@@ -20,31 +20,36 @@ const char* OverrunPolicyName(OverrunPolicy policy) {
 absl::Status ValidateTimerOptions(const TimerOptions& o,
                                   absl::Duration resolution,
                                   absl::Duration max_period) {
-  const std::string who = absl::StrCat("timer \"", o.name, "\": ");
+  // Messages are built only on failure: this runs at every Start().
+  const auto who = [&o] { return absl::StrCat("timer \"", o.name, "\": "); };
   const char* what = o.oneshot ? "delay" : "period";
   if (o.period <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError(
-        absl::StrCat(who, what, " ", absl::FormatDuration(o.period),
+        absl::StrCat(who(), what, " ", absl::FormatDuration(o.period),
                      " must be positive (the minimum is the ",
                      absl::FormatDuration(resolution), " resolution)"));
   }
   if (o.period < resolution) {
     return absl::InvalidArgumentError(absl::StrCat(
-        who, what, " ", absl::FormatDuration(o.period), " is below the ",
+        who(), what, " ", absl::FormatDuration(o.period), " is below the ",
         absl::FormatDuration(resolution), " resolution"));
   }
   if (o.period > max_period) {
     return absl::OutOfRangeError(absl::StrCat(
-        who, what, " ", absl::FormatDuration(o.period),
+        who(), what, " ", absl::FormatDuration(o.period),
         " exceeds the maximum ", absl::FormatDuration(max_period)));
   }
   if (!o.callback && !o.event_callback) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(who, "callback is empty"));
+    return absl::InvalidArgumentError(absl::StrCat(who(), "callback is empty"));
   }
   if (o.overrun_policy == OverrunPolicy::kBurst && o.max_burst < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
-        who, "max_burst ", o.max_burst, " must be at least 1 for kBurst"));
+        who(), "max_burst ", o.max_burst, " must be at least 1 for kBurst"));
+  }
+  if (o.priority < kPriorityFromConf) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        who(), "priority ", o.priority,
+        " must be >= 0 (or -1: the scheduler conf's, else 0)"));
   }
   return absl::OkStatus();
 }

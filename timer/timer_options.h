@@ -22,6 +22,9 @@ inline constexpr uint32_t TIMER_RESOLUTION_MS = 2;
 static_assert(absl::Milliseconds(TIMER_RESOLUTION_MS) == kTimerResolution,
               "TIMER_RESOLUTION_MS must match kTimerResolution");
 
+// TimerOptions::priority: take it from the dispatcher (see there).
+inline constexpr int kPriorityFromConf = -1;
+
 // What a periodic timer does when a run ends after the next expected time
 // (an overrun), or when it is dispatched that late.
 enum class OverrunPolicy {
@@ -58,7 +61,9 @@ struct TimerStatistics {
   uint64_t fires = 0;              // callbacks started
   uint64_t overruns = 0;  // runs that ended after the next expected time,
                           // whether the run was slow or started late
-  uint64_t missed_periods = 0;     // periods skipped (see OverrunPolicy)
+  uint64_t missed_periods = 0;  // periods skipped (see OverrunPolicy), also
+                                // while a due call waited to begin (starved
+                                // by higher-priority work) or was refused
   uint64_t exceptions = 0;         // callbacks that threw
   uint64_t dispatch_refusals = 0;  // due calls the dispatcher refused
   uint64_t early_fires = 0;        // calls before their expected time: always 0
@@ -80,6 +85,12 @@ struct TimerOptions {
   std::function<void(const TimerEvent&)> event_callback;
   OverrunPolicy overrun_policy = OverrunPolicy::kSkip;
   int max_burst = 3;  // kBurst only: most catch-up calls after an overrun
+  // Priority of the callback where the dispatcher orders by priority (the
+  // scheduler: higher runs first). kPriorityFromConf: the dispatcher's
+  // priority for a task named like the timer (the scheduler conf's
+  // `tasks { name prio }`; a TimerComponent's timer is named like the
+  // component), else 0. Resolved at each Start().
+  int priority = kPriorityFromConf;
 };
 
 // Checks `options` for a timer whose wheel has the given resolution and

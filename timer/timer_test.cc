@@ -627,7 +627,8 @@ TEST(TimerTest, OneHundredMillisecondTimerWakesTheTickThreadTenTimesASecond) {
 // A dispatcher that refuses everything, then accepts (inline).
 class RefusingDispatcher : public Dispatcher {
  public:
-  bool Dispatch(std::function<void()> task) override {
+  using Dispatcher::Dispatch;
+  bool Dispatch(std::function<void()> task, int /*priority*/) override {
     if (refuse_.load()) return false;
     task();
     return true;

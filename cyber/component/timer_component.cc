@@ -13,8 +13,6 @@ absl::Status TimerComponent::Initialize(const dag::TimerComponentSpec& spec,
                          spec.flag_file_path, context);
   if (!s.ok()) return s;
   interval_ = spec.interval;
-  driver_ = context.timer_driver != nullptr ? context.timer_driver
-                                            : timer::DefaultTickDriver();
   if (!Init()) {
     return absl::FailedPreconditionError(absl::StrCat(
         spec.where.ToString(), ": component \"", name(), "\" (", class_name(),
@@ -32,7 +30,8 @@ absl::Status TimerComponent::Initialize(const dag::TimerComponentSpec& spec,
     }
     RecordProc(Proc());
   };
-  timer_ = std::make_unique<Timer>(std::move(options), driver_);
+  // context.timer_driver null: the process timer system, bound at start.
+  timer_ = std::make_unique<Timer>(std::move(options), context.timer_driver);
   s = timer_->Schedule();
   if (!s.ok()) {
     return absl::Status(s.code(), absl::StrCat(spec.where.ToString(), ": ",

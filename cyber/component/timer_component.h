@@ -45,7 +45,6 @@ class TimerComponent : public ComponentBase {
 
  private:
   absl::Duration interval_ = absl::ZeroDuration();
-  timer::TickDriver* driver_ = nullptr;
   std::unique_ptr<Timer> timer_;
   // Calls and their first and latest actual times (for the achieved rate),
   // written by the timer callback, read by Stats(), kept consistent together.

@@ -101,15 +101,10 @@ bool Init(const char* binary_name) {
   }
   // Wire the process-wide instances: timer callbacks run as coroutines in
   // the scheduler, and the scheduler's SleepFor arms the timer's wheel.
+  // A Timer binds to the process system when it starts, so every timer
+  // started from now on runs here, however early it was constructed.
   scheduler::Scheduler* sched = scheduler::DefaultScheduler();
-  timer::SetDefaultDispatcher(sched);
-  timer::TickDriver* driver = timer::DefaultTickDriver();
-  sched->SetTimerDriver(driver);
-  if (driver->dispatcher() != sched) {
-    AWARN << "cyber::Init: the timer system was created before Init() (a "
-             "Timer constructed earlier); its callbacks run on the fallback "
-             "callback executor, not in the scheduler's coroutines";
-  }
+  sched->SetTimerDriver(timer::InstallDefaultTimerSystem(sched));
   g_state.store(static_cast<int>(State::kInitialized));
   InstallHandlers();
   AINFO << "cyber::Init: " << binary_name << " initialized";

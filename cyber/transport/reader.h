@@ -34,8 +34,10 @@
 // will not run again; pending messages are dropped (counted as
 // dropped_shutdown) and the reader leaves its channel. Called from inside the
 // reader's own callback it returns at once (the running callback finishes
-// normally; no further call follows). Called from another routine it blocks
-// that routine's processor thread while it waits, like any synchronous stop.
+// normally; no further call follows). Called from another routine it parks
+// that routine (its processor runs other routines meanwhile, including the
+// callback it waits for, e.g. one suspended in SleepFor) until the callback
+// has finished; called from a thread it blocks.
 // Two callbacks must not shut down each other's readers (each would wait for
 // the other).
 //
@@ -67,6 +69,7 @@
 #include "boost/context/fiber.hpp"  // forced_unwind, which must pass through
 #include "cyber/common/log.h"
 #include "cyber/common/mutex.h"
+#include "cyber/common/wait_list.h"
 #include "cyber/transport/channel_bus.h"
 #include "scheduler/croutine.h"
 #include "scheduler/scheduler.h"
@@ -172,7 +175,9 @@ class Reader final : public transport_internal::ReaderBase,
 
   // mu_ protects the following state.
   mutable Mutex mu_;
-  CondVar callback_idle_;  // signalled when callback_running_ turns false
+  // Woken when callback_running_ turns false: Shutdown() waits here; a
+  // routine parks (never blocking its processor), a thread blocks.
+  WaitList callback_idle_ ABSL_GUARDED_BY(mu_);
   std::deque<std::shared_ptr<const M>> pending_ ABSL_GUARDED_BY(mu_);
   bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
   // A drain routine is dispatched and has not finished.
@@ -267,7 +272,7 @@ void Reader<M>::Drain() {
       reader->callback_running_ = false;
       reader->callback_routine_ = nullptr;
       reader->drain_in_flight_ = false;
-      reader->callback_idle_.SignalAll();
+      reader->callback_idle_.WakeAll();
     }
   } unwind{this};
 
@@ -282,7 +287,7 @@ void Reader<M>::Drain() {
         callback_running_ = false;
         callback_routine_ = nullptr;
         if (threw) ++stats_.callback_exceptions;
-        callback_idle_.SignalAll();
+        callback_idle_.WakeAll();
       }
       if (shut_down_ || pending_.empty()) {
         drain_in_flight_ = false;

@@ -39,8 +39,11 @@
 //     call's TimerEvent::missed_periods; a run that ends too late for the
 //     next call is an overrun.
 //   - A refused dispatch: a periodic timer skips that call (counted as
-//     missed) and goes on with the next; a oneshot is due again at once,
-//     i.e. at the next tick.
+//     missed) and goes on with the next; a oneshot is due again after a
+//     back-off of 1, 2, 4, ... ticks (capped at 1 s) counted from the tick
+//     that was refused, never busily (the back-off restarts with each
+//     Start() and each call that begins); its expected time stays the
+//     original deadline.
 //   - Stop() ends the schedule: no call after it returns (the run in
 //     progress, if it called Stop() itself, finishes).
 //
@@ -149,6 +152,7 @@ class TimerModel {
     origin_ = options_.oneshot ? now : grid_.At(grid_.Ceil(now));
     k_ = 1;
     missed_since_last_ = 0;
+    refusals_in_a_row_ = 0;
     ArmFor(processed);
   }
 
@@ -205,6 +209,7 @@ class TimerModel {
     call_started_ = actual;
     lateness_.push_back(std::max(absl::ZeroDuration(), actual - Expected(k_)));
     missed_since_last_ = 0;
+    refusals_in_a_row_ = 0;
     if (options_.oneshot) running_ = false;  // done once its call begins
     return generation_;
   }
@@ -216,23 +221,28 @@ class TimerModel {
     run_times_.push_back(end - call_started_);
     if (generation != generation_ || !running_ || options_.oneshot) return;
     const absl::Duration p = options_.period;
+    // Decided in ticks: call k fires on tick Ceil(expected(k)); the first
+    // tick anything armed now can fire on is `first_tick`. A call whose
+    // tick is at or after it is on time, even if its instant is earlier
+    // (a 2.5 ms period: 12.5 ms and a run ending at 12.2 ms share tick 7).
     const Tick first_tick = std::max(grid_.Ceil(end), processed + 1);
-    const Instant earliest = grid_.At(first_tick);
-    if (Expected(k_ + 1) >= earliest) {
+    if (grid_.Ceil(Expected(k_ + 1)) >= first_tick) {
       ++k_;
       ArmFor(processed);
       return;
     }
     ++counters_.overruns;
-    // j: the last call expected strictly before `earliest`.
+    // j: the last call whose tick is before first_tick.
     absl::Duration rem;
-    int64_t j = absl::IDivDuration(earliest - origin_, p, &rem);
-    if (rem == absl::ZeroDuration()) --j;
+    int64_t j = absl::IDivDuration(grid_.At(first_tick - 1) - origin_, p, &rem);
+    while (grid_.Ceil(Expected(j + 1)) < first_tick) ++j;  // (never, by the
+    while (grid_.Ceil(Expected(j)) >= first_tick) --j;     // arithmetic)
     const int64_t missed = j - k_;
     int64_t skipped = 0;
     switch (options_.policy) {
       case Policy::kSkip:
-        if (Expected(j + 1) - earliest < p / 2) {
+        if (grid_.At(grid_.Ceil(Expected(j + 1))) - grid_.At(first_tick) <
+            p / 2) {
           k_ = j + 1;
           skipped = missed;
         } else {
@@ -259,8 +269,14 @@ class TimerModel {
   void Refused(Instant now, Tick processed) {
     ++counters_.dispatch_refusals;
     if (options_.oneshot) {
-      origin_ = now - options_.period;  // due again at once
-      k_ = 1;
+      const absl::Duration tick = grid_.At(1) - grid_.At(0);
+      const absl::Duration backoff = std::min(
+          tick * (int64_t{1} << std::min(refusals_in_a_row_, 20)), absl::Seconds(1));
+      ++refusals_in_a_row_;
+      // Due again after it; its expected time stays the real deadline, so
+      // the call's lateness shows the delay.
+      due_tick_ = std::max(grid_.Ceil(now + backoff), processed + 1);
+      return;
     } else {
       ++k_;
       ++missed_since_last_;
@@ -297,6 +313,7 @@ class TimerModel {
   int64_t k_ = 1;
   Tick due_tick_ = 0;
   int64_t missed_since_last_ = 0;
+  int refusals_in_a_row_ = 0;
   Counters counters_;
   Instant call_started_;
   std::vector<absl::Duration> lateness_;

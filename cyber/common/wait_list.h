@@ -1,0 +1,89 @@
+// WaitList: "wait until that finishes" for code that may run on a plain
+// thread or inside a stackful coroutine, without knowing which.
+//
+// Why: a synchronous stop (Timer::Stop, Reader::Shutdown) waits for a
+// callback in flight. A thread may block on a condition variable, but a
+// coroutine must not: blocking its processor thread can starve the very
+// callback it waits for (one processor, a suspended callback), and yielding
+// in a loop spins forever when the waiter has the higher priority (the
+// policy keeps picking it). So a coroutine *parks*: it leaves its processor
+// and is queued again only when woken. This file is the seam between the
+// layers: the coroutine runtime (scheduler/) implements Parkable and says
+// which coroutine runs on the current thread; the code that waits (timer/,
+// transport/) uses WaitList and never names the scheduler.
+//
+// Usage, with `mu_` the mutex that guards the condition:
+//
+//   MutexLock lock(&mu_);
+//   while (callback_running_) waiters_.Wait(&mu_);   // the waiter
+//   ...
+//   MutexLock lock(&mu_);
+//   callback_running_ = false;
+//   waiters_.WakeAll();                               // the finisher
+//
+// Wait() may return spuriously only in the sense that the condition must be
+// re-checked (as with any condition variable): WakeAll() wakes every waiter
+// that called Wait() before it.
+//
+// Lock order: a WakeAll() caller holds its `mu` while it unparks coroutines,
+// which takes the coroutine's own lock and its processor group's queue lock;
+// so neither of those may be held while taking a WaitList's mutex (they are
+// scheduler internals that never call out).
+//
+// Threads: Wait and WakeAll under the caller's mutex, from any thread or
+// coroutine.
+
+#ifndef CYBER_COMMON_WAIT_LIST_H_
+#define CYBER_COMMON_WAIT_LIST_H_
+
+#include "absl/base/thread_annotations.h"
+#include "cyber/common/mutex.h"
+
+namespace cyber {
+
+// A coroutine, as waiting code sees it. Implemented by the coroutine runtime.
+class Parkable {
+ public:
+  // Called by the coroutine itself: suspends it until Unpark() is called,
+  // returning at once if an Unpark() came since the last Park() returned.
+  // Not a cancellation point: a parked waiter keeps waiting while its
+  // runtime shuts down (what it waits for finishes or unwinds first).
+  virtual void Park() = 0;
+  // Any thread: makes the coroutine's current or next Park() return.
+  virtual void Unpark() = 0;
+
+ protected:
+  ~Parkable() = default;
+};
+
+// The coroutine running on the calling thread, or null on a plain thread.
+// Set by the coroutine runtime around every resume.
+Parkable* CurrentCoroutine();
+void SetCurrentCoroutine(Parkable* coroutine);
+
+// Identifies the calling execution: the running coroutine (which keeps its
+// identity when it moves between threads), else the calling thread. Lets a
+// stop recognise a call from the very callback it would wait for.
+const void* CurrentExecutionId();
+
+class WaitList {
+ public:
+  WaitList() = default;
+  WaitList(const WaitList&) = delete;
+  WaitList& operator=(const WaitList&) = delete;
+
+  // REQUIRES: `mu` held. Releases it, parks the calling coroutine (or blocks
+  // the calling thread) until a WakeAll() under `mu`, re-acquires it.
+  void Wait(Mutex* mu) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // REQUIRES: the `mu` the waiters passed is held.
+  void WakeAll();
+  bool empty() const { return head_ == nullptr; }
+
+ private:
+  struct Node;
+  Node* head_ = nullptr;  // guarded by the waiters' mutex
+};
+
+}  // namespace cyber
+
+#endif  // CYBER_COMMON_WAIT_LIST_H_

@@ -1,0 +1,116 @@
+// WheelFrontEnd: the side of a timer system that timers hold — the timing
+// wheel, the tick arithmetic and maximum-delay rule, the wake-up of the tick
+// thread, and the clock reads of timers — shared by std::shared_ptr.
+//
+// Why shared: a timer's core can outlive both its Timer handle and the
+// TickDriver (a run already handed to a dispatcher holds the core). A core
+// that pointed at the driver would then cancel into freed memory. Here every
+// core holds the front end alive, so its wheel entry can always be
+// cancelled, whatever order the driver, the timers and their queued runs
+// go away in (ownership, not declaration order). When the driver shuts
+// down it Close()s the front end: arms are refused from then on and no
+// timer reads the clock again (TryNow fails), so the clock only has to
+// outlive the driver, as the driver's own thread requires anyway.
+//
+// One owner of tick arithmetic: a deadline maps to the first tick at or
+// after it (never early); the maximum delay counts from the clock's present
+// (not from an idle wheel's stale tick). Timers ask here and never reach
+// into the wheel.
+//
+// Threads: every method from any thread.
+
+#ifndef TIMER_WHEEL_FRONT_END_H_
+#define TIMER_WHEEL_FRONT_END_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "cyber/common/mutex.h"
+#include "cyber/time/clock.h"
+#include "cyber/time/wakeup_event.h"
+#include "timer/dispatcher.h"
+#include "timer/timing_wheel.h"
+
+namespace cyber {
+namespace timer {
+
+// Something the tick thread can expire. REQUIRES: owned by std::shared_ptr
+// whenever it is armed.
+class ExpiryTarget : public WheelEntry,
+                     public std::enable_shared_from_this<ExpiryTarget> {
+ public:
+  // Called on the tick thread, without any lock held, for the arming whose
+  // arm_seq() was `arm_seq` (a target re-armed since may see a stale one).
+  virtual void OnExpired(uint32_t arm_seq) = 0;
+
+ protected:
+  virtual ~ExpiryTarget() = default;
+};
+
+class WheelFrontEnd {
+ public:
+  // `clock` and `dispatcher` must stay valid until Close() returns.
+  WheelFrontEnd(std::string name, Clock* clock, Dispatcher* dispatcher,
+                absl::Duration tick);
+  WheelFrontEnd(const WheelFrontEnd&) = delete;
+  WheelFrontEnd& operator=(const WheelFrontEnd&) = delete;
+
+  // Arms `target` for the first tick at or after `deadline` (re-arms if
+  // armed), waking the tick thread if that is earlier than its plan.
+  // Errors: FailedPrecondition once closed; OutOfRange beyond max_delay()
+  // from the clock's present.
+  absl::StatusOr<TimingWheel::ArmResult> Arm(ExpiryTarget* target,
+                                             Instant deadline);
+  bool Cancel(ExpiryTarget* target) { return wheel_.Cancel(target); }
+
+  // The clock's present, or false once closed (the clock may be gone).
+  bool TryNow(Instant* now) const;
+  // The instant of the tick a deadline fires on (never before it).
+  Instant FireInstant(Instant deadline) const {
+    return wheel_.TickToInstant(wheel_.DeadlineToTick(deadline));
+  }
+  // The earliest tick anything armed now can fire on, given that it is at
+  // least `t` now: a processed tick can no longer fire.
+  Tick EarliestTick(Instant t) const;
+  // The instant of the last tick the tick thread processed.
+  Instant ProcessedInstant() const { return wheel_.TickToInstant(wheel_.now()); }
+  Tick TickOf(Instant deadline) const { return wheel_.DeadlineToTick(deadline); }
+  Instant InstantOf(Tick tick) const { return wheel_.TickToInstant(tick); }
+  absl::Duration tick() const { return wheel_.tick(); }
+  absl::Duration max_delay() const { return wheel_.max_delay(); }
+
+  // Refuses arms from now on and waits for clock reads in progress.
+  // Idempotent. Armed targets stay armed (never expire); owners cancel them.
+  void Close();
+  bool closed() const { return closed_.load(std::memory_order_acquire); }
+
+  const std::string& name() const { return name_; }
+  Clock* clock() const { return clock_; }
+  Dispatcher* dispatcher() const { return dispatcher_; }
+  TimingWheel& wheel() { return wheel_; }
+  const TimingWheel& wheel() const { return wheel_; }
+  WakeupEvent* wakeup() { return &wakeup_; }
+  // Arms that needed a wake of the tick thread (for TickDriver::AwaitIdle).
+  uint64_t wake_requests() const {
+    return wake_requests_.load(std::memory_order_acquire);
+  }
+
+ private:
+  const std::string name_;
+  Clock* const clock_;
+  Dispatcher* const dispatcher_;
+  TimingWheel wheel_;
+  WakeupEvent wakeup_;
+  std::atomic<bool> closed_{false};
+  mutable std::atomic<int> clock_readers_{0};
+  std::atomic<uint64_t> wake_requests_{0};
+};
+
+}  // namespace timer
+}  // namespace cyber
+
+#endif  // TIMER_WHEEL_FRONT_END_H_
