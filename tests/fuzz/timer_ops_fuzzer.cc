@@ -28,7 +28,8 @@
 //     actions its calls perform in turn: take simulated time (from a
 //     nanosecond to several periods: overruns), stop itself or another timer,
 //     schedule or restart one, destroy or reconfigure one (itself included),
-//     throw.
+//     throw, or have the helper thread Stop() its own timer and restart it
+//     while that Stop() waits for the call (the stop must win).
 //
 // Checked after every step, against one model per configured timer:
 //   - every call is the one expected next (TimerEvent.expected_time and
@@ -48,6 +49,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -134,9 +136,18 @@ class Helper {
   Helper& operator=(const Helper&) = delete;
 
   void Run(std::function<void()> job) {
+    Post(std::move(job));
+    Join();
+  }
+  // Starts `job` on the helper thread and returns at once; Join() waits for
+  // it. REQUIRES: no job in progress.
+  void Post(std::function<void()> job) {
     std::unique_lock<std::mutex> lock(mu_);
     job_ = std::move(job);
     cv_.notify_all();
+  }
+  void Join() {
+    std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [this] { return !job_; });
   }
 
@@ -219,6 +230,7 @@ class TimerFuzz {
 
   // Operations; from the main thread, the helper or a callback.
   void Configure(int i, const Spec& spec, bool reuse);
+  void StopFromAnotherThreadWhileRestarting(int i);
   void Schedule(int i);
   void Stop(int i);
   void Destroy(int i);
@@ -465,10 +477,40 @@ bool TimerFuzz::PerformAction(int i) {
     }
     case 8:
       return true;
+    case 9:
+      StopFromAnotherThreadWhileRestarting(i);
+      break;
     default:
       break;
   }
   return false;
+}
+
+// From the callback of periodic timer i: another thread calls Stop(), and
+// while that Stop() waits for this very call, the call restarts its timer
+// (a watchdog re-arming itself). The stop wins: when it returns the timer
+// is stopped (checked by CheckIdle via IsRunning and the model), and no
+// further call begins.
+void TimerFuzz::StopFromAnotherThreadWhileRestarting(int i) {
+  Slot& s = slots_[i];
+  if (s.timer == nullptr || s.model == nullptr || s.model->options().oneshot ||
+      !s.timer->IsRunning()) {
+    return;
+  }
+  Timer* const timer = s.timer.get();
+  helper_.Post([timer] { timer->Stop(); });  // joined in Idle()
+  // The waiting Stop() turns IsRunning() false (under the timer's lock, in
+  // the same step that registers it as a waiter).
+  const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (timer->IsRunning()) {
+    FUZZ_CHECK(std::chrono::steady_clock::now() < limit)
+        << Name(i) << ": Stop() from another thread did not begin within 30 s";
+    std::this_thread::yield();
+  }
+  const absl::Status restarted = timer->Schedule();
+  FUZZ_CHECK(restarted.ok()) << Name(i) << ": restart while Stop() waits: "
+                             << restarted;
+  s.model->Stop();  // the stop that is waiting wins over that restart
 }
 
 void TimerFuzz::OnCall(int i, uint64_t incarnation, const TimerEvent* event) {
@@ -608,6 +650,7 @@ void TimerFuzz::CheckDistributions() {
 
 void TimerFuzz::Idle() {
   if (!shut_down_) driver_.AwaitIdle();
+  helper_.Join();  // a Stop() posted by a callback has returned
   CatchUpRefusals();
   CheckIdle();
 }
