@@ -242,12 +242,14 @@ void TimerCore::OnExpired(uint32_t arm_seq) {
         break;
       case State::kQueued:
         // The provisional arming came due and the call still has not begun
-        // (its processor is busy with higher priorities): that period is
-        // missed. Count it now, so starvation shows, and let the queued
-        // call stand for the next one.
+        // (its processor is busy with higher priorities, or the process was
+        // stalled): that period is missed. Count it now, so starvation
+        // shows, and let the queued call stand for the next one (under
+        // kSkip: for the latest one due).
         ++k_;
         ++missed_since_last_;
         ++counters_.missed_periods;
+        SkipToLatestDueLocked(front_->ProcessedInstant());
         ArmLocked(ExpectedLocked(k_ + 1)).IgnoreError();
         return;
       case State::kRunning:  // an overrun: the call's end re-arms
@@ -255,6 +257,9 @@ void TimerCore::OnExpired(uint32_t arm_seq) {
       case State::kFinishing:
         return;
     }
+    // Dispatched late (the tick thread was stalled, or processed a batch of
+    // ticks at once): under kSkip this call stands for the latest due period.
+    SkipToLatestDueLocked(front_->ProcessedInstant());
     state_ = State::kQueued;
     token = ++queued_token_;
     if (!options_->oneshot) {
@@ -320,6 +325,9 @@ void TimerCore::Run(uint64_t token) {
     }
     // A oneshot is done once its call begins: a Start() from now on (from
     // its own callback too) begins a new schedule.
+    // Begun late (a busy processor, or a stall while it was queued): under
+    // kSkip it stands for the latest period due by now.
+    SkipToLatestDueLocked(front_->TickFloor(event.actual_time));
     state_ = options_->oneshot ? State::kFinishing : State::kRunning;
     runner_ = CurrentExecutionId();
     refusals_in_a_row_ = 0;
@@ -391,6 +399,19 @@ void TimerCore::Run(uint64_t token) {
     call_ended_.WakeAll();
   }
   if (cancelled) std::rethrow_exception(cancelled);
+}
+
+void TimerCore::SkipToLatestDueLocked(Instant due_by) {
+  if (options_->oneshot || options_->overrun_policy != OverrunPolicy::kSkip) {
+    return;
+  }
+  if (ExpectedLocked(k_ + 1) > due_by) return;  // the common case
+  absl::Duration remainder;
+  const int64_t j =
+      absl::IDivDuration(due_by - origin_, options_->period, &remainder);
+  missed_since_last_ += j - k_;
+  counters_.missed_periods += static_cast<uint64_t>(j - k_);
+  k_ = j;
 }
 
 void TimerCore::ScheduleNextLocked(Instant end) {

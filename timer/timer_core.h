@@ -32,7 +32,11 @@
 //   expiry         kArmed -> kQueued          (dispatched; a periodic timer
 //                                              is provisionally armed for
 //                                              k_+1 so the tick thread plans
-//                                              its sleep with it)
+//                                              its sleep with it; under
+//                                              kSkip a call dispatched when
+//                                              later periods are due too
+//                                              stands for the latest, also
+//                                              when it begins late)
 //                  kQueued: the provisional arming came due before the call
 //                  began (starved): that period is counted missed and the
 //                  queued call stands for the next one
@@ -121,6 +125,11 @@ class TimerCore final : public ExpiryTarget {
   // After a call that ended at `end`: picks the next k per the overrun
   // policy, in ticks, and arms it.
   void ScheduleNextLocked(Instant end) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // kSkip: if periods after k_ are due by `due_by` (a tick instant), call
+  // k_ stands for the latest of them; the others are counted missed. A
+  // stall or a late start then ends in one late call, never a stale call
+  // followed by the late one.
+  void SkipToLatestDueLocked(Instant due_by) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Binds to `front` (kIdle only), validating the options for its wheel.
   absl::Status BindLocked(std::shared_ptr<WheelFrontEnd> front)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -37,7 +37,9 @@ enum class OverrunPolicy {
   // is not the timer's to control: a call that started late, e.g. on a busy
   // processor, can be followed by the next on-phase call sooner.) A call
   // whose tick has passed counts as missed even if the run itself was short
-  // (late dispatch).
+  // (late dispatch). A call dispatched late, when later periods are due as
+  // well (the process was stalled), stands for the latest of them; the
+  // others are skipped and counted: a stall ends in one late call.
   kSkip,
   // Re-base the schedule: the next call is one period after the run ended.
   kDelay,

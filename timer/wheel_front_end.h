@@ -76,6 +76,10 @@ class WheelFrontEnd {
   // The earliest tick anything armed now can fire on, given that it is at
   // least `t` now: a processed tick can no longer fire.
   Tick EarliestTick(Instant t) const;
+  // The instant of the last tick at or before `t`.
+  Instant TickFloor(Instant t) const {
+    return wheel_.TickToInstant(wheel_.InstantToTick(t));
+  }
   // The instant of the last tick the tick thread processed.
   Instant ProcessedInstant() const { return wheel_.TickToInstant(wheel_.now()); }
   Tick TickOf(Instant deadline) const { return wheel_.DeadlineToTick(deadline); }

@@ -524,6 +524,7 @@ void TimerFuzz::OnCall(int i, uint64_t incarnation, const TimerEvent* event) {
         << Name(i) << ": TimerEvent.actual_time " << event->actual_time << ", clock "
         << actual;
   }
+  s.model->Dispatched(std::max(tick, grid_.Floor(actual)));
   const std::string wrong = s.model->CheckCall(
       event != nullptr, event != nullptr ? event->expected_time : Instant(),
       event != nullptr ? event->missed_periods : 0, actual, tick, !delayed_);

@@ -38,6 +38,10 @@
 //     Skipped calls are counted (missed_periods) and reported by the next
 //     call's TimerEvent::missed_periods; a run that ends too late for the
 //     next call is an overrun.
+//   - A late dispatch or start: under kSkip, a call dispatched when the
+//     wheel has processed the ticks of later periods as well, or beginning
+//     after their ticks, stands for the latest of them; the others are
+//     skipped (counted, reported as missed).
 //   - A refused dispatch: a periodic timer skips that call (counted as
 //     missed) and goes on with the next; a oneshot is due again after a
 //     back-off of 1, 2, 4, ... ticks (capped at 1 s) counted from the tick
@@ -200,6 +204,23 @@ class TimerModel {
       return out.str();
     }
     return "";
+  }
+
+  // The pending call is dispatched, or begins, when ticks up to `processed`
+  // have come (the wheel's processed tick, or the tick of the instant the
+  // call begins, whichever is later): under kSkip, if later periods are due
+  // as well, it stands for the latest of them and the others are skipped
+  // (counted). Call before CheckCall().
+  void Dispatched(Tick processed) {
+    if (!running_ || options_.oneshot || options_.policy != Policy::kSkip) return;
+    if (grid_.Ceil(Expected(k_ + 1)) > processed) return;
+    absl::Duration rem;
+    int64_t j = absl::IDivDuration(grid_.At(processed) - origin_, options_.period, &rem);
+    while (grid_.Ceil(Expected(j + 1)) <= processed) ++j;  // (never, by the
+    while (grid_.Ceil(Expected(j)) > processed) --j;       // arithmetic)
+    missed_since_last_ += j - k_;
+    counters_.missed_periods += static_cast<uint64_t>(j - k_);
+    k_ = j;
   }
 
   // The call CheckCall() accepted has begun at `actual`. Returns the
