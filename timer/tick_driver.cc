@@ -15,6 +15,7 @@ TickDriver::TickDriver(Clock* clock, Dispatcher* dispatcher, Options options)
       front_(std::make_shared<WheelFrontEnd>(options_.name, clock, dispatcher,
                                              options_.tick)) {
   ACHECK(dispatcher != nullptr) << "TickDriver: dispatcher is null";
+  if (!options_.run_thread) return;
   thread_ = std::thread([this] {
     pthread_setname_np(pthread_self(), options_.name.substr(0, 15).c_str());
     Loop();
@@ -28,13 +29,17 @@ void TickDriver::Shutdown() {
   if (front_->closed()) return;
   stopping_.store(true);
   front_->wakeup()->Notify();
-  thread_.join();
+  if (thread_.joinable()) thread_.join();
   front_->Close();
   MutexLock idle(&idle_mu_);
   idle_changed_.SignalAll();
 }
 
 void TickDriver::AwaitIdle() const {
+  if (!options_.run_thread) return;  // nothing runs behind the caller's back
+  if (!track_idle_.exchange(true)) {
+    front_->wakeup()->Notify();  // one pass more, which records its sleep
+  }
   MutexLock lock(&idle_mu_);
   // Idle: asleep, on a plan that includes every arm that asked for a wake,
   // until a time that has not come yet.
@@ -60,7 +65,17 @@ TickDriver::Stats TickDriver::stats() const {
   return s;
 }
 
-Instant TickDriver::Step(Instant now, std::vector<Due>* due) {
+Instant TickDriver::Step(Instant now) {
+  ACHECK(!options_.run_thread)
+      << "TickDriver \"" << options_.name
+      << "\": Step() on a driver with a tick thread";
+  const Instant wake = StepWith(now, &step_due_);
+  MutexLock lock(&idle_mu_);
+  sleeping_until_ = wake;
+  return wake;
+}
+
+Instant TickDriver::StepWith(Instant now, std::vector<Due>* due) {
   TimingWheel& wheel = front_->wheel();
   // Advance by measured time: every tick whose instant has passed.
   wheel.AdvanceTo(wheel.InstantToTick(now), [due](WheelEntry* e) {
@@ -82,8 +97,10 @@ void TickDriver::Loop() {
   while (!stopping_.load()) {
     // Read before planning: an arm counted here is in the plan or woke us.
     const uint64_t requests_seen = front_->wake_requests();
-    const Instant wake = Step(clock->Now(), &due);
-    {
+    const Instant wake = StepWith(clock->Now(), &due);
+    // Only for AwaitIdle(), once somebody uses it (tests, simulations).
+    const bool track = track_idle_.load(std::memory_order_acquire);
+    if (track) {
       MutexLock lock(&idle_mu_);
       sleeping_ = true;
       sleeping_until_ = wake;
@@ -93,7 +110,7 @@ void TickDriver::Loop() {
     // An Arm() that beats this plan notifies the wake-up event (sticky, so
     // even one that lands before the wait begins is not lost).
     clock->WaitUntil(wake, front_->wakeup());
-    {
+    if (track) {
       MutexLock lock(&idle_mu_);
       sleeping_ = false;
     }

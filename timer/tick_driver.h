@@ -56,6 +56,9 @@ class TickDriver {
   struct Options {
     absl::Duration tick = kTimerResolution;
     std::string name = "timer-tick";  // thread name (<= 15 chars kept)
+    // false: no tick thread; the owner advances the driver with Step()
+    // (SimulatedTimerSystem: a whole timer system with no thread at all).
+    bool run_thread = true;
   };
   struct Stats {
     uint64_t wakeups = 0;  // returns from the tick thread's sleep
@@ -83,6 +86,13 @@ class TickDriver {
   }
   bool Cancel(ExpiryTarget* target) { return front_->Cancel(target); }
 
+  // Thread-free driving (Options::run_thread false): expires, in tick order,
+  // everything due at `now` (OnExpired on the calling thread), and returns
+  // the instant the next event is due (InfiniteFuture if none). The tick
+  // thread runs exactly this, then sleeps until the instant it returned.
+  // REQUIRES: no tick thread; one caller at a time.
+  Instant Step(Instant now);
+
   // Stops the tick thread (idempotent). Armed targets stay armed but will not
   // expire; their owners still cancel them.
   void Shutdown();
@@ -92,10 +102,14 @@ class TickDriver {
   // everything due at the clock's current time (including what it handed to
   // an inline dispatcher) and sleeps until a later instant. With a
   // SimulatedClock, advancing time only after this makes every expiry happen
-  // at exactly its tick's instant (see timer/testing).
+  // at exactly its tick's instant. The tick thread records its sleeps only
+  // once somebody has called this (the first call wakes it once to start),
+  // so a production loop takes no lock of its own. Without a thread: returns
+  // at once.
   void AwaitIdle() const;
-  // The instant the tick thread sleeps until (InfiniteFuture if none); only
-  // meaningful after AwaitIdle().
+  // The instant the tick thread sleeps until, or the last Step() returned
+  // (InfiniteFuture if none); with a thread only meaningful after
+  // AwaitIdle().
   Instant PlannedWake() const;
 
   Clock* clock() const { return front_->clock(); }
@@ -113,9 +127,7 @@ class TickDriver {
     uint32_t arm_seq;
   };
   void Loop();
-  // One pass of the loop, without sleeping: expires everything due at `now`
-  // (in tick order) and returns the instant to sleep until.
-  Instant Step(Instant now, std::vector<Due>* due);
+  Instant StepWith(Instant now, std::vector<Due>* due);
 
   const Options options_;
   const std::shared_ptr<WheelFrontEnd> front_;
@@ -123,6 +135,9 @@ class TickDriver {
   std::atomic<uint64_t> wakeups_{0};
   std::atomic<uint64_t> expired_{0};
   Mutex shutdown_mu_;  // serializes Shutdown()
+  // Set by the first AwaitIdle(): the loop then records its sleeps.
+  mutable std::atomic<bool> track_idle_{false};
+  std::vector<Due> step_due_;  // Step()'s, reused
   // Whether the tick thread is in its sleep, and until when (see AwaitIdle).
   mutable Mutex idle_mu_;
   mutable CondVar idle_changed_;

@@ -1,10 +1,11 @@
 // SimulatedTimerSystem: a complete timer system (tick thread, wheel,
 // dispatcher) on a SimulatedClock, advanced event by event.
 //
-// Why: timer tests must be exact and must not sleep. Here callbacks run on
-// the tick thread (InlineDispatcher) and time jumps from one planned wake of
-// the tick thread to the next, letting it finish each before moving on, so a
-// callback due at T observes Now() == T's tick instant exactly. A callback may
+// Why: timer tests must be exact and must not sleep. Here there is no tick
+// thread at all: RunUntil() steps the driver (TickDriver::Step, the very
+// code the tick thread runs) on the calling thread, callbacks run inline
+// (InlineDispatcher), and time jumps from one planned event to the next, so
+// a callback due at T observes Now() == T's tick instant exactly. A callback may
 // "take time" by advancing the clock itself (clock().Advance(d)).
 //
 //   SimulatedTimerSystem sim;
@@ -17,7 +18,7 @@
 //   sim.RunFor(absl::Seconds(1));  // 100 calls, each at its exact tick
 //
 // Threads: drive it from one thread (the test); timers may be used from the
-// callbacks as usual.
+// callbacks as usual. Everything runs on that thread.
 
 #ifndef TIMER_TESTING_SIMULATED_TIMER_SYSTEM_H_
 #define TIMER_TESTING_SIMULATED_TIMER_SYSTEM_H_
@@ -45,13 +46,12 @@ class SimulatedTimerSystem {
   // clock to `t`.
   void RunUntil(Instant t) {
     while (true) {
-      driver_.AwaitIdle();
-      const Instant next = driver_.PlannedWake();
+      const Instant next = driver_.Step(clock_.Now());
       if (next > t) break;
       clock_.AdvanceTo(std::max(next, clock_.Now()));
     }
     if (t > clock_.Now()) clock_.AdvanceTo(t);
-    driver_.AwaitIdle();
+    driver_.Step(clock_.Now());
   }
   void RunFor(absl::Duration d) { RunUntil(clock_.Now() + d); }
 
@@ -60,6 +60,7 @@ class SimulatedTimerSystem {
     TickDriver::Options o;
     o.tick = tick;
     o.name = "sim-tick";
+    o.run_thread = false;
     return o;
   }
 
