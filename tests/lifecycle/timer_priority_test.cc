@@ -51,9 +51,13 @@ Scheduler::Options OneProcessor(const std::string& timer_in_conf = "",
   return o;
 }
 
-bool AwaitCalls(const std::atomic<int>& calls, int n) {
+// Waits until `n` calls have *ended*: the timer counts a call (fires) in the
+// same step that re-arms it, so the clock may move on only then. (Waiting
+// for the callback's own counter would advance time while the call still
+// runs; the next call is then, correctly, a tick late.)
+bool AwaitCalls(const Timer& timer, int n) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (calls.load() < n) {
+  while (timer.GetStatistics().fires < static_cast<uint64_t>(n)) {
     if (std::chrono::steady_clock::now() > until) return false;
     std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
@@ -126,7 +130,7 @@ TEST(TimerPriority, TimerAboveTheSpinnerGetsEveryCall) {
   ASSERT_TRUE(t.Schedule().ok());
   for (int k = 1; k <= kPeriods; ++k) {
     s.AdvanceTo(origin + kPeriod * k);
-    if (!AwaitCalls(calls, k)) {
+    if (!AwaitCalls(t, k)) {
       ADD_FAILURE() << "priority-" << kSpinnerPriority + 1 << " timer starved by a "
                     << "priority-" << kSpinnerPriority << " spinner: " << calls.load()
                     << " calls after " << k << " periods";
@@ -147,7 +151,7 @@ TEST(TimerPriority, ConfPriorityOfATaskNamedLikeTheTimerApplies) {
   ASSERT_TRUE(t.Schedule().ok());
   for (int k = 1; k <= kPeriods; ++k) {
     s.AdvanceTo(origin + kPeriod * k);
-    if (!AwaitCalls(calls, k)) {
+    if (!AwaitCalls(t, k)) {
       ADD_FAILURE() << "timer \"imu_poll\" (conf priority " << kSpinnerPriority + 2
                     << ") starved: " << calls.load() << " calls after " << k
                     << " periods";
