@@ -58,8 +58,9 @@ absl::Status Timer::Configure(TimerOptions options) {
       fixed ? ValidateTimerOptions(options, fixed->tick(), fixed->max_delay())
             : ValidateTimerOptions(options, kTimerResolution,
                                    kTimerResolution * int64_t{kMaxDelayTicks});
-  core_->Configure(std::make_shared<const TimerOptions>(std::move(options)),
-                   status);
+  const std::shared_ptr<TimerCore> core = core_;  // as in Stop()
+  core->Configure(std::make_shared<const TimerOptions>(std::move(options)),
+                  status);
   return status;
 }
 
@@ -78,7 +79,13 @@ void Timer::Start() {
   if (!status.ok()) AERROR << "Start: " << status.message();
 }
 
-void Timer::Stop() { core_->Stop(); }
+void Timer::Stop() {
+  // Held for the whole call: a Stop() that waits may be woken by the call's
+  // end and then find the Timer destroyed meanwhile (e.g. by its owner on
+  // another thread); its core must outlive this wait.
+  const std::shared_ptr<TimerCore> core = core_;
+  core->Stop();
+}
 
 bool Timer::IsRunning() const { return core_->IsRunning(); }
 

@@ -49,7 +49,9 @@
 //   * while it waits, a Start() from the running callback (a watchdog
 //     re-arming itself) is overridden: the stop wins.
 // Two callbacks must not Stop() each other's timers at the same time (each
-// would wait for the other). The destructor stops, the same way.
+// would wait for the other). The destructor stops, the same way; it may run
+// while another thread is still inside a Stop() of the same timer (the
+// waiting Stop() holds what it uses).
 //
 // Start() after Stop() starts a new schedule; a oneshot stops running when
 // its call begins, so it can be started again from then on, also from its
