@@ -144,11 +144,14 @@ class Helper {
   void Post(std::function<void()> job) {
     std::unique_lock<std::mutex> lock(mu_);
     job_ = std::move(job);
+    busy_ = true;
     cv_.notify_all();
   }
+  // Returns once the posted job has finished. (Not "job_ is empty": the
+  // helper moves the job out before it runs it.)
   void Join() {
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [this] { return !job_; });
+    cv_.wait(lock, [this] { return !busy_; });
   }
 
  private:
@@ -162,6 +165,7 @@ class Helper {
       job();
       lock.lock();
       job_ = nullptr;
+      busy_ = false;
       cv_.notify_all();
     }
   }
@@ -169,6 +173,7 @@ class Helper {
   std::mutex mu_;
   std::condition_variable cv_;
   std::function<void()> job_;
+  bool busy_ = false;  // a job is posted and has not finished
   bool quit_ = false;
   std::thread thread_;  // last: starts after the fields it uses
 };
