@@ -443,6 +443,10 @@ bool TimerFuzz::PerformAction(int i) {
   const uint8_t kind = static_cast<uint8_t>(s.script[s.script_pos]);
   const uint8_t arg = static_cast<uint8_t>(s.script[s.script_pos + 1]);
   s.script_pos += 2;
+  if (Verbose()) {
+    std::fprintf(stderr, "timer_ops:   %s call %llu action %d arg %d\n", Name(i).c_str(),
+                 static_cast<unsigned long long>(calls_), (kind & 0x0f) % 10, arg);
+  }
   const int other = arg % kSlots;
   // Take time first. Once the budget is spent callbacks take none: a
   // callback that always outlasts its period is called back to back for ever
@@ -685,6 +689,11 @@ void TimerFuzz::Run(FuzzInput& in) {
     const uint8_t op = in.Byte();
     const int i = (op >> 4) & (kSlots - 1);
     const bool on_helper = (op & 0x40) != 0;
+    if (Verbose()) {
+      std::fprintf(stderr, "timer_ops: at %s op %d slot %d%s\n",
+                   absl::FormatDuration(clock_.Now() - grid_.At(0)).c_str(), op & 0x0f, i,
+                   on_helper ? " (helper)" : "");
+    }
     auto perform = [&](std::function<void()> fn) {
       if (on_helper) {
         helper_.Run(std::move(fn));
