@@ -47,7 +47,7 @@ class Component : public ComponentBase {
           class_name(), "): Init() returned false"));
     }
     const dag::ReaderConfig& reader = spec.readers.front();
-    auto created = node()->template CreateReader<M>(
+    auto created = node()->template TryCreateReader<M>(
         reader.channel,
         [this](const std::shared_ptr<const M>& msg) {
           if (this->shut_down_.load(std::memory_order_acquire)) return;

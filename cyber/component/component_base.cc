@@ -1,8 +1,17 @@
 #include "cyber/component/component_base.h"
 
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "cyber/common/log.h"
 #include "gflags/gflags.h"
+#include "google/protobuf/io/tokenizer.h"
+#include "google/protobuf/text_format.h"
 
 namespace cyber {
 
@@ -43,6 +52,69 @@ absl::Status ComponentBase::SetUp(const std::string& class_name,
   }
   node_ = std::make_shared<Node>(name_, context.scheduler, context.bus);
   return absl::OkStatus();
+}
+
+namespace {
+
+// Collects the parser's complaints as "path:line:column: message".
+class ConfigErrors final : public google::protobuf::io::ErrorCollector {
+ public:
+  explicit ConfigErrors(std::string path) : path_(std::move(path)) {}
+  void AddError(int line, google::protobuf::io::ColumnNumber column,
+                const std::string& message) override {
+    errors_.push_back(absl::StrCat(path_, ":", line + 1, ":", column + 1, ": ", message));
+  }
+  void AddWarning(int, google::protobuf::io::ColumnNumber,
+                  const std::string&) override {}
+  std::string Joined() const { return absl::StrJoin(errors_, "; "); }
+
+ private:
+  const std::string path_;
+  std::vector<std::string> errors_;
+};
+
+}  // namespace
+
+absl::Status ComponentBase::ReadProtoConfig(google::protobuf::Message* config) const {
+  const std::string type =
+      config != nullptr ? config->GetDescriptor()->full_name() : std::string("(null)");
+  if (config == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("component \"", name_, "\": GetProtoConfig: config is null"));
+  }
+  if (config_file_path_.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "component \"", name_, "\": GetProtoConfig(", type,
+        "): its graph entry has no config_file_path"));
+  }
+  std::ifstream in(config_file_path_, std::ios::binary);
+  std::stringstream content;
+  if (in.is_open()) content << in.rdbuf();
+  if (!in.is_open() || in.bad()) {
+    return absl::NotFoundError(absl::StrCat("component \"", name_,
+                                            "\": config_file_path \"", config_file_path_,
+                                            "\" could not be read"));
+  }
+  if (absl::EndsWith(config_file_path_, ".bin")) {
+    if (!config->ParseFromString(content.str())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "component \"", name_, "\": config_file_path \"", config_file_path_,
+          "\" is not a binary ", type, " message"));
+    }
+    return absl::OkStatus();
+  }
+  ConfigErrors errors(config_file_path_);
+  google::protobuf::TextFormat::Parser parser;
+  parser.RecordErrorsTo(&errors);
+  if (!parser.ParseFromString(content.str(), config)) {
+    return absl::InvalidArgumentError(absl::StrCat("component \"", name_, "\": config of type ",
+                                                   type, ": ", errors.Joined()));
+  }
+  return absl::OkStatus();
+}
+
+void ComponentBase::LogConfigError(const absl::Status& status) const {
+  AERROR << status.message();
 }
 
 void ComponentBase::RecordProc(bool ok) {

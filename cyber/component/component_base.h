@@ -24,6 +24,7 @@
 #include "absl/time/time.h"
 #include "cyber/dag/dag_config.h"
 #include "cyber/transport/node.h"
+#include "google/protobuf/message.h"
 #include "scheduler/scheduler.h"
 #include "timer/tick_driver.h"
 
@@ -89,6 +90,22 @@ class ComponentBase {
   // The node the component writes and reads through (valid in Init()).
   const std::shared_ptr<Node>& node() const { return node_; }
 
+  // Reads the component's config file (`config_file_path` of its graph
+  // entry) into `config`: protobuf text format, or the binary wire format
+  // if the path ends in ".bin". Errors name the component, the file and,
+  // for text, the line and column: FailedPrecondition if the entry has no
+  // config_file_path, NotFound if the file cannot be read, InvalidArgument
+  // if it does not parse as `config`'s type.
+  absl::Status ReadProtoConfig(google::protobuf::Message* config) const;
+  // Cyber RT's spelling: false (after an AERROR with the same message) on
+  // any of the errors above.
+  template <typename T>
+  bool GetProtoConfig(T* config) const {
+    const absl::Status status = ReadProtoConfig(config);
+    if (!status.ok()) LogConfigError(status);
+    return status.ok();
+  }
+
  protected:
   ComponentBase() = default;
 
@@ -103,13 +120,17 @@ class ComponentBase {
   std::atomic<uint64_t> procs_{0};
   std::atomic<uint64_t> proc_failures_{0};
   std::atomic<bool> shut_down_{false};
+  // Cyber RT's member: component code writes node_->CreateWriter<T>(...).
+  // Set by SetUp() before Init(); user code must not replace it.
+  std::shared_ptr<Node> node_;
 
  private:
+  void LogConfigError(const absl::Status& status) const;
+
   std::string name_;
   std::string class_name_;
   std::string config_file_path_;
   std::string flag_file_path_;
-  std::shared_ptr<Node> node_;
 };
 
 }  // namespace cyber

@@ -62,7 +62,7 @@ std::atomic<int> g_extra_deliveries{0};
 class ExtraReaderSink : public Component<Msg> {
  public:
   bool Init() override {
-    auto r = node()->CreateReader<Msg>(
+    auto r = node()->TryCreateReader<Msg>(
         "/extra", [](const std::shared_ptr<const Msg>&) { ++g_extra_deliveries; }, 64);
     if (!r.ok()) return false;
     extra_ = *r;
@@ -245,7 +245,7 @@ TEST_F(LauncherRunTest, ShutdownAlsoStopsReadersTheComponentCreatedItself) {
       "readers { channel: \"/main\" } } } }\n")}).ok());
   ASSERT_TRUE(launcher.Start().ok());
   Node writer_node("writer", &sched_, &bus_);
-  auto writer = writer_node.CreateWriter<Msg>("/extra");
+  auto writer = writer_node.TryCreateWriter<Msg>("/extra");
   ASSERT_TRUE(writer.ok());
   ASSERT_TRUE((*writer)->Write(Msg()));
   ASSERT_TRUE(test::Eventually([] { return g_extra_deliveries.load() >= 1; }));

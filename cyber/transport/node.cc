@@ -1,6 +1,7 @@
 #include "cyber/transport/node.h"
 
 #include "absl/strings/str_cat.h"
+#include "cyber/common/log.h"
 #include "scheduler/default_scheduler.h"
 
 namespace cyber {
@@ -48,6 +49,10 @@ absl::Status Node::Adopt(const char* what, const std::string& channel,
   kept.push_back(std::move(reader));
   readers_.swap(kept);
   return absl::OkStatus();
+}
+
+void Node::LogCreateFailure(const absl::Status& status) const {
+  AERROR << status.message();
 }
 
 void Node::Shutdown() {

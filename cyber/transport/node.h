@@ -3,13 +3,24 @@
 // them down together.
 //
 //   cyber::Node planner("planner", &scheduler, &bus);   // or Node("planner")
-//   auto writer = planner.CreateWriter<Trajectory>("/planning/trajectory");
-//   auto reader = planner.CreateReader<Obstacles>(
+//   auto writer = planner.TryCreateWriter<Trajectory>("/planning/trajectory");
+//   auto reader = planner.TryCreateReader<Obstacles>(
 //       "/perception/obstacles",
 //       [](const std::shared_ptr<const Obstacles>& o) { Replan(*o); },
 //       /*pending_queue_size=*/1);
 //   if (!reader.ok()) AERROR << reader.status();
 //   (*writer)->Write(trajectory);
+//
+// Two spellings of each factory. TryCreateWriter/TryCreateReader return
+// absl::StatusOr (the reason travels with the result): use them in new code.
+// CreateWriter/CreateReader are Cyber RT's spellings, for code ported from
+// it unchanged: they return the std::shared_ptr, or nullptr after logging
+// the same error (AERROR) -- thin adapters over the Try forms:
+//
+//   auto writer = node_->CreateWriter<Driver>("/carstatus/channel");
+//   if (writer == nullptr) return false;
+//   auto reader = node_->CreateReader<Chatter>(
+//       "/chatter", [](const std::shared_ptr<Chatter>& msg) { ... });
 //
 // Why collaborators come in: the scheduler that runs reader callbacks and the
 // ChannelBus that connects nodes are constructor arguments, so a test builds
@@ -38,6 +49,7 @@
 #define CYBER_TRANSPORT_NODE_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -56,6 +68,12 @@
 
 namespace cyber {
 
+// Cyber RT's reader configuration (the fields this transport honours).
+struct ReaderConfig {
+  std::string channel_name;
+  uint32_t pending_queue_size = 1;
+};
+
 class Node {
  public:
   // `scheduler` null: scheduler::DefaultScheduler(). `bus` null: the
@@ -67,7 +85,7 @@ class Node {
   Node& operator=(const Node&) = delete;
 
   template <typename M>
-  absl::StatusOr<std::shared_ptr<Writer<M>>> CreateWriter(
+  absl::StatusOr<std::shared_ptr<Writer<M>>> TryCreateWriter(
       const std::string& channel);
 
   // `callback` runs as a scheduler routine, never on the writer's thread,
@@ -75,10 +93,26 @@ class Node {
   // messages buffered for this reader; when full, the oldest pending message
   // is dropped and counted (the writer never blocks).
   template <typename M>
-  absl::StatusOr<std::shared_ptr<Reader<M>>> CreateReader(
+  absl::StatusOr<std::shared_ptr<Reader<M>>> TryCreateReader(
       const std::string& channel,
       std::function<void(const std::shared_ptr<const M>&)> callback,
       size_t pending_queue_size = 1);
+
+  // --- Cyber RT's spellings (nullptr plus an AERROR on failure) -----------
+  template <typename M>
+  std::shared_ptr<Writer<M>> CreateWriter(const std::string& channel);
+  // Cyber RT passes the message as std::shared_ptr<M>; it is shared with
+  // every other reader of the channel, so the callback must not modify it.
+  // A null callback (Cyber's polling reader, read with Observe()) is not
+  // supported: nullptr and an AERROR saying so.
+  template <typename M>
+  std::shared_ptr<Reader<M>> CreateReader(
+      const std::string& channel,
+      const std::function<void(const std::shared_ptr<M>&)>& callback);
+  template <typename M>
+  std::shared_ptr<Reader<M>> CreateReader(
+      const ReaderConfig& config,
+      const std::function<void(const std::shared_ptr<M>&)>& callback);
 
   const std::string& name() const { return state_->name; }
   scheduler::Scheduler* scheduler() const { return scheduler_; }
@@ -96,6 +130,8 @@ class Node {
   // Keeps `reader` for Shutdown(); FailedPrecondition when shut down.
   absl::Status Adopt(const char* what, const std::string& channel,
                      std::shared_ptr<transport_internal::ReaderBase> reader);
+  // The Cyber spellings' failure path: logs `status` (AERROR).
+  void LogCreateFailure(const absl::Status& status) const;
 
   const std::shared_ptr<transport_internal::NodeState> state_;
   scheduler::Scheduler* const scheduler_;
@@ -110,7 +146,7 @@ class Node {
 // --- implementation of the templates --------------------------------------
 
 template <typename M>
-absl::StatusOr<std::shared_ptr<Writer<M>>> Node::CreateWriter(
+absl::StatusOr<std::shared_ptr<Writer<M>>> Node::TryCreateWriter(
     const std::string& channel) {
   absl::Status checked = CheckCreate("CreateWriter", channel);
   if (!checked.ok()) return checked;
@@ -120,7 +156,7 @@ absl::StatusOr<std::shared_ptr<Writer<M>>> Node::CreateWriter(
 }
 
 template <typename M>
-absl::StatusOr<std::shared_ptr<Reader<M>>> Node::CreateReader(
+absl::StatusOr<std::shared_ptr<Reader<M>>> Node::TryCreateReader(
     const std::string& channel,
     std::function<void(const std::shared_ptr<const M>&)> callback,
     size_t pending_queue_size) {
@@ -147,6 +183,49 @@ absl::StatusOr<std::shared_ptr<Reader<M>>> Node::CreateReader(
   // it attaches (it then stays out of the channel) or detaches it after.
   reader->Attach();
   return reader;
+}
+
+template <typename M>
+std::shared_ptr<Writer<M>> Node::CreateWriter(const std::string& channel) {
+  auto writer = TryCreateWriter<M>(channel);
+  if (!writer.ok()) {
+    LogCreateFailure(writer.status());
+    return nullptr;
+  }
+  return *std::move(writer);
+}
+
+template <typename M>
+std::shared_ptr<Reader<M>> Node::CreateReader(
+    const ReaderConfig& config,
+    const std::function<void(const std::shared_ptr<M>&)>& callback) {
+  if (!callback) {
+    LogCreateFailure(absl::UnimplementedError(absl::StrCat(
+        "node \"", name(), "\": CreateReader on channel \"", config.channel_name,
+        "\": a reader without a callback (polled with Observe()) is not "
+        "supported; pass a callback")));
+    return nullptr;
+  }
+  auto reader = TryCreateReader<M>(
+      config.channel_name,
+      [callback](const std::shared_ptr<const M>& msg) {
+        callback(std::const_pointer_cast<M>(msg));
+      },
+      config.pending_queue_size);
+  if (!reader.ok()) {
+    LogCreateFailure(reader.status());
+    return nullptr;
+  }
+  return *std::move(reader);
+}
+
+template <typename M>
+std::shared_ptr<Reader<M>> Node::CreateReader(
+    const std::string& channel,
+    const std::function<void(const std::shared_ptr<M>&)>& callback) {
+  ReaderConfig config;
+  config.channel_name = channel;
+  return CreateReader<M>(config, callback);
 }
 
 }  // namespace cyber

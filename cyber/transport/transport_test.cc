@@ -85,21 +85,21 @@ TEST(TransportTest, TwoReadersGetEveryMessageInOrder) {
   Node listener("listener", &sched, &bus);
   Recorder a, b;
   constexpr int kMessages = 200;
-  auto reader_a = listener.CreateReader<Imu>(
+  auto reader_a = listener.TryCreateReader<Imu>(
       "/imu",
       [&](const std::shared_ptr<const Imu>& m) {
         a.Add(m->seq, CRoutine::Current() != nullptr);
       },
       kMessages);
   ASSERT_TRUE(reader_a.ok()) << reader_a.status();
-  auto reader_b = listener.CreateReader<Imu>(
+  auto reader_b = listener.TryCreateReader<Imu>(
       "/imu",
       [&](const std::shared_ptr<const Imu>& m) {
         b.Add(m->seq, CRoutine::Current() != nullptr);
       },
       kMessages);
   ASSERT_TRUE(reader_b.ok()) << reader_b.status();
-  auto writer = talker.CreateWriter<Imu>("/imu");
+  auto writer = talker.TryCreateWriter<Imu>("/imu");
   ASSERT_TRUE(writer.ok()) << writer.status();
 
   for (int i = 0; i < kMessages; ++i) {
@@ -134,7 +134,7 @@ TEST(TransportTest, CallbackRunsInARoutineNotOnTheWriterThread) {
   bool called = false;
   const CRoutine* routine = nullptr;
   std::thread::id thread;
-  auto reader = node.CreateReader<Pose>(
+  auto reader = node.TryCreateReader<Pose>(
       "/pose", [&](const std::shared_ptr<const Pose>&) {
         std::lock_guard<std::mutex> lock(mu);
         routine = CRoutine::Current();
@@ -143,7 +143,7 @@ TEST(TransportTest, CallbackRunsInARoutineNotOnTheWriterThread) {
         cv.notify_all();
       });
   ASSERT_TRUE(reader.ok()) << reader.status();
-  auto writer = node.CreateWriter<Pose>("/pose");
+  auto writer = node.TryCreateWriter<Pose>("/pose");
   ASSERT_TRUE(writer.ok()) << writer.status();
   ASSERT_TRUE((*writer)->Write(std::make_shared<const Pose>()));
   std::unique_lock<std::mutex> lock(mu);
@@ -158,7 +158,7 @@ TEST(TransportTest, SlowReaderDropsOldestPendingAndWriterNeverBlocks) {
   Node node("node", &sched, &bus);
   Gate gate;
   Recorder seen;
-  auto reader = node.CreateReader<Imu>(
+  auto reader = node.TryCreateReader<Imu>(
       "/imu",
       [&](const std::shared_ptr<const Imu>& m) {
         seen.Add(m->seq, true);
@@ -166,7 +166,7 @@ TEST(TransportTest, SlowReaderDropsOldestPendingAndWriterNeverBlocks) {
       },
       /*pending_queue_size=*/2);
   ASSERT_TRUE(reader.ok()) << reader.status();
-  auto writer = node.CreateWriter<Imu>("/imu");
+  auto writer = node.TryCreateWriter<Imu>("/imu");
   ASSERT_TRUE(writer.ok()) << writer.status();
 
   Imu m;
@@ -201,9 +201,9 @@ TEST(TransportTest, TypeMismatchNamesBothTypes) {
   ChannelBus bus;
   Node first("imu_driver", &sched, &bus);
   Node second("localizer", &sched, &bus);
-  ASSERT_TRUE(first.CreateWriter<Imu>("/sensor/imu").ok());
+  ASSERT_TRUE(first.TryCreateWriter<Imu>("/sensor/imu").ok());
 
-  auto reader = second.CreateReader<Pose>(
+  auto reader = second.TryCreateReader<Pose>(
       "/sensor/imu", [](const std::shared_ptr<const Pose>&) {});
   ASSERT_FALSE(reader.ok());
   EXPECT_EQ(reader.status().code(), absl::StatusCode::kFailedPrecondition);
@@ -216,14 +216,14 @@ TEST(TransportTest, TypeMismatchNamesBothTypes) {
       << message;
   EXPECT_NE(message.find("imu_driver"), std::string::npos) << message;
 
-  auto writer = second.CreateWriter<Pose>("/sensor/imu");
+  auto writer = second.TryCreateWriter<Pose>("/sensor/imu");
   ASSERT_FALSE(writer.ok());
   EXPECT_NE(std::string(writer.status().message())
                 .find(transport_internal::TypeName(typeid(Pose))),
             std::string::npos)
       << writer.status();
   // The same type is still welcome.
-  EXPECT_TRUE(second.CreateReader<Imu>(
+  EXPECT_TRUE(second.TryCreateReader<Imu>(
                         "/sensor/imu", [](const std::shared_ptr<const Imu>&) {})
                   .ok());
   EXPECT_EQ(bus.ChannelNames(), std::vector<std::string>{"/sensor/imu"});
@@ -235,26 +235,26 @@ TEST(TransportTest, BadInputsAreErrorsNamingNodeAndChannel) {
   Node node("planner", &sched, &bus);
   auto ignore = [](const std::shared_ptr<const Imu>&) {};
 
-  auto w = node.CreateWriter<Imu>("");
+  auto w = node.TryCreateWriter<Imu>("");
   ASSERT_FALSE(w.ok());
   EXPECT_EQ(w.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(w.status().message(),
             "node \"planner\": CreateWriter: channel name is empty");
 
-  auto r = node.CreateReader<Imu>("", ignore);
+  auto r = node.TryCreateReader<Imu>("", ignore);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(r.status().message(),
             "node \"planner\": CreateReader: channel name is empty");
 
-  r = node.CreateReader<Imu>("/imu", nullptr);
+  r = node.TryCreateReader<Imu>("/imu", nullptr);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(r.status().message(),
             "node \"planner\": CreateReader on channel \"/imu\": callback is "
             "empty");
 
-  r = node.CreateReader<Imu>("/imu", ignore, /*pending_queue_size=*/0);
+  r = node.TryCreateReader<Imu>("/imu", ignore, /*pending_queue_size=*/0);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(r.status().message(),
@@ -272,7 +272,7 @@ TEST(TransportTest, ReaderShutdownFromInsideItsCallbackReturns) {
   std::shared_ptr<Reader<Imu>> self;  // set before the first write
   std::atomic<int> calls{0};
   std::atomic<bool> returned{false};
-  auto reader = node.CreateReader<Imu>(
+  auto reader = node.TryCreateReader<Imu>(
       "/imu",
       [&](const std::shared_ptr<const Imu>&) {
         calls.fetch_add(1);
@@ -282,7 +282,7 @@ TEST(TransportTest, ReaderShutdownFromInsideItsCallbackReturns) {
       /*pending_queue_size=*/10);
   ASSERT_TRUE(reader.ok()) << reader.status();
   self = *reader;
-  auto writer = node.CreateWriter<Imu>("/imu");
+  auto writer = node.TryCreateWriter<Imu>("/imu");
   ASSERT_TRUE(writer.ok()) << writer.status();
   for (int i = 0; i < 3; ++i) ASSERT_TRUE((*writer)->Write(Imu()));
   ASSERT_TRUE(Eventually([&] { return returned.load(); }));
@@ -307,7 +307,7 @@ TEST(TransportTest, ReaderShutdownFromOutsideWaitsForTheRunningCallback) {
   Gate gate;
   std::atomic<int> calls{0};
   std::atomic<bool> finished{false};
-  auto reader = node.CreateReader<Imu>(
+  auto reader = node.TryCreateReader<Imu>(
       "/imu",
       [&](const std::shared_ptr<const Imu>&) {
         calls.fetch_add(1);
@@ -316,7 +316,7 @@ TEST(TransportTest, ReaderShutdownFromOutsideWaitsForTheRunningCallback) {
       },
       /*pending_queue_size=*/4);
   ASSERT_TRUE(reader.ok()) << reader.status();
-  auto writer = node.CreateWriter<Imu>("/imu");
+  auto writer = node.TryCreateWriter<Imu>("/imu");
   ASSERT_TRUE(writer.ok()) << writer.status();
   ASSERT_TRUE((*writer)->Write(Imu()));
   ASSERT_TRUE(gate.AwaitEntered());
@@ -347,11 +347,11 @@ TEST(TransportTest, NodeShutdownRefusesWritesAndStopsReaders) {
   Node node("node", &sched, &bus);
   Node other("other", &sched, &bus);
   auto reader =
-      node.CreateReader<Imu>("/imu", [](const std::shared_ptr<const Imu>&) {});
+      node.TryCreateReader<Imu>("/imu", [](const std::shared_ptr<const Imu>&) {});
   ASSERT_TRUE(reader.ok()) << reader.status();
-  auto writer = node.CreateWriter<Imu>("/imu");
+  auto writer = node.TryCreateWriter<Imu>("/imu");
   ASSERT_TRUE(writer.ok()) << writer.status();
-  auto other_writer = other.CreateWriter<Imu>("/imu");
+  auto other_writer = other.TryCreateWriter<Imu>("/imu");
   ASSERT_TRUE(other_writer.ok()) << other_writer.status();
 
   node.Shutdown();
@@ -365,14 +365,14 @@ TEST(TransportTest, NodeShutdownRefusesWritesAndStopsReaders) {
   EXPECT_TRUE((*other_writer)->Write(Imu()));
   EXPECT_EQ((*reader)->stats().received, 0u);
 
-  auto late = node.CreateWriter<Imu>("/imu");
+  auto late = node.TryCreateWriter<Imu>("/imu");
   ASSERT_FALSE(late.ok());
   EXPECT_EQ(late.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(late.status().message(),
             "node \"node\": CreateWriter on channel \"/imu\": node is shut "
             "down");
   EXPECT_FALSE(
-      node.CreateReader<Imu>("/imu", [](const std::shared_ptr<const Imu>&) {})
+      node.TryCreateReader<Imu>("/imu", [](const std::shared_ptr<const Imu>&) {})
           .ok());
   node.Shutdown();  // idempotent
 }
@@ -381,7 +381,7 @@ TEST(TransportTest, NullMessageIsRefused) {
   Scheduler sched(Processors(2));
   ChannelBus bus;
   Node node("node", &sched, &bus);
-  auto writer = node.CreateWriter<Imu>("/imu");
+  auto writer = node.TryCreateWriter<Imu>("/imu");
   ASSERT_TRUE(writer.ok()) << writer.status();
   EXPECT_FALSE((*writer)->Write(std::shared_ptr<const Imu>()));
   EXPECT_EQ((*writer)->stats().refused, 1u);
@@ -400,7 +400,7 @@ TEST(TransportTest, FourWritersDeliverEveryMessageOnceInPerWriterOrder) {
   std::atomic<int> inside{0};
   std::atomic<int> overlaps{0};
   std::atomic<int> count{0};
-  auto reader = node.CreateReader<Imu>(
+  auto reader = node.TryCreateReader<Imu>(
       "/imu",
       [&](const std::shared_ptr<const Imu>& m) {
         if (inside.fetch_add(1) != 0) overlaps.fetch_add(1);
@@ -413,7 +413,7 @@ TEST(TransportTest, FourWritersDeliverEveryMessageOnceInPerWriterOrder) {
 
   std::vector<std::shared_ptr<Writer<Imu>>> writers;
   for (int w = 0; w < kWriters; ++w) {
-    auto writer = node.CreateWriter<Imu>("/imu");
+    auto writer = node.TryCreateWriter<Imu>("/imu");
     ASSERT_TRUE(writer.ok()) << writer.status();
     writers.push_back(*writer);
   }
@@ -451,12 +451,12 @@ TEST(TransportTest, RefusedDispatchIsCountedAndRetriedOnTheNextWrite) {
   ChannelBus bus;
   Node node("node", &sched, &bus);
   Recorder seen;
-  auto reader = node.CreateReader<Imu>(
+  auto reader = node.TryCreateReader<Imu>(
       "/imu",
       [&](const std::shared_ptr<const Imu>& m) { seen.Add(m->seq, true); },
       /*pending_queue_size=*/4);
   ASSERT_TRUE(reader.ok()) << reader.status();
-  auto writer = node.CreateWriter<Imu>("/imu");
+  auto writer = node.TryCreateWriter<Imu>("/imu");
   ASSERT_TRUE(writer.ok()) << writer.status();
 
   Gate gate;  // occupies the scheduler's only routine slot
@@ -485,11 +485,11 @@ TEST(TransportTest, DrainDroppedBySchedulerShutdownIsRetriedAndCounted) {
   ChannelBus bus;
   Node node("node", &sched, &bus);
   std::atomic<int> calls{0};
-  auto reader = node.CreateReader<Imu>(
+  auto reader = node.TryCreateReader<Imu>(
       "/imu", [&](const std::shared_ptr<const Imu>&) { calls.fetch_add(1); },
       /*pending_queue_size=*/4);
   ASSERT_TRUE(reader.ok()) << reader.status();
-  auto writer = node.CreateWriter<Imu>("/imu");
+  auto writer = node.TryCreateWriter<Imu>("/imu");
   ASSERT_TRUE(writer.ok()) << writer.status();
 
   Gate gate;  // holds the only processor, so the drain stays queued
@@ -517,7 +517,7 @@ TEST(TransportTest, ThrowingCallbackIsCountedAndDeliveryContinues) {
   ChannelBus bus;
   Node node("node", &sched, &bus);
   Recorder seen;
-  auto reader = node.CreateReader<Imu>(
+  auto reader = node.TryCreateReader<Imu>(
       "/imu",
       [&](const std::shared_ptr<const Imu>& m) {
         seen.Add(m->seq, true);
@@ -525,7 +525,7 @@ TEST(TransportTest, ThrowingCallbackIsCountedAndDeliveryContinues) {
       },
       /*pending_queue_size=*/8);
   ASSERT_TRUE(reader.ok()) << reader.status();
-  auto writer = node.CreateWriter<Imu>("/imu");
+  auto writer = node.TryCreateWriter<Imu>("/imu");
   ASSERT_TRUE(writer.ok()) << writer.status();
   for (int seq = 0; seq < 3; ++seq) {
     Imu m;
@@ -546,12 +546,12 @@ TEST(TransportTest, NodesWithoutABusShareTheProcessWideOne) {
   Node b("b", &sched);
   EXPECT_EQ(a.bus(), ChannelBus::Default());
   EXPECT_EQ(b.bus(), ChannelBus::Default());
-  ASSERT_TRUE(a.CreateWriter<Imu>("/transport_test/default_bus").ok());
-  EXPECT_FALSE(b.CreateWriter<Pose>("/transport_test/default_bus").ok());
+  ASSERT_TRUE(a.TryCreateWriter<Imu>("/transport_test/default_bus").ok());
+  EXPECT_FALSE(b.TryCreateWriter<Pose>("/transport_test/default_bus").ok());
   // An explicit bus is separate.
   ChannelBus bus;
   Node c("c", &sched, &bus);
-  EXPECT_TRUE(c.CreateWriter<Pose>("/transport_test/default_bus").ok());
+  EXPECT_TRUE(c.TryCreateWriter<Pose>("/transport_test/default_bus").ok());
 }
 
 }  // namespace transport_test

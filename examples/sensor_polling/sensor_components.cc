@@ -19,7 +19,7 @@ cyber::Instant Now() { return cyber::SteadyClock::Get()->Now(); }
 }  // namespace
 
 bool ImuPoller::Init() {
-  auto writer = node()->CreateWriter<ImuReading>(kImuChannel);
+  auto writer = node()->TryCreateWriter<ImuReading>(kImuChannel);
   if (!writer.ok()) {
     AERROR << writer.status().message();
     return false;
@@ -40,7 +40,7 @@ bool ImuPoller::Proc() {
 }
 
 bool LidarPoller::Init() {
-  auto writer = node()->CreateWriter<LidarScan>(kLidarChannel);
+  auto writer = node()->TryCreateWriter<LidarScan>(kLidarChannel);
   if (!writer.ok()) {
     AERROR << writer.status().message();
     return false;
@@ -62,7 +62,7 @@ bool LidarPoller::Proc() {
 }
 
 bool Fusion::Init() {
-  auto reader = node()->CreateReader<LidarScan>(
+  auto reader = node()->TryCreateReader<LidarScan>(
       kLidarChannel, [this](const std::shared_ptr<const LidarScan>& scan) {
         cyber::MutexLock lock(&mu_);
         latest_scan_ = scan;
@@ -93,10 +93,10 @@ bool Fusion::Proc(const std::shared_ptr<ImuReading>& imu) {
 }
 
 bool HealthMonitor::Init() {
-  auto imu = node()->CreateReader<ImuReading>(
+  auto imu = node()->TryCreateReader<ImuReading>(
       kImuChannel, [this](const std::shared_ptr<const ImuReading>&) { ++imu_seen_; },
       /*pending_queue_size=*/16);
-  auto lidar = node()->CreateReader<LidarScan>(
+  auto lidar = node()->TryCreateReader<LidarScan>(
       kLidarChannel, [this](const std::shared_ptr<const LidarScan>&) { ++lidar_seen_; },
       /*pending_queue_size=*/16);
   if (!imu.ok() || !lidar.ok()) {

@@ -39,8 +39,8 @@ bool Take(absl::StatusOr<T> result, T* out) {
 // --- RequestClient -----------------------------------------------------------
 
 bool RequestClient::Init() {
-  return Take(node()->CreateWriter<Request>(kRequestChannel), &writer_) &&
-         Take(node()->CreateReader<Response>(
+  return Take(node()->TryCreateWriter<Request>(kRequestChannel), &writer_) &&
+         Take(node()->TryCreateReader<Response>(
                   kResponseChannel,
                   [this](const std::shared_ptr<const Response>& r) { OnResponse(r->id); },
                   /*pending_queue_size=*/4096),
@@ -133,7 +133,7 @@ void RequestClient::Clear() {
 // --- EchoServer --------------------------------------------------------------
 
 bool EchoServer::Init() {
-  return Take(node()->CreateWriter<Response>(kResponseChannel), &writer_);
+  return Take(node()->TryCreateWriter<Response>(kResponseChannel), &writer_);
 }
 
 bool EchoServer::Proc(const std::shared_ptr<Request>& request) {
@@ -146,7 +146,7 @@ bool EchoServer::Proc(const std::shared_ptr<Request>& request) {
 // --- HeartbeatSource ---------------------------------------------------------
 
 bool HeartbeatSource::Init() {
-  return Take(node()->CreateWriter<Heartbeat>(kHeartbeatChannel), &writer_);
+  return Take(node()->TryCreateWriter<Heartbeat>(kHeartbeatChannel), &writer_);
 }
 
 bool HeartbeatSource::Proc() {

@@ -84,7 +84,7 @@ class SleepingReader {
 
   // Creates the reader, writes one message, waits until the callback sleeps.
   void Start() {
-    auto reader = node_.CreateReader<Scan>(
+    auto reader = node_.TryCreateReader<Scan>(
         "/scan", [this](const std::shared_ptr<const Scan>&) {
           ++entered;
           CRoutine::SleepFor(absl::Milliseconds(200));
@@ -92,7 +92,7 @@ class SleepingReader {
         });
     ASSERT_TRUE(reader.ok()) << reader.status();
     reader_ = *reader;
-    auto writer = node_.CreateWriter<Scan>("/scan");
+    auto writer = node_.TryCreateWriter<Scan>("/scan");
     ASSERT_TRUE(writer.ok()) << writer.status();
     ASSERT_TRUE((*writer)->Write(Scan{1}));
     ASSERT_TRUE(Eventually([this] { return entered.load() == 1; }));
