@@ -74,6 +74,11 @@ absl::Status Timer::Schedule() {
   return core_->Start(fixed ? fixed : DefaultTimerFrontEnd());
 }
 
+absl::Status Timer::Reset() {
+  const std::shared_ptr<WheelFrontEnd>& fixed = core_->fixed_front_end();
+  return core_->Reset(fixed ? fixed : DefaultTimerFrontEnd());
+}
+
 void Timer::Start() {
   const absl::Status status = Schedule();
   if (!status.ok()) AERROR << "Start: " << status.message();

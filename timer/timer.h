@@ -111,10 +111,24 @@ class Timer {
   // call finishes with the old callback). Start it again to use the new one.
   // Errors: as ValidateTimerOptions.
   absl::Status Configure(TimerOptions options);
-  // Starts the schedule now; OK (and no restart) if already running.
+  // Starts the schedule now. On a timer that is already running it does
+  // nothing and returns OK: a periodic schedule keeps its phase and a
+  // oneshot keeps its deadline (the countdown is NOT restarted; Start()
+  // behaves the same, as in Cyber RT). Use Reset() to restart it.
   // Errors: the configuration error; FailedPrecondition if never
   // configured or the timer system is shut down.
   absl::Status Schedule();
+  // Restarts the countdown from now, keeping the options (ROS 2's reset()):
+  // a oneshot's deadline becomes now + period, a periodic schedule starts
+  // again from now (first call at the first tick boundary at or after now,
+  // plus the period). On a stopped timer it is Schedule(). It never waits:
+  // if a call is running (from another thread, or Reset() is called by the
+  // callback itself) that call finishes and the new schedule is armed when
+  // it ends, so the callback never runs beside itself. A Stop() that is
+  // waiting for that call still wins. The watchdog pattern:
+  //   watchdog.Reset();   // on every message: the timeout counts from here
+  // Errors: as Schedule().
+  absl::Status Reset();
 
   bool IsRunning() const;
   TimerStatistics GetStatistics() const;

@@ -110,6 +110,14 @@ absl::Status TimerCore::BindLocked(std::shared_ptr<WheelFrontEnd> front) {
 }
 
 absl::Status TimerCore::Start(std::shared_ptr<WheelFrontEnd> front) {
+  return Begin(std::move(front), /*reset=*/false);
+}
+
+absl::Status TimerCore::Reset(std::shared_ptr<WheelFrontEnd> front) {
+  return Begin(std::move(front), /*reset=*/true);
+}
+
+absl::Status TimerCore::Begin(std::shared_ptr<WheelFrontEnd> front, bool reset) {
   MutexLock lock(&mu_);
   if (retired_) {
     return absl::FailedPreconditionError(
@@ -131,8 +139,18 @@ absl::Status TimerCore::Start(std::shared_ptr<WheelFrontEnd> front) {
   switch (state_) {
     case State::kArmed:
     case State::kQueued:
+      if (!reset) return absl::OkStatus();  // already on
+      // A new countdown: the armed entry is cancelled, a queued run drops
+      // out (its token no longer matches), and the schedule starts afresh.
+      CancelLocked();
+      state_ = State::kIdle;
+      break;
     case State::kRunning:
-      return absl::OkStatus();  // already on
+      if (!reset) return absl::OkStatus();  // already on
+      // Its call runs: the new schedule is armed when that call ends (as a
+      // restart from kFinishing), never beside it.
+      CancelLocked();
+      break;
     case State::kIdle:
     case State::kFinishing:
       break;
@@ -157,9 +175,10 @@ absl::Status TimerCore::Start(std::shared_ptr<WheelFrontEnd> front) {
   k_ = 1;
   missed_since_last_ = 0;
   refusals_in_a_row_ = 0;
-  if (state_ == State::kFinishing) {
+  if (state_ == State::kFinishing || state_ == State::kRunning) {
     // Its call is still running (it is restarting itself, or was stopped
-    // and started again meanwhile): arm when that call ends, never beside it.
+    // and started again meanwhile, or reset): arm when that call ends, never
+    // beside it.
     state_ = State::kRunning;
     restart_pending_ = true;
     return absl::OkStatus();

@@ -25,6 +25,11 @@
 //                  kFinishing -> kRunning     (restart while its call runs;
 //                                              armed when the call ends)
 //                  kArmed/kQueued/kRunning: already on, OK, no change
+//   Reset          kIdle -> kArmed, kFinishing -> kRunning (as Start)
+//                  kArmed/kQueued -> kArmed   (entry cancelled or queued run
+//                                              dropped; new schedule from now)
+//                  kRunning -> kRunning       (new schedule from now, armed
+//                                              when the running call ends)
 //   Stop           kArmed/kQueued -> kIdle    (wheel entry cancelled; a
 //                                              queued run is dropped)
 //                  kRunning -> kFinishing, then waits for the call to end
@@ -101,6 +106,9 @@ class TimerCore final : public ExpiryTarget {
   // Errors: the configuration's; FailedPrecondition if never configured,
   // retired, or the timer system is shut down.
   absl::Status Start(std::shared_ptr<WheelFrontEnd> front);
+  // Start(), but a running schedule starts again from now (a new countdown)
+  // instead of continuing. Never waits for a running call.
+  absl::Status Reset(std::shared_ptr<WheelFrontEnd> front);
   void Stop();
   // Stop(), and refuse any later Start() (the handle is going away).
   void Retire();
@@ -116,6 +124,8 @@ class TimerCore final : public ExpiryTarget {
   void OnExpired(uint32_t arm_seq) override;
 
  private:
+  // Start() (reset false) and Reset() (reset true).
+  absl::Status Begin(std::shared_ptr<WheelFrontEnd> front, bool reset);
   void Run(uint64_t token);
   Instant ExpectedLocked(int64_t k) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Arms for call k_ (or the instant `deadline`), recording the arming; on

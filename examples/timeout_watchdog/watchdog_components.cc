@@ -178,9 +178,9 @@ bool Watchdog::Init() {
 
 bool Watchdog::Proc(const std::shared_ptr<Heartbeat>&) {
   if (quiet_.exchange(false)) ++rearmed;
-  // Restart the countdown: Stop() then Schedule() counts from now.
-  timer_->Stop();
-  return timer_->Schedule().ok();
+  // Restart the countdown from now (Schedule() alone would keep the old
+  // deadline of a running oneshot). Reset() never waits for a running call.
+  return timer_->Reset().ok();
 }
 
 void Watchdog::Clear() { timer_.reset(); }
