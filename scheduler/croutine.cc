@@ -135,6 +135,13 @@ void CRoutine::Unpark() {
   Wake(kUnpark);
 }
 
+bool CRoutine::ParkUntil(Instant deadline, Clock* clock) {
+  timer::WheelFrontEnd* driver = host_->timer_driver();
+  if (driver == nullptr || driver->clock() != clock) return false;
+  SleepUntil(deadline);
+  return true;
+}
+
 void CRoutine::SleepFor(absl::Duration d) {
   CRoutine* self = Current();
   ACHECK(self != nullptr) << "CRoutine::SleepFor() called outside a routine";

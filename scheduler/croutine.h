@@ -104,6 +104,9 @@ class CRoutine final : public timer::ExpiryTarget, public Parkable {
   // here instead of blocking or spinning its processor.
   void Park() override;
   void Unpark() override;
+  // SleepUntil(deadline) if `clock` is the clock of this routine's timing
+  // wheel (Rate::Sleep and cyber::Time sleep through this from a routine).
+  bool ParkUntil(Instant deadline, Clock* clock) override;
 
   // --- Any thread -------------------------------------------------------
   void Notify();

@@ -38,6 +38,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "cyber/common/mutex.h"
+#include "cyber/time/clock.h"
 
 namespace cyber {
 
@@ -51,6 +52,16 @@ class Parkable {
   virtual void Park() = 0;
   // Any thread: makes the coroutine's current or next Park() return.
   virtual void Unpark() = 0;
+  // Called by the coroutine itself: suspends it until `deadline` on
+  // `clock` (never earlier) and returns true, if its runtime keeps time on
+  // that very clock; returns false at once otherwise (the caller then
+  // blocks its thread instead). A cancellation point where the runtime has
+  // them (it may throw the runtime's cancellation).
+  virtual bool ParkUntil(Instant deadline, Clock* clock) {
+    (void)deadline;
+    (void)clock;
+    return false;
+  }
 
  protected:
   ~Parkable() = default;

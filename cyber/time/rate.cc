@@ -1,7 +1,12 @@
 #include "cyber/time/rate.h"
 
+#include <cmath>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "cyber/common/log.h"
+#include "cyber/time/sleep_on_clock.h"
+#include "cyber/time/steady_clock.h"
 
 namespace cyber {
 
@@ -20,7 +25,47 @@ absl::StatusOr<Rate> Rate::Create(absl::Duration period, Clock* clock) {
 Rate::Rate(absl::Duration period, Clock* clock)
     : period_(period), clock_(clock), start_(clock->Now()) {}
 
+namespace {
+
+bool UsablePeriod(absl::Duration period) {
+  return period > absl::ZeroDuration() && period != absl::InfiniteDuration();
+}
+
+absl::Duration PeriodOfFrequency(double hz) {
+  if (!(hz > 0) || std::isinf(hz)) return absl::ZeroDuration();
+  return absl::Seconds(1.0 / hz);
+}
+
+}  // namespace
+
+Rate::Rate(absl::Duration period, const std::string& what)
+    : period_(UsablePeriod(period) ? period : absl::ZeroDuration()),
+      clock_(SteadyClock::Get()),
+      start_(clock_->Now()) {
+  if (!ok()) {
+    AERROR << "Rate(" << what << "): gives no positive finite period ("
+           << absl::FormatDuration(period) << "); Sleep() will return at once";
+  }
+}
+
+Rate::Rate(double frequency)
+    : Rate(PeriodOfFrequency(frequency), absl::StrCat(frequency, " Hz")) {}
+
+Rate::Rate(uint64_t nanoseconds)
+    : Rate(nanoseconds > static_cast<uint64_t>(INT64_MAX)
+               ? absl::InfiniteDuration()
+               : absl::Nanoseconds(static_cast<int64_t>(nanoseconds)),
+           absl::StrCat(nanoseconds, " ns")) {}
+
+Rate::Rate(const Duration& period)
+    : Rate(period.ToAbsl(), absl::StrCat("Duration ", period.ToSecond(), " s")) {}
+
 void Rate::Sleep() {
+  if (!ok()) {
+    AERROR_EVERY(1000) << "Rate::Sleep(): this Rate has no valid period (see the "
+                          "error at its construction); returning at once";
+    return;
+  }
   const Instant now = clock_->Now();
   Instant deadline = NextDeadline();
   if (now > deadline + period_) {
@@ -32,7 +77,7 @@ void Rate::Sleep() {
     cycle_ += behind;
     deadline = NextDeadline();
   }
-  clock_->SleepUntil(deadline);
+  SleepOnClock(clock_, deadline);
   ++cycle_;
   const Instant returned = clock_->Now();
   if (!last_return_.IsInfiniteFuture()) actual_cycle_ = returned - last_return_;

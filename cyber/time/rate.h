@@ -17,10 +17,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "cyber/time/clock.h"
+#include "cyber/time/duration.h"
 
 namespace cyber {
 
@@ -31,7 +33,18 @@ class Rate {
   // `clock` is null.
   static absl::StatusOr<Rate> Create(absl::Duration period, Clock* clock);
 
-  // Blocks until the next deadline on the schedule (never earlier). If that
+  // Cyber RT's constructors, on the steady clock: a frequency in Hz, a
+  // period in nanoseconds, or a cyber::Duration. (As in Cyber RT, Rate(10)
+  // is ambiguous: write Rate(10.0) for 10 Hz.) A value that gives no
+  // positive finite period is logged (AERROR, naming it); such a Rate is
+  // not ok() and its Sleep() returns at once, logging again (rate-limited).
+  explicit Rate(double frequency);
+  explicit Rate(uint64_t nanoseconds);
+  explicit Rate(const Duration& period);
+
+  // Waits until the next deadline on the schedule (never earlier): a
+  // scheduler routine parks (its processor runs other routines meanwhile)
+  // when the Rate's clock is its scheduler's, anything else blocks. If that
   // deadline already passed, deadlines that are more than one period behind
   // are skipped so that the loop returns to its phase without a burst.
   void Sleep();
@@ -39,10 +52,14 @@ class Rate {
   // Restarts the schedule from Now().
   void Reset();
 
-  absl::Duration ExpectedCycleTime() const { return period_; }
+  bool ok() const { return period_ > absl::ZeroDuration(); }
+  absl::Duration period() const { return period_; }
   // Time between the two latest returns from Sleep() (zero before the
   // second one).
-  absl::Duration ActualCycleTime() const { return actual_cycle_; }
+  absl::Duration actual_cycle() const { return actual_cycle_; }
+  // Cyber RT's spellings of the two.
+  Duration ExpectedCycleTime() const { return Duration::FromAbsl(period_); }
+  Duration CycleTime() const { return Duration::FromAbsl(actual_cycle_); }
   // Deadlines skipped because the loop was late by more than one period.
   int64_t MissedCycles() const { return missed_; }
   // The deadline the next Sleep() waits for.
@@ -50,6 +67,8 @@ class Rate {
 
  private:
   Rate(absl::Duration period, Clock* clock);
+  // The Cyber constructors' common part; `what` describes the argument.
+  Rate(absl::Duration period, const std::string& what);
 
   absl::Duration period_;
   Clock* clock_;

@@ -109,10 +109,10 @@ TEST(RateTest, ReportsActualCycleTime) {
   ASSERT_TRUE(rate.ok());
   clock.Advance(absl::Milliseconds(12));
   rate->Sleep();  // returns at 12 ms (late)
-  EXPECT_EQ(rate->ActualCycleTime(), absl::ZeroDuration());
+  EXPECT_EQ(rate->actual_cycle(), absl::ZeroDuration());
   clock.Advance(absl::Milliseconds(8));
   rate->Sleep();  // deadline 20 ms reached exactly
-  EXPECT_EQ(rate->ActualCycleTime(), absl::Milliseconds(8));
+  EXPECT_EQ(rate->actual_cycle(), absl::Milliseconds(8));
 }
 
 TEST(RateTest, RealClockNeverReturnsBeforeDeadline) {
@@ -126,6 +126,36 @@ TEST(RateTest, RealClockNeverReturnsBeforeDeadline) {
     rate->Sleep();
     EXPECT_GE(clock->Now(), deadline);
   }
+}
+
+}  // namespace
+}  // namespace cyber
+
+namespace cyber {
+namespace {
+
+TEST(RateCyberTest, ConstructorsTakeHzNanosecondsOrADuration) {
+  EXPECT_EQ(Rate(100.0).ExpectedCycleTime(), Duration(0.01));
+  EXPECT_EQ(Rate(uint64_t{20000000}).ExpectedCycleTime(), Duration(0.02));
+  EXPECT_EQ(Rate(Duration(0.5)).period(), absl::Milliseconds(500));
+  EXPECT_TRUE(Rate(100.0).ok());
+  EXPECT_TRUE(Rate(100.0).CycleTime().IsZero());  // before the second Sleep()
+}
+
+TEST(RateCyberTest, AnUnusableValueIsNotOkAndSleepReturnsAtOnce) {
+  for (Rate rate : {Rate(0.0), Rate(-5.0), Rate(1.0 / 0.0), Rate(uint64_t{0}),
+                    Rate(Duration(-0.1))}) {
+    EXPECT_FALSE(rate.ok());
+    rate.Sleep();  // logged, returns (a blocked test would time out)
+  }
+}
+
+TEST(RateCyberTest, SleepPacesALoopOnTheSteadyClock) {
+  Rate rate(500.0);  // 2 ms
+  const Instant start = SteadyClock::Get()->Now();
+  for (int i = 0; i < 5; ++i) rate.Sleep();
+  EXPECT_GE(SteadyClock::Get()->Now() - start, absl::Milliseconds(10));
+  EXPECT_GT(rate.CycleTime(), Duration());
 }
 
 }  // namespace

@@ -1,0 +1,26 @@
+// SleepOnClock: wait until an instant of a Clock the right way for the
+// caller. A scheduler routine parks (its processor runs other routines
+// meanwhile) when the clock is the one its timing wheel keeps; a plain
+// thread, or a routine whose scheduler runs on another clock, blocks.
+//
+// Why: Rate::Sleep and the Cyber RT time helpers (Duration::Sleep,
+// Time::SleepUntil) are called from both. Blocking a processor thread in a
+// routine would stall every other routine of that processor (Cyber RT's own
+// Rate does exactly that); parking costs nothing.
+//
+// Threads: any; no state.
+
+#ifndef CYBER_TIME_SLEEP_ON_CLOCK_H_
+#define CYBER_TIME_SLEEP_ON_CLOCK_H_
+
+#include "cyber/time/clock.h"
+
+namespace cyber {
+
+// Returns at or after `deadline` on `clock` (never earlier). In a routine it
+// is a cancellation point (the routine's cancellation propagates).
+void SleepOnClock(Clock* clock, Instant deadline);
+
+}  // namespace cyber
+
+#endif  // CYBER_TIME_SLEEP_ON_CLOCK_H_

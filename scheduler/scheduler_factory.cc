@@ -1,0 +1,39 @@
+#include "scheduler/scheduler_factory.h"
+
+#include <utility>
+
+#include "cyber/common/log.h"
+#include "scheduler/default_scheduler.h"
+
+namespace cyber {
+namespace scheduler {
+namespace {
+
+bool Report(const absl::Status& status) {
+  if (!status.ok()) AERROR << status.message();
+  return status.ok();
+}
+
+}  // namespace
+
+bool CyberSchedulerApi::CreateTask(std::function<void()> func, const std::string& name) {
+  return Report(scheduler()->CreateTask(name, std::move(func)));
+}
+
+bool CyberSchedulerApi::NotifyTask(const std::string& name) {
+  return Report(scheduler()->NotifyTask(name));
+}
+
+bool CyberSchedulerApi::RemoveTask(const std::string& name) {
+  return Report(scheduler()->RemoveTask(name));
+}
+
+Scheduler* CyberSchedulerApi::scheduler() const { return DefaultScheduler(); }
+
+CyberSchedulerApi* Instance() {
+  static CyberSchedulerApi api;
+  return &api;
+}
+
+}  // namespace scheduler
+}  // namespace cyber
