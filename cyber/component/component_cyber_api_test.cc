@@ -47,7 +47,7 @@ class ComponentCyberApiTest : public ::testing::Test {
     std::ofstream(path, std::ios::binary) << content;
     return path;
   }
-  absl::Status SetUp(const std::string& config_path) {
+  absl::Status SetUpComponent(const std::string& config_path) {
     return component_.SetUp("PortedComponent", "ported", config_path, "", context_);
   }
 
@@ -58,7 +58,7 @@ class ComponentCyberApiTest : public ::testing::Test {
 };
 
 TEST_F(ComponentCyberApiTest, NodeIsTheProtectedMemberAndCreatesWritersAndReaders) {
-  ASSERT_TRUE(SetUp("").ok());
+  ASSERT_TRUE(SetUpComponent("").ok());
   std::shared_ptr<Node>& node = component_.cyber_node();
   ASSERT_NE(node, nullptr);
   EXPECT_EQ(node, component_.node());
@@ -80,7 +80,7 @@ TEST_F(ComponentCyberApiTest, NodeIsTheProtectedMemberAndCreatesWritersAndReader
 }
 
 TEST_F(ComponentCyberApiTest, FailuresAreNullptrNotCrashes) {
-  ASSERT_TRUE(SetUp("").ok());
+  ASSERT_TRUE(SetUpComponent("").ok());
   std::shared_ptr<Node>& node = component_.cyber_node();
   EXPECT_EQ(node->CreateWriter<int>(""), nullptr);  // empty channel
   ASSERT_NE(node->CreateWriter<int>("/typed"), nullptr);
@@ -103,7 +103,7 @@ TEST_F(ComponentCyberApiTest, FailuresAreNullptrNotCrashes) {
 }
 
 TEST_F(ComponentCyberApiTest, GetProtoConfigReadsTextFormat) {
-  ASSERT_TRUE(SetUp(Write("ok.pb.txt", "seconds: 5\nnanos: 7\n")).ok());
+  ASSERT_TRUE(SetUpComponent(Write("ok.pb.txt", "seconds: 5\nnanos: 7\n")).ok());
   google::protobuf::Duration config;
   ASSERT_TRUE(component_.GetProtoConfig(&config));
   EXPECT_EQ(config.seconds(), 5);
@@ -113,14 +113,14 @@ TEST_F(ComponentCyberApiTest, GetProtoConfigReadsTextFormat) {
 TEST_F(ComponentCyberApiTest, GetProtoConfigReadsTheBinaryFormatFromADotBinFile) {
   google::protobuf::Duration written;
   written.set_seconds(9);
-  ASSERT_TRUE(SetUp(Write("conf.bin", written.SerializeAsString())).ok());
+  ASSERT_TRUE(SetUpComponent(Write("conf.bin", written.SerializeAsString())).ok());
   google::protobuf::Duration config;
   ASSERT_TRUE(component_.GetProtoConfig(&config));
   EXPECT_EQ(config.seconds(), 9);
 }
 
 TEST_F(ComponentCyberApiTest, NoConfigFileIsAFailedPreconditionNamingTheComponent) {
-  ASSERT_TRUE(SetUp("").ok());
+  ASSERT_TRUE(SetUpComponent("").ok());
   google::protobuf::Duration config;
   EXPECT_FALSE(component_.GetProtoConfig(&config));
   const absl::Status s = component_.ReadProtoConfig(&config);
@@ -131,7 +131,7 @@ TEST_F(ComponentCyberApiTest, NoConfigFileIsAFailedPreconditionNamingTheComponen
 }
 
 TEST_F(ComponentCyberApiTest, AMissingFileIsNotFoundNamingThePath) {
-  ASSERT_TRUE(SetUp("/nonexistent/conf.pb.txt").ok());
+  ASSERT_TRUE(SetUpComponent("/nonexistent/conf.pb.txt").ok());
   google::protobuf::Duration config;
   EXPECT_FALSE(component_.GetProtoConfig(&config));
   const absl::Status s = component_.ReadProtoConfig(&config);
@@ -143,7 +143,7 @@ TEST_F(ComponentCyberApiTest, AMissingFileIsNotFoundNamingThePath) {
 
 TEST_F(ComponentCyberApiTest, BadTextIsInvalidArgumentWithFileLineAndColumn) {
   const std::string path = Write("bad.pb.txt", "seconds: 5\nnanoz: 7\n");
-  ASSERT_TRUE(SetUp(path).ok());
+  ASSERT_TRUE(SetUpComponent(path).ok());
   google::protobuf::Duration config;
   EXPECT_FALSE(component_.GetProtoConfig(&config));
   const absl::Status s = component_.ReadProtoConfig(&config);
@@ -156,7 +156,7 @@ TEST_F(ComponentCyberApiTest, BadTextIsInvalidArgumentWithFileLineAndColumn) {
 }
 
 TEST_F(ComponentCyberApiTest, ABadBinaryFileIsInvalidArgument) {
-  ASSERT_TRUE(SetUp(Write("junk.bin", "\xff\xff\xff")).ok());
+  ASSERT_TRUE(SetUpComponent(Write("junk.bin", "\xff\xff\xff")).ok());
   google::protobuf::Duration config;
   const absl::Status s = component_.ReadProtoConfig(&config);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
