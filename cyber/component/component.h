@@ -1,34 +1,63 @@
-// Component<M>: a component whose Proc(msg) runs for each message on the
-// channel of its first `readers` entry in the graph.
+// Component<M0, ...>: a component driven by messages, reading one to four
+// channels, with Cyber RT's semantics.
 //
-//   class Fusion : public cyber::Component<ImuReading> {
+//   class Fusion : public cyber::Component<Chatter, Driver> {
 //    public:
 //     bool Init() override { ... }
-//     bool Proc(const std::shared_ptr<ImuReading>& msg) override { ... }
+//     bool Proc(const std::shared_ptr<Chatter>& chatter,
+//               const std::shared_ptr<Driver>& driver) override { ... }
 //   };
 //   CYBER_REGISTER_COMPONENT(Fusion)
 //
-// Messages arrive in write order, in scheduler routines, never concurrently
-// with each other; if Proc() falls behind, the reader's pending queue
-// (`pending_queue_size`, default 1) keeps the newest messages and the
-// dropped ones are counted. Messages are shared and immutable by contract:
+// The graph entry lists one `readers` entry per channel, in the order of the
+// template arguments: readers[0] is M0's channel, readers[1] M1's, and so on.
+// A count that differs from the arity is refused at start with the entry's
+// location (an extra entry would otherwise be silently unused; a missing one
+// would leave Proc() never called).
+//
+// When Proc runs (the "fusion" rule, as in Cyber RT):
+//   - only a message on the first channel (M0) triggers Proc();
+//   - it is called with that message and the latest message of each other
+//     channel, which may be one Proc() already saw;
+//   - not before each other channel has delivered at least one message: M0
+//     messages arriving earlier are dropped and counted
+//     (ComponentStats::unfused); a Component<M0> has nothing to wait for.
+//
+// Messages on each channel arrive in write order, in scheduler routines;
+// Proc() is never concurrent with itself (only M0's reader calls it). If
+// Proc() falls behind, M0's pending queue (`pending_queue_size`, default 1)
+// keeps the newest messages and counts the dropped ones
+// (ComponentStats::dropped). Messages are shared and immutable by contract:
 // Proc() receives std::shared_ptr<M> (Cyber RT's signature) but must not
-// modify the message. Shutdown() shuts the reader down synchronously.
+// modify a message. Shutdown() shuts every reader down synchronously, then
+// calls Clear(): no Proc() runs after it returns.
 
 #ifndef CYBER_COMPONENT_COMPONENT_H_
 #define CYBER_COMPONENT_COMPONENT_H_
 
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <tuple>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "cyber/common/mutex.h"
 #include "cyber/component/component_base.h"
+#include "cyber/component/component_registry.h"
 
 namespace cyber {
 
-template <typename M>
+template <typename M0, typename... Ms>
 class Component : public ComponentBase {
  public:
-  virtual bool Proc(const std::shared_ptr<M>& msg) = 0;
+  // How many channels the component reads (Cyber RT allows up to 4).
+  static constexpr size_t kChannels = 1 + sizeof...(Ms);
+  static_assert(kChannels <= 4, "a Component reads at most 4 channels");
+
+  virtual bool Proc(const std::shared_ptr<M0>& m0,
+                    const std::shared_ptr<Ms>&... ms) = 0;
 
   using ComponentBase::Initialize;
   absl::Status Initialize(const dag::ComponentSpec& spec,
@@ -36,37 +65,31 @@ class Component : public ComponentBase {
     absl::Status s = SetUp(spec.class_name, spec.name, spec.config_file_path,
                            spec.flag_file_path, context);
     if (!s.ok()) return s;
-    if (spec.readers.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          spec.where.ToString(), ": component \"", spec.name,
-          "\": readers: a message component needs a channel to read"));
-    }
+    s = CheckReaderCount(spec);
+    if (!s.ok()) return s;
     if (!Init()) {
       return absl::FailedPreconditionError(absl::StrCat(
           spec.where.ToString(), ": component \"", name(), "\" (",
           class_name(), "): Init() returned false"));
     }
+    // The other channels first, so a message written on them before the
+    // first channel's reader exists is not missed for the first fusion.
+    s = CreateLatestReaders(spec, std::index_sequence_for<Ms...>());
+    if (!s.ok()) return s;
     const dag::ReaderConfig& reader = spec.readers.front();
-    auto created = node()->template TryCreateReader<M>(
+    auto created = node()->template TryCreateReader<M0>(
         reader.channel,
-        [this](const std::shared_ptr<const M>& msg) {
-          if (this->shut_down_.load(std::memory_order_acquire)) return;
-          this->RecordProc(Proc(std::const_pointer_cast<M>(msg)));
-        },
+        [this](const std::shared_ptr<const M0>& msg) { OnFirstChannel(msg); },
         reader.pending_queue_size);
-    if (!created.ok()) {
-      return absl::Status(created.status().code(),
-                          absl::StrCat(reader.where.ToString(), ": ",
-                                       created.status().message()));
-    }
+    if (!created.ok()) return Located(reader, created.status());
     reader_ = *std::move(created);
     return absl::OkStatus();
   }
 
   void Shutdown() override {
     if (this->shut_down_.exchange(true)) return;
-    if (reader_) reader_->Shutdown();  // synchronous
-    // And every other reader it created in Init(), before Clear().
+    if (reader_) reader_->Shutdown();  // synchronous: no Proc() after this
+    // The other channels' readers and every reader Init() created.
     if (this->node()) this->node()->Shutdown();
     Clear();
   }
@@ -78,11 +101,82 @@ class Component : public ComponentBase {
     s.procs = this->procs_.load();
     s.proc_failures = this->proc_failures_.load();
     if (reader_) s.dropped = reader_->stats().dropped_overflow;
+    s.unfused = unfused_.load(std::memory_order_relaxed);
     return s;
   }
 
  private:
-  std::shared_ptr<Reader<M>> reader_;
+  using Latest = std::tuple<std::shared_ptr<const Ms>...>;
+
+  absl::Status CheckReaderCount(const dag::ComponentSpec& spec) const {
+    const size_t n = spec.readers.size();
+    if (n == kChannels) return absl::OkStatus();
+    // Point at the first entry it cannot use, or at the component.
+    const dag::SourceLocation& where =
+        n > kChannels ? spec.readers[kChannels].where : spec.where;
+    return absl::InvalidArgumentError(absl::StrCat(
+        where.ToString(), ": component \"", spec.name, "\" (", spec.class_name,
+        "): readers: ", n, n == 1 ? " entry" : " entries", ", but the class reads ",
+        kChannels, kChannels == 1 ? " channel" : " channels",
+        " (one readers entry per Component<...> message type, the first "
+        "triggers Proc())"));
+  }
+
+  static absl::Status Located(const dag::ReaderConfig& reader,
+                              const absl::Status& status) {
+    return absl::Status(status.code(), absl::StrCat(reader.where.ToString(), ": ",
+                                                    status.message()));
+  }
+
+  template <size_t... I>
+  absl::Status CreateLatestReaders(const dag::ComponentSpec& spec,
+                                   std::index_sequence<I...>) {
+    absl::Status s;
+    // In channel order; stops at the first failure.
+    ((s.ok() ? void(s = CreateLatestReader<I>(spec.readers[I + 1])) : void()), ...);
+    return s;
+  }
+
+  // Channel I + 1: keeps its latest message for the next fusion.
+  template <size_t I>
+  absl::Status CreateLatestReader(const dag::ReaderConfig& reader) {
+    using M = std::tuple_element_t<I, std::tuple<Ms...>>;
+    auto created = node()->template TryCreateReader<M>(
+        reader.channel,
+        [this](const std::shared_ptr<const M>& msg) {
+          MutexLock lock(&latest_mu_);
+          std::get<I>(latest_) = msg;
+        },
+        reader.pending_queue_size);
+    if (!created.ok()) return Located(reader, created.status());
+    return absl::OkStatus();  // the node owns it; Shutdown() stops it
+  }
+
+  void OnFirstChannel(const std::shared_ptr<const M0>& msg) {
+    if (this->shut_down_.load(std::memory_order_acquire)) return;
+    Latest latest;
+    if constexpr (sizeof...(Ms) > 0) {
+      MutexLock lock(&latest_mu_);
+      latest = latest_;
+    }
+    const bool ready = std::apply(
+        [](const auto&... m) { return (true && ... && (m != nullptr)); }, latest);
+    if (!ready) {
+      unfused_.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    const bool ok = std::apply(
+        [&](const auto&... m) {
+          return Proc(std::const_pointer_cast<M0>(msg), std::const_pointer_cast<Ms>(m)...);
+        },
+        latest);
+    this->RecordProc(ok);
+  }
+
+  std::shared_ptr<Reader<M0>> reader_;
+  mutable Mutex latest_mu_;
+  Latest latest_ ABSL_GUARDED_BY(latest_mu_);
+  std::atomic<uint64_t> unfused_{0};
 };
 
 }  // namespace cyber

@@ -55,6 +55,9 @@ struct ComponentStats {
   uint64_t early_fires = 0;
   // Message components: messages dropped because Proc() fell behind.
   uint64_t dropped = 0;
+  // Multi-channel components: first-channel messages that arrived before
+  // every other channel had delivered one, so Proc() was not called.
+  uint64_t unfused = 0;
 };
 
 class ComponentBase {
@@ -73,7 +76,8 @@ class ComponentBase {
   // --- Launcher side ------------------------------------------------------
   // Sets the component up from its graph entry and calls Init(). The entry
   // kind must match the class: a TimerComponent from `timer_components`, a
-  // Component<M> from `components`; a mismatch is an error naming both.
+  // Component<M0, ...> from `components` (one `readers` entry per message
+  // type); a mismatch is an error naming both.
   virtual absl::Status Initialize(const dag::ComponentSpec& spec,
                                   const ComponentContext& context);
   virtual absl::Status Initialize(const dag::TimerComponentSpec& spec,

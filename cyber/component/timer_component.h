@@ -23,6 +23,7 @@
 #include "absl/time/time.h"
 #include "cyber/common/mutex.h"
 #include "cyber/component/component_base.h"
+#include "cyber/component/component_registry.h"  // CYBER_REGISTER_COMPONENT, as in Cyber RT
 #include "timer/timer.h"
 
 namespace cyber {
