@@ -38,7 +38,10 @@ void TickDriver::Shutdown() {
 void TickDriver::AwaitIdle() const {
   if (!options_.run_thread) return;  // nothing runs behind the caller's back
   if (!track_idle_.exchange(true)) {
-    front_->wakeup()->Notify();  // one pass more, which records its sleep
+    // One pass more, which records its sleep. Counted: a plan recorded
+    // before this pass (the thread may already have read track_idle_) must
+    // not count as idle, or the pass would follow as an unexpected wake-up.
+    front_->RequestWake();
   }
   MutexLock lock(&idle_mu_);
   // Idle: asleep, on a plan that includes every arm that asked for a wake,
@@ -95,12 +98,18 @@ void TickDriver::Loop() {
   std::vector<Due> due;  // reused: no allocation once it has grown
   Clock* const clock = front_->clock();
   while (!stopping_.load()) {
-    // Read before planning: an arm counted here is in the plan or woke us.
-    const uint64_t requests_seen = front_->wake_requests();
-    const Instant wake = StepWith(clock->Now(), &due);
-    // Only for AwaitIdle(), once somebody uses it (tests, simulations).
+    // Only for AwaitIdle(), once somebody uses it (tests, simulations); the
+    // production loop reads no counter and takes no lock for it. A pass that
+    // misses the flag is followed by one that sees it: AwaitIdle() requests
+    // a wake after setting it.
     const bool track = track_idle_.load(std::memory_order_acquire);
-    if (track) {
+    // Read before planning: a request counted here is in the plan (an arm
+    // counts itself after it is in the wheel) or is still pending below.
+    const uint64_t requests_seen = track ? front_->wake_requests() : 0;
+    const Instant wake = StepWith(clock->Now(), &due);
+    // A pending notification ends the wait below at once: not asleep yet
+    // (AwaitIdle() would return and a wake-up would follow it).
+    if (track && !front_->wakeup()->pending()) {
       MutexLock lock(&idle_mu_);
       sleeping_ = true;
       sleeping_until_ = wake;

@@ -40,8 +40,7 @@ absl::StatusOr<TimingWheel::ArmResult> WheelFrontEnd::Arm(ExpiryTarget* target,
   }
   if (result.ok() && result->wake_needed) {
     // After the wheel arm: a plan that counts this request includes it.
-    wake_requests_.fetch_add(1, std::memory_order_acq_rel);
-    wakeup_.Notify();
+    RequestWake();
   }
   return result;
 }

@@ -98,10 +98,14 @@ class WheelFrontEnd {
   TimingWheel& wheel() { return wheel_; }
   const TimingWheel& wheel() const { return wheel_; }
   WakeupEvent* wakeup() { return &wakeup_; }
-  // Arms that needed a wake of the tick thread (for TickDriver::AwaitIdle).
-  uint64_t wake_requests() const {
-    return wake_requests_.load(std::memory_order_acquire);
-  }
+  // Wakes of the tick thread requested so far (arms that beat its plan,
+  // AwaitIdle's extra pass, Shutdown), for TickDriver::AwaitIdle. The count
+  // and the pending flag change in one critical section of the event: a
+  // plan made after reading N requests, with no notification pending when
+  // it is recorded, covers every one of those N.
+  uint64_t wake_requests() const { return wakeup_.notifications(); }
+  // One more pass of the tick thread, counted.
+  void RequestWake() { wakeup_.Notify(); }
 
  private:
   const std::string name_;
@@ -111,7 +115,6 @@ class WheelFrontEnd {
   WakeupEvent wakeup_;
   std::atomic<bool> closed_{false};
   mutable std::atomic<int> clock_readers_{0};
-  std::atomic<uint64_t> wake_requests_{0};
 };
 
 }  // namespace timer

@@ -14,6 +14,7 @@
 #define CYBER_TIME_WAKEUP_EVENT_H_
 
 #include <chrono>
+#include <cstdint>
 
 #include "absl/base/thread_annotations.h"
 #include "cyber/common/mutex.h"
@@ -32,10 +33,26 @@ class WakeupEvent {
   WakeupEvent& operator=(const WakeupEvent&) = delete;
 
   // Wakes the waiting thread, or makes its next wait return immediately.
+  // Counted in the same critical section that makes it pending, so a waiter
+  // that reads notifications() and later finds nothing pending knows every
+  // notification up to that count was consumed before it looked.
   void Notify() {
     MutexLock lock(&mu_);
+    ++notifications_;
     notified_ = true;
     cv_.SignalAll();
+  }
+
+  // Notify() calls so far.
+  uint64_t notifications() const {
+    MutexLock lock(&mu_);
+    return notifications_;
+  }
+
+  // Whether a notification is waiting to be consumed by the next wait.
+  bool pending() const {
+    MutexLock lock(&mu_);
+    return notified_;
   }
 
   // --- For Clock implementations ---------------------------------------
@@ -75,9 +92,10 @@ class WakeupEvent {
   }
 
  private:
-  Mutex mu_;
+  mutable Mutex mu_;
   CondVar cv_;
   bool notified_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t notifications_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace cyber
