@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "cyber/common/log.h"
+#include "timer/ambient_timer_system.h"
 
 namespace cyber {
 namespace scheduler {
@@ -67,6 +68,9 @@ CRoutine::State CRoutine::Resume() {
     context_ = host_->context_pool()->Acquire();
     first_entry = &entry_;
   }
+  // The routine runs its scheduler's graph code: timers it makes without a
+  // TickDriver, Time::Now(), Rate, follow its scheduler's wheel and clock.
+  const timer::ScopedAmbientTimerSystem ambient(host_->timer_driver());
   CRoutine* const outer = t_current;
   Parkable* const outer_coroutine = CurrentCoroutine();
   t_current = this;

@@ -12,12 +12,13 @@ namespace scheduler {
 
 ProcessorGroup::ProcessorGroup(ProcessorGroupConfig config,
                                std::unique_ptr<SchedulingPolicy> policy,
-                               ReturnedFn returned)
+                               ReturnedFn returned, bool run_threads)
     : config_(std::move(config)), returned_(std::move(returned)) {
   {
     MutexLock lock(&mu_);
     policy_ = std::move(policy);
   }
+  if (!run_threads) return;
   for (int i = 0; i < config_.processor_num; ++i) {
     threads_.emplace_back([this, i] { ProcessorMain(i); });
   }
@@ -52,6 +53,24 @@ std::shared_ptr<CRoutine> ProcessorGroup::Next(int index) {
     work_.Wait(&mu_);
   }
   return nullptr;
+}
+
+bool ProcessorGroup::RunOne(std::chrono::nanoseconds wait) {
+  std::shared_ptr<CRoutine> r;
+  {
+    MutexLock lock(&mu_);
+    const auto limit = std::chrono::steady_clock::now() + wait;
+    while (!stop_) {
+      r = policy_->Pop(0);
+      if (r || std::chrono::steady_clock::now() >= limit) break;
+      work_.WaitUntil(&mu_, limit);
+    }
+  }
+  if (!r) return false;
+  const CRoutine::State state = r->Resume();
+  switches_.fetch_add(1, std::memory_order_relaxed);
+  returned_(std::move(r), state);
+  return true;
 }
 
 void ProcessorGroup::ProcessorMain(int index) {

@@ -11,12 +11,18 @@
 // SCHED_FIFO without privileges) is logged as a warning and the processor
 // runs without it.
 //
+// A group made with run_threads false has no threads at all: its owner runs
+// the queued routines on its own thread with RunOne() (a simulated graph
+// does, for a deterministic order).
+//
 // Threads: Enqueue() from any thread. Stop() once, from outside the group.
+// RunOne() only on a group without threads, from one thread at a time.
 
 #ifndef SCHEDULER_PROCESSOR_GROUP_H_
 #define SCHEDULER_PROCESSOR_GROUP_H_
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -41,7 +47,8 @@ class ProcessorGroup {
       std::function<void(std::shared_ptr<CRoutine>, CRoutine::State)>;
 
   ProcessorGroup(ProcessorGroupConfig config,
-                 std::unique_ptr<SchedulingPolicy> policy, ReturnedFn returned);
+                 std::unique_ptr<SchedulingPolicy> policy, ReturnedFn returned,
+                 bool run_threads = true);
   ~ProcessorGroup();  // Stop()
   ProcessorGroup(const ProcessorGroup&) = delete;
   ProcessorGroup& operator=(const ProcessorGroup&) = delete;
@@ -50,6 +57,11 @@ class ProcessorGroup {
   // Stops the processors after the routine each is running switches out;
   // queued routines stay queued (the scheduler drains before stopping).
   void Stop();
+
+  // Without threads: resumes the next queued routine (as processor 0) on
+  // the calling thread, waiting up to `wait` of real time for one to be
+  // queued; false if none came (or the group stopped).
+  bool RunOne(std::chrono::nanoseconds wait);
 
   const ProcessorGroupConfig& config() const { return config_; }
   int size() const { return static_cast<int>(threads_.size()); }

@@ -33,7 +33,8 @@ Scheduler::Scheduler(Options options)
         group, std::make_unique<ClassicPolicy>(group.processor_num),
         [this](std::shared_ptr<CRoutine> r, CRoutine::State s) {
           OnReturned(std::move(r), s);
-        }));
+        },
+        options_.run_threads));
   }
 }
 
@@ -182,6 +183,39 @@ void Scheduler::OnReturned(std::shared_ptr<CRoutine> routine,
   if (live_.empty()) all_finished_.SignalAll();
 }
 
+size_t Scheduler::RunReady() {
+  ACHECK(!options_.run_threads)
+      << "scheduler \"" << options_.name << "\": RunReady() with processor threads";
+  size_t resumes = 0;
+  bool ran = true;
+  while (ran) {
+    ran = false;
+    for (auto& g : groups_) {
+      while (g->RunOne(std::chrono::nanoseconds(0))) {
+        ran = true;
+        ++resumes;
+      }
+    }
+  }
+  return resumes;
+}
+
+bool Scheduler::RunOneReady(absl::Duration wait) {
+  ACHECK(!options_.run_threads)
+      << "scheduler \"" << options_.name << "\": RunOneReady() with processor threads";
+  for (auto& g : groups_) {
+    if (g->RunOne(std::chrono::nanoseconds(0))) return true;
+  }
+  return groups_[0]->RunOne(absl::ToChronoNanoseconds(wait));
+}
+
+bool Scheduler::HasReady() const {
+  for (const auto& g : groups_) {
+    if (g->queued() > 0) return true;
+  }
+  return false;
+}
+
 void Scheduler::Shutdown() {
   std::vector<std::shared_ptr<CRoutine>> live;
   {
@@ -195,20 +229,26 @@ void Scheduler::Shutdown() {
   // their next suspension point, queued ones end before their body runs.
   for (const auto& r : live) r->Cancel();
   live.clear();
-  {
-    MutexLock lock(&mu_);
-    auto last_report = std::chrono::steady_clock::now();
-    while (!live_.empty()) {
-      all_finished_.WaitUntil(&mu_, std::chrono::steady_clock::now() +
-                                        std::chrono::seconds(1));
-      if (!live_.empty() &&
-          std::chrono::steady_clock::now() - last_report > std::chrono::seconds(5)) {
-        last_report = std::chrono::steady_clock::now();
-        for (const auto& entry : live_) {
-          AWARN << "scheduler \"" << options_.name << "\": shutdown waits for "
-                << "routine \"" << entry.second->name()
-                << "\", which has not reached a suspension point";
-        }
+  auto last_report = std::chrono::steady_clock::now();
+  while (true) {
+    {
+      MutexLock lock(&mu_);
+      if (live_.empty()) break;
+      if (options_.run_threads) {
+        all_finished_.WaitUntil(&mu_, std::chrono::steady_clock::now() +
+                                          std::chrono::seconds(1));
+      }
+    }
+    // Without processor threads nobody else runs the cancelled routines:
+    // their unwinding runs here.
+    if (!options_.run_threads) RunOneReady(absl::Milliseconds(100));
+    if (std::chrono::steady_clock::now() - last_report > std::chrono::seconds(5)) {
+      last_report = std::chrono::steady_clock::now();
+      MutexLock lock(&mu_);
+      for (const auto& entry : live_) {
+        AWARN << "scheduler \"" << options_.name << "\": shutdown waits for "
+              << "routine \"" << entry.second->name()
+              << "\", which has not reached a suspension point";
       }
     }
   }

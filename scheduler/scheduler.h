@@ -73,6 +73,11 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
     SchedulerConfig config;
     size_t stack_size = kDefaultStackSize;
     size_t max_routines = size_t{1} << 16;
+    // false: no processor threads. The owner runs queued routines on its
+    // own thread with RunReady()/RunOneReady(), one at a time, in the
+    // policy's order: what a simulated graph does for a run that is the
+    // same every time (cyber/testing/simulated_graph.h).
+    bool run_threads = true;
   };
   struct Stats {
     uint64_t dispatched = 0;  // routines created by Dispatch/Async
@@ -113,6 +118,20 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
   auto Async(F&& f, Args&&... args)
       -> std::future<std::invoke_result_t<std::decay_t<F>, std::decay_t<Args>...>>;
 
+  // --- Without processor threads (Options::run_threads false) ----------
+  // Runs queued routines on the calling thread until none is queued; a
+  // routine that yields is queued again, so one that loops on Yield()
+  // keeps this going (the caller bounds its simulation). Returns the number
+  // of resumes. REQUIRES: one caller at a time, not from a routine.
+  size_t RunReady();
+  // Runs one queued routine, waiting up to `wait` of real time for one to be
+  // queued (from another thread); false if none came.
+  bool RunOneReady(absl::Duration wait);
+  // Whether a routine is queued (not parked, not running).
+  bool HasReady() const;
+
+  // Without processor threads, Shutdown() runs the cancelled routines'
+  // unwinding on the calling thread.
   void Shutdown();
   Stats stats() const;
   const std::string& name() const { return options_.name; }

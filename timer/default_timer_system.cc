@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cyber/time/steady_clock.h"
+#include "timer/ambient_timer_system.h"
 #include "timer/callback_executor.h"
 
 namespace cyber {
@@ -56,6 +57,9 @@ ProcessSystem* CurrentLocked() {
 }  // namespace
 
 std::shared_ptr<WheelFrontEnd> DefaultTimerFrontEnd() {
+  if (std::shared_ptr<WheelFrontEnd> ambient = AmbientTimerFrontEnd()) {
+    return ambient;
+  }
   std::lock_guard<std::mutex> lock(g_mu);
   ProcessSystem* s = CurrentLocked();
   return s != nullptr ? s->driver.front_end() : nullptr;

@@ -30,8 +30,10 @@
 namespace cyber {
 namespace timer {
 
-// What a default-bound Timer starts on now; null after a shutdown (see
-// above).
+// What a default-bound Timer starts on now: the ambient timer system when
+// the caller runs a graph's code (timer/ambient_timer_system.h: a routine of
+// a scheduler with its own wheel, a component's Init()), else the process
+// system; null after a shutdown (see above).
 std::shared_ptr<WheelFrontEnd> DefaultTimerFrontEnd();
 
 // The current system's driver (for tools that report its statistics, and

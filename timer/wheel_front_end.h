@@ -51,7 +51,7 @@ class ExpiryTarget : public WheelEntry,
   virtual ~ExpiryTarget() = default;
 };
 
-class WheelFrontEnd {
+class WheelFrontEnd : public std::enable_shared_from_this<WheelFrontEnd> {
  public:
   // `clock` and `dispatcher` must stay valid until Close() returns.
   WheelFrontEnd(std::string name, Clock* clock, Dispatcher* dispatcher,

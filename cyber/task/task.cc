@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "cyber/time/ambient_clock.h"
 #include "cyber/time/steady_clock.h"
 #include "scheduler/croutine.h"
 
@@ -23,7 +24,7 @@ void SleepFor(absl::Duration interval) {
     return;
   }
   if (interval <= absl::ZeroDuration()) return;
-  SteadyClock::Get()->SleepFor(interval);
+  AmbientClockOr(SteadyClock::Get())->SleepFor(interval);
 }
 
 void SleepFor(const std::chrono::microseconds& interval) {

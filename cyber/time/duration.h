@@ -38,8 +38,9 @@ class Duration {
   double ToSecond() const { return static_cast<double>(ns_) / 1e9; }
   int64_t ToNanosecond() const { return ns_; }
   bool IsZero() const { return ns_ == 0; }
-  // Sleeps this long on the steady clock (a negative or zero span returns
-  // at once); a routine parks instead of blocking its processor.
+  // Sleeps this long on the steady clock, or on the simulated clock of the
+  // graph whose code calls it (a negative or zero span returns at once); a
+  // routine parks instead of blocking its processor.
   void Sleep() const;
 
   Duration operator+(const Duration& rhs) const { return Duration(ns_ + rhs.ns_); }

@@ -5,6 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "cyber/common/log.h"
+#include "cyber/time/ambient_clock.h"
 #include "cyber/time/sleep_on_clock.h"
 #include "cyber/time/steady_clock.h"
 
@@ -40,7 +41,7 @@ absl::Duration PeriodOfFrequency(double hz) {
 
 Rate::Rate(absl::Duration period, const std::string& what)
     : period_(UsablePeriod(period) ? period : absl::ZeroDuration()),
-      clock_(SteadyClock::Get()),
+      clock_(AmbientClockOr(SteadyClock::Get())),
       start_(clock_->Now()) {
   if (!ok()) {
     AERROR << "Rate(" << what << "): gives no positive finite period ("

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "absl/time/clock.h"
+#include "cyber/time/ambient_clock.h"
 #include "cyber/time/steady_clock.h"
 
 namespace cyber {
@@ -16,12 +17,27 @@ const Time Time::MIN = Time(uint64_t{1});
 Time::Time(double seconds)
     : ns_(seconds <= 0 ? 0 : static_cast<uint64_t>(std::llround(seconds * 1e9))) {}
 
-Time Time::Now() { return Time(static_cast<uint64_t>(absl::GetCurrentTimeNanos())); }
+namespace {
 
-Time Time::MonoTime() {
-  return Time(static_cast<uint64_t>(
-      absl::ToInt64Nanoseconds(SteadyClock::Get()->Now().SinceEpoch())));
+// The simulated clock of the graph whose code runs on this thread, if any.
+Clock* SimulatedAmbientClock() {
+  Clock* const c = AmbientClock();
+  return c != SteadyClock::Get() ? c : nullptr;
 }
+
+Time TimeOn(const Clock& clock) {
+  const int64_t ns = absl::ToInt64Nanoseconds(clock.Now().SinceEpoch());
+  return Time(static_cast<uint64_t>(ns < 0 ? 0 : ns));
+}
+
+}  // namespace
+
+Time Time::Now() {
+  if (const Clock* sim = SimulatedAmbientClock()) return TimeOn(*sim);
+  return Time(static_cast<uint64_t>(absl::GetCurrentTimeNanos()));
+}
+
+Time Time::MonoTime() { return TimeOn(*AmbientClockOr(SteadyClock::Get())); }
 
 void Time::SleepUntil(const Time& time) {
   const Time now = Now();

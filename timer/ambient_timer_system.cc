@@ -1,0 +1,26 @@
+#include "timer/ambient_timer_system.h"
+
+namespace cyber {
+namespace timer {
+
+namespace {
+thread_local WheelFrontEnd* t_ambient_front = nullptr;
+}  // namespace
+
+std::shared_ptr<WheelFrontEnd> AmbientTimerFrontEnd() {
+  return t_ambient_front != nullptr ? t_ambient_front->shared_from_this()
+                                    : nullptr;
+}
+
+ScopedAmbientTimerSystem::ScopedAmbientTimerSystem(WheelFrontEnd* front)
+    : previous_(t_ambient_front),
+      clock_(front != nullptr ? front->clock() : nullptr) {
+  t_ambient_front = front;
+}
+
+ScopedAmbientTimerSystem::~ScopedAmbientTimerSystem() {
+  t_ambient_front = previous_;
+}
+
+}  // namespace timer
+}  // namespace cyber
