@@ -10,6 +10,8 @@ Usage:
     cc_proto(name = "dag_cc_proto", srcs = ["dag.proto"])
 """
 
+load("@rules_cc//cc:defs.bzl", "cc_library")
+
 _PROTOC = "/usr/bin/protoc"
 
 def cc_proto(name, srcs, deps = [], visibility = None, testonly = False):
@@ -23,6 +25,12 @@ def cc_proto(name, srcs, deps = [], visibility = None, testonly = False):
       testonly: as for any rule.
     """
     pkg = native.package_name()
+
+    # In another workspace (local_repository), this repository's files sit
+    # under external/<name>/ and its generated files under
+    # $(GENDIR)/external/<name>/: protoc's root follows.
+    repo = native.repository_name().lstrip("@")
+    root = "external/" + repo if repo else "."
     stems = [s[:-len(".proto")] for s in srcs]
     hdrs = [s + ".pb.h" for s in stems]
     ccs = [s + ".pb.cc" for s in stems]
@@ -40,12 +48,12 @@ def cc_proto(name, srcs, deps = [], visibility = None, testonly = False):
         outs = hdrs + ccs,
         cmd = " ".join([
             _PROTOC,
-            "--proto_path=.",
-            "--cpp_out=$(GENDIR)",
-        ] + ["%s/%s" % (pkg, s) if pkg else s for s in srcs]),
+            "--proto_path=" + root,
+            "--cpp_out=$(GENDIR)" + ("/" + root if repo else ""),
+        ] + ["/".join([p for p in [root if repo else "", pkg, s] if p]) for s in srcs]),
         testonly = testonly,
     )
-    native.cc_library(
+    cc_library(
         name = name,
         srcs = ccs,
         hdrs = hdrs,

@@ -4,6 +4,7 @@
 
 #include "cyber/common/log.h"
 #include "cyber/component/component_registry.h"
+#include "cyber/time/ambient_clock.h"
 #include "cyber/time/steady_clock.h"
 
 namespace sensor_polling {
@@ -14,7 +15,9 @@ std::atomic<uint64_t> HealthMonitor::reports{0};
 
 namespace {
 
-cyber::Instant Now() { return cyber::SteadyClock::Get()->Now(); }
+// The graph's clock: the steady clock, or the simulated clock of a graph run
+// on simulated time (cyber/time/ambient_clock.h).
+cyber::Instant Now() { return cyber::AmbientClockOr(cyber::SteadyClock::Get())->Now(); }
 
 }  // namespace
 

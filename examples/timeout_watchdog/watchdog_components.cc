@@ -23,6 +23,7 @@ namespace {
 constexpr char kRequestChannel[] = "/rpc/request";
 constexpr char kResponseChannel[] = "/rpc/response";
 constexpr char kHeartbeatChannel[] = "/sensor/heartbeat";
+constexpr char kAlarmChannel[] = "/watchdog/timeout";
 
 template <typename T>
 bool Take(absl::StatusOr<T> result, T* out) {
@@ -162,6 +163,9 @@ bool HeartbeatSource::Proc() {
 // --- Watchdog ----------------------------------------------------------------
 
 bool Watchdog::Init() {
+  if (!Take(node()->TryCreateWriter<WatchdogAlarm>(kAlarmChannel), &alarm_writer_)) {
+    return false;
+  }
   cyber::TimerOptions o;
   o.name = name() + "_quiet";
   o.period = kWatchdogTimeout;
@@ -169,6 +173,9 @@ bool Watchdog::Init() {
   o.callback = [this] {
     quiet_ = true;
     ++fired;
+    auto alarm = std::make_shared<WatchdogAlarm>();
+    alarm->last_seq = last_seq_.load();
+    alarm_writer_->Write(std::move(alarm));
     AWARN << "watchdog \"" << name() << "\": " << kHeartbeatChannel
           << " quiet for " << kWatchdogTimeout;
   };
@@ -176,7 +183,8 @@ bool Watchdog::Init() {
   return timer_->Schedule().ok();
 }
 
-bool Watchdog::Proc(const std::shared_ptr<Heartbeat>&) {
+bool Watchdog::Proc(const std::shared_ptr<Heartbeat>& beat) {
+  last_seq_ = beat->seq;
   if (quiet_.exchange(false)) ++rearmed;
   // Restart the countdown from now (Schedule() alone would keep the old
   // deadline of a running oneshot). Reset() never waits for a running call.

@@ -10,8 +10,9 @@
 //   Heartbeat (timer, 10 ms): publishes on /sensor/heartbeat, but goes quiet
 //       for 300 ms at the start of every second (a simulated sensor outage).
 //   Watchdog (component, reads /sensor/heartbeat): each heartbeat re-arms a
-//       50 ms oneshot; when the channel goes quiet it fires once, and re-arms
-//       when the heartbeats come back.
+//       50 ms oneshot; when the channel goes quiet it fires once (publishing
+//       a WatchdogAlarm on /watchdog/timeout), and re-arms when the
+//       heartbeats come back.
 //
 // Counters are exposed for the example's test, which checks that every lost
 // request timed out once and that no timeout ever ran after its cancellation
@@ -41,6 +42,10 @@ struct Response {
 };
 struct Heartbeat {
   uint64_t seq = 0;
+};
+// Published by the Watchdog on /watchdog/timeout when the heartbeats stop.
+struct WatchdogAlarm {
+  uint64_t last_seq = 0;  // the last heartbeat seen (0: none yet)
 };
 
 inline constexpr int kRequestsPerCall = 4;
@@ -112,7 +117,9 @@ class Watchdog : public cyber::Component<Heartbeat> {
 
  private:
   std::unique_ptr<cyber::Timer> timer_;
+  std::shared_ptr<cyber::Writer<WatchdogAlarm>> alarm_writer_;
   std::atomic<bool> quiet_{false};
+  std::atomic<uint64_t> last_seq_{0};
 };
 
 }  // namespace timeout_watchdog

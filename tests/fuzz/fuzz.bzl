@@ -22,6 +22,8 @@ The switch is a select() on //tests/fuzz:fuzzing (--define=fuzzing=true), so a
 gcc build of //... never sees -fsanitize=fuzzer.
 """
 
+load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library", "cc_test")
+
 def cc_fuzz_test(name, srcs, deps = [], size = "small", timeout = None, **kwargs):
     """Declares <name>_fuzz_test (replay) and <name>_fuzzer (libFuzzer).
 
@@ -40,7 +42,7 @@ def cc_fuzz_test(name, srcs, deps = [], size = "small", timeout = None, **kwargs
 
     # alwayslink: nothing in the library is referenced before libFuzzer's own
     # main (which comes after it on the link line) asks for the entry point.
-    native.cc_library(
+    cc_library(
         name = lib,
         testonly = True,
         srcs = srcs,
@@ -58,7 +60,7 @@ def cc_fuzz_test(name, srcs, deps = [], size = "small", timeout = None, **kwargs
     if regressions:
         args.append("%s/regressions/%s" % (package, fuzzer))
 
-    native.cc_test(
+    cc_test(
         name = name + "_fuzz_test",
         size = size,
         timeout = timeout,
@@ -68,7 +70,7 @@ def cc_fuzz_test(name, srcs, deps = [], size = "small", timeout = None, **kwargs
         **kwargs
     )
 
-    native.cc_binary(
+    cc_binary(
         name = fuzzer,
         testonly = True,
         tags = ["manual"],

@@ -1,0 +1,182 @@
+#include "cyber/simulation/simulated_graph.h"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include "cyber/common/log.h"
+#include "timer/ambient_timer_system.h"
+
+namespace cyber {
+
+namespace {
+
+scheduler::Scheduler::Options SchedulerOptions(const SimulatedGraph::Options& o) {
+  scheduler::Scheduler::Options s;
+  s.name = o.name;
+  s.config = o.config.groups.empty() ? scheduler::DefaultSchedulerConfig(1) : o.config;
+  s.run_threads = false;  // every routine runs on the driving thread
+  return s;
+}
+
+timer::TickDriver::Options DriverOptions(const SimulatedGraph::Options& o) {
+  timer::TickDriver::Options d;
+  d.name = o.name + "-tick";
+  d.tick = o.tick;
+  d.run_thread = false;  // stepped by Settle()
+  return d;
+}
+
+}  // namespace
+
+SimulatedGraph::SimulatedGraph(Options options)
+    : start_(options.start),
+      clock_(options.start),
+      scheduler_(SchedulerOptions(options)),
+      driver_(&clock_, &scheduler_, DriverOptions(options)),
+      launcher_(ComponentContext{&driver_, &scheduler_, &bus_, this}),
+      tap_node_(std::make_shared<Node>(options.name + "_taps", &scheduler_, &bus_)) {
+  scheduler_.SetTimerDriver(&driver_);
+}
+
+SimulatedGraph::~SimulatedGraph() { Stop(); }
+
+absl::Status SimulatedGraph::Launch(const std::vector<std::string>& dag_paths) {
+  absl::Status s = launcher_.Load(dag_paths);
+  if (!s.ok()) return s;
+  {
+    // Init() runs graph code: timers it makes, Time::Now() and Rate follow
+    // the graph's clock.
+    const timer::ScopedAmbientTimerSystem ambient(driver_.front_end().get());
+    s = launcher_.Start();
+  }
+  Settle();
+  return s;
+}
+
+Instant SimulatedGraph::Settle() {
+  while (true) {
+    scheduler_.RunReady();
+    const Instant next = driver_.Step(clock_.Now());
+    if (!scheduler_.HasReady()) return next;
+  }
+}
+
+void SimulatedGraph::RunUntil(Instant t) {
+  while (true) {
+    const Instant next = Settle();
+    if (next > t) break;
+    clock_.AdvanceTo(std::max(next, clock_.Now()));
+  }
+  if (t > clock_.Now()) {
+    clock_.AdvanceTo(t);
+    Settle();
+  }
+}
+
+bool SimulatedGraph::RunUntil(const std::function<bool()>& done,
+                              absl::Duration limit) {
+  const Instant end = clock_.Now() + limit;
+  while (true) {
+    const Instant next = Settle();
+    if (done()) return true;
+    if (next > end) break;
+    clock_.AdvanceTo(std::max(next, clock_.Now()));
+  }
+  if (end > clock_.Now()) {
+    clock_.AdvanceTo(end);
+    Settle();
+  }
+  return done();
+}
+
+absl::Status SimulatedGraph::At(Instant at, std::function<void()> action) {
+  const absl::Duration delay = at - clock_.Now();
+  if (delay < absl::ZeroDuration() || !action) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "simulated graph: At(", absl::FormatDuration(at - start_),
+        " since start): ", !action ? "action is empty" : "that instant has passed (now ",
+        !action ? "" : absl::FormatDuration(Elapsed()), !action ? "" : ")"));
+  }
+  if (delay == absl::ZeroDuration()) {
+    if (!scheduler_.Dispatch(std::move(action), 0)) {
+      return absl::FailedPreconditionError("simulated graph: At(now): scheduler refused");
+    }
+    return absl::OkStatus();
+  }
+  TimerOptions o;
+  o.name = absl::StrCat("sim_action@", absl::FormatDuration(at - start_));
+  o.period = delay;  // a oneshot's delay rounds up to a tick: never early
+  o.oneshot = true;
+  o.callback = std::move(action);
+  auto t = std::make_unique<Timer>(std::move(o), &driver_);
+  absl::Status s = t->Schedule();
+  if (!s.ok()) return s;
+  actions_.push_back(std::move(t));
+  return absl::OkStatus();
+}
+
+absl::Status SimulatedGraph::StopComponent(const std::string& name) {
+  absl::Status s;
+  RunWhileServing([&] { s = launcher_.StopComponent(name); });
+  return s;
+}
+
+void SimulatedGraph::Stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  RunWhileServing([this] {
+    for (auto& a : actions_) a->Stop();
+    launcher_.Stop();
+    tap_node_->Shutdown();
+  });
+  scheduler_.Shutdown();  // unwinds what is left, on this thread
+  driver_.Shutdown();
+}
+
+void SimulatedGraph::RunWhileServing(const std::function<void()>& blocking) {
+  std::atomic<bool> done{false};
+  std::thread helper([&] {
+    blocking();
+    done.store(true, std::memory_order_release);
+  });
+  // Stops wait for running calls; those run here. A call suspended until a
+  // later instant (SleepFor in a Proc) needs time to pass: only when nothing
+  // has been runnable for a while does the clock move to the next expiry, so
+  // an ordinary stop changes no count.
+  int idle_polls = 0;
+  constexpr int kIdlePollsBeforeTimePasses = 20;
+  while (!done.load(std::memory_order_acquire)) {
+    if (scheduler_.RunOneReady(absl::Milliseconds(1))) {
+      idle_polls = 0;
+      continue;
+    }
+    if (++idle_polls < kIdlePollsBeforeTimePasses) continue;
+    idle_polls = 0;
+    const Instant next = driver_.Step(clock_.Now());
+    if (!scheduler_.HasReady() && next != Instant::InfiniteFuture()) {
+      clock_.AdvanceTo(std::max(next, clock_.Now()));
+    }
+  }
+  helper.join();
+}
+
+void SimulatedGraph::OnProc(const std::string& component, bool ok) {
+  const absl::Duration at = Elapsed();
+  MutexLock lock(&trace_mu_);
+  trace_.push_back({at, component, ok});
+}
+
+std::vector<ProcEvent> SimulatedGraph::Trace() const {
+  MutexLock lock(&trace_mu_);
+  return trace_;
+}
+
+std::optional<ComponentStats> SimulatedGraph::StatsOf(const std::string& component) const {
+  for (ComponentStats& s : Stats()) {
+    if (s.name == component) return std::move(s);
+  }
+  return std::nullopt;
+}
+
+}  // namespace cyber

@@ -1,0 +1,222 @@
+// SimulatedGraph: runs graphs (.dag files) on simulated time, as fast as the
+// CPU allows, with the same result every run.
+//
+// Why: robot teams test graphs by running them. On the real clock a 60 s
+// scenario takes 60 s and its interleavings differ from run to run; Cyber RT
+// switches timers off in simulation and ROS 2's use_sim_time still runs at
+// wall speed. Here a graph gets its own world — a SimulatedClock, a thread-
+// free TickDriver on it, a Scheduler with no processor threads and a
+// ChannelBus — and everything time-based inside it follows that clock:
+// TimerComponent intervals, Timers the components make with the plain
+// constructors (cyber/time/ambient_clock.h, timer/ambient_timer_system.h),
+// reader delivery, CRoutine::SleepFor, Rate, Duration::Sleep and
+// cyber::Time::Now(). No real clock is read on the scheduling path.
+//
+// Determinism, by construction rather than by ordering rules: all of the
+// graph's code runs on the thread that drives the simulation. Run*() repeats
+//   1. run every queued routine (timer calls, reader deliveries, tasks) to
+//      completion or suspension, in the scheduler's priority order;
+//   2. step the wheel at the present instant (due timers queue their calls);
+//   3. when nothing is queued, jump the clock to the next planned expiry;
+// so the sequence of (simulated time, component, call) events depends only on
+// the graphs and their inputs. Trace() returns it.
+//
+//   SimulatedGraph graph;
+//   ASSERT_TRUE(graph.Launch({"examples/sensor_polling/sensor_polling.dag"}).ok());
+//   auto imu = graph.Tap<ImuSample>("/sensor/imu");
+//   graph.RunFor(absl::Seconds(60));
+//   EXPECT_EQ(graph.StatsOf("imu_poller")->procs, 6000);
+//
+// What graph code must not do here: block its thread waiting for other
+// routines (std::future::get on cyber::Async, a condition variable another
+// routine signals) — there is only one thread. Suspending (Yield, SleepFor,
+// WaitForData, a Timer's synchronous Stop() from a routine) is fine.
+//
+// Threads: one thread drives a SimulatedGraph (Launch, Run*, At, Write, Stop);
+// Tap contents and Stats may be read from it between runs.
+
+#ifndef CYBER_SIMULATION_SIMULATED_GRAPH_H_
+#define CYBER_SIMULATION_SIMULATED_GRAPH_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "cyber/common/mutex.h"
+#include "cyber/component/component_base.h"
+#include "cyber/mainboard/launcher.h"
+#include "cyber/time/instant.h"
+#include "cyber/time/simulated_clock.h"
+#include "cyber/transport/channel_bus.h"
+#include "cyber/transport/node.h"
+#include "scheduler/scheduler.h"
+#include "timer/tick_driver.h"
+#include "timer/timer.h"
+
+namespace cyber {
+
+// One Proc() call, as Trace() lists it.
+struct ProcEvent {
+  absl::Duration at;      // simulated time since the graph's start
+  std::string component;  // the component's name in its graph file
+  bool ok = true;         // what Proc() returned
+  bool operator==(const ProcEvent& o) const {
+    return at == o.at && component == o.component && ok == o.ok;
+  }
+};
+
+// Messages a Tap received, with the simulated time of their delivery.
+template <typename M>
+class ChannelTap {
+ public:
+  struct Received {
+    absl::Duration at;  // since the graph's start
+    std::shared_ptr<const M> message;
+  };
+  std::vector<Received> received() const {
+    MutexLock lock(&mu_);
+    return received_;
+  }
+  size_t size() const {
+    MutexLock lock(&mu_);
+    return received_.size();
+  }
+
+ private:
+  friend class SimulatedGraph;
+  void Add(absl::Duration at, std::shared_ptr<const M> m) {
+    MutexLock lock(&mu_);
+    received_.push_back({at, std::move(m)});
+  }
+  mutable Mutex mu_;
+  std::vector<Received> received_ ABSL_GUARDED_BY(mu_);
+};
+
+class SimulatedGraph final : private ProcObserver {
+ public:
+  struct Options {
+    std::string name = "sim";
+    // The instant the simulation starts at (simulated; any value works).
+    Instant start = Instant() + absl::Hours(1);
+    absl::Duration tick = timer::kTimerResolution;
+    // Scheduler conf (groups, task priorities); empty: one group.
+    scheduler::SchedulerConfig config;
+  };
+
+  SimulatedGraph() : SimulatedGraph(Options()) {}
+  explicit SimulatedGraph(Options options);
+  ~SimulatedGraph() override;  // Stop()
+  SimulatedGraph(const SimulatedGraph&) = delete;
+  SimulatedGraph& operator=(const SimulatedGraph&) = delete;
+
+  // Loads and checks the graph files (errors as Launcher::Load: file, line,
+  // field), then starts every component at the start instant and runs what
+  // their Init() queued. Components' Init() runs on this thread with the
+  // graph's clock and timer system ambient.
+  absl::Status Launch(const std::vector<std::string>& dag_paths);
+
+  // Runs the graph until the simulated clock reads `t` (every event due at
+  // or before `t` has run, in order).
+  void RunUntil(Instant t);
+  void RunFor(absl::Duration d) { RunUntil(Now() + d); }
+  // Runs until `done()` is true (checked after every batch of events at one
+  // instant) or `limit` of simulated time has passed; returns done().
+  bool RunUntil(const std::function<bool()>& done, absl::Duration limit);
+
+  // Runs `action` as a routine of the graph when the clock reaches `at`
+  // (fault injection: stop a component, write a message, ...). Errors: as
+  // Timer::Schedule (InvalidArgument for an instant in the past).
+  absl::Status At(Instant at, std::function<void()> action);
+  absl::Status After(absl::Duration delay, std::function<void()> action) {
+    return At(Now() + delay, std::move(action));
+  }
+
+  // Collects every message written to `channel` from now on.
+  // Errors: as Node::TryCreateReader (a channel of another type).
+  template <typename M>
+  absl::StatusOr<std::shared_ptr<ChannelTap<M>>> Tap(const std::string& channel);
+  // Writes `message` on `channel` now (delivered in the next Run*()).
+  template <typename M>
+  absl::Status Write(const std::string& channel, const M& message);
+
+  // Stops one component (as the launcher does at the end: its timer or
+  // readers synchronously, then Clear()). Errors: NotFound naming it.
+  absl::Status StopComponent(const std::string& name);
+  // Stops every component, then the scheduler and the wheel. Idempotent.
+  void Stop();
+
+  Instant Now() const { return clock_.Now(); }
+  absl::Duration Elapsed() const { return Now() - start_; }
+  // Every Proc() call so far, in the order they ran.
+  std::vector<ProcEvent> Trace() const;
+  // Per component, in start order; after Stop(), their final statistics.
+  std::vector<ComponentStats> Stats() const {
+    return stopped_ ? launcher_.FinalStats() : launcher_.Stats();
+  }
+  std::optional<ComponentStats> StatsOf(const std::string& component) const;
+
+  SimulatedClock& clock() { return clock_; }
+  timer::TickDriver& driver() { return driver_; }
+  scheduler::Scheduler& scheduler() { return scheduler_; }
+  ChannelBus& bus() { return bus_; }
+  Launcher& launcher() { return launcher_; }
+
+ private:
+  void OnProc(const std::string& component, bool ok) override;
+  // Runs queued routines and due expiries at the present instant until
+  // nothing is left to do now; returns the next planned expiry.
+  Instant Settle();
+  // Runs `blocking` on a helper thread while this thread runs the graph's
+  // routines, until it returns (for stops that wait for running calls).
+  void RunWhileServing(const std::function<void()>& blocking);
+
+  const Instant start_;
+  SimulatedClock clock_;
+  scheduler::Scheduler scheduler_;
+  timer::TickDriver driver_;
+  ChannelBus bus_;
+  Launcher launcher_;
+  std::shared_ptr<Node> tap_node_;
+  std::vector<std::unique_ptr<Timer>> actions_;
+  bool stopped_ = false;
+  mutable Mutex trace_mu_;
+  std::vector<ProcEvent> trace_ ABSL_GUARDED_BY(trace_mu_);
+};
+
+// --- templates ---------------------------------------------------------------
+
+template <typename M>
+absl::StatusOr<std::shared_ptr<ChannelTap<M>>> SimulatedGraph::Tap(
+    const std::string& channel) {
+  auto tap = std::make_shared<ChannelTap<M>>();
+  // A deep queue: a tap never drops what it is shown.
+  constexpr size_t kTapQueue = size_t{1} << 20;
+  auto reader = tap_node_->TryCreateReader<M>(
+      channel,
+      [this, tap](const std::shared_ptr<const M>& m) { tap->Add(Elapsed(), m); },
+      kTapQueue);
+  if (!reader.ok()) return reader.status();
+  return tap;
+}
+
+template <typename M>
+absl::Status SimulatedGraph::Write(const std::string& channel, const M& message) {
+  auto writer = tap_node_->TryCreateWriter<M>(channel);
+  if (!writer.ok()) return writer.status();
+  if (!(*writer)->Write(message)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "simulated graph: write to \"", channel, "\" refused"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace cyber
+
+#endif  // CYBER_SIMULATION_SIMULATED_GRAPH_H_

@@ -1,0 +1,262 @@
+// SimulatedGraph: everything time-based in a graph follows its simulated
+// clock (exact counts over 10 simulated seconds that a real-clock path could
+// not produce in the few milliseconds the run takes), two runs give the same
+// trace, faults are injected at exact instants, and a graph whose calls are
+// suspended stops.
+
+#include "cyber/simulation/simulated_graph.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cyber/component/component.h"
+#include "cyber/component/component_registry.h"
+#include "cyber/component/timer_component.h"
+#include "cyber/time/rate.h"
+#include "cyber/time/time.h"
+#include "gtest/gtest.h"
+#include "scheduler/croutine.h"
+#include "timer/timer.h"
+
+namespace cyber {
+namespace {
+
+// Simulated time as component code sees it (Time::Now()), since the first
+// reading of the run.
+struct Stamp {
+  int64_t ns = 0;
+};
+
+// Publishes Time::Now() every interval.
+class SimTicker : public TimerComponent {
+ public:
+  bool Init() override {
+    writer_ = node_->CreateWriter<Stamp>("/sim/tick");
+    return writer_ != nullptr;
+  }
+  bool Proc() override {
+    Stamp s;
+    s.ns = Time::Now().ToNanosecond();
+    return writer_->Write(s);
+  }
+
+ private:
+  std::shared_ptr<Writer<Stamp>> writer_;
+};
+CYBER_REGISTER_COMPONENT(SimTicker)
+
+// Per-run observations, read by the tests (one graph at a time).
+struct Observed {
+  std::vector<int64_t> plain_timer_ns;   // Time::Now() in a plain Timer's calls
+  std::vector<int64_t> sleep_error_ns;   // (now after SleepFor(5ms)) - stamp
+  std::vector<int64_t> rate_wake_ns;     // Time::Now() after each Rate::Sleep
+  std::vector<int64_t> tick_stamps_ns;   // stamps as delivered
+};
+Observed* g_observed = nullptr;
+
+// Makes its own Timer with Cyber RT's plain constructor in Init() and starts
+// a task that loops on a Rate: both must follow the graph's clock.
+class PlainTimerOwner : public TimerComponent {
+ public:
+  bool Init() override {
+    timer_ = std::make_unique<Timer>(
+        100, [] { g_observed->plain_timer_ns.push_back(Time::Now().ToNanosecond()); },
+        false);
+    timer_->Start();
+    const absl::Status s = node_->scheduler()->CreateTask(name() + "_rate", [] {
+      Rate rate(50.0);  // 20 ms
+      while (true) {
+        rate.Sleep();
+        g_observed->rate_wake_ns.push_back(Time::Now().ToNanosecond());
+      }
+    });
+    return s.ok() && timer_->IsRunning();
+  }
+  bool Proc() override { return true; }
+  void Clear() override {
+    timer_->Stop();
+    node_->scheduler()->RemoveTask(name() + "_rate").IgnoreError();
+  }
+
+ private:
+  std::unique_ptr<Timer> timer_;
+};
+CYBER_REGISTER_COMPONENT(PlainTimerOwner)
+
+// Reads the ticks, sleeps 4 ms (two ticks) in its Proc (a suspended
+// routine).
+class SleepyReader : public Component<Stamp> {
+ public:
+  bool Init() override { return true; }
+  bool Proc(const std::shared_ptr<Stamp>& s) override {
+    g_observed->tick_stamps_ns.push_back(s->ns);
+    scheduler::CRoutine::SleepFor(absl::Milliseconds(4));
+    g_observed->sleep_error_ns.push_back(Time::Now().ToNanosecond() - s->ns -
+                                         absl::ToInt64Nanoseconds(absl::Milliseconds(4)));
+    return true;
+  }
+};
+CYBER_REGISTER_COMPONENT(SleepyReader)
+
+// Sleeps 200 ms in every Proc: a stop must still finish.
+class SlowTicker : public TimerComponent {
+ public:
+  bool Init() override { return true; }
+  bool Proc() override {
+    scheduler::CRoutine::SleepFor(absl::Milliseconds(200));
+    return true;
+  }
+};
+CYBER_REGISTER_COMPONENT(SlowTicker)
+
+std::string WriteFile(const std::string& name, const std::string& text) {
+  const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+constexpr char kGraph[] = R"(
+module_config {
+  timer_components { class_name: "SimTicker" config { name: "ticker" interval: 10 } }
+  timer_components { class_name: "PlainTimerOwner" config { name: "owner" interval: 1000 } }
+  components {
+    class_name: "SleepyReader"
+    config { name: "sleepy" readers { channel: "/sim/tick" pending_queue_size: 8 } }
+  }
+}
+)";
+
+class SimulatedGraphTest : public testing::Test {
+ protected:
+  void SetUp() override { g_observed = &observed_; }
+  void TearDown() override { g_observed = nullptr; }
+  Observed observed_;
+};
+
+TEST_F(SimulatedGraphTest, EverythingTimeBasedFollowsTheGraphsClock) {
+  SimulatedGraph graph;
+  const std::string dag = WriteFile("graph.dag", kGraph);
+  ASSERT_TRUE(graph.Launch({dag}).ok());
+  auto tap = graph.Tap<Stamp>("/sim/tick");
+  ASSERT_TRUE(tap.ok()) << tap.status();
+  const int64_t t0 = absl::ToInt64Nanoseconds(graph.Now().SinceEpoch());
+  graph.RunFor(absl::Seconds(10));
+  EXPECT_EQ(graph.Elapsed(), absl::Seconds(10));
+
+  // TimerComponent interval: 10 ms, the first call one interval after start.
+  ASSERT_EQ(graph.StatsOf("ticker")->procs, 1000u);
+  // Time::Now() is the graph's clock, to the nanosecond, in every call.
+  ASSERT_EQ(observed_.tick_stamps_ns.size(), 1000u);
+  for (size_t i = 0; i < observed_.tick_stamps_ns.size(); ++i) {
+    ASSERT_EQ(observed_.tick_stamps_ns[i] - t0,
+              absl::ToInt64Nanoseconds(absl::Milliseconds(10) * static_cast<int64_t>(i + 1)))
+        << "tick " << i;
+  }
+  // Reader delivery and CRoutine::SleepFor: each delivered message slept
+  // exactly 4 simulated ms (the call at 10 s has not woken yet). (A sleep
+  // that is not a whole number of ticks ends on the tick after it: never
+  // early.)
+  EXPECT_EQ(observed_.sleep_error_ns.size(), 999u);
+  for (int64_t e : observed_.sleep_error_ns) ASSERT_EQ(e, 0);
+  // The tap sees every tick at the instant it was written.
+  ASSERT_EQ((*tap)->size(), 1000u);
+  EXPECT_EQ((*tap)->received()[0].at, absl::Milliseconds(10));
+  // A Timer made with the plain Cyber constructor in Init(): 100 ms.
+  ASSERT_EQ(observed_.plain_timer_ns.size(), 100u);
+  EXPECT_EQ(observed_.plain_timer_ns.front() - t0,
+            absl::ToInt64Nanoseconds(absl::Milliseconds(100)));
+  EXPECT_EQ(observed_.plain_timer_ns.back() - t0,
+            absl::ToInt64Nanoseconds(absl::Seconds(10)));
+  // Rate(50 Hz) in a task.
+  ASSERT_EQ(observed_.rate_wake_ns.size(), 500u);
+  EXPECT_EQ(observed_.rate_wake_ns.back() - t0,
+            absl::ToInt64Nanoseconds(absl::Seconds(10)));
+  graph.Stop();
+}
+
+TEST_F(SimulatedGraphTest, TwoRunsProduceTheSameTrace) {
+  std::vector<ProcEvent> traces[2];
+  const std::string dag = WriteFile("graph.dag", kGraph);
+  for (auto& trace : traces) {
+    Observed observed;
+    g_observed = &observed;
+    SimulatedGraph graph;
+    ASSERT_TRUE(graph.Launch({dag}).ok());
+    graph.RunFor(absl::Seconds(5));
+    graph.Stop();
+    trace = graph.Trace();
+  }
+  g_observed = &observed_;
+  ASSERT_GT(traces[0].size(), 1000u);
+  ASSERT_EQ(traces[0].size(), traces[1].size());
+  for (size_t i = 0; i < traces[0].size(); ++i) {
+    ASSERT_EQ(traces[0][i], traces[1][i])
+        << "event " << i << ": " << traces[0][i].component << " at "
+        << traces[0][i].at << " vs " << traces[1][i].component << " at "
+        << traces[1][i].at;
+  }
+}
+
+TEST_F(SimulatedGraphTest, FaultsAreInjectedAtExactInstants) {
+  SimulatedGraph graph;
+  ASSERT_TRUE(graph.Launch({WriteFile("graph.dag", kGraph)}).ok());
+  // The action runs as a routine of the graph; the stop it makes waits
+  // for nothing (the ticker's calls are all done by then).
+  absl::Status stopped = absl::UnknownError("not run");
+  ASSERT_TRUE(graph.After(absl::Milliseconds(505), [&] {
+                     stopped = graph.launcher().StopComponent("ticker");
+                   }).ok());
+  graph.RunFor(absl::Seconds(2));
+  EXPECT_TRUE(stopped.ok()) << stopped;
+  // Stopped at 505 ms (on the 506 ms tick, never early): 50 calls, not 200.
+  EXPECT_EQ(graph.StatsOf("ticker")->procs, 50u);
+  EXPECT_EQ(graph.StopComponent("nope").code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(SimulatedGraphTest, RunUntilStopsWhenThePredicateHolds) {
+  SimulatedGraph graph;
+  ASSERT_TRUE(graph.Launch({WriteFile("graph.dag", kGraph)}).ok());
+  EXPECT_TRUE(graph.RunUntil([&] { return graph.StatsOf("ticker")->procs >= 42; },
+                             absl::Seconds(10)));
+  EXPECT_EQ(graph.Elapsed(), absl::Milliseconds(420));
+  EXPECT_FALSE(graph.RunUntil([] { return false; }, absl::Seconds(1)));
+  EXPECT_EQ(graph.Elapsed(), absl::Milliseconds(1420));
+}
+
+TEST_F(SimulatedGraphTest, AGraphWithSuspendedCallsStops) {
+  SimulatedGraph graph;
+  ASSERT_TRUE(graph
+                  .Launch({WriteFile("slow.dag", R"(
+module_config {
+  timer_components { class_name: "SlowTicker" config { name: "slow" interval: 100 } }
+})")})
+                  .ok());
+  graph.RunFor(absl::Milliseconds(150));  // the first call sleeps until 300 ms
+  EXPECT_EQ(graph.StatsOf("slow")->procs, 0u);
+  graph.Stop();  // lets simulated time pass to the end of that call
+  EXPECT_EQ(graph.StatsOf("slow")->procs, 1u);
+}
+
+TEST_F(SimulatedGraphTest, ABadGraphIsALocatedError) {
+  SimulatedGraph graph;
+  const absl::Status s = graph.Launch({WriteFile("bad.dag", R"(
+module_config {
+  timer_components { class_name: "SimTicker" config { name: "t" interval: 0 } }
+})")});
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("bad.dag:3"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("interval"), std::string::npos) << s.message();
+}
+
+TEST_F(SimulatedGraphTest, AnActionInThePastIsRefused) {
+  SimulatedGraph graph;
+  graph.RunFor(absl::Seconds(1));
+  const absl::Status s = graph.At(graph.Now() - absl::Milliseconds(1), [] {});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("has passed"), std::string::npos) << s.message();
+}
+
+}  // namespace
+}  // namespace cyber
