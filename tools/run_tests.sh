@@ -4,9 +4,11 @@
 # UndefinedBehaviorSanitizer and ThreadSanitizer, a clang 14 build with
 # -Wthread-safety as errors, every libFuzzer fuzzer for a bounded time
 # (FUZZ_SECONDS each, default 60) and the timer soak for SOAK_DURATION
-# (default 30s). Ends with the plain line "N passed, N failed" (each test
-# target in each config counts once; the clang build, each fuzzer and the
-# soak count as one check each) and exits non-zero if anything failed.
+# (default 30s), and a graph test built in a separate Bazel workspace that
+# uses this repository through local_repository. Ends with the plain line
+# "N passed, N failed" (each test target in each config counts once; the
+# clang build, each fuzzer, the soak and the external workspace count as one
+# check each) and exits non-zero if anything failed.
 #
 #   tools/run_tests.sh                     # everything
 #   CONFIGS="default tsan" tools/run_tests.sh   # a subset
@@ -15,7 +17,7 @@ cd "$(dirname "$0")/.."
 
 bash tools/setup.sh || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
 
-CONFIGS="${CONFIGS:-default asan ubsan tsan clang fuzz soak}"
+CONFIGS="${CONFIGS:-default asan ubsan tsan clang fuzz soak workspace}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
@@ -53,6 +55,15 @@ for config in $CONFIGS; do
     else
       extra_checks_failed=$((extra_checks_failed + 1))
       echo "FAILED [soak]"
+    fi
+  elif [ "$config" = workspace ]; then
+    # Another team's workspace: cyber_graph_test of its own graph.
+    echo "=== external workspace ==="
+    if bash tools/test_external_workspace.sh; then
+      extra_checks_passed=$((extra_checks_passed + 1))
+    else
+      extra_checks_failed=$((extra_checks_failed + 1))
+      echo "FAILED [workspace] tools/test_external_workspace.sh"
     fi
   elif [ "$config" = clang ]; then
     # Thread-safety analysis is a compile-time check: build everything.
