@@ -114,6 +114,7 @@ class CRoutine final : public timer::ExpiryTarget, public Parkable {
   bool cancelled() const { return cancel_.load(std::memory_order_acquire); }
 
   const std::string& name() const { return name_; }
+  Host* host() const { return host_; }
   int priority() const { return priority_; }
   int processor() const { return processor_; }
   uint64_t id() const { return id_; }

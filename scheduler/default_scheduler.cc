@@ -98,6 +98,25 @@ Scheduler* DefaultScheduler() {
   return g_scheduler;
 }
 
+namespace {
+thread_local Scheduler* t_ambient_scheduler = nullptr;
+}  // namespace
+
+Scheduler* CurrentScheduler() {
+  if (CRoutine* r = CRoutine::Current()) {
+    if (auto* s = dynamic_cast<Scheduler*>(r->host())) return s;
+  }
+  if (t_ambient_scheduler != nullptr) return t_ambient_scheduler;
+  return DefaultScheduler();
+}
+
+ScopedAmbientScheduler::ScopedAmbientScheduler(Scheduler* scheduler)
+    : previous_(t_ambient_scheduler) {
+  t_ambient_scheduler = scheduler;
+}
+
+ScopedAmbientScheduler::~ScopedAmbientScheduler() { t_ambient_scheduler = previous_; }
+
 void ShutdownDefaultScheduler() {
   Scheduler* s = nullptr;
   {

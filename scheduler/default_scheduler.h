@@ -26,13 +26,34 @@ Scheduler* DefaultScheduler();
 // creates a new one.
 void ShutdownDefaultScheduler();
 
+// The scheduler of the graph whose code runs on this thread: inside a
+// routine, that routine's scheduler; else the one a ScopedAmbientScheduler
+// installed (a simulated graph around its components' Init()); else the
+// process scheduler. What Cyber-style calls that name no scheduler use
+// (cyber::Async, scheduler::Instance()), so a graph's tasks stay on its
+// scheduler and clock.
+Scheduler* CurrentScheduler();
+
+// Installs `scheduler` as this thread's ambient scheduler until destroyed.
+class ScopedAmbientScheduler {
+ public:
+  explicit ScopedAmbientScheduler(Scheduler* scheduler);
+  ~ScopedAmbientScheduler();
+  ScopedAmbientScheduler(const ScopedAmbientScheduler&) = delete;
+  ScopedAmbientScheduler& operator=(const ScopedAmbientScheduler&) = delete;
+
+ private:
+  Scheduler* const previous_;
+};
+
 }  // namespace scheduler
 
-// Runs f(args...) in a routine of the process scheduler; the future carries
-// its result or exception.
+// Runs f(args...) in a routine of the current scheduler (see
+// CurrentScheduler(): the process scheduler, outside any graph's code); the
+// future carries its result or exception.
 template <typename F, typename... Args>
 auto Async(F&& f, Args&&... args) {
-  return scheduler::DefaultScheduler()->Async(std::forward<F>(f),
+  return scheduler::CurrentScheduler()->Async(std::forward<F>(f),
                                               std::forward<Args>(args)...);
 }
 

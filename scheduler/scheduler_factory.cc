@@ -28,7 +28,7 @@ bool CyberSchedulerApi::RemoveTask(const std::string& name) {
   return Report(scheduler()->RemoveTask(name));
 }
 
-Scheduler* CyberSchedulerApi::scheduler() const { return DefaultScheduler(); }
+Scheduler* CyberSchedulerApi::scheduler() const { return CurrentScheduler(); }
 
 CyberSchedulerApi* Instance() {
   static CyberSchedulerApi api;

@@ -15,9 +15,10 @@
 // Why an adapter object rather than the Scheduler: the Scheduler's own
 // NotifyTask/RemoveTask(name) return absl::Status, and C++ cannot overload
 // on the return type. Instance() holds no scheduler: each call looks up
-// DefaultScheduler() afresh, so the pointer stays right across
-// cyber::Init()/Shutdown() cycles (after a Shutdown the next call gets a new
-// default scheduler, as DefaultScheduler() documents).
+// CurrentScheduler() afresh — the process scheduler, or the scheduler of
+// the graph whose code calls it (a simulated graph's) — so the pointer stays
+// right across cyber::Init()/Shutdown() cycles (after a Shutdown the next
+// call gets a new default scheduler, as DefaultScheduler() documents).
 //
 // Not supported: Cyber's NotifyTask(uint64_t crid) (routine ids from
 // GlobalData's name hash; pass the task's name) and data visitors in

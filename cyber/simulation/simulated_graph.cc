@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "cyber/common/log.h"
+#include "scheduler/default_scheduler.h"
 #include "timer/ambient_timer_system.h"
 
 namespace cyber {
@@ -48,6 +49,7 @@ absl::Status SimulatedGraph::Launch(const std::vector<std::string>& dag_paths) {
     // Init() runs graph code: timers it makes, Time::Now() and Rate follow
     // the graph's clock.
     const timer::ScopedAmbientTimerSystem ambient(driver_.front_end().get());
+    const scheduler::ScopedAmbientScheduler ambient_scheduler(&scheduler_);
     s = launcher_.Start();
   }
   Settle();
