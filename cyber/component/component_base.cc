@@ -6,14 +6,102 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "cyber/common/log.h"
 #include "gflags/gflags.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
 
 namespace cyber {
+
+namespace {
+
+// Whether `value` parses as a value of a gflags flag of type `type`.
+bool ParsesAs(const std::string& type, const std::string& value) {
+  if (type == "string") return true;
+  if (type == "bool") {
+    bool b;
+    return absl::SimpleAtob(value, &b);
+  }
+  if (type == "int32") {
+    int32_t v;
+    return absl::SimpleAtoi(value, &v);
+  }
+  if (type == "uint32") {
+    uint32_t v;
+    return absl::SimpleAtoi(value, &v);
+  }
+  if (type == "int64") {
+    int64_t v;
+    return absl::SimpleAtoi(value, &v);
+  }
+  if (type == "uint64") {
+    uint64_t v;
+    return absl::SimpleAtoi(value, &v);
+  }
+  if (type == "double") {
+    double v;
+    return absl::SimpleAtod(value, &v);
+  }
+  return true;  // a type this check does not know: gflags decides
+}
+
+}  // namespace
+
+absl::Status CheckFlagFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in.is_open()) {
+    return absl::NotFoundError(absl::StrCat(path, ": cannot open flag file"));
+  }
+  std::string raw;
+  for (int line = 1; std::getline(in, raw); ++line) {
+    const std::string text(absl::StripAsciiWhitespace(raw));
+    if (text.empty() || text[0] == '#') continue;
+    auto bad = [&](const std::string& why) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ":", line, ": \"", text, "\": ", why));
+    };
+    if (text[0] != '-') {
+      return bad("not a flag (expected --name=value)");
+    }
+    const absl::string_view flag =
+        absl::StripPrefix(absl::StripPrefix(text, "-"), "-");
+    const size_t eq = flag.find('=');
+    const std::string name(flag.substr(0, eq));
+    gflags::CommandLineFlagInfo info;
+    if (name.empty()) return bad("not a flag (expected --name=value)");
+    if (eq == absl::string_view::npos) {
+      // gflags' boolean forms --name and --noname.
+      if (gflags::GetCommandLineFlagInfo(name.c_str(), &info) && info.type == "bool") {
+        continue;
+      }
+      if (absl::StartsWith(name, "no") &&
+          gflags::GetCommandLineFlagInfo(name.substr(2).c_str(), &info) &&
+          info.type == "bool") {
+        continue;
+      }
+      if (gflags::GetCommandLineFlagInfo(name.c_str(), &info)) {
+        return bad(absl::StrCat("flag --", name, " needs a value (--", name, "=value)"));
+      }
+      return bad(absl::StrCat("unknown flag --", name));
+    }
+    if (!gflags::GetCommandLineFlagInfo(name.c_str(), &info)) {
+      return bad(absl::StrCat("unknown flag --", name));
+    }
+    const std::string value(flag.substr(eq + 1));
+    if (!ParsesAs(info.type, value)) {
+      return bad(absl::StrCat("value \"", value, "\" is not a valid ", info.type,
+                              " (flag --", name, ")"));
+    }
+  }
+  if (in.bad()) {
+    return absl::DataLossError(absl::StrCat(path, ": error reading flag file"));
+  }
+  return absl::OkStatus();
+}
 
 ComponentBase::~ComponentBase() = default;
 
@@ -43,13 +131,24 @@ absl::Status ComponentBase::SetUp(const std::string& class_name,
   config_file_path_ = config_file_path;
   flag_file_path_ = flag_file_path;
   if (!flag_file_path_.empty()) {
-    // Like Cyber RT: the component's flag file sets process flags.
+    // Like Cyber RT: the component's flag file sets process flags. gflags
+    // skips lines it does not understand and unknown flags without a word,
+    // so the file is checked first, line by line; nothing is set unless
+    // every line is good.
+    absl::Status checked = CheckFlagFile(flag_file_path_);
+    if (!checked.ok()) {
+      return absl::Status(checked.code(), absl::StrCat("component \"", name_,
+                                                       "\": flag_file_path: ",
+                                                       checked.message()));
+    }
     if (!gflags::ReadFromFlagsFile(flag_file_path_, nullptr, false)) {
+      // A flag's validator refused its value (gflags logged which).
       return absl::InvalidArgumentError(
           absl::StrCat("component \"", name_, "\": flag_file_path \"",
-                       flag_file_path_, "\" could not be read as a flag file"));
+                       flag_file_path_, "\": a value was refused by its flag's validator"));
     }
   }
+  observer_ = context.observer;
   node_ = std::make_shared<Node>(name_, context.scheduler, context.bus);
   return absl::OkStatus();
 }
@@ -119,6 +218,7 @@ void ComponentBase::LogConfigError(const absl::Status& status) const {
 
 void ComponentBase::RecordProc(bool ok) {
   procs_.fetch_add(1, std::memory_order_relaxed);
+  if (observer_ != nullptr) observer_->OnProc(name_, ok);
   if (!ok) {
     const uint64_t failures = proc_failures_.fetch_add(1) + 1;
     AERROR_EVERY(100) << "component \"" << name_ << "\" (" << class_name_

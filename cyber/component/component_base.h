@@ -30,12 +30,23 @@
 
 namespace cyber {
 
+// Told of every Proc() call of the components whose context names it (a
+// simulated graph's trace, graph tests). Called in the routine that ran
+// Proc(), right after it returned, under no lock of the component: it must
+// be thread-safe and quick.
+class ProcObserver {
+ public:
+  virtual ~ProcObserver() = default;
+  virtual void OnProc(const std::string& component, bool ok) = 0;
+};
+
 // The collaborators a component runs on (the launcher passes the process
 // instances; tests may pass their own).
 struct ComponentContext {
   timer::TickDriver* timer_driver = nullptr;     // null: the process default
   scheduler::Scheduler* scheduler = nullptr;     // null: the process default
   ChannelBus* bus = nullptr;                     // null: the process default
+  ProcObserver* observer = nullptr;              // null: none
 };
 
 // What the launcher's status line and summary show.
@@ -59,6 +70,16 @@ struct ComponentStats {
   // every other channel had delivered one, so Proc() was not called.
   uint64_t unfused = 0;
 };
+
+// Checks a gflags flag file (a component's flag_file_path) without setting
+// anything: every line that is not empty or a `#` comment must be
+// --name=value (or -name=value; --name / --noname for a boolean) naming a
+// flag this process defines, with a value of the flag's type. gflags itself
+// skips anything else silently. Errors name the file, the line and its text:
+//   tuning.flags:3: "--imu_rate_hz=fast": value "fast" is not a valid double
+//   (flag --imu_rate_hz)
+// NotFound if the file cannot be opened, InvalidArgument for a bad line.
+absl::Status CheckFlagFile(const std::string& path);
 
 class ComponentBase {
  public:
@@ -113,7 +134,8 @@ class ComponentBase {
  protected:
   ComponentBase() = default;
 
-  // Sets the identity, loads the flag file (gflags) and creates the node.
+  // Sets the identity, loads the flag file (gflags; checked first with
+  // CheckFlagFile, an error sets nothing) and creates the node.
   absl::Status SetUp(const std::string& class_name, const std::string& name,
                      const std::string& config_file_path,
                      const std::string& flag_file_path,
@@ -135,6 +157,7 @@ class ComponentBase {
   std::string class_name_;
   std::string config_file_path_;
   std::string flag_file_path_;
+  ProcObserver* observer_ = nullptr;
 };
 
 }  // namespace cyber

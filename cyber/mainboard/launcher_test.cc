@@ -1,22 +1,32 @@
 // Launcher: every bad graph is refused by Load(), before anything starts,
-// with a message naming file, line and field; components start and stop in
-// order. Test components are registered here.
+// with a message naming file, line and field; components start in file
+// order (whichever their kind) and stop in reverse; channels written and
+// never read (or read and never written) are warnings; the final statistics
+// count every call; a bad flag file is a located error. Test components are
+// registered here.
 
 #include "cyber/mainboard/launcher.h"
 
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "cyber/component/component.h"
 #include "cyber/component/component_registry.h"
 #include "cyber/component/timer_component.h"
 #include "cyber/time/simulated_clock.h"
 #include "cyber/common/test_waits.h"
+#include "gflags/gflags.h"
+#include "glog/logging.h"
 #include "gtest/gtest.h"
 #include "scheduler/config/scheduler_config.h"
 #include "scheduler/scheduler.h"
 #include "timer/tick_driver.h"
+
+DEFINE_int32(launcher_test_rate, 1, "set by the flag file tests");
 
 namespace cyber {
 namespace {
@@ -74,6 +84,99 @@ class ExtraReaderSink : public Component<Msg> {
   std::shared_ptr<Reader<Msg>> extra_;
 };
 CYBER_REGISTER_COMPONENT(ExtraReaderSink)
+
+// Init() and Clear() of these record "init NAME" / "clear NAME".
+std::mutex g_order_mu;
+std::vector<std::string> g_order;
+void RecordOrder(const std::string& what) {
+  std::lock_guard<std::mutex> lock(g_order_mu);
+  g_order.push_back(what);
+}
+std::vector<std::string> TakeOrder() {
+  std::lock_guard<std::mutex> lock(g_order_mu);
+  return std::exchange(g_order, {});
+}
+class OrderTimer : public TimerComponent {
+ public:
+  bool Init() override {
+    RecordOrder("init " + name());
+    return true;
+  }
+  bool Proc() override { return true; }
+  void Clear() override { RecordOrder("clear " + name()); }
+};
+CYBER_REGISTER_COMPONENT(OrderTimer)
+class OrderSink : public Component<Msg> {
+ public:
+  bool Init() override {
+    RecordOrder("init " + name());
+    return true;
+  }
+  bool Proc(const std::shared_ptr<Msg>&) override { return true; }
+  void Clear() override { RecordOrder("clear " + name()); }
+};
+CYBER_REGISTER_COMPONENT(OrderSink)
+
+// Writes a Msg on "/imu" every period (its writer is created in Init(), as
+// robot code does).
+class ImuWriter : public TimerComponent {
+ public:
+  bool Init() override {
+    writer_ = node_->CreateWriter<Msg>("/imu");
+    return writer_ != nullptr;
+  }
+  bool Proc() override { return writer_->Write(Msg()); }
+
+ private:
+  std::shared_ptr<Writer<Msg>> writer_;
+};
+CYBER_REGISTER_COMPONENT(ImuWriter)
+
+// Its first Proc() waits in g_proc_gate until the test opens it.
+test::Gate* g_proc_gate = nullptr;
+class GatedTimer : public TimerComponent {
+ public:
+  bool Init() override { return true; }
+  bool Proc() override {
+    if (calls_++ == 0) g_proc_gate->Wait();
+    return true;
+  }
+
+ private:
+  std::atomic<int> calls_{0};
+};
+CYBER_REGISTER_COMPONENT(GatedTimer)
+
+// Collects the WARNING lines logged while it exists.
+class WarningSink : public google::LogSink {
+ public:
+  WarningSink() { google::AddLogSink(this); }
+  ~WarningSink() override { google::RemoveLogSink(this); }
+  void send(google::LogSeverity severity, const char*, const char*, int,
+            const struct ::tm*, const char* message, size_t length) override {
+    if (severity != google::GLOG_WARNING) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    warnings_.emplace_back(message, length);
+  }
+  std::vector<std::string> warnings() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return warnings_;
+  }
+  // The warnings containing every one of `parts`.
+  int Count(const std::vector<std::string>& parts) {
+    int n = 0;
+    for (const std::string& w : warnings()) {
+      bool all = true;
+      for (const std::string& p : parts) all = all && w.find(p) != std::string::npos;
+      n += all ? 1 : 0;
+    }
+    return n;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::string> warnings_;
+};
 
 std::string WriteFile(const std::string& name, const std::string& text) {
   const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
@@ -224,8 +327,9 @@ TEST_F(LauncherRunTest, TimerComponentRunsCountsFailuresAndStopsSynchronously) {
   }
   const auto stats = launcher.Stats();
   ASSERT_EQ(stats.size(), 2u);
-  const ComponentStats& c = stats[1];
+  const ComponentStats& c = stats[0];  // first in the file, first started
   EXPECT_EQ(c.name, "c");
+  EXPECT_EQ(stats[1].name, "sink");
   EXPECT_EQ(c.procs, 10u);
   EXPECT_EQ(c.proc_failures, 5u);  // counted (and logged)
   EXPECT_NEAR(c.achieved_hz, 50.0, 1e-6);  // simulated time: exact
@@ -254,6 +358,214 @@ TEST_F(LauncherRunTest, ShutdownAlsoStopsReadersTheComponentCreatedItself) {
   for (int i = 0; i < 50; ++i) (*writer)->Write(Msg());
   sched_.Async([] {}).get();  // anything queued before has had its turn
   EXPECT_EQ(g_extra_deliveries.load(), 1);
+}
+
+TEST_F(LauncherRunTest, ComponentsStartInFileOrderWhicheverTheirKindAndStopInReverse) {
+  TakeOrder();
+  const std::string first = WriteFile("order1.dag",
+      "module_config {\n"
+      "  timer_components { class_name: \"OrderTimer\" config { name: \"t1\" interval: 10 } }\n"
+      "  components { class_name: \"OrderSink\" config { name: \"c1\" readers { channel: \"/o\" } } }\n"
+      "  timer_components { class_name: \"OrderTimer\" config { name: \"t2\" interval: 10 } }\n"
+      "  components { class_name: \"OrderSink\" config { name: \"c2\" readers { channel: \"/o\" } } }\n"
+      "}\n"
+      "module_config {\n"
+      "  timer_components { class_name: \"OrderTimer\" config { name: \"t3\" interval: 10 } }\n"
+      "  components { class_name: \"OrderSink\" config { name: \"c3\" readers { channel: \"/o\" } } }\n"
+      "}\n");
+  // Two entries on one line: by column.
+  const std::string second = WriteFile("order2.dag",
+      "module_config { timer_components { class_name: \"OrderTimer\" config { name: \"t4\" "
+      "interval: 10 } } components { class_name: \"OrderSink\" config { name: \"c4\" "
+      "readers { channel: \"/o\" } } } }\n");
+  Launcher launcher(context_);
+  ASSERT_TRUE(launcher.Load({first, second}).ok());
+  ASSERT_TRUE(launcher.Start().ok());
+  const std::vector<std::string> started = {"t1", "c1", "t2", "c2", "t3", "c3", "t4", "c4"};
+  std::vector<std::string> expected;
+  for (const std::string& n : started) expected.push_back("init " + n);
+  EXPECT_EQ(TakeOrder(), expected);
+  std::vector<std::string> names;
+  for (const ComponentStats& s : launcher.Stats()) names.push_back(s.name);
+  EXPECT_EQ(names, started);
+  launcher.Stop();
+  expected.clear();
+  for (auto it = started.rbegin(); it != started.rend(); ++it) expected.push_back("clear " + *it);
+  EXPECT_EQ(TakeOrder(), expected);
+}
+
+TEST_F(LauncherRunTest, FinalStatsCountTheCallThatWasRunningWhenStopWasCalled) {
+  test::Gate gate;
+  g_proc_gate = &gate;
+  Launcher launcher(context_);
+  ASSERT_TRUE(launcher.Load({WriteFile("gated.dag",
+      "module_config { timer_components { class_name: \"GatedTimer\" "
+      "config { name: \"g\" interval: 10 } } }\n")}).ok());
+  ASSERT_TRUE(launcher.Start().ok());
+  EXPECT_TRUE(launcher.FinalStats().empty());
+  driver_.AwaitIdle();
+  clock_.AdvanceTo(driver_.PlannedWake());
+  ASSERT_TRUE(gate.AwaitEntered());
+  // The call is running: statistics taken now do not count it yet (what the
+  // summary used to show, one call short).
+  ASSERT_EQ(launcher.Stats().size(), 1u);
+  EXPECT_EQ(launcher.Stats()[0].procs, 0u);
+  std::thread stopper([&] { launcher.Stop(); });  // waits for the call
+  gate.Open();
+  stopper.join();
+  const std::vector<ComponentStats> final_stats = launcher.FinalStats();
+  ASSERT_EQ(final_stats.size(), 1u);
+  EXPECT_EQ(final_stats[0].name, "g");
+  EXPECT_EQ(final_stats[0].procs, 1u);
+  EXPECT_TRUE(launcher.Stats().empty());
+  g_proc_gate = nullptr;
+}
+
+TEST_F(LauncherRunTest, FinalStatsCountEveryWriteAfterARun) {
+  Launcher launcher(context_);
+  ASSERT_TRUE(launcher.Load({WriteFile("writes.dag",
+      "module_config {\n"
+      " timer_components { class_name: \"ImuWriter\" config { name: \"imu\" interval: 10 } }\n"
+      " components { class_name: \"MsgSink\" config { name: \"sink\" "
+      "readers { channel: \"/imu\" pending_queue_size: 100 } } }\n"
+      "}\n")}).ok());
+  ASSERT_TRUE(launcher.Start().ok());
+  EXPECT_TRUE(launcher.ChannelWarnings().empty());
+  for (int i = 1; i <= 30; ++i) {
+    driver_.AwaitIdle();
+    clock_.AdvanceTo(driver_.PlannedWake());
+    ASSERT_TRUE(test::Eventually([&] {
+      const auto stats = launcher.Stats();
+      return stats[0].procs >= static_cast<uint64_t>(i) && stats[1].procs >= static_cast<uint64_t>(i) &&
+             sched_.stats().live == 0;
+    })) << "call " << i;
+  }
+  launcher.Stop();
+  const auto stats = launcher.FinalStats();
+  ASSERT_EQ(stats.size(), 2u);
+  EXPECT_EQ(stats[0].procs, 30u);
+  EXPECT_EQ(stats[1].procs, 30u);
+  EXPECT_EQ(stats[1].dropped, 0u);
+}
+
+TEST_F(LauncherRunTest, ChannelsWrittenAndNotReadOrReadAndNotWrittenAreWarnings) {
+  // Other nodes of the bus: one writes "/log" (read by a component, so it
+  // is matched), one writes "/elsewhere", a channel no component uses.
+  Node stranger("stranger", &sched_, &bus_);
+  auto log_writer = stranger.TryCreateWriter<Msg>("/log");
+  auto other_writer = stranger.TryCreateWriter<Msg>("/elsewhere");
+  ASSERT_TRUE(log_writer.ok() && other_writer.ok());
+  WarningSink sink;
+  Launcher launcher(context_);
+  ASSERT_TRUE(launcher.Load({WriteFile("typo.dag",
+      "module_config {\n"
+      "  timer_components { class_name: \"ImuWriter\" config { name: \"imu\" interval: 10 } }\n"
+      "  components { class_name: \"MsgSink\" config { name: \"fusion\" readers { channel: \"/imux\" } } }\n"
+      "  components { class_name: \"MsgSink\" config { name: \"logger\" readers { channel: \"/log\" } } }\n"
+      "}\n")}).ok());
+  ASSERT_TRUE(launcher.Start().ok());
+  const std::string type = transport_internal::TypeName(typeid(Msg));
+  const std::vector<std::string> expected = {
+      "channel \"/imu\" (" + type + ") is written by component \"imu\" (" +
+          std::string(getenv("TEST_TMPDIR")) + "/typo.dag:2:3) but read by no one; a typo? "
+          "\"/imux\" (same type) is read but written by no one",
+      "channel \"/imux\" (" + type + ") is read by component \"fusion\" (" +
+          std::string(getenv("TEST_TMPDIR")) + "/typo.dag:3:3) but written by no one; a typo? "
+          "\"/imu\" (same type) is written but read by no one",
+  };
+  EXPECT_EQ(launcher.ChannelWarnings(), expected);
+  for (const std::string& w : expected) EXPECT_EQ(sink.Count({w}), 1) << w;
+  EXPECT_EQ(sink.Count({"/log"}), 0);
+  EXPECT_EQ(sink.Count({"/elsewhere"}), 0);
+  launcher.Stop();
+  EXPECT_EQ(launcher.ChannelWarnings(), expected);  // for the summary
+}
+
+TEST_F(LauncherRunTest, ChannelBusTopologyListsTheLiveWritersAndReadersOfEachChannel) {
+  Node a("a", &sched_, &bus_);
+  Node b("b", &sched_, &bus_);
+  auto w1 = a.TryCreateWriter<Msg>("/t");
+  auto w2 = a.TryCreateWriter<Msg>("/t");  // a node is listed once
+  auto r = b.TryCreateReader<Msg>("/t", [](const std::shared_ptr<const Msg>&) {});
+  auto r2 = a.TryCreateReader<Msg>("/u", [](const std::shared_ptr<const Msg>&) {});
+  ASSERT_TRUE(w1.ok() && w2.ok() && r.ok() && r2.ok());
+  auto topology = bus_.Topology();
+  ASSERT_EQ(topology.size(), 2u);
+  EXPECT_EQ(topology[0].channel, "/t");
+  EXPECT_EQ(topology[0].type_name, transport_internal::TypeName(typeid(Msg)));
+  EXPECT_EQ(topology[0].writers, std::vector<std::string>{"a"});
+  EXPECT_EQ(topology[0].readers, std::vector<std::string>{"b"});
+  EXPECT_EQ(topology[1].channel, "/u");
+  EXPECT_TRUE(topology[1].writers.empty());
+  EXPECT_EQ(topology[1].readers, std::vector<std::string>{"a"});
+  // A dropped writer, a shut-down reader, a shut-down node: gone.
+  w1->reset();
+  EXPECT_EQ(bus_.Topology()[0].writers, std::vector<std::string>{"a"});  // w2 remains
+  (*r)->Shutdown();
+  EXPECT_TRUE(bus_.Topology()[0].readers.empty());
+  a.Shutdown();
+  topology = bus_.Topology();
+  EXPECT_TRUE(topology[0].writers.empty());
+  EXPECT_TRUE(topology[1].readers.empty());
+}
+
+TEST_F(LauncherRunTest, AFlagFileIsCheckedLineByLineAndABadLineIsALocatedError) {
+  FLAGS_launcher_test_rate = 1;
+  auto start_with = [&](const std::string& name, const std::string& flags) {
+    const std::string flag_file = WriteFile(name + ".flags", flags);
+    Launcher launcher(context_);
+    absl::Status s = launcher.Load({WriteFile(name + ".dag",
+        "module_config { timer_components { class_name: \"CountingTimer\" "
+        "config { name: \"" + name + "\" interval: 10 flag_file_path: \"" + flag_file + "\" } } }\n")});
+    if (s.ok()) s = launcher.Start();
+    return s;
+  };
+  // Comments, blank lines and --name=value lines of known flags.
+  ASSERT_TRUE(start_with("good", "# tuning\n\n  --launcher_test_rate=7\n").ok());
+  EXPECT_EQ(FLAGS_launcher_test_rate, 7);
+  const std::string dir = getenv("TEST_TMPDIR");
+  struct Case {
+    std::string name, flags, message;
+  };
+  const std::vector<Case> cases = {
+      {"garbage", "--launcher_test_rate=9\nhello world\n",
+       dir + "/garbage.flags:2: \"hello world\": not a flag (expected --name=value)"},
+      {"unknown", "# x\n--launcher_test_rte=9\n",
+       dir + "/unknown.flags:2: \"--launcher_test_rte=9\": unknown flag --launcher_test_rte"},
+      {"value", "--launcher_test_rate=fast\n",
+       dir + "/value.flags:1: \"--launcher_test_rate=fast\": value \"fast\" is not a valid int32 "
+       "(flag --launcher_test_rate)"},
+      {"novalue", "--launcher_test_rate\n",
+       dir + "/novalue.flags:1: \"--launcher_test_rate\": flag --launcher_test_rate needs a value"},
+  };
+  for (const Case& c : cases) {
+    const absl::Status s = start_with(c.name, c.flags);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << c.name;
+    EXPECT_NE(s.message().find(c.message), std::string::npos) << s;
+    EXPECT_NE(s.message().find(dir + "/" + c.name + ".dag:1:"), std::string::npos) << s;
+    EXPECT_NE(s.message().find("component \"" + c.name + "\": flag_file_path"), std::string::npos) << s;
+  }
+  EXPECT_EQ(FLAGS_launcher_test_rate, 7);  // nothing set from a bad file
+}
+
+TEST(LauncherTest, AModuleLibraryThatCannotLoadIsAWarningWhenItsClassesAreLinkedIn) {
+  const std::string not_elf = WriteFile("libnotelf.so", "not a library\n");
+  const std::string dir = getenv("TEST_TMPDIR");
+  WarningSink sink;
+  const std::string missing = WriteFile("missing_lib.dag",
+      "module_config {\n  module_library: \"/nonexistent/libmissing.so\"\n"
+      "  timer_components { class_name: \"CountingTimer\" config { name: \"m\" interval: 10 } }\n}\n");
+  const std::string garbage = WriteFile("garbage_lib.dag",
+      "module_config {\n  module_library: \"" + not_elf + "\"\n"
+      "  timer_components { class_name: \"CountingTimer\" config { name: \"g\" interval: 10 } }\n}\n");
+  Launcher launcher;
+  EXPECT_TRUE(launcher.Load({missing, garbage}).ok());  // not fatal
+  EXPECT_EQ(sink.Count({dir + "/missing_lib.dag:1:1: module_library \"/nonexistent/libmissing.so\" "
+                        "could not be loaded: cannot open shared object file: No such file or directory"}),
+            1) << testing::PrintToString(sink.warnings());
+  EXPECT_EQ(sink.Count({dir + "/garbage_lib.dag:1:1: module_library \"" + not_elf +
+                        "\" could not be loaded: invalid ELF header"}),
+            1) << testing::PrintToString(sink.warnings());
 }
 
 TEST(LauncherStatusTest, StatusLineAndSummaryShowRatesAndCounters) {

@@ -9,7 +9,9 @@
 // file, line and field. While running, a one-line live status (per
 // component: achieved vs configured rate, lateness p99, overruns) is
 // refreshed every second when stdout is a terminal. On shutdown the
-// components are stopped (each synchronously) and a summary table printed.
+// components are stopped (each synchronously) and a summary table of their
+// final statistics printed, followed by the graph warnings of the start
+// (channels written and never read, or read and never written).
 
 #include <unistd.h>
 
@@ -129,11 +131,18 @@ int main(int argc, char** argv) {
   cyber::WaitForShutdown();
   if (status_timer) status_timer->Stop();
   if (stop_timer) stop_timer->Stop();
-  const std::vector<cyber::ComponentStats> stats = launcher.Stats();
   launcher.Stop();
+  // Taken after every component stopped: each call it made is counted.
+  const std::vector<cyber::ComponentStats> stats = launcher.FinalStats();
   cyber::Shutdown();
   if (live) std::printf("\n");
   std::printf("%s", cyber::Launcher::SummaryTable(stats).c_str());
+  // Graph mistakes logged at start, repeated where they are seen.
+  const std::vector<std::string> warnings = launcher.ChannelWarnings();
+  if (!warnings.empty()) {
+    std::printf("warnings:\n");
+    for (const std::string& w : warnings) std::printf("  %s\n", w.c_str());
+  }
   std::fflush(stdout);
   return 0;
 }

@@ -2,10 +2,13 @@
 
 #include <cxxabi.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "cyber/transport/writer.h"  // NodeState
 
 namespace cyber {
 namespace transport_internal {
@@ -17,6 +20,42 @@ std::string TypeName(const std::type_info& type) {
   std::string name(demangled);
   std::free(demangled);
   return name;
+}
+
+std::vector<std::string> SortedUnique(std::vector<std::string> names) {
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+void ChannelBase::AddWriter(const std::shared_ptr<const NodeState>& node,
+                            const std::shared_ptr<const void>& writer) {
+  MutexLock lock(&writers_mu_);
+  // Forget writers that are gone, so a node that creates and drops writers
+  // does not grow the list.
+  writers_.erase(std::remove_if(writers_.begin(), writers_.end(),
+                                [](const WriterRecord& r) {
+                                  return r.writer.expired() || r.node.expired();
+                                }),
+                 writers_.end());
+  writers_.push_back(WriterRecord{node, writer});
+}
+
+std::vector<std::string> ChannelBase::WriterNodes() const {
+  std::vector<std::shared_ptr<const NodeState>> live;
+  {
+    MutexLock lock(&writers_mu_);
+    for (const WriterRecord& r : writers_) {
+      if (r.writer.expired()) continue;
+      if (auto node = r.node.lock()) live.push_back(std::move(node));
+    }
+  }
+  // The last references may drop here, outside the lock.
+  std::vector<std::string> nodes;
+  for (const auto& node : live) {
+    if (!node->shut_down.load(std::memory_order_acquire)) nodes.push_back(node->name);
+  }
+  return SortedUnique(std::move(nodes));
 }
 
 }  // namespace transport_internal
@@ -32,6 +71,26 @@ std::vector<std::string> ChannelBus::ChannelNames() const {
   names.reserve(channels_.size());
   for (const auto& entry : channels_) names.push_back(entry.first);
   return names;
+}
+
+std::vector<ChannelTopology> ChannelBus::Topology() const {
+  std::vector<std::shared_ptr<transport_internal::ChannelBase>> channels;
+  {
+    MutexLock lock(&mu_);
+    for (const auto& entry : channels_) channels.push_back(entry.second);
+  }
+  // Each channel is asked under its own locks only, never under the bus's.
+  std::vector<ChannelTopology> topology;
+  topology.reserve(channels.size());
+  for (const auto& c : channels) {
+    ChannelTopology t;
+    t.channel = c->name();
+    t.type_name = c->type_name();
+    t.writers = c->WriterNodes();
+    t.readers = c->ReaderNodes();
+    topology.push_back(std::move(t));
+  }
+  return topology;
 }
 
 absl::StatusOr<std::shared_ptr<transport_internal::ChannelBase>>

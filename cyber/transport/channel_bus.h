@@ -21,6 +21,11 @@
 //    Adding or removing a reader copies the list (rare); writing never does.
 //  * Writers and readers hold their Channel by shared_ptr, so they never touch
 //    the bus after creation; the bus may be destroyed before them.
+//  * Topology() says who is on each channel now, for the launcher's "written
+//    but never read / read but never written" check: the nodes of its live
+//    readers (from the reader list) and of its live writers (each channel
+//    keeps a weak reference to every writer created on it; a writer counts
+//    while it exists and its node is not shut down).
 //
 // Threads: every method is thread-safe. The bus must outlive calls to
 // Node::CreateWriter / CreateReader that use it.
@@ -49,9 +54,14 @@ class Reader;
 
 namespace transport_internal {
 
+struct NodeState;  // writer.h
+
 // A readable name for a type: the demangled typeid(...).name() (the raw name
 // if demangling fails), e.g. "cyber::perception::Obstacles".
 std::string TypeName(const std::type_info& type);
+
+// `names` sorted, duplicates removed.
+std::vector<std::string> SortedUnique(std::vector<std::string> names);
 
 // What the bus knows about every channel, whatever its message type.
 class ChannelBase {
@@ -72,11 +82,29 @@ class ChannelBase {
   // The node whose CreateWriter/CreateReader created the channel.
   const std::string& first_node() const { return first_node_; }
 
+  // Records a writer created on this channel by `node` (Node does this);
+  // only weak references are kept.
+  void AddWriter(const std::shared_ptr<const NodeState>& node,
+                 const std::shared_ptr<const void>& writer);
+  // Names of the nodes that have a writer on this channel now (the writer
+  // exists and its node is not shut down), sorted, each once.
+  std::vector<std::string> WriterNodes() const;
+  // Names of the nodes whose readers are subscribed now, sorted, each once.
+  virtual std::vector<std::string> ReaderNodes() const = 0;
+
  private:
+  struct WriterRecord {
+    std::weak_ptr<const NodeState> node;
+    std::weak_ptr<const void> writer;
+  };
+
   const std::string name_;
   const std::type_index type_;
   const std::string type_name_;
   const std::string first_node_;
+  // writers_mu_ protects the following state.
+  mutable Mutex writers_mu_;
+  std::vector<WriterRecord> writers_ ABSL_GUARDED_BY(writers_mu_);
 };
 
 // One channel carrying messages of type M: the readers a write goes to.
@@ -106,6 +134,13 @@ class Channel final : public ChannelBase {
     // `old` (and whatever it was last to hold) is released outside the lock.
   }
 
+  std::vector<std::string> ReaderNodes() const override {
+    const std::shared_ptr<const ReaderList> readers = Snapshot();
+    std::vector<std::string> nodes;
+    for (const auto& r : *readers) nodes.push_back(r->node_name());
+    return SortedUnique(std::move(nodes));
+  }
+
   void Remove(const Reader<M>* reader) {
     std::shared_ptr<const ReaderList> old;
     {
@@ -127,6 +162,14 @@ class Channel final : public ChannelBase {
 
 }  // namespace transport_internal
 
+// Who is on one channel now (see ChannelBus::Topology).
+struct ChannelTopology {
+  std::string channel;
+  std::string type_name;             // the message type, demangled
+  std::vector<std::string> writers;  // nodes with a live writer, sorted, once each
+  std::vector<std::string> readers;  // nodes with a subscribed reader, likewise
+};
+
 class ChannelBus {
  public:
   ChannelBus() = default;
@@ -141,6 +184,11 @@ class ChannelBus {
 
   // Names of the channels registered so far, sorted.
   std::vector<std::string> ChannelNames() const;
+
+  // Every channel registered so far, sorted by name, with the nodes writing
+  // and reading it at the time of the call. A snapshot: nodes may come and
+  // go while it is taken.
+  std::vector<ChannelTopology> Topology() const;
 
  private:
   friend class Node;

@@ -152,7 +152,10 @@ absl::StatusOr<std::shared_ptr<Writer<M>>> Node::TryCreateWriter(
   if (!checked.ok()) return checked;
   auto found = bus_->GetChannel<M>(name(), channel);
   if (!found.ok()) return found.status();
-  return std::shared_ptr<Writer<M>>(new Writer<M>(state_, *std::move(found)));
+  std::shared_ptr<transport_internal::Channel<M>> ch = *std::move(found);
+  std::shared_ptr<Writer<M>> writer(new Writer<M>(state_, ch));
+  ch->AddWriter(state_, writer);  // for ChannelBus::Topology()
+  return writer;
 }
 
 template <typename M>
