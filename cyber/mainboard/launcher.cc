@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -18,6 +19,8 @@
 #include "cyber/common/log.h"
 #include "cyber/component/component_registry.h"
 #include "cyber/transport/channel_bus.h"
+#include "scheduler/default_scheduler.h"
+#include "timer/ambient_timer_system.h"
 
 namespace cyber {
 
@@ -169,6 +172,16 @@ absl::Status Launcher::Start() {
     MutexLock lock(&mu_);
     channel_warnings_.clear();
   }
+  // Init() is graph code: a Timer it makes without a TickDriver, Time::Now(),
+  // Rate, cyber::Async and scheduler::Instance() use the context's timer
+  // system and scheduler (when it names them), as the components' routines
+  // do.
+  std::optional<timer::ScopedAmbientTimerSystem> ambient_timers;
+  if (context_.timer_driver != nullptr) {
+    ambient_timers.emplace(context_.timer_driver->front_end().get());
+  }
+  std::optional<scheduler::ScopedAmbientScheduler> ambient_scheduler;
+  if (context_.scheduler != nullptr) ambient_scheduler.emplace(context_.scheduler);
   ComponentRegistry& registry = ComponentRegistry::Global();
   auto start_one = [&](const auto& spec) -> absl::Status {
     const std::string where = spec.where.ToString();

@@ -5,8 +5,6 @@
 #include <thread>
 
 #include "cyber/common/log.h"
-#include "scheduler/default_scheduler.h"
-#include "timer/ambient_timer_system.h"
 
 namespace cyber {
 
@@ -45,13 +43,9 @@ SimulatedGraph::~SimulatedGraph() { Stop(); }
 absl::Status SimulatedGraph::Launch(const std::vector<std::string>& dag_paths) {
   absl::Status s = launcher_.Load(dag_paths);
   if (!s.ok()) return s;
-  {
-    // Init() runs graph code: timers it makes, Time::Now() and Rate follow
-    // the graph's clock.
-    const timer::ScopedAmbientTimerSystem ambient(driver_.front_end().get());
-    const scheduler::ScopedAmbientScheduler ambient_scheduler(&scheduler_);
-    s = launcher_.Start();
-  }
+  // Init() runs graph code with the graph's timer system, clock and
+  // scheduler ambient (the launcher installs its context's).
+  s = launcher_.Start();
   Settle();
   return s;
 }
