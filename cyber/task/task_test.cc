@@ -74,8 +74,13 @@ TEST(TaskInRoutineTest, SleepForParksOnTheSchedulersSimulatedClock) {
 }
 
 TEST(TaskInRoutineTest, YieldLetsAnotherRoutineOfTheProcessorRun) {
-  Scheduler sched(OneProcessor());
-  std::vector<std::string> trace;  // one processor: no concurrent access
+  // No processor threads: both routines are queued before either runs (with
+  // a processor thread, A could finish before B was even dispatched), and
+  // the test thread runs them.
+  Scheduler::Options o = OneProcessor();
+  o.run_threads = false;
+  Scheduler sched(o);
+  std::vector<std::string> trace;  // one thread runs both: no concurrent access
   auto a = sched.Async([&] {
     for (int i = 0; i < 3; ++i) {
       trace.push_back("A");
@@ -88,6 +93,7 @@ TEST(TaskInRoutineTest, YieldLetsAnotherRoutineOfTheProcessorRun) {
       Yield();
     }
   });
+  EXPECT_EQ(sched.RunReady(), 8u);  // A, B, A, B, A, B and the two ends
   a.get();
   b.get();
   EXPECT_EQ(trace, (std::vector<std::string>{"A", "B", "A", "B", "A", "B"}));
