@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "cyber/common/log.h"
@@ -60,8 +61,14 @@ bool ProcessorGroup::RunOne(std::chrono::nanoseconds wait) {
   {
     MutexLock lock(&mu_);
     const auto limit = std::chrono::steady_clock::now() + wait;
+    // Every processor's queue in turn (routines pinned to any of them run
+    // here too).
+    const int processors = std::max(config_.processor_num, 1);
     while (!stop_) {
-      r = policy_->Pop(0);
+      for (int i = 0; i < processors && !r; ++i) {
+        r = policy_->Pop(next_manual_processor_);
+        next_manual_processor_ = (next_manual_processor_ + 1) % processors;
+      }
       if (r || std::chrono::steady_clock::now() >= limit) break;
       work_.WaitUntil(&mu_, limit);
     }

@@ -58,7 +58,8 @@ class ProcessorGroup {
   // queued routines stay queued (the scheduler drains before stopping).
   void Stop();
 
-  // Without threads: resumes the next queued routine (as processor 0) on
+  // Without threads: resumes the next queued routine (processors' queues in
+  // turn, so pinned routines run too) on
   // the calling thread, waiting up to `wait` of real time for one to be
   // queued; false if none came (or the group stopped).
   bool RunOne(std::chrono::nanoseconds wait);
@@ -78,6 +79,7 @@ class ProcessorGroup {
   CondVar work_;
   std::unique_ptr<SchedulingPolicy> policy_ ABSL_GUARDED_BY(mu_);
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  int next_manual_processor_ ABSL_GUARDED_BY(mu_) = 0;  // RunOne's turn
   std::atomic<uint64_t> switches_{0};
   std::vector<std::thread> threads_;
 };

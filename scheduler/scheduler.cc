@@ -183,15 +183,15 @@ void Scheduler::OnReturned(std::shared_ptr<CRoutine> routine,
   if (live_.empty()) all_finished_.SignalAll();
 }
 
-size_t Scheduler::RunReady() {
+size_t Scheduler::RunReady(size_t max_resumes) {
   ACHECK(!options_.run_threads)
       << "scheduler \"" << options_.name << "\": RunReady() with processor threads";
   size_t resumes = 0;
   bool ran = true;
-  while (ran) {
+  while (ran && resumes < max_resumes) {
     ran = false;
     for (auto& g : groups_) {
-      while (g->RunOne(std::chrono::nanoseconds(0))) {
+      while (resumes < max_resumes && g->RunOne(std::chrono::nanoseconds(0))) {
         ran = true;
         ++resumes;
       }
@@ -207,6 +207,12 @@ bool Scheduler::RunOneReady(absl::Duration wait) {
     if (g->RunOne(std::chrono::nanoseconds(0))) return true;
   }
   return groups_[0]->RunOne(absl::ToChronoNanoseconds(wait));
+}
+
+size_t Scheduler::queued() const {
+  size_t n = 0;
+  for (const auto& g : groups_) n += g->queued();
+  return n;
 }
 
 bool Scheduler::HasReady() const {

@@ -76,7 +76,7 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
     // false: no processor threads. The owner runs queued routines on its
     // own thread with RunReady()/RunOneReady(), one at a time, in the
     // policy's order: what a simulated graph does for a run that is the
-    // same every time (cyber/testing/simulated_graph.h).
+    // same every time (cyber/simulation/simulated_graph.h).
     bool run_threads = true;
   };
   struct Stats {
@@ -119,16 +119,17 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
       -> std::future<std::invoke_result_t<std::decay_t<F>, std::decay_t<Args>...>>;
 
   // --- Without processor threads (Options::run_threads false) ----------
-  // Runs queued routines on the calling thread until none is queued; a
-  // routine that yields is queued again, so one that loops on Yield()
-  // keeps this going (the caller bounds its simulation). Returns the number
+  // Runs queued routines on the calling thread until none is queued, or
+  // `max_resumes` resumes have run (a routine that yields is queued again,
+  // so one that loops on Yield() would keep this going). Returns the number
   // of resumes. REQUIRES: one caller at a time, not from a routine.
-  size_t RunReady();
+  size_t RunReady(size_t max_resumes = SIZE_MAX);
   // Runs one queued routine, waiting up to `wait` of real time for one to be
   // queued (from another thread); false if none came.
   bool RunOneReady(absl::Duration wait);
-  // Whether a routine is queued (not parked, not running).
+  // Whether a routine is queued (not parked, not running), and how many.
   bool HasReady() const;
+  size_t queued() const;
 
   // Without processor threads, Shutdown() runs the cancelled routines'
   // unwinding on the calling thread.

@@ -26,6 +26,26 @@ namespace cyber {
 
 namespace {
 
+// Marks the calling thread as running the graph's code (components' Init(),
+// Clear() and shutdown): a Timer made without a TickDriver, Time::Now(),
+// Rate, cyber::Async and scheduler::Instance() use the context's timer
+// system and scheduler (when it names them), as the components' routines
+// do. Without it, a Clear() that removes a task its Init() created would
+// look for it on the process scheduler.
+class GraphCode {
+ public:
+  explicit GraphCode(const ComponentContext& context) {
+    if (context.timer_driver != nullptr) {
+      timers_.emplace(context.timer_driver->front_end().get());
+    }
+    if (context.scheduler != nullptr) scheduler_.emplace(context.scheduler);
+  }
+
+ private:
+  std::optional<timer::ScopedAmbientTimerSystem> timers_;
+  std::optional<scheduler::ScopedAmbientScheduler> scheduler_;
+};
+
 absl::Status Logged(absl::Status s) {
   if (!s.ok()) AERROR << s.message();
   return s;
@@ -172,16 +192,7 @@ absl::Status Launcher::Start() {
     MutexLock lock(&mu_);
     channel_warnings_.clear();
   }
-  // Init() is graph code: a Timer it makes without a TickDriver, Time::Now(),
-  // Rate, cyber::Async and scheduler::Instance() use the context's timer
-  // system and scheduler (when it names them), as the components' routines
-  // do.
-  std::optional<timer::ScopedAmbientTimerSystem> ambient_timers;
-  if (context_.timer_driver != nullptr) {
-    ambient_timers.emplace(context_.timer_driver->front_end().get());
-  }
-  std::optional<scheduler::ScopedAmbientScheduler> ambient_scheduler;
-  if (context_.scheduler != nullptr) ambient_scheduler.emplace(context_.scheduler);
+  const GraphCode graph_code(context_);
   ComponentRegistry& registry = ComponentRegistry::Global();
   auto start_one = [&](const auto& spec) -> absl::Status {
     const std::string where = spec.where.ToString();
@@ -294,6 +305,7 @@ void Launcher::Stop() {
   if (components.empty()) return;
   // Reverse order; each Shutdown() is synchronous, so no Proc() runs on a
   // destroyed component, and the statistics taken after it are final.
+  const GraphCode graph_code(context_);
   for (auto it = components.rbegin(); it != components.rend(); ++it) {
     (*it)->Shutdown();
   }
@@ -321,6 +333,7 @@ absl::Status Launcher::StopComponent(const std::string& name) {
         absl::StrJoin(names, ", "), ")")));
   }
   AINFO << "launcher: stopping component \"" << name << "\"";
+  const GraphCode graph_code(context_);
   found->Shutdown();  // synchronous and idempotent
   return absl::OkStatus();
 }

@@ -93,8 +93,12 @@ int RunSimulated(const std::vector<std::string>& dags, absl::Duration run_for) {
   graph.RunFor(run_for);
   const absl::Duration wall =
       absl::FromChrono(std::chrono::steady_clock::now() - wall_start);
+  // Taken at the end of the simulated run, before the stop (which is not
+  // part of the deterministic run): every call that ended by then, the same
+  // every run.
+  const std::vector<cyber::ComponentStats> stats = graph.Stats();
   graph.Stop();
-  PrintSummary(graph.Stats(), graph.launcher().ChannelWarnings());
+  PrintSummary(stats, graph.launcher().ChannelWarnings());
   std::printf("simulated %s in %s of wall time (%.0fx real time)\n",
               absl::FormatDuration(run_for).c_str(), absl::FormatDuration(wall).c_str(),
               wall > absl::ZeroDuration() ? run_for / wall : 0.0);

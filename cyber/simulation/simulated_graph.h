@@ -9,11 +9,13 @@
 // ChannelBus — and everything time-based inside it follows that clock:
 // TimerComponent intervals, Timers the components make with the plain
 // constructors (cyber/time/ambient_clock.h, timer/ambient_timer_system.h),
-// reader delivery, CRoutine::SleepFor, Rate, Duration::Sleep and
-// cyber::Time::Now(). No real clock is read on the scheduling path.
+// reader delivery, CRoutine::SleepFor, Rate, Duration::Sleep,
+// cyber::Time::Now(), cyber::Async and scheduler::Instance(). No real clock
+// is read on the scheduling path of a run.
 //
-// Determinism, by construction rather than by ordering rules: all of the
-// graph's code runs on the thread that drives the simulation. Run*() repeats
+// Determinism, by construction rather than by ordering rules: from Launch()
+// to the end of the last Run*(), all of the graph's code runs on the thread
+// that drives the simulation. Run*() repeats
 //   1. run every queued routine (timer calls, reader deliveries, tasks) to
 //      completion or suspension, in the scheduler's priority order;
 //   2. step the wheel at the present instant (due timers queue their calls);
@@ -29,8 +31,23 @@
 //
 // What graph code must not do here: block its thread waiting for other
 // routines (std::future::get on cyber::Async, a condition variable another
-// routine signals) — there is only one thread. Suspending (Yield, SleepFor,
-// WaitForData, a Timer's synchronous Stop() from a routine) is fine.
+// routine signals) — there is only one thread. Suspending (SleepFor,
+// WaitForData, a Timer's synchronous Stop() from a routine) is fine; a
+// routine that loops on Yield() is run again at every instant while time
+// moves on (after 2^14 resumes at one instant, with a warning). A blocking
+// sleep in a component's Init() (on the driving thread) cannot end: it is
+// logged and returns at once (cyber/time/sleep_on_clock.h).
+//
+// Stop() is not part of the deterministic run: components are stopped (and
+// their Clear() runs) on a helper thread while the driving thread runs the
+// calls they wait for, letting simulated time pass only when a stop waits
+// for a call suspended until later. Take counts and traces at the end of the
+// run, before Stop(); Stats() after Stop() are the final ones, which may
+// include such a call.
+//
+// Lifetimes: the graph owns its clock, wheel and scheduler; a Timer or Rate
+// that graph code made must not be used after the graph is destroyed (a
+// Timer's Schedule() then fails with FailedPrecondition).
 //
 // Threads: one thread drives a SimulatedGraph (Launch, Run*, At, Write, Stop);
 // Tap contents and Stats may be read from it between runs.
@@ -38,6 +55,8 @@
 #ifndef CYBER_SIMULATION_SIMULATED_GRAPH_H_
 #define CYBER_SIMULATION_SIMULATED_GRAPH_H_
 
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -130,9 +149,10 @@ class SimulatedGraph final : private ProcObserver {
   // instant) or `limit` of simulated time has passed; returns done().
   bool RunUntil(const std::function<bool()>& done, absl::Duration limit);
 
-  // Runs `action` as a routine of the graph when the clock reaches `at`
-  // (fault injection: stop a component, write a message, ...). Errors: as
-  // Timer::Schedule (InvalidArgument for an instant in the past).
+  // Runs `action` as a routine of the graph when the clock reaches `at` (on
+  // the first 2 ms tick at or after it; never earlier) — fault injection:
+  // stop a component, write a message, ... Errors: InvalidArgument for an
+  // instant in the past or an empty action, FailedPrecondition after Stop().
   absl::Status At(Instant at, std::function<void()> action);
   absl::Status After(absl::Duration delay, std::function<void()> action) {
     return At(Now() + delay, std::move(action));
@@ -185,6 +205,10 @@ class SimulatedGraph final : private ProcObserver {
   Launcher launcher_;
   std::shared_ptr<Node> tap_node_;
   std::vector<std::unique_ptr<Timer>> actions_;
+  // Resumes at one instant before time moves on regardless (yield loops).
+  static constexpr size_t kMaxResumesPerInstant = size_t{1} << 14;
+  bool yield_loop_reported_ = false;
+  std::atomic<bool> stopping_{false};  // read by At() from action routines
   bool stopped_ = false;
   mutable Mutex trace_mu_;
   std::vector<ProcEvent> trace_ ABSL_GUARDED_BY(trace_mu_);

@@ -14,6 +14,7 @@
 #include "cyber/component/component.h"
 #include "cyber/component/component_registry.h"
 #include "cyber/component/timer_component.h"
+#include "cyber/task/task.h"
 #include "cyber/time/rate.h"
 #include "cyber/time/time.h"
 #include "gtest/gtest.h"
@@ -52,10 +53,11 @@ CYBER_REGISTER_COMPONENT(SimTicker)
 // Per-run observations, read by the tests (one graph at a time).
 struct Observed {
   std::vector<int64_t> plain_timer_ns;   // Time::Now() in a plain Timer's calls
-  std::vector<int64_t> sleep_error_ns;   // (now after SleepFor(5ms)) - stamp
+  std::vector<int64_t> sleep_error_ns;   // (now after SleepFor(4ms)) - stamp - 4ms
   std::vector<int64_t> rate_wake_ns;     // Time::Now() after each Rate::Sleep
   std::vector<int64_t> tick_stamps_ns;   // stamps as delivered
   std::vector<int64_t> async_ns;         // Time::Now() in cyber::Async work
+  bool task_removed = false;             // Clear() removed its task
 };
 Observed* g_observed = nullptr;
 
@@ -87,7 +89,8 @@ class PlainTimerOwner : public TimerComponent {
   }
   void Clear() override {
     timer_->Stop();
-    scheduler::Instance()->RemoveTask(name() + "_rate");
+    // Clear() is graph code too: the task is found on the graph's scheduler.
+    g_observed->task_removed = scheduler::Instance()->RemoveTask(name() + "_rate");
   }
 
  private:
@@ -120,6 +123,50 @@ class SlowTicker : public TimerComponent {
   }
 };
 CYBER_REGISTER_COMPONENT(SlowTicker)
+
+// Loops on Yield() until a flag its Proc... never sets: the simulation must
+// still move on.
+std::atomic<int> g_yield_turns{0};
+class YieldLooper : public TimerComponent {
+ public:
+  bool Init() override {
+    return node_->scheduler()
+        ->CreateTask(name() + "_spin",
+                     [] {
+                       while (true) {
+                         ++g_yield_turns;
+                         cyber::Yield();
+                       }
+                     })
+        .ok();
+  }
+  bool Proc() override { return true; }
+  void Clear() override { node_->scheduler()->RemoveTask(name() + "_spin").IgnoreError(); }
+};
+CYBER_REGISTER_COMPONENT(YieldLooper)
+
+// Sleeps in Init(), on the driving thread: refused, not a hang.
+class SleepsInInit : public TimerComponent {
+ public:
+  bool Init() override {
+    cyber::SleepFor(absl::Milliseconds(50));
+    return true;
+  }
+  bool Proc() override { return true; }
+};
+CYBER_REGISTER_COMPONENT(SleepsInInit)
+
+// Records what is written to /sim/in.
+std::vector<std::pair<int64_t, int64_t>>* g_inputs = nullptr;  // (stamp, now)
+class InputSink : public Component<Stamp> {
+ public:
+  bool Init() override { return true; }
+  bool Proc(const std::shared_ptr<Stamp>& s) override {
+    g_inputs->emplace_back(s->ns, Time::Now().ToNanosecond());
+    return true;
+  }
+};
+CYBER_REGISTER_COMPONENT(InputSink)
 
 std::string WriteFile(const std::string& name, const std::string& text) {
   const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
@@ -187,6 +234,7 @@ TEST_F(SimulatedGraphTest, EverythingTimeBasedFollowsTheGraphsClock) {
   EXPECT_EQ(observed_.rate_wake_ns.back() - t0,
             absl::ToInt64Nanoseconds(absl::Seconds(10)));
   graph.Stop();
+  EXPECT_TRUE(observed_.task_removed);
 }
 
 TEST_F(SimulatedGraphTest, TwoRunsProduceTheSameTrace) {
@@ -198,8 +246,8 @@ TEST_F(SimulatedGraphTest, TwoRunsProduceTheSameTrace) {
     SimulatedGraph graph;
     ASSERT_TRUE(graph.Launch({dag}).ok());
     graph.RunFor(absl::Seconds(5));
+    trace = graph.Trace();  // the run; Stop() is not part of it
     graph.Stop();
-    trace = graph.Trace();
   }
   g_observed = &observed_;
   ASSERT_GT(traces[0].size(), 1000u);
@@ -269,6 +317,103 @@ TEST_F(SimulatedGraphTest, AnActionInThePastIsRefused) {
   const absl::Status s = graph.At(graph.Now() - absl::Milliseconds(1), [] {});
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("has passed"), std::string::npos) << s.message();
+}
+
+TEST_F(SimulatedGraphTest, AYieldLoopDoesNotStopTime) {
+  SimulatedGraph graph;
+  ASSERT_TRUE(graph
+                  .Launch({WriteFile("yield.dag", R"(
+module_config {
+  timer_components { class_name: "YieldLooper" config { name: "spin" interval: 100 } }
+})")})
+                  .ok());
+  graph.RunFor(absl::Seconds(1));
+  EXPECT_EQ(graph.Elapsed(), absl::Seconds(1));
+  EXPECT_EQ(graph.StatsOf("spin")->procs, 10u);
+  EXPECT_GT(g_yield_turns.load(), 0);
+}
+
+TEST_F(SimulatedGraphTest, ASleepInInitIsRefusedInsteadOfHanging) {
+  SimulatedGraph graph;
+  ASSERT_TRUE(graph
+                  .Launch({WriteFile("sleepy_init.dag", R"(
+module_config {
+  timer_components { class_name: "SleepsInInit" config { name: "s" interval: 10 } }
+})")})
+                  .ok());
+  EXPECT_EQ(graph.Elapsed(), absl::ZeroDuration());  // no time passed for it
+  graph.RunFor(absl::Milliseconds(100));
+  EXPECT_EQ(graph.StatsOf("s")->procs, 10u);
+}
+
+TEST_F(SimulatedGraphTest, WrittenMessagesAreDeliveredAtTheirInstant) {
+  std::vector<std::pair<int64_t, int64_t>> inputs;
+  g_inputs = &inputs;
+  SimulatedGraph graph;
+  ASSERT_TRUE(graph
+                  .Launch({WriteFile("sink.dag", R"(
+module_config {
+  components { class_name: "InputSink"
+               config { name: "sink" readers { channel: "/sim/in" pending_queue_size: 8 } } }
+})")})
+                  .ok());
+  const int64_t t0 = absl::ToInt64Nanoseconds(graph.Now().SinceEpoch());
+  Stamp s;
+  s.ns = 7;
+  ASSERT_TRUE(graph.Write("/sim/in", s).ok());
+  graph.RunFor(absl::Milliseconds(30));
+  s.ns = 8;
+  ASSERT_TRUE(graph.Write("/sim/in", s).ok());
+  graph.RunFor(absl::Milliseconds(1));
+  ASSERT_EQ(inputs.size(), 2u);
+  EXPECT_EQ(inputs[0], std::make_pair(int64_t{7}, t0));
+  EXPECT_EQ(inputs[1],
+            std::make_pair(int64_t{8}, t0 + absl::ToInt64Nanoseconds(absl::Milliseconds(30))));
+  // A channel of another type is refused with the reason.
+  EXPECT_FALSE(graph.Write("/sim/in", 42).ok());
+  graph.Stop();
+  g_inputs = nullptr;
+}
+
+TEST_F(SimulatedGraphTest, AnInfiniteLimitEndsWhenNothingIsPlanned) {
+  SimulatedGraph graph;
+  bool fired = false;
+  ASSERT_TRUE(graph.After(absl::Milliseconds(10), [&] { fired = true; }).ok());
+  EXPECT_TRUE(graph.RunUntil([&] { return fired; }, absl::InfiniteDuration()));
+  EXPECT_EQ(graph.Elapsed(), absl::Milliseconds(10));
+  EXPECT_FALSE(graph.RunUntil([] { return false; }, absl::InfiniteDuration()));
+  graph.RunUntil(Instant::InfiniteFuture());  // returns: nothing is planned
+  EXPECT_EQ(graph.Elapsed(), absl::Milliseconds(10));
+}
+
+TEST_F(SimulatedGraphTest, RoutinesPinnedToAnyProcessorRun) {
+  SimulatedGraph::Options o;
+  o.config = scheduler::DefaultSchedulerConfig(2);
+  SimulatedGraph graph(o);
+  std::vector<int> ran;
+  for (int p = 0; p < 2; ++p) {
+    ASSERT_TRUE(graph.scheduler()
+                    .CreateTask("pinned" + std::to_string(p), [&ran, p] { ran.push_back(p); },
+                                /*priority=*/0, /*processor=*/p)
+                    .ok());
+  }
+  graph.RunFor(absl::Milliseconds(1));
+  EXPECT_EQ(ran.size(), 2u);
+}
+
+TEST_F(SimulatedGraphTest, StopComponentWaitsForASuspendedCall) {
+  SimulatedGraph graph;
+  ASSERT_TRUE(graph
+                  .Launch({WriteFile("slow2.dag", R"(
+module_config {
+  timer_components { class_name: "SlowTicker" config { name: "slow" interval: 100 } }
+})")})
+                  .ok());
+  graph.RunFor(absl::Milliseconds(150));  // the call of 100 ms sleeps until 300 ms
+  EXPECT_TRUE(graph.StopComponent("slow").ok());
+  EXPECT_EQ(graph.StatsOf("slow")->procs, 1u);  // the suspended call ended
+  graph.RunFor(absl::Seconds(1));
+  EXPECT_EQ(graph.StatsOf("slow")->procs, 1u);  // and none after
 }
 
 }  // namespace

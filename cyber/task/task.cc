@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "cyber/time/ambient_clock.h"
+#include "cyber/time/sleep_on_clock.h"
 #include "cyber/time/steady_clock.h"
 #include "scheduler/croutine.h"
 
@@ -24,7 +25,8 @@ void SleepFor(absl::Duration interval) {
     return;
   }
   if (interval <= absl::ZeroDuration()) return;
-  AmbientClockOr(SteadyClock::Get())->SleepFor(interval);
+  Clock* const clock = AmbientClockOr(SteadyClock::Get());
+  SleepOnClock(clock, clock->Now() + interval);
 }
 
 void SleepFor(const std::chrono::microseconds& interval) {

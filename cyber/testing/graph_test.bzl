@@ -12,7 +12,7 @@
 The test code uses cyber::GraphTest (cyber/testing/graph_test.h): Launch()
 starts every dag of the rule on a SimulatedGraph, which runs as fast as the
 CPU allows and gives the same sequence of events every run. The dags are
-passed as arguments (their runfiles paths), so the rule works the same from
+passed as --cyber_graph_dag=<runfiles path> arguments, so the rule works the same from
 this repository and from a workspace that loads it with local_repository.
 """
 
@@ -34,7 +34,7 @@ def cyber_graph_test(name, dags, srcs, deps = [], data = [], args = [], **kwargs
         name = name,
         srcs = srcs,
         data = dags + data,
-        args = ["$(rootpath %s)" % d for d in dags] + args,
+        args = ["--cyber_graph_dag=$(rootpath %s)" % d for d in dags] + args,
         deps = deps + [Label("//cyber/testing:graph_test")],
         **kwargs
     )

@@ -23,8 +23,8 @@
 //   }
 //
 // Why a fixture and a main of our own: the rule passes the dag files as
-// arguments (their runfiles paths), so a test names its graph once, in
-// BUILD, and runs from any workspace.
+// --cyber_graph_dag=<runfiles path> arguments, so a test names its graph
+// once, in BUILD, and runs from any workspace.
 //
 // Threads: as SimulatedGraph (the test's thread drives it).
 

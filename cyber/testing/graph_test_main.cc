@@ -1,5 +1,5 @@
 // main() of every cyber_graph_test: GoogleTest's flags first, then the dag
-// files the rule passed as arguments.
+// files the rule passed as --cyber_graph_dag=<path> arguments.
 
 #include <string>
 #include <vector>
@@ -20,12 +20,14 @@ const std::vector<std::string>& GraphTestDags() { return *g_dags; }
 
 int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);
-  // What gtest left: program name, the dag files, then any gflags.
+  // What gtest left: the rule's --cyber_graph_dag=<path> arguments, then
+  // any gflags.
+  constexpr char kDag[] = "--cyber_graph_dag=";
   int out = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a.size() > 4 && a.compare(a.size() - 4, 4, ".dag") == 0 && a[0] != '-') {
-      cyber::g_dags->push_back(a);
+    if (a.rfind(kDag, 0) == 0) {
+      cyber::g_dags->push_back(a.substr(sizeof(kDag) - 1));
     } else {
       argv[out++] = argv[i];
     }

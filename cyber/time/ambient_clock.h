@@ -48,6 +48,24 @@ class ScopedAmbientClock {
   Clock* const previous_;
 };
 
+// Marks this thread as the one that moves `clock` forward (a simulated
+// graph's driving thread) until destroyed. A blocking sleep on `clock` from
+// this thread could never end; SleepOnClock (cyber/time/sleep_on_clock.h)
+// refuses it instead of hanging: it logs an error and returns at once.
+class ScopedClockDriver {
+ public:
+  explicit ScopedClockDriver(const Clock* clock);
+  ~ScopedClockDriver();
+  ScopedClockDriver(const ScopedClockDriver&) = delete;
+  ScopedClockDriver& operator=(const ScopedClockDriver&) = delete;
+
+ private:
+  const Clock* const previous_;
+};
+
+// Whether this thread is the one that moves `clock` (see above).
+bool DrivesClock(const Clock* clock);
+
 }  // namespace cyber
 
 #endif  // CYBER_TIME_AMBIENT_CLOCK_H_

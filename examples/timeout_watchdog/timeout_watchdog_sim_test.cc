@@ -22,6 +22,12 @@ std::vector<absl::Duration> Instants(
 }
 
 TEST_F(GraphTest, TimeoutsAndAlarmsHappenExactlyWhenDue) {
+  // Process-wide counters: this run's only.
+  for (auto* c : {&RequestClient::sent, &RequestClient::answered,
+                  &RequestClient::lost_timed_out, &RequestClient::late_answers,
+                  &RequestClient::raced, &RequestClient::violations}) {
+    *c = 0;
+  }
   ASSERT_TRUE(Launch().ok());
   auto alarms = graph().Tap<WatchdogAlarm>("/watchdog/timeout");
   ASSERT_TRUE(alarms.ok()) << alarms.status();
