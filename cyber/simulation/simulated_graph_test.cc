@@ -174,6 +174,14 @@ std::string WriteFile(const std::string& name, const std::string& text) {
   return path;
 }
 
+// A graph file of one timer component.
+std::string TimerGraph(const std::string& file, const std::string& class_name,
+                       const std::string& name, int interval_ms) {
+  return WriteFile(file, "module_config { timer_components { class_name: \"" + class_name +
+                             "\" config { name: \"" + name +
+                             "\" interval: " + std::to_string(interval_ms) + " } } }\n");
+}
+
 constexpr char kGraph[] = R"(
 module_config {
   timer_components { class_name: "SimTicker" config { name: "ticker" interval: 10 } }
@@ -288,12 +296,7 @@ TEST_F(SimulatedGraphTest, RunUntilStopsWhenThePredicateHolds) {
 
 TEST_F(SimulatedGraphTest, AGraphWithSuspendedCallsStops) {
   SimulatedGraph graph;
-  ASSERT_TRUE(graph
-                  .Launch({WriteFile("slow.dag", R"(
-module_config {
-  timer_components { class_name: "SlowTicker" config { name: "slow" interval: 100 } }
-})")})
-                  .ok());
+  ASSERT_TRUE(graph.Launch({TimerGraph("slow.dag", "SlowTicker", "slow", 100)}).ok());
   graph.RunFor(absl::Milliseconds(150));  // the first call sleeps until 300 ms
   EXPECT_EQ(graph.StatsOf("slow")->procs, 0u);
   graph.Stop();  // lets simulated time pass to the end of that call
@@ -321,12 +324,7 @@ TEST_F(SimulatedGraphTest, AnActionInThePastIsRefused) {
 
 TEST_F(SimulatedGraphTest, AYieldLoopDoesNotStopTime) {
   SimulatedGraph graph;
-  ASSERT_TRUE(graph
-                  .Launch({WriteFile("yield.dag", R"(
-module_config {
-  timer_components { class_name: "YieldLooper" config { name: "spin" interval: 100 } }
-})")})
-                  .ok());
+  ASSERT_TRUE(graph.Launch({TimerGraph("yield.dag", "YieldLooper", "spin", 100)}).ok());
   graph.RunFor(absl::Seconds(1));
   EXPECT_EQ(graph.Elapsed(), absl::Seconds(1));
   EXPECT_EQ(graph.StatsOf("spin")->procs, 10u);
@@ -335,12 +333,7 @@ module_config {
 
 TEST_F(SimulatedGraphTest, ASleepInInitIsRefusedInsteadOfHanging) {
   SimulatedGraph graph;
-  ASSERT_TRUE(graph
-                  .Launch({WriteFile("sleepy_init.dag", R"(
-module_config {
-  timer_components { class_name: "SleepsInInit" config { name: "s" interval: 10 } }
-})")})
-                  .ok());
+  ASSERT_TRUE(graph.Launch({TimerGraph("sleepy_init.dag", "SleepsInInit", "s", 10)}).ok());
   EXPECT_EQ(graph.Elapsed(), absl::ZeroDuration());  // no time passed for it
   graph.RunFor(absl::Milliseconds(100));
   EXPECT_EQ(graph.StatsOf("s")->procs, 10u);
@@ -403,12 +396,7 @@ TEST_F(SimulatedGraphTest, RoutinesPinnedToAnyProcessorRun) {
 
 TEST_F(SimulatedGraphTest, StopComponentWaitsForASuspendedCall) {
   SimulatedGraph graph;
-  ASSERT_TRUE(graph
-                  .Launch({WriteFile("slow2.dag", R"(
-module_config {
-  timer_components { class_name: "SlowTicker" config { name: "slow" interval: 100 } }
-})")})
-                  .ok());
+  ASSERT_TRUE(graph.Launch({TimerGraph("slow2.dag", "SlowTicker", "slow", 100)}).ok());
   graph.RunFor(absl::Milliseconds(150));  // the call of 100 ms sleeps until 300 ms
   EXPECT_TRUE(graph.StopComponent("slow").ok());
   EXPECT_EQ(graph.StatsOf("slow")->procs, 1u);  // the suspended call ended
