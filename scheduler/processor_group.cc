@@ -74,10 +74,14 @@ bool ProcessorGroup::RunOne(std::chrono::nanoseconds wait) {
     }
   }
   if (!r) return false;
+  Run(std::move(r));
+  return true;
+}
+
+void ProcessorGroup::Run(std::shared_ptr<CRoutine> r) {
   const CRoutine::State state = r->Resume();
   switches_.fetch_add(1, std::memory_order_relaxed);
   returned_(std::move(r), state);
-  return true;
 }
 
 void ProcessorGroup::ProcessorMain(int index) {
@@ -92,11 +96,7 @@ void ProcessorGroup::ProcessorMain(int index) {
       SetCurrentThreadPolicy(config_.policy, config_.priority, name);
   if (!s.ok()) AWARN << "processor " << name << ": " << s.message();
 
-  while (std::shared_ptr<CRoutine> r = Next(index)) {
-    const CRoutine::State state = r->Resume();
-    switches_.fetch_add(1, std::memory_order_relaxed);
-    returned_(std::move(r), state);
-  }
+  while (std::shared_ptr<CRoutine> r = Next(index)) Run(std::move(r));
 }
 
 void ProcessorGroup::Stop() {

@@ -72,6 +72,8 @@ class ProcessorGroup {
  private:
   void ProcessorMain(int index);
   std::shared_ptr<CRoutine> Next(int index);
+  // Resumes `r` on the calling thread and hands it to returned_.
+  void Run(std::shared_ptr<CRoutine> r);
 
   const ProcessorGroupConfig config_;
   const ReturnedFn returned_;

@@ -215,12 +215,7 @@ size_t Scheduler::queued() const {
   return n;
 }
 
-bool Scheduler::HasReady() const {
-  for (const auto& g : groups_) {
-    if (g->queued() > 0) return true;
-  }
-  return false;
-}
+bool Scheduler::HasReady() const { return queued() > 0; }
 
 void Scheduler::Shutdown() {
   std::vector<std::shared_ptr<CRoutine>> live;

@@ -7,9 +7,10 @@
 // graph's clock, not on the process's real-time system. So the code that
 // runs a graph's code marks it: the scheduler installs its timing wheel for
 // each resume of one of its routines (timer and reader callbacks, tasks),
-// the launcher for each component's Init(). A Timer without a TickDriver
-// binds, at each Schedule() from idle, to the ambient system if there is
-// one, else to the process system (timer/default_timer_system.h). The
+// the launcher around components' Init(), Clear() and shutdown. A Timer
+// without a TickDriver binds, at each Schedule() from idle, to the ambient
+// system if there is one, else to the process system
+// (timer/default_timer_system.h). The
 // ambient clock (cyber/time/ambient_clock.h) is installed with it, so
 // Time::Now(), Rate and Duration::Sleep follow the same clock.
 //

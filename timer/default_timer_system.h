@@ -32,8 +32,8 @@ namespace timer {
 
 // What a default-bound Timer starts on now: the ambient timer system when
 // the caller runs a graph's code (timer/ambient_timer_system.h: a routine of
-// a scheduler with its own wheel, a component's Init()), else the process
-// system; null after a shutdown (see above).
+// a scheduler with its own wheel, a component's Init() or Clear()), else
+// the process system; null after a shutdown (see above).
 std::shared_ptr<WheelFrontEnd> DefaultTimerFrontEnd();
 
 // The current system's driver (for tools that report its statistics, and

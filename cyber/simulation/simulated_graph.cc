@@ -76,26 +76,11 @@ Instant SimulatedGraph::Settle() {
   }
 }
 
-void SimulatedGraph::RunUntil(Instant t) {
+bool SimulatedGraph::RunTo(Instant end, const std::function<bool()>& done) {
   const ScopedClockDriver driving(&clock_);
   while (true) {
     const Instant next = Settle();
-    if (next > t || next == Instant::InfiniteFuture()) break;
-    clock_.AdvanceTo(std::max(next, clock_.Now()));
-  }
-  if (t > clock_.Now() && t != Instant::InfiniteFuture()) {
-    clock_.AdvanceTo(t);
-    Settle();
-  }
-}
-
-bool SimulatedGraph::RunUntil(const std::function<bool()>& done,
-                              absl::Duration limit) {
-  const ScopedClockDriver driving(&clock_);
-  const Instant end = clock_.Now() + limit;
-  while (true) {
-    const Instant next = Settle();
-    if (done()) return true;
+    if (done && done()) return true;
     // Nothing planned: nothing will ever change again.
     if (next > end || next == Instant::InfiniteFuture()) break;
     clock_.AdvanceTo(std::max(next, clock_.Now()));
@@ -104,19 +89,20 @@ bool SimulatedGraph::RunUntil(const std::function<bool()>& done,
     clock_.AdvanceTo(end);
     Settle();
   }
-  return done();
+  return done && done();
 }
 
 absl::Status SimulatedGraph::At(Instant at, std::function<void()> action) {
   if (stopping_.load()) {
     return absl::FailedPreconditionError("simulated graph: At() after Stop()");
   }
+  const std::string what =
+      absl::StrCat("simulated graph: At(", absl::FormatDuration(at - start_), " since start): ");
+  if (!action) return absl::InvalidArgumentError(what + "action is empty");
   const absl::Duration delay = at - clock_.Now();
-  if (delay < absl::ZeroDuration() || !action) {
+  if (delay < absl::ZeroDuration()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "simulated graph: At(", absl::FormatDuration(at - start_),
-        " since start): ", !action ? "action is empty" : "that instant has passed (now ",
-        !action ? "" : absl::FormatDuration(Elapsed()), !action ? "" : ")"));
+        what, "that instant has passed (now ", absl::FormatDuration(Elapsed()), ")"));
   }
   if (delay == absl::ZeroDuration()) {
     if (!scheduler_.Dispatch(std::move(action), 0)) {

@@ -143,11 +143,13 @@ class SimulatedGraph final : private ProcObserver {
 
   // Runs the graph until the simulated clock reads `t` (every event due at
   // or before `t` has run, in order).
-  void RunUntil(Instant t);
+  void RunUntil(Instant t) { RunTo(t, nullptr); }
   void RunFor(absl::Duration d) { RunUntil(Now() + d); }
   // Runs until `done()` is true (checked after every batch of events at one
   // instant) or `limit` of simulated time has passed; returns done().
-  bool RunUntil(const std::function<bool()>& done, absl::Duration limit);
+  bool RunUntil(const std::function<bool()>& done, absl::Duration limit) {
+    return RunTo(Now() + limit, done);
+  }
 
   // Runs `action` as a routine of the graph when the clock reaches `at` (on
   // the first 2 ms tick at or after it; never earlier) — fault injection:
@@ -193,6 +195,9 @@ class SimulatedGraph final : private ProcObserver {
   // Runs queued routines and due expiries at the present instant until
   // nothing is left to do now; returns the next planned expiry.
   Instant Settle();
+  // Runs event by event until `end`, or until `done` (if given) holds after
+  // an instant's events; returns whether it does.
+  bool RunTo(Instant end, const std::function<bool()>& done);
   // Runs `blocking` on a helper thread while this thread runs the graph's
   // routines, until it returns (for stops that wait for running calls).
   void RunWhileServing(const std::function<void()>& blocking);

@@ -8,8 +8,9 @@
 // simulated run silently mixes in real time. So whoever runs a graph's code
 // installs the graph's clock for the duration of that code: the scheduler
 // while it resumes one of its routines (timer callbacks, reader callbacks,
-// tasks), the launcher while a component's Init() runs. Code outside any
-// graph sees no ambient clock and keeps the process's real clocks.
+// tasks), the launcher while a component's Init(), Clear() and shutdown run.
+// Code outside any graph sees no ambient clock and keeps the process's real
+// clocks.
 //
 // The trade-off: a thread a component starts itself (std::thread) carries no
 // ambient clock; such code should use the scheduler (cyber::Async,
