@@ -12,6 +12,8 @@ std::shared_ptr<WheelFrontEnd> AmbientTimerFrontEnd() {
                                     : nullptr;
 }
 
+WheelFrontEnd* AmbientTimerFrontEndPointer() { return t_ambient_front; }
+
 ScopedAmbientTimerSystem::ScopedAmbientTimerSystem(WheelFrontEnd* front)
     : previous_(t_ambient_front),
       clock_(front != nullptr ? front->clock() : nullptr) {

@@ -31,6 +31,9 @@ namespace timer {
 // REQUIRES of whoever installs one: it is owned by a std::shared_ptr (every
 // TickDriver's is) and stays alive while installed.
 std::shared_ptr<WheelFrontEnd> AmbientTimerFrontEnd();
+// The same without taking a reference (null if none): only valid while the
+// ambient scope lasts.
+WheelFrontEnd* AmbientTimerFrontEndPointer();
 
 // Installs `front` (null: none) and its clock as this thread's ambient
 // timer system and clock until destroyed.

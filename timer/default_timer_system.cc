@@ -1,5 +1,6 @@
 #include "timer/default_timer_system.h"
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -45,11 +46,20 @@ Stage g_stage = Stage::kNeverInstalled;  // guarded by g_mu
 ProcessSystem* g_current = nullptr;                                // g_mu
 std::vector<std::unique_ptr<ProcessSystem>>* g_systems =           // g_mu
     new std::vector<std::unique_ptr<ProcessSystem>>();
+// g_current's front end, written under g_mu, read without it (the hint).
+std::atomic<const WheelFrontEnd*> g_current_front{nullptr};
+
+void SetCurrentLocked(ProcessSystem* system) {
+  g_current = system;
+  g_current_front.store(system != nullptr ? system->driver.front_end().get()
+                                          : nullptr,
+                        std::memory_order_release);
+}
 
 ProcessSystem* CurrentLocked() {
   if (g_current == nullptr && g_stage == Stage::kNeverInstalled) {
     g_systems->push_back(std::make_unique<ProcessSystem>(nullptr, "timer-fallback"));
-    g_current = g_systems->back().get();
+    SetCurrentLocked(g_systems->back().get());
   }
   return g_current;
 }
@@ -65,6 +75,13 @@ std::shared_ptr<WheelFrontEnd> DefaultTimerFrontEnd() {
   return s != nullptr ? s->driver.front_end() : nullptr;
 }
 
+const WheelFrontEnd* DefaultTimerFrontEndHint() {
+  if (const WheelFrontEnd* ambient = AmbientTimerFrontEndPointer()) {
+    return ambient;
+  }
+  return g_current_front.load(std::memory_order_acquire);
+}
+
 TickDriver* DefaultTickDriver() {
   std::lock_guard<std::mutex> lock(g_mu);
   ProcessSystem* s = CurrentLocked();
@@ -74,7 +91,7 @@ TickDriver* DefaultTickDriver() {
 TickDriver* InstallDefaultTimerSystem(Dispatcher* dispatcher) {
   std::lock_guard<std::mutex> lock(g_mu);
   g_systems->push_back(std::make_unique<ProcessSystem>(dispatcher, "timer-tick"));
-  g_current = g_systems->back().get();
+  SetCurrentLocked(g_systems->back().get());
   g_stage = Stage::kInstalled;
   return &g_current->driver;
 }
@@ -84,7 +101,7 @@ void ShutdownDefaultTimerSystem() {
   {
     std::lock_guard<std::mutex> lock(g_mu);
     g_stage = Stage::kShutDown;
-    g_current = nullptr;
+    SetCurrentLocked(nullptr);
     systems.swap(*g_systems);
   }
   systems.clear();  // outside g_mu: joins threads, may wait for callbacks

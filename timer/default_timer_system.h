@@ -36,6 +36,13 @@ namespace timer {
 // the process system; null after a shutdown (see above).
 std::shared_ptr<WheelFrontEnd> DefaultTimerFrontEnd();
 
+// Which front end DefaultTimerFrontEnd() would return now, without taking a
+// reference or a lock, for a caller that holds a reference to a front end
+// and only asks "is mine still the current one?" (a Timer restarting on the
+// system it ran on). Never dereference it: it may be freed at any moment.
+// Null when DefaultTimerFrontEnd() would make the fallback or return null.
+const WheelFrontEnd* DefaultTimerFrontEndHint();
+
 // The current system's driver (for tools that report its statistics, and
 // for the scheduler's SleepFor); null after a shutdown. Valid until the next
 // ShutdownDefaultTimerSystem().

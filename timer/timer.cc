@@ -13,11 +13,6 @@ namespace timer {
 
 namespace {
 
-std::string UniqueTimerName() {
-  static std::atomic<uint64_t> next{1};
-  return absl::StrCat("timer#", next.fetch_add(1));
-}
-
 TimerOptions FromCyberOption(TimerOption opt) {
   TimerOptions o;
   o.period = absl::Milliseconds(opt.period);
@@ -32,8 +27,7 @@ std::shared_ptr<WheelFrontEnd> FrontEndOf(TickDriver* driver) {
 
 }  // namespace
 
-Timer::Timer()
-    : core_(std::make_shared<TimerCore>(nullptr, UniqueTimerName())) {}
+Timer::Timer() : core_(std::make_shared<TimerCore>(nullptr)) {}
 
 Timer::Timer(TimerOption opt) : Timer() { SetTimerOption(std::move(opt)); }
 
@@ -41,22 +35,24 @@ Timer::Timer(uint32_t period, std::function<void()> callback, bool oneshot)
     : Timer(TimerOption(period, std::move(callback), oneshot)) {}
 
 Timer::Timer(TimerOptions options, TickDriver* driver)
-    : core_(std::make_shared<TimerCore>(
-          FrontEndOf(driver),
-          options.name.empty() ? UniqueTimerName() : options.name)) {
+    : core_(std::make_shared<TimerCore>(FrontEndOf(driver))) {
   Configure(std::move(options)).IgnoreError();  // Schedule() returns it
 }
 
 Timer::~Timer() { core_->Retire(); }
 
 absl::Status Timer::Configure(TimerOptions options) {
-  if (options.name.empty()) options.name = core_->name();
-  const std::shared_ptr<WheelFrontEnd>& fixed = core_->fixed_front_end();
+  // No name: keep the one it had (an automatic name is not stored).
+  if (options.name.empty()) options.name = core_->given_name();
   // Checked against the wheel it will run on; a timer bound at Schedule()
   // is checked again there against the system it binds to.
+  const std::string name = options.name.empty() ? core_->name() : options.name;
+  WheelFrontEnd* const fixed =
+      core_->has_fixed_front_end() ? core_->fixed_front_end() : nullptr;
   absl::Status status =
-      fixed ? ValidateTimerOptions(options, fixed->tick(), fixed->max_delay())
-            : ValidateTimerOptions(options, kTimerResolution,
+      fixed ? ValidateTimerOptions(options, name, fixed->tick(),
+                                   fixed->max_delay())
+            : ValidateTimerOptions(options, name, kTimerResolution,
                                    kTimerResolution * int64_t{kMaxDelayTicks});
   const std::shared_ptr<TimerCore> core = core_;  // as in Stop()
   core->Configure(std::make_shared<const TimerOptions>(std::move(options)),
@@ -70,13 +66,13 @@ void Timer::SetTimerOption(TimerOption opt) {
 }
 
 absl::Status Timer::Schedule() {
-  const std::shared_ptr<WheelFrontEnd>& fixed = core_->fixed_front_end();
-  return core_->Start(fixed ? fixed : DefaultTimerFrontEnd());
+  if (core_->has_fixed_front_end()) return core_->StartFixed(/*reset=*/false);
+  return core_->StartDefault(/*reset=*/false);
 }
 
 absl::Status Timer::Reset() {
-  const std::shared_ptr<WheelFrontEnd>& fixed = core_->fixed_front_end();
-  return core_->Reset(fixed ? fixed : DefaultTimerFrontEnd());
+  if (core_->has_fixed_front_end()) return core_->StartFixed(/*reset=*/true);
+  return core_->StartDefault(/*reset=*/true);
 }
 
 void Timer::Start() {

@@ -1,12 +1,14 @@
 #include "timer/timer_core.h"
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "cyber/common/log.h"
+#include "timer/default_timer_system.h"
 
 namespace cyber {
 namespace timer {
@@ -16,18 +18,29 @@ namespace {
 constexpr absl::Duration kMaxRefusalBackoff = absl::Seconds(1);
 }  // namespace
 
-TimerCore::TimerCore(std::shared_ptr<WheelFrontEnd> front, std::string name)
-    : fixed_front_(std::move(front)) {
-  MutexLock lock(&mu_);
-  front_ = fixed_front_;
-  name_ = std::move(name);
+namespace {
+uint32_t NextTimerId() {
+  static std::atomic<uint32_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+}  // namespace
+
+TimerCore::TimerCore(std::shared_ptr<WheelFrontEnd> front)
+    : stripe_(StripeFor(this)), fixed_(front != nullptr), id_(NextTimerId()) {
+  MutexLock lock(&stripe_->mu);
+  front_ = std::move(front);
 }
 
 TimerCore::~TimerCore() {
   // Normally never armed here (Stop/Retire cancel); the front end is held,
   // so this cancel is always safe.
-  MutexLock lock(&mu_);
+  MutexLock lock(&stripe_->mu);
   if (front_) front_->Cancel(this);
+}
+
+std::string TimerCore::NameLocked() const {
+  if (options_ != nullptr && !options_->name.empty()) return options_->name;
+  return absl::StrCat("timer#", id_);
 }
 
 const char* TimerCore::StateName(State state) {
@@ -62,7 +75,7 @@ absl::Status TimerCore::ArmLocked(Instant deadline) {
     state_ = State::kIdle;
     const absl::Status status(
         armed.status().code(),
-        absl::StrCat("timer \"", name_, "\": ", armed.status().message()));
+        absl::StrCat("timer \"", NameLocked(), "\": ", armed.status().message()));
     AERROR << status.message();
     return status;
   }
@@ -73,7 +86,7 @@ absl::Status TimerCore::ArmLocked(Instant deadline) {
 void TimerCore::Configure(std::shared_ptr<const TimerOptions> options,
                           absl::Status status) {
   Stop();
-  MutexLock lock(&mu_);
+  MutexLock lock(&stripe_->mu);
   // A Start() that raced in after the Stop() is undone: the new options
   // begin with the next Start().
   CancelLocked();
@@ -83,49 +96,76 @@ void TimerCore::Configure(std::shared_ptr<const TimerOptions> options,
   // Statistics describe one configuration: they start again at zero (a
   // call of the old one still running is not counted in the new).
   ++config_epoch_;
-  counters_ = TimerStatistics();
+  counters_ = Counters();
   histograms_.reset();
-  last_run_ = absl::ZeroDuration();
+  last_run_ns_ = 0;
   missed_since_last_ = 0;
-  name_ = options->name;
+  bound_ = false;  // validate and resolve the priority again at Start()
   options_ = std::move(options);
   config_status_ = std::move(status);
   configured_ = true;
 }
 
-absl::Status TimerCore::BindLocked(std::shared_ptr<WheelFrontEnd> front) {
+absl::Status TimerCore::BindLocked(WheelFrontEnd* front,
+                                   std::shared_ptr<WheelFrontEnd> front_ref) {
+  // Bound here for this configuration already: the common restart of a
+  // timeout costs nothing more.
+  if (bound_ && front_.get() == front) return absl::OkStatus();
   // The options were checked against the default geometry at Configure;
   // check them against this wheel's (cheap when they are fine).
   const absl::Status s =
-      ValidateTimerOptions(*options_, front->tick(), front->max_delay());
+      ValidateTimerOptions(*options_, NameLocked(), front->tick(),
+                           front->max_delay());
   if (!s.ok()) return s;
-  if (front_ != front) {
+  if (front_.get() != front) {
     if (front_) front_->Cancel(this);
-    front_ = std::move(front);
+    front_ = front_ref != nullptr ? std::move(front_ref)
+                                  : front->shared_from_this();
   }
-  priority_ = options_->priority >= 0
-                  ? options_->priority
-                  : front_->dispatcher()->PriorityFor(name_);
+  // An automatic name is in no scheduler conf: no lookup.
+  priority_ = options_->priority >= 0 ? options_->priority
+              : options_->name.empty()
+                  ? 0
+                  : front_->dispatcher()->PriorityFor(options_->name);
+  bound_ = true;
   return absl::OkStatus();
 }
 
-absl::Status TimerCore::Start(std::shared_ptr<WheelFrontEnd> front) {
-  return Begin(std::move(front), /*reset=*/false);
+absl::Status TimerCore::StartFixed(bool reset) {
+  return Begin(fixed_front_end(), nullptr, reset);
 }
 
-absl::Status TimerCore::Reset(std::shared_ptr<WheelFrontEnd> front) {
-  return Begin(std::move(front), /*reset=*/true);
+absl::Status TimerCore::StartDefault(bool reset) {
+  // The common case: the timer starts again on the system it last ran on,
+  // still the current one. Compared, never dereferenced: if it is front_,
+  // the core's own reference keeps it alive.
+  const WheelFrontEnd* const hint = DefaultTimerFrontEndHint();
+  if (hint != nullptr) {
+    MutexLock lock(&stripe_->mu);
+    if (front_.get() == hint) return BeginLocked(front_.get(), nullptr, reset);
+  }
+  std::shared_ptr<WheelFrontEnd> front = DefaultTimerFrontEnd();
+  WheelFrontEnd* const raw = front.get();
+  return Begin(raw, std::move(front), reset);
 }
 
-absl::Status TimerCore::Begin(std::shared_ptr<WheelFrontEnd> front, bool reset) {
-  MutexLock lock(&mu_);
+absl::Status TimerCore::Begin(WheelFrontEnd* front,
+                              std::shared_ptr<WheelFrontEnd> front_ref,
+                              bool reset) {
+  MutexLock lock(&stripe_->mu);
+  return BeginLocked(front, std::move(front_ref), reset);
+}
+
+absl::Status TimerCore::BeginLocked(WheelFrontEnd* front,
+                                    std::shared_ptr<WheelFrontEnd> front_ref,
+                                    bool reset) {
   if (retired_) {
     return absl::FailedPreconditionError(
-        absl::StrCat("timer \"", name_, "\": destroyed"));
+        absl::StrCat("timer \"", NameLocked(), "\": destroyed"));
   }
   if (!configured_) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "timer \"", name_,
+        "timer \"", NameLocked(),
         "\": Start() before SetTimerOption()/Configure(): no period or "
         "callback set"));
   }
@@ -158,13 +198,13 @@ absl::Status TimerCore::Begin(std::shared_ptr<WheelFrontEnd> front, bool reset) 
   Instant now;
   if (front == nullptr || !front->TryNow(&now)) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "timer \"", name_, "\": the timer system is shut down (",
+        "timer \"", NameLocked(), "\": the timer system is shut down (",
         front ? "its TickDriver \"" + front->name() + "\" is gone"
               : "cyber::Shutdown() was called; cyber::Init() starts a new one",
         ")"));
   }
   if (state_ == State::kIdle) {
-    const absl::Status bound = BindLocked(std::move(front));
+    const absl::Status bound = BindLocked(front, std::move(front_ref));
     if (!bound.ok()) return bound;
   }
   // A periodic schedule starts on the first tick boundary at or after now,
@@ -189,7 +229,7 @@ absl::Status TimerCore::Begin(std::shared_ptr<WheelFrontEnd> front, bool reset) 
 
 void TimerCore::Stop() {
   const void* const me = CurrentExecutionId();
-  MutexLock lock(&mu_);
+  MutexLock lock(&stripe_->mu);
   CancelLocked();
   restart_pending_ = false;
   switch (state_) {
@@ -208,21 +248,23 @@ void TimerCore::Stop() {
   // Wait for the end of the call in flight; while we wait its end never
   // re-arms (stop_waiters_), whatever the callback does to its timer.
   ++stop_waiters_;
-  const uint64_t ended = calls_ended_;
-  while (calls_ended_ == ended) call_ended_.Wait(&mu_);
+  const uint32_t ended = calls_ended_;
+  // The stripe's list is shared: a wake for another timer's call is
+  // spurious here, and the loop waits again.
+  while (calls_ended_ == ended) stripe_->call_ended.Wait(&stripe_->mu);
   --stop_waiters_;
 }
 
 void TimerCore::Retire() {
   {
-    MutexLock lock(&mu_);
+    MutexLock lock(&stripe_->mu);
     retired_ = true;
   }
   Stop();
 }
 
 bool TimerCore::IsRunning() const {
-  MutexLock lock(&mu_);
+  MutexLock lock(&stripe_->mu);
   if (state_ == State::kRunning) return true;
   // Armed or queued on a system that shut down: never going to run.
   return (state_ == State::kArmed || state_ == State::kQueued) &&
@@ -230,19 +272,31 @@ bool TimerCore::IsRunning() const {
 }
 
 std::string TimerCore::name() const {
-  MutexLock lock(&mu_);
-  return name_;
+  MutexLock lock(&stripe_->mu);
+  return NameLocked();
+}
+
+std::string TimerCore::given_name() const {
+  MutexLock lock(&stripe_->mu);
+  return options_ != nullptr ? options_->name : std::string();
 }
 
 TimerStatistics TimerCore::Statistics() const {
-  MutexLock lock(&mu_);
-  TimerStatistics s = counters_;
+  MutexLock lock(&stripe_->mu);
+  TimerStatistics s;
+  s.fires = counters_.fires;
+  s.overruns = counters_.overruns;
+  s.missed_periods = counters_.missed_periods;
+  s.exceptions = counters_.exceptions;
+  s.dispatch_refusals = counters_.dispatch_refusals;
+  s.early_fires = counters_.early_fires;
+  s.lateness_max = absl::Nanoseconds(counters_.lateness_max_ns);
+  s.run_time_max = absl::Nanoseconds(counters_.run_time_max_ns);
+  s.percentiles = options_ != nullptr && options_->latency_percentiles;
   if (histograms_ != nullptr) {
     s.lateness_p50 = histograms_->lateness.Percentile(0.50);
     s.lateness_p99 = histograms_->lateness.Percentile(0.99);
-    s.lateness_max = histograms_->lateness.max();
     s.run_time_p99 = histograms_->run_time.Percentile(0.99);
-    s.run_time_max = histograms_->run_time.max();
   }
   return s;
 }
@@ -253,7 +307,7 @@ void TimerCore::OnExpired(uint32_t arm_seq) {
   int priority;
   Dispatcher* dispatcher;
   {
-    MutexLock lock(&mu_);
+    MutexLock lock(&stripe_->mu);
     if (arm_seq == 0 || arm_seq != armed_seq_) return;  // stale
     armed_seq_ = 0;
     switch (state_) {
@@ -299,16 +353,16 @@ void TimerCore::OnExpired(uint32_t arm_seq) {
 
 void TimerCore::HandleRefusal(uint64_t token) {
   // Refused (queue full or shutting down): never silently, never busily.
-  MutexLock lock(&mu_);
+  MutexLock lock(&stripe_->mu);
   ++counters_.dispatch_refusals;
   if (state_ != State::kQueued || token != queued_token_) return;  // stopped
   state_ = State::kArmed;
   if (options_->oneshot) {
     const absl::Duration backoff =
-        std::min(front_->tick() * (int64_t{1} << std::min(refusals_in_a_row_, 20)),
+        std::min(front_->tick() * (int64_t{1} << refusals_in_a_row_),
                  kMaxRefusalBackoff);
-    ++refusals_in_a_row_;
-    AERROR_EVERY(100) << "timer \"" << name_
+    if (refusals_in_a_row_ < 20) ++refusals_in_a_row_;  // 2^20 ticks > 1 s
+    AERROR_EVERY(100) << "timer \"" << NameLocked()
                       << "\": dispatcher refused the callback; retrying in "
                       << absl::FormatDuration(backoff) << " (refusals: "
                       << counters_.dispatch_refusals << ")";
@@ -316,7 +370,7 @@ void TimerCore::HandleRefusal(uint64_t token) {
     // sees the same retries whatever the clock did meanwhile.
     ArmLocked(front_->ProcessedInstant() + backoff).IgnoreError();
   } else {
-    AERROR_EVERY(100) << "timer \"" << name_
+    AERROR_EVERY(100) << "timer \"" << NameLocked()
                       << "\": dispatcher refused the callback; skipping to "
                          "the next period (refusals: "
                       << counters_.dispatch_refusals << ")";
@@ -332,13 +386,13 @@ void TimerCore::Run(uint64_t token) {
   std::shared_ptr<const TimerOptions> options;
   uint64_t epoch;
   {
-    MutexLock lock(&mu_);
+    MutexLock lock(&stripe_->mu);
     if (state_ != State::kQueued || token != queued_token_) return;  // dropped
     if (!front_->TryNow(&event.actual_time)) {
       // The timer system shut down while this call was queued.
       CancelLocked();
       state_ = State::kIdle;
-      AWARN << "timer \"" << name_
+      AWARN << "timer \"" << NameLocked()
             << "\": its timer system shut down; the timer stopped";
       return;
     }
@@ -354,7 +408,7 @@ void TimerCore::Run(uint64_t token) {
     epoch = config_epoch_;
     event.expected_time = ExpectedLocked(k_);
     event.missed_periods = missed_since_last_;
-    event.last_run_duration = last_run_;
+    event.last_run_duration = absl::Nanoseconds(last_run_ns_);
     missed_since_last_ = 0;
   }
 
@@ -379,22 +433,17 @@ void TimerCore::Run(uint64_t token) {
   }
 
   {
-    MutexLock lock(&mu_);
+    MutexLock lock(&stripe_->mu);
     Instant end;
     const bool system_up = front_->TryNow(&end);
     if (!system_up) end = event.actual_time;
     const bool same_config = epoch == config_epoch_;
     if (same_config) {
-      ++counters_.fires;
-      if (event.actual_time < event.expected_time) ++counters_.early_fires;  // a bug
-      if (histograms_ == nullptr) histograms_ = std::make_unique<Histograms>();
-      histograms_->lateness.Record(event.actual_time - event.expected_time);
-      last_run_ = end - event.actual_time;
-      histograms_->run_time.Record(last_run_);
+      RecordCallLocked(event, end - event.actual_time);
       if (failure != nullptr) ++counters_.exceptions;
     }
     if (failure != nullptr) {
-      AERROR << "timer \"" << name_ << "\": callback " << failure
+      AERROR << "timer \"" << NameLocked() << "\": callback " << failure
              << (what.empty() ? "" : ": ") << what << " (exceptions so far: "
              << counters_.exceptions << ")"
              << (options->oneshot ? "" : "; the timer keeps running");
@@ -415,9 +464,25 @@ void TimerCore::Run(uint64_t token) {
       state_ = State::kArmed;
       ScheduleNextLocked(end);
     }
-    call_ended_.WakeAll();
+    stripe_->call_ended.WakeAll();
   }
   if (cancelled) std::rethrow_exception(cancelled);
+}
+
+void TimerCore::RecordCallLocked(const TimerEvent& event,
+                                 absl::Duration run_time) {
+  ++counters_.fires;
+  const absl::Duration lateness = event.actual_time - event.expected_time;
+  if (lateness < absl::ZeroDuration()) ++counters_.early_fires;  // a bug
+  counters_.lateness_max_ns =
+      std::max(counters_.lateness_max_ns, absl::ToInt64Nanoseconds(lateness));
+  last_run_ns_ = absl::ToInt64Nanoseconds(run_time);
+  counters_.run_time_max_ns = std::max(counters_.run_time_max_ns, last_run_ns_);
+  if (options_->latency_percentiles) {
+    if (histograms_ == nullptr) histograms_ = std::make_unique<Histograms>();
+    histograms_->lateness.Record(lateness);
+    histograms_->run_time.Record(run_time);
+  }
 }
 
 void TimerCore::SkipToLatestDueLocked(Instant due_by) {

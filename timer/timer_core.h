@@ -10,7 +10,11 @@
 // shared_ptr, the options by shared_ptr snapshot per run), so it can outlive
 // its handle and its TickDriver safely.
 //
-// States (state_, under mu_):
+// The lock. Each core's state is guarded by a lock shared with other cores
+// (its TimerStripe, timer_stripes.h), and a waiting Stop() waits on the
+// stripe's list: a pointer per timer instead of a mutex and a wait list.
+//
+// States (state_, under the stripe's lock):
 //
 //   kIdle       no schedule, no call in flight
 //   kArmed      schedule on; the wheel entry is armed for call k_
@@ -65,8 +69,9 @@
 // started its own timer again meanwhile: when Stop() returns, no call runs
 // and none begins, unless somebody starts the timer after that.
 //
-// Lock order: mu_ -> wheel lock (Arm/Cancel) -> the tick thread's wake-up
-// event; mu_ -> a waiting coroutine's lock -> its processor queue (WakeAll).
+// Lock order: stripe -> wheel lock (Arm/Cancel) -> the tick thread's
+// wake-up event; stripe -> a waiting coroutine's lock -> its processor queue
+// (WakeAll). Never two stripes at once.
 // User code and Dispatch() run with no lock held.
 //
 // Threads: every method from any thread or coroutine, including the timer's
@@ -80,10 +85,9 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
-#include "cyber/common/mutex.h"
-#include "cyber/common/wait_list.h"
 #include "timer/latency_histogram.h"
 #include "timer/timer_options.h"
+#include "timer/timer_stripes.h"
 #include "timer/wheel_front_end.h"
 
 namespace cyber {
@@ -94,21 +98,27 @@ class TimerCore final : public ExpiryTarget {
   enum class State : uint8_t { kIdle, kArmed, kQueued, kRunning, kFinishing };
 
   // `front` null: bound at each Start() (the process default).
-  TimerCore(std::shared_ptr<WheelFrontEnd> front, std::string name);
+  explicit TimerCore(std::shared_ptr<WheelFrontEnd> front);
   ~TimerCore() override;
 
   // Stops (as Stop()) and replaces the options; `status` is what validating
-  // them gave (Start() returns it while not OK).
+  // them gave (Start() returns it while not OK). An empty options->name
+  // means the automatic name, "timer#<id>".
   void Configure(std::shared_ptr<const TimerOptions> options,
                  absl::Status status);
-  // Starts the schedule from now, on `front` (which must be the core's own
-  // front end when it has one). OK if already running.
+  // Start (reset false): starts the schedule from now; OK if already
+  // running. Reset (reset true): the same, but a running schedule starts
+  // again from now (a new countdown) instead of continuing; never waits for
+  // a running call.
   // Errors: the configuration's; FailedPrecondition if never configured,
   // retired, or the timer system is shut down.
-  absl::Status Start(std::shared_ptr<WheelFrontEnd> front);
-  // Start(), but a running schedule starts again from now (a new countdown)
-  // instead of continuing. Never waits for a running call.
-  absl::Status Reset(std::shared_ptr<WheelFrontEnd> front);
+  //
+  // StartFixed: on the core's own front end (REQUIRES:
+  // has_fixed_front_end()). StartDefault: on the process default
+  // (DefaultTimerFrontEnd()); no lookup and no reference count when the
+  // timer restarts on the system it last ran on.
+  absl::Status StartFixed(bool reset);
+  absl::Status StartDefault(bool reset);
   void Stop();
   // Stop(), and refuse any later Start() (the handle is going away).
   void Retire();
@@ -116,71 +126,104 @@ class TimerCore final : public ExpiryTarget {
   bool IsRunning() const;
   TimerStatistics Statistics() const;
   std::string name() const;
-  const std::shared_ptr<WheelFrontEnd>& fixed_front_end() const {
-    return fixed_front_;
+  // The name given in the options; empty for an automatic name.
+  std::string given_name() const;
+  bool has_fixed_front_end() const { return fixed_; }
+  // The fixed front end (REQUIRES: has_fixed_front_end()); set at
+  // construction and never changed, so read without the lock.
+  WheelFrontEnd* fixed_front_end() const ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    return front_.get();
   }
   static const char* StateName(State state);
 
   void OnExpired(uint32_t arm_seq) override;
 
  private:
-  // Start() (reset false) and Reset() (reset true).
-  absl::Status Begin(std::shared_ptr<WheelFrontEnd> front, bool reset);
+  // `front` is the system to start on (null: shut down); `front_ref` owns
+  // it when the core may have to bind to it (null when front is front_).
+  absl::Status Begin(WheelFrontEnd* front,
+                     std::shared_ptr<WheelFrontEnd> front_ref, bool reset);
+  absl::Status BeginLocked(WheelFrontEnd* front,
+                           std::shared_ptr<WheelFrontEnd> front_ref, bool reset)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   void Run(uint64_t token);
-  Instant ExpectedLocked(int64_t k) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::string NameLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
+  Instant ExpectedLocked(int64_t k) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   // Arms for call k_ (or the instant `deadline`), recording the arming; on
   // failure logs, goes kIdle and returns the error.
-  absl::Status ArmLocked(Instant deadline) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void CancelLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status ArmLocked(Instant deadline)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
+  void CancelLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   // After a call that ended at `end`: picks the next k per the overrun
   // policy, in ticks, and arms it.
-  void ScheduleNextLocked(Instant end) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ScheduleNextLocked(Instant end)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   // kSkip: if periods after k_ are due by `due_by` (a tick instant), call
   // k_ stands for the latest of them; the others are counted missed. A
   // stall or a late start then ends in one late call, never a stale call
   // followed by the late one.
-  void SkipToLatestDueLocked(Instant due_by) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SkipToLatestDueLocked(Instant due_by)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   // Binds to `front` (kIdle only), validating the options for its wheel.
-  absl::Status BindLocked(std::shared_ptr<WheelFrontEnd> front)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Nothing to do when the core is bound there for this configuration.
+  absl::Status BindLocked(WheelFrontEnd* front,
+                          std::shared_ptr<WheelFrontEnd> front_ref)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   void HandleRefusal(uint64_t token);
+  void RecordCallLocked(const TimerEvent& event, absl::Duration run_time)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
 
-  const std::shared_ptr<WheelFrontEnd> fixed_front_;
+  // The lock and the stop waiters, shared with other timers (see
+  // timer_stripes.h): one pointer instead of a mutex per timer.
+  TimerStripe* const stripe_;
 
-  mutable Mutex mu_;
-  State state_ ABSL_GUARDED_BY(mu_) = State::kIdle;
-  // Where the current (or last) schedule runs; fixed_front_ if set.
-  std::shared_ptr<WheelFrontEnd> front_ ABSL_GUARDED_BY(mu_);
-  std::shared_ptr<const TimerOptions> options_ ABSL_GUARDED_BY(mu_);
-  absl::Status config_status_ ABSL_GUARDED_BY(mu_);
-  std::string name_ ABSL_GUARDED_BY(mu_);
-  int priority_ ABSL_GUARDED_BY(mu_) = 0;  // resolved at binding
-  bool configured_ ABSL_GUARDED_BY(mu_) = false;
-  bool retired_ ABSL_GUARDED_BY(mu_) = false;
-  uint64_t config_epoch_ ABSL_GUARDED_BY(mu_) = 0;  // bumped by Configure
+  State state_ ABSL_GUARDED_BY(stripe_->mu) = State::kIdle;
+  const bool fixed_;  // front_ was given at construction and never changes
+  bool configured_ ABSL_GUARDED_BY(stripe_->mu) = false;
+  bool retired_ ABSL_GUARDED_BY(stripe_->mu) = false;
+  bool restart_pending_ ABSL_GUARDED_BY(stripe_->mu) = false;  // kRunning
+  bool bound_ ABSL_GUARDED_BY(stripe_->mu) = false;  // to front_, this config
+  uint8_t refusals_in_a_row_ ABSL_GUARDED_BY(stripe_->mu) = 0;
+  uint16_t stop_waiters_ ABSL_GUARDED_BY(stripe_->mu) = 0;
+  int32_t priority_ ABSL_GUARDED_BY(stripe_->mu) = 0;  // resolved at binding
+  const uint32_t id_;  // the automatic name is "timer#<id_>"
+  uint32_t config_epoch_ ABSL_GUARDED_BY(stripe_->mu) = 0;  // per Configure
+  uint32_t armed_seq_ ABSL_GUARDED_BY(stripe_->mu) = 0;  // 0: not armed
+  uint32_t calls_ended_ ABSL_GUARDED_BY(stripe_->mu) = 0;
+  uint64_t queued_token_ ABSL_GUARDED_BY(stripe_->mu) = 0;  // kQueued run
+  // Where the current (or last) schedule runs; fixed for the core's life
+  // when given at construction.
+  std::shared_ptr<WheelFrontEnd> front_ ABSL_GUARDED_BY(stripe_->mu);
+  std::shared_ptr<const TimerOptions> options_ ABSL_GUARDED_BY(stripe_->mu);
+  absl::Status config_status_ ABSL_GUARDED_BY(stripe_->mu);
   // Schedule: call k is expected at origin_ + k * period.
-  Instant origin_ ABSL_GUARDED_BY(mu_);
-  int64_t k_ ABSL_GUARDED_BY(mu_) = 1;
-  bool restart_pending_ ABSL_GUARDED_BY(mu_) = false;  // kRunning by Start
-  uint32_t armed_seq_ ABSL_GUARDED_BY(mu_) = 0;  // current arming; 0: none
-  uint64_t queued_token_ ABSL_GUARDED_BY(mu_) = 0;  // the kQueued dispatch
-  int refusals_in_a_row_ ABSL_GUARDED_BY(mu_) = 0;
-  // The call in flight (kRunning/kFinishing), and who waits for its end.
-  const void* runner_ ABSL_GUARDED_BY(mu_) = nullptr;
-  uint64_t calls_ended_ ABSL_GUARDED_BY(mu_) = 0;
-  int stop_waiters_ ABSL_GUARDED_BY(mu_) = 0;
-  WaitList call_ended_ ABSL_GUARDED_BY(mu_);
-  int64_t missed_since_last_ ABSL_GUARDED_BY(mu_) = 0;
-  absl::Duration last_run_ ABSL_GUARDED_BY(mu_);
-  TimerStatistics counters_ ABSL_GUARDED_BY(mu_);
-  // Percentile histograms, allocated at the first call: a oneshot timeout is
-  // nearly always cancelled before it fires, and a timer that never runs
-  // should not pay for them.
+  Instant origin_ ABSL_GUARDED_BY(stripe_->mu);
+  int64_t k_ ABSL_GUARDED_BY(stripe_->mu) = 1;
+  // The call in flight (kRunning/kFinishing).
+  const void* runner_ ABSL_GUARDED_BY(stripe_->mu) = nullptr;
+  int64_t missed_since_last_ ABSL_GUARDED_BY(stripe_->mu) = 0;
+  int64_t last_run_ns_ ABSL_GUARDED_BY(stripe_->mu) = 0;
+  // The fixed statistics every timer keeps (TimerStatistics without the
+  // percentiles), in 64 bytes.
+  struct Counters {
+    uint64_t fires = 0;
+    uint64_t overruns = 0;
+    uint64_t missed_periods = 0;
+    uint64_t exceptions = 0;
+    uint64_t dispatch_refusals = 0;
+    uint64_t early_fires = 0;
+    int64_t lateness_max_ns = 0;
+    int64_t run_time_max_ns = 0;
+  };
+  Counters counters_ ABSL_GUARDED_BY(stripe_->mu);
+  // Percentile histograms (2.3 KiB), only for timers whose options ask for
+  // them (TimerOptions::latency_percentiles), allocated at the first call.
   struct Histograms {
     LatencyHistogram lateness;
     LatencyHistogram run_time;
   };
-  std::unique_ptr<Histograms> histograms_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<Histograms> histograms_ ABSL_GUARDED_BY(stripe_->mu);
 };
 
 }  // namespace timer

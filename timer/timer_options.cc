@@ -20,8 +20,14 @@ const char* OverrunPolicyName(OverrunPolicy policy) {
 absl::Status ValidateTimerOptions(const TimerOptions& o,
                                   absl::Duration resolution,
                                   absl::Duration max_period) {
-  // Messages are built only on failure: this runs at every Start().
-  const auto who = [&o] { return absl::StrCat("timer \"", o.name, "\": "); };
+  return ValidateTimerOptions(o, o.name, resolution, max_period);
+}
+
+absl::Status ValidateTimerOptions(const TimerOptions& o, absl::string_view name,
+                                  absl::Duration resolution,
+                                  absl::Duration max_period) {
+  // Messages are built only on failure.
+  const auto who = [name] { return absl::StrCat("timer \"", name, "\": "); };
   const char* what = o.oneshot ? "delay" : "period";
   if (o.period <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError(

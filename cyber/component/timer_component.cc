@@ -21,6 +21,8 @@ absl::Status TimerComponent::Initialize(const dag::TimerComponentSpec& spec,
   TimerOptions options;
   options.name = name();
   options.period = interval_;
+  // mainboard's status line shows the lateness p99 of each component.
+  options.latency_percentiles = true;
   options.event_callback = [this](const TimerEvent& e) {
     if (shut_down_.load(std::memory_order_acquire)) return;
     {

@@ -65,6 +65,7 @@ int main(int argc, char** argv) {
   cyber::TimerOptions poll_options;
   poll_options.name = "poller";
   poll_options.period = period;
+  poll_options.latency_percentiles = true;  // for p50/p99 in the summary
   poll_options.event_callback = [&](const cyber::TimerEvent& e) {
     const int n = ++polls;
     if (FLAGS_cycles != 0 && n > FLAGS_cycles) return;

@@ -79,6 +79,10 @@ namespace cyber {
 namespace fuzz {
 namespace {
 
+// Timers of even slots keep percentile histograms
+// (TimerOptions::latency_percentiles), odd ones only the counters and maxima.
+bool KeepsPercentiles(int slot) { return slot % 2 == 0; }
+
 using reference::TickGrid;
 using reference::TimerModel;
 using timer::Tick;
@@ -342,6 +346,7 @@ void TimerFuzz::Configure(int i, const Spec& spec, bool reuse) {
   o.oneshot = spec.model.oneshot;
   o.overrun_policy = spec.policy;
   o.max_burst = spec.model.max_burst;
+  o.latency_percentiles = KeepsPercentiles(i);
   const uint64_t incarnation = ++s.incarnation;  // before the old one stops
   if (spec.model.has_callback) {
     if (spec.event_callback) {
@@ -647,13 +652,24 @@ void TimerFuzz::CheckDistributions() {
     const Slot& s = slots_[i];
     if (s.timer == nullptr || s.model == nullptr) continue;
     const TimerStatistics st = s.timer->GetStatistics();
+    // Percentiles only where the options ask for them; zero elsewhere.
+    const bool percentiles = KeepsPercentiles(i);
+    FUZZ_CHECK(st.percentiles == percentiles) << Name(i) << ": statistics.percentiles";
+    if (!percentiles) {
+      FUZZ_CHECK(st.lateness_p50 == absl::ZeroDuration() &&
+                 st.lateness_p99 == absl::ZeroDuration() &&
+                 st.run_time_p99 == absl::ZeroDuration())
+          << Name(i) << ": percentiles reported without latency_percentiles";
+    }
+    const size_t quantiles = percentiles ? 1 : 0;
     const std::pair<double, absl::Duration> lateness[] = {{0.5, st.lateness_p50},
                                                          {0.99, st.lateness_p99}};
-    std::string wrong =
-        CheckDistribution("lateness", s.model->lateness(), st.lateness_max, lateness, 2);
+    std::string wrong = CheckDistribution("lateness", s.model->lateness(), st.lateness_max,
+                                          lateness, 2 * quantiles);
     FUZZ_CHECK(wrong.empty()) << Name(i) << ": statistics: " << wrong;
     const std::pair<double, absl::Duration> run_time[] = {{0.99, st.run_time_p99}};
-    wrong = CheckDistribution("run time", s.model->run_times(), st.run_time_max, run_time, 1);
+    wrong = CheckDistribution("run time", s.model->run_times(), st.run_time_max, run_time,
+                              quantiles);
     FUZZ_CHECK(wrong.empty()) << Name(i) << ": statistics: " << wrong;
   }
 }

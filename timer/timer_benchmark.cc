@@ -1,0 +1,244 @@
+// What a user pays per cyber::Timer: the whole Timer's Start / Stop / re-arm
+// and its memory, next to the bare wheel operation underneath in the same
+// run (the floor a Timer can approach).
+//
+//   bazel run --config=opt //timer:timer_benchmark
+//
+// Workload: N = 2e5 constructed oneshot timers, delays uniform in [10 s,
+// 60 s] from a fixed seed (a robot module's request timeouts: armed, nearly
+// always cancelled). Rows:
+//   BM_Timer_Ops/<system>   ns per Schedule() on a stopped timer (arm),
+//                           Stop() on an armed one (cancel), Schedule()
+//                           again after the Stop() (re-arm) and Reset() on
+//                           an armed one (a new deadline), each over all N
+//                           in random order; <system> is `fixed` (a Timer
+//                           given a thread-free TickDriver: no lookup) or
+//                           `process` (plain Timer, the process timer
+//                           system with its tick thread, as Cyber code uses
+//                           it; nothing fires: the delays outlast the run);
+//   BM_Wheel_Ops            the same phases on bare TimingWheel entries: the
+//                           floor under a Timer's Start/Stop;
+//   BM_Timer_Memory         RSS per Timer (VmRSS delta over N, this process):
+//                           constructed (Cyber's Timer(period, cb, oneshot)),
+//                           armed, and after every timer has fired once
+//                           (simulated time, callbacks inline), i.e. with
+//                           default statistics; one iteration.
+// Only the phases are timed (manual timing). Machines are shared: compare
+// the Timer rows with the wheel row of the same run.
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "benchmark/benchmark.h"
+#include "timer/testing/simulated_timer_system.h"
+#include "timer/timer.h"
+#include "timer/timing_wheel.h"
+
+namespace cyber {
+namespace timer {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+constexpr int kTimers = 200000;
+
+std::vector<absl::Duration> Delays() {
+  std::mt19937_64 rng(42);
+  std::uniform_int_distribution<int64_t> ms(10000, 60000);
+  std::vector<absl::Duration> d(kTimers);
+  for (auto& x : d) x = absl::Milliseconds(ms(rng));
+  return d;
+}
+
+// Every timer once: shuffled by `seed`, or in construction order if 0.
+std::vector<int> Order(uint64_t seed) {
+  std::vector<int> o(kTimers);
+  std::iota(o.begin(), o.end(), 0);
+  if (seed != 0) std::shuffle(o.begin(), o.end(), std::mt19937_64(seed));
+  return o;
+}
+
+// The phases' orders: range(0) == 1 shuffles each phase (a module's
+// timeouts are answered in any order: every operation touches a cold
+// timer), 0 keeps construction order (memory is walked in order, so the
+// hardware prefetches the next timer: the best case).
+struct Orders {
+  explicit Orders(bool shuffled)
+      : arm(Order(shuffled ? 1 : 0)),
+        cancel(Order(shuffled ? 2 : 0)),
+        rearm(Order(shuffled ? 3 : 0)),
+        reset(Order(shuffled ? 4 : 0)) {}
+  std::vector<int> arm, cancel, rearm, reset;
+};
+
+// Times `op(i)` over every i in `order`; returns the elapsed seconds.
+template <typename Op>
+double TimePhase(const std::vector<int>& order, Op op) {
+  const auto t0 = SteadyClock::now();
+  for (int i : order) op(i);
+  return std::chrono::duration<double>(SteadyClock::now() - t0).count();
+}
+
+struct PhaseTotals {
+  double arm = 0, cancel = 0, rearm = 0, reset = 0;
+  int64_t rounds = 0;
+  void Report(benchmark::State& state) const {
+    const double n = static_cast<double>(rounds) * kTimers;
+    state.counters["arm_ns"] = arm * 1e9 / n;
+    state.counters["cancel_ns"] = cancel * 1e9 / n;
+    state.counters["rearm_ns"] = rearm * 1e9 / n;
+    state.counters["reset_ns"] = reset * 1e9 / n;
+  }
+};
+
+std::vector<std::unique_ptr<Timer>> MakeTimers(TickDriver* driver) {
+  const std::vector<absl::Duration> delays = Delays();
+  std::vector<std::unique_ptr<Timer>> timers;
+  timers.reserve(kTimers);
+  for (int i = 0; i < kTimers; ++i) {
+    TimerOptions o;
+    o.name = "timeout";
+    o.period = delays[i];
+    o.oneshot = true;
+    o.callback = [] {};
+    timers.push_back(std::make_unique<Timer>(std::move(o), driver));
+  }
+  return timers;
+}
+
+void RunTimerOps(benchmark::State& state, TickDriver* driver) {
+  auto timers = MakeTimers(driver);
+  const Orders o(state.range(0) == 1);
+  PhaseTotals totals;
+  bool ok = true;
+  for (auto _ : state) {
+    totals.arm += TimePhase(o.arm, [&](int i) { ok &= timers[i]->Schedule().ok(); });
+    totals.reset += TimePhase(o.reset, [&](int i) { ok &= timers[i]->Reset().ok(); });
+    totals.cancel += TimePhase(o.cancel, [&](int i) { timers[i]->Stop(); });
+    totals.rearm += TimePhase(o.rearm, [&](int i) { ok &= timers[i]->Schedule().ok(); });
+    for (auto& t : timers) t->Stop();
+    ++totals.rounds;
+  }
+  if (!ok) state.SkipWithError("Schedule() failed");
+  totals.Report(state);
+}
+
+void BM_Timer_Ops_Fixed(benchmark::State& state) {
+  SimulatedTimerSystem sim;
+  RunTimerOps(state, &sim.driver());
+}
+BENCHMARK(BM_Timer_Ops_Fixed)
+    ->Name("BM_Timer_Ops/fixed")
+    ->ArgName("shuffled")
+    ->Arg(1)
+    ->Arg(0)
+    ->Unit(benchmark::kMillisecond);
+
+void BM_Timer_Ops_Process(benchmark::State& state) {
+  RunTimerOps(state, nullptr);
+}
+BENCHMARK(BM_Timer_Ops_Process)
+    ->Name("BM_Timer_Ops/process")
+    ->ArgName("shuffled")
+    ->Arg(1)
+    ->Arg(0)
+    ->Unit(benchmark::kMillisecond);
+
+void BM_Wheel_Ops(benchmark::State& state) {
+  TimingWheel wheel(Instant(), kTimerResolution);
+  const std::vector<absl::Duration> delays = Delays();
+  std::vector<WheelEntry> entries(kTimers);
+  std::vector<Tick> ticks(kTimers), later(kTimers);
+  for (int i = 0; i < kTimers; ++i) {
+    ticks[i] = wheel.DeadlineToTick(Instant() + delays[i]);
+    later[i] = ticks[i] + 7;
+  }
+  const Orders o(state.range(0) == 1);
+  PhaseTotals totals;
+  for (auto _ : state) {
+    totals.arm += TimePhase(o.arm, [&](int i) { wheel.Arm(&entries[i], ticks[i]).IgnoreError(); });
+    totals.reset += TimePhase(o.reset, [&](int i) { wheel.Arm(&entries[i], later[i]).IgnoreError(); });
+    totals.cancel += TimePhase(o.cancel, [&](int i) { wheel.Cancel(&entries[i]); });
+    totals.rearm += TimePhase(o.rearm, [&](int i) { wheel.Arm(&entries[i], ticks[i]).IgnoreError(); });
+    for (auto& e : entries) wheel.Cancel(&e);
+    ++totals.rounds;
+  }
+  totals.Report(state);
+}
+BENCHMARK(BM_Wheel_Ops)->ArgName("shuffled")->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond);
+
+// VmRSS of this process, in bytes.
+int64_t RssBytes() {
+  FILE* f = std::fopen("/proc/self/status", "r");
+  if (f == nullptr) return 0;
+  char line[256];
+  int64_t kb = 0;
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    if (std::strncmp(line, "VmRSS:", 6) == 0) kb = std::atoll(line + 6);
+  }
+  std::fclose(f);
+  return kb * 1024;
+}
+
+void BM_Timer_Memory(benchmark::State& state) {
+  for (auto _ : state) {
+    SimulatedTimerSystem sim;
+    const std::vector<absl::Duration> delays = Delays();
+    int64_t fired = 0;
+    const int64_t base = RssBytes();
+    std::vector<std::unique_ptr<Timer>> timers;
+    timers.reserve(kTimers);
+    const int64_t with_vector = RssBytes();
+    for (int i = 0; i < kTimers; ++i) {
+      timers.push_back(std::make_unique<Timer>(
+          static_cast<uint32_t>(absl::ToInt64Milliseconds(delays[i])),
+          [&fired] { ++fired; }, true));
+    }
+    const int64_t constructed = RssBytes();
+    // Bound to the simulated system, as a graph's timers are: Configure
+    // keeps the options; a Timer given the driver is made the same way.
+    std::vector<std::unique_ptr<Timer>> bound;
+    timers.clear();
+    timers.shrink_to_fit();
+    bound.reserve(kTimers);
+    const int64_t base2 = RssBytes();
+    for (int i = 0; i < kTimers; ++i) {
+      TimerOptions o;
+      o.period = delays[i];
+      o.oneshot = true;
+      o.callback = [&fired] { ++fired; };
+      bound.push_back(std::make_unique<Timer>(std::move(o), &sim.driver()));
+    }
+    const int64_t constructed2 = RssBytes();
+    for (auto& t : bound) t->Start();
+    const int64_t armed = RssBytes();
+    sim.RunFor(absl::Seconds(61));
+    const int64_t after_fire = RssBytes();
+    if (fired != kTimers) state.SkipWithError("not every timer fired once");
+    state.counters["constructed_B"] =
+        static_cast<double>(constructed - with_vector) / kTimers;
+    state.counters["constructed_with_driver_B"] =
+        static_cast<double>(constructed2 - base2) / kTimers;
+    state.counters["armed_B"] = static_cast<double>(armed - base2) / kTimers;
+    state.counters["after_fire_B"] =
+        static_cast<double>(after_fire - base2) / kTimers;
+    (void)base;
+  }
+}
+BENCHMARK(BM_Timer_Memory)->Iterations(1)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace timer
+}  // namespace cyber
+
+BENCHMARK_MAIN();

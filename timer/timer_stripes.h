@@ -1,0 +1,47 @@
+// TimerStripe: the lock and the stop-waiters list that a timer uses, shared
+// with the other timers whose cores hash to the same stripe.
+//
+// Why shared. A per-timer std::mutex is 40 bytes and a wait list 8 more, on
+// every one of the hundreds of thousands of timeouts a robot module keeps
+// armed, while a timer's lock is held for a few dozen nanoseconds and a
+// Stop() waits for a running call only rarely. A fixed table of
+// cache-line-sized stripes gives each timer a lock at the cost of one
+// pointer. Two timers on one stripe only serialise their (short) critical
+// sections; a Stop() waiting on a stripe may be woken by another timer's
+// call ending and simply waits again (it re-checks its own timer's count).
+//
+// Lock order: a stripe's mutex is a timer's own lock (timer_core.h). No code
+// holds two stripes at once, so timers sharing a stripe cannot deadlock.
+
+#ifndef TIMER_TIMER_STRIPES_H_
+#define TIMER_TIMER_STRIPES_H_
+
+#include <cstddef>
+
+#include "absl/base/thread_annotations.h"
+#include "cyber/common/mutex.h"
+#include "cyber/common/wait_list.h"
+
+namespace cyber {
+namespace timer {
+
+struct alignas(64) TimerStripe {
+  Mutex mu;
+  // Stop()s waiting for a call of a timer of this stripe to end.
+  WaitList call_ended ABSL_GUARDED_BY(mu);
+};
+static_assert(sizeof(TimerStripe) == 64, "one stripe, one cache line");
+
+// Stripes in the table: 2^10 x 64 B = 64 KiB per process.
+inline constexpr int kTimerStripeBits = 10;
+inline constexpr size_t kTimerStripes = size_t{1} << kTimerStripeBits;
+static_assert(kTimerStripes == 1024, "the table is 1024 stripes");
+
+// The stripe of the timer whose core is at `core`; the same for the core's
+// whole life.
+TimerStripe* StripeFor(const void* core);
+
+}  // namespace timer
+}  // namespace cyber
+
+#endif  // TIMER_TIMER_STRIPES_H_
