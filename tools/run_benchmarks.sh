@@ -8,10 +8,13 @@
 # benchmark, python3-matplotlib for the plots), builds with --config=opt and
 # writes into docs/performance/ (override with OUT=...):
 #
-#   README.md        index: machine, date, commit, commands, peer table and
+#   README.md        index: machine, date, commit, commands, peer tables and
 #                    scale-run summary
 #   peers.md         our wheel vs priority_queue, multimap, Boost.Asio, libuv
 #                    and libevent, median of 3 runs, ratios to ours
+#   timer_peers.md   whole cyber::Timer vs Boost.Asio, libuv, libevent timers
+#                    and a priority_queue of std::function: ns per arm /
+#                    cancel / re-arm / reset / expire, RSS bytes per timer
 #   scale.md/.json   1e6 oneshot timeouts + 1e5 periodic timers, 60 s, real
 #                    clock: RSS, tick-thread CPU, lateness vs the wake floor
 #   accuracy/        REPORT.md with tables and SVG plots (real clock, each
@@ -34,7 +37,8 @@ bash tools/setup_peers.sh
 has_part() { [[ " $PARTS " == *" $1 "* ]]; }
 
 targets=()
-has_part peers && targets+=(//tests/peers:peer_timer_benchmark)
+has_part peers && targets+=(//tests/peers:peer_timer_benchmark
+  //tests/peers:timer_level_benchmark)
 has_part scale && targets+=(//tests/scale:timer_scale_run)
 has_part wheel && targets+=(//timer:timing_wheel_benchmark)
 has_part scheduler && targets+=(//scheduler:scheduler_benchmark)
@@ -47,6 +51,9 @@ if has_part peers; then
   echo "=== peer benchmark (${REPETITIONS} repetitions) ==="
   "$bin/tests/peers/peer_timer_benchmark" \
     --benchmark_repetitions="$REPETITIONS" --table_out="$OUT/peers.md"
+  echo "=== timer-level peer benchmark (${REPETITIONS} repetitions) ==="
+  "$bin/tests/peers/timer_level_benchmark" \
+    --benchmark_repetitions="$REPETITIONS" --table_out="$OUT/timer_peers.md"
 fi
 if has_part wheel; then
   echo "=== wheel benchmark ==="
@@ -84,6 +91,12 @@ fi
     echo "## Timer peers (ns/op)"
     echo
     cat "$OUT/peers.md"
+    echo
+  fi
+  if [ -f "$OUT/timer_peers.md" ]; then
+    echo "## Timer peers, whole timer (ns/op, bytes)"
+    echo
+    cat "$OUT/timer_peers.md"
     echo
   fi
   if [ -f "$OUT/scale.md" ]; then
