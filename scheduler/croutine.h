@@ -52,7 +52,7 @@ namespace scheduler {
 // (The timer layer knows it by its base and lets it pass.)
 struct RoutineCancelled : timer::ExecutionCancelled {};
 
-class CRoutine final : public timer::ExpiryTarget, public Parkable {
+class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
  public:
   enum class State { kReady, kSleep, kDataWait, kFinished };
 
@@ -73,7 +73,7 @@ class CRoutine final : public timer::ExpiryTarget, public Parkable {
   // `processor`: pin to that processor index of its group, or -1 for any.
   CRoutine(std::string name, std::function<void()> body, int priority,
            int processor, Host* host);
-  ~CRoutine() override;
+  ~CRoutine();
 
   // --- Processor side ---------------------------------------------------
   // Runs the routine until it yields, parks or finishes; returns its state.
@@ -123,7 +123,7 @@ class CRoutine final : public timer::ExpiryTarget, public Parkable {
   void set_group(int group) { group_ = group; }
   State state() const;
 
-  void OnExpired(uint32_t arm_seq) override;
+  void OnExpired(uint32_t arm_seq);
 
  private:
   enum WakeReason { kTimer, kData, kCancel, kUnpark };

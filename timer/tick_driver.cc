@@ -87,7 +87,7 @@ Instant TickDriver::StepWith(Instant now, std::vector<Due>* due) {
     due->push_back({static_cast<ExpiryTarget*>(e)->shared_from_this(),
                     e->arm_seq()});
   });
-  for (Due& d : *due) d.target->OnExpired(d.arm_seq);
+  for (Due& d : *due) d.target->Expire(d.arm_seq);
   expired_.fetch_add(due->size(), std::memory_order_relaxed);
   due->clear();
   // Tickless: sleep until the next expiry or cascade, forever if none.

@@ -22,10 +22,10 @@ struct Log {
   std::vector<std::pair<int, Instant>> fires;
 };
 
-class RecordingTarget final : public ExpiryTarget {
+class RecordingTarget final : public ExpiryTargetOf<RecordingTarget> {
  public:
   RecordingTarget(int id, Clock* clock, Log* log) : id_(id), clock_(clock), log_(log) {}
-  void OnExpired(uint32_t) override {
+  void OnExpired(uint32_t) {
     std::lock_guard<std::mutex> lock(log_->mu);
     log_->fires.emplace_back(id_, clock_->Now());
     log_->cv.notify_all();

@@ -93,13 +93,13 @@
 namespace cyber {
 namespace timer {
 
-class TimerCore final : public ExpiryTarget {
+class TimerCore final : public ExpiryTargetOf<TimerCore> {
  public:
   enum class State : uint8_t { kIdle, kArmed, kQueued, kRunning, kFinishing };
 
   // `front` null: bound at each Start() (the process default).
   explicit TimerCore(std::shared_ptr<WheelFrontEnd> front);
-  ~TimerCore() override;
+  ~TimerCore();
 
   // Stops (as Stop()) and replaces the options; `status` is what validating
   // them gave (Start() returns it while not OK). An empty options->name
@@ -136,7 +136,7 @@ class TimerCore final : public ExpiryTarget {
   }
   static const char* StateName(State state);
 
-  void OnExpired(uint32_t arm_seq) override;
+  void OnExpired(uint32_t arm_seq);
 
  private:
   // `front` is the system to start on (null: shut down); `front_ref` owns

@@ -95,7 +95,9 @@ struct TimerOptions {
   // scheduler: higher runs first). kPriorityFromConf: the dispatcher's
   // priority for a task named like the timer (the scheduler conf's
   // `tasks { name prio }`; a TimerComponent's timer is named like the
-  // component), else 0. Resolved at each Start().
+  // component), else 0. Resolved when the timer binds to a timer system:
+  // its first Start() after construction or Configure(), or on another
+  // system (a restart on the same one reuses it).
   int priority = kPriorityFromConf;
   // Keep lateness and run-time histograms for percentiles in the
   // statistics (2.3 KiB per timer from its first call). Off by default: a

@@ -77,6 +77,72 @@ TEST(TimerTest, TenThousandPeriodsStayWithinOneTickDespiteVaryingRunTimes) {
   EXPECT_LE(s.run_time_max, absl::Milliseconds(8));
 }
 
+// Every timer keeps counters and exact maxima; percentiles only on request.
+TEST(TimerTest, PercentilesOnlyWhereTheOptionsAskForThem) {
+  SimulatedTimerSystem sim;
+  // Calls 1..10 run 1..10 ms (in simulated time), later ones 0 ms.
+  const auto work = [&sim](int* k) {
+    return [&sim, k](const TimerEvent&) {
+      ++*k;
+      if (*k <= 10) sim.clock().Advance(absl::Milliseconds(*k));
+    };
+  };
+  int plain_calls = 0, detailed_calls = 0;
+  Timer plain(EventTimer("plain", absl::Milliseconds(20), work(&plain_calls)),
+              &sim.driver());
+  TimerOptions o = EventTimer("detailed", absl::Milliseconds(20),
+                              work(&detailed_calls));
+  o.latency_percentiles = true;
+  Timer detailed(o, &sim.driver());
+  ASSERT_TRUE(plain.Schedule().ok());
+  ASSERT_TRUE(detailed.Schedule().ok());
+  sim.RunFor(absl::Milliseconds(20) * 20);
+  plain.Stop();
+  detailed.Stop();
+  ASSERT_GE(plain_calls, 10);
+  ASSERT_GE(detailed_calls, 10);
+
+  const TimerStatistics p = plain.GetStatistics();
+  EXPECT_EQ(p.fires, static_cast<uint64_t>(plain_calls));
+  EXPECT_FALSE(p.percentiles);
+  EXPECT_EQ(p.run_time_max, absl::Milliseconds(10));
+  EXPECT_EQ(p.lateness_p50, absl::ZeroDuration());
+  EXPECT_EQ(p.lateness_p99, absl::ZeroDuration());
+  EXPECT_EQ(p.run_time_p99, absl::ZeroDuration());
+
+  const TimerStatistics d = detailed.GetStatistics();
+  EXPECT_EQ(d.fires, static_cast<uint64_t>(detailed_calls));
+  EXPECT_TRUE(d.percentiles);
+  EXPECT_EQ(d.run_time_max, absl::Milliseconds(10));
+  // p99 of ~20 run times whose largest is 10 ms: that one, as a bucket
+  // bound at most 1/8 above it.
+  EXPECT_GE(d.run_time_p99, absl::Milliseconds(10));
+  EXPECT_LE(d.run_time_p99, absl::Milliseconds(10) * 9 / 8);
+  // Both timers share the ticks, so the second one of a tick runs after
+  // the first one's work: lateness is measured, not assumed zero.
+  EXPECT_GE(d.lateness_p99, d.lateness_p50);
+  EXPECT_LE(d.lateness_p99, d.lateness_max + d.lateness_max / 8);
+}
+
+// A Timer without a name is "timer#<n>": errors name it, and Configure()
+// without a name keeps whatever name the timer had.
+TEST(TimerTest, AutomaticAndKeptNames) {
+  SimulatedTimerSystem sim;
+  Timer unnamed;
+  EXPECT_EQ(unnamed.name().rfind("timer#", 0), 0u) << unnamed.name();
+  const absl::Status s = unnamed.Schedule();
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(s.message().find(unnamed.name()), std::string::npos) << s;
+
+  Timer named(Oneshot("request_timeout", absl::Milliseconds(10), [] {}),
+              &sim.driver());
+  ASSERT_TRUE(named.Configure(Oneshot("", absl::Milliseconds(0), [] {})).code() ==
+              absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(named.name(), "request_timeout");
+  const absl::Status bad = named.Schedule();
+  EXPECT_NE(bad.message().find("\"request_timeout\""), std::string::npos) << bad;
+}
+
 class OddPeriodTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(OddPeriodTest, KeepsTheExactAveragePeriod) {
