@@ -37,7 +37,10 @@ WheelEntry::~WheelEntry() {
 }
 
 TimingWheel::TimingWheel(Instant epoch, absl::Duration tick)
-    : epoch_(epoch), tick_(tick), tick_ns_(absl::ToInt64Nanoseconds(tick)) {
+    : epoch_(epoch),
+      tick_(tick),
+      tick_ns_(absl::ToInt64Nanoseconds(tick)),
+      tick_is_whole_ns_(absl::Nanoseconds(tick_ns_) == tick) {
   ACHECK(tick_ns_ > 0) << "TimingWheel: tick " << tick << " must be positive";
   MutexLock lock(&mu_);
   for (SlotList& s : work_) s.head.prev_ = s.head.next_ = &s.head;
@@ -59,10 +62,24 @@ absl::Duration TimingWheel::max_delay() const {
   return tick_ * static_cast<int64_t>(kMaxDelayTicks);
 }
 
+// Whole nanoseconds since the epoch, if `since` is a positive whole number
+// of them below 2^62 (every clock reading and every ms/us/ns period is), so
+// that tick arithmetic can be integer division instead of absl's general
+// (out-of-line) Duration division; -1 otherwise.
+inline int64_t WholeNanoseconds(absl::Duration since) {
+  const int64_t ns = absl::ToInt64Nanoseconds(since);
+  return ns > 0 && ns < (int64_t{1} << 62) && absl::Nanoseconds(ns) == since
+             ? ns
+             : -1;
+}
+
 Tick TimingWheel::DeadlineToTick(Instant deadline) const {
   if (deadline.IsInfiniteFuture()) return kNoTick;
   const absl::Duration since = deadline - epoch_;
   if (since <= absl::ZeroDuration()) return 0;
+  if (const int64_t ns = WholeNanoseconds(since); ns > 0 && tick_is_whole_ns_) {
+    return static_cast<Tick>(ns / tick_ns_ + (ns % tick_ns_ != 0 ? 1 : 0));
+  }
   absl::Duration remainder;
   const int64_t whole = absl::IDivDuration(since, tick_, &remainder);
   return static_cast<Tick>(whole) + (remainder > absl::ZeroDuration() ? 1 : 0);
@@ -71,6 +88,9 @@ Tick TimingWheel::DeadlineToTick(Instant deadline) const {
 Tick TimingWheel::InstantToTick(Instant t) const {
   const absl::Duration since = t - epoch_;
   if (since <= absl::ZeroDuration()) return 0;
+  if (const int64_t ns = WholeNanoseconds(since); ns > 0 && tick_is_whole_ns_) {
+    return static_cast<Tick>(ns / tick_ns_);
+  }
   absl::Duration remainder;
   return static_cast<Tick>(absl::IDivDuration(since, tick_, &remainder));
 }

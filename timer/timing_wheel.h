@@ -267,6 +267,7 @@ class TimingWheel {
   const Instant epoch_;
   const absl::Duration tick_;
   const int64_t tick_ns_;
+  const bool tick_is_whole_ns_;  // tick_ == tick_ns_ ns exactly
 
   mutable Mutex mu_;
   Tick now_ ABSL_GUARDED_BY(mu_) = 0;
