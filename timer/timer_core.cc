@@ -199,8 +199,8 @@ absl::Status TimerCore::BeginLocked(WheelFrontEnd* front,
   if (front == nullptr || !front->TryNow(&now)) {
     return absl::FailedPreconditionError(absl::StrCat(
         "timer \"", NameLocked(), "\": the timer system is shut down (",
-        front ? "its TickDriver \"" + front->name() + "\" is gone"
-              : "cyber::Shutdown() was called; cyber::Init() starts a new one",
+        fixed_ ? "its TickDriver \"" + front->name() + "\" is gone"
+               : "cyber::Shutdown() was called; cyber::Init() starts a new one",
         ")"));
   }
   if (state_ == State::kIdle) {

@@ -19,14 +19,15 @@
 #                    clock: RSS, tick-thread CPU, lateness vs the wake floor
 #   accuracy/        REPORT.md with tables and SVG plots (real clock, each
 #                    scenario next to a bare clock_nanosleep thread)
-#   wheel_benchmark.txt, scheduler_benchmark.txt   raw Google Benchmark output
+#   timer_benchmark.txt, wheel_benchmark.txt, scheduler_benchmark.txt
+#                    raw Google Benchmark output
 #
 # Measurements on the real clock need a quiet machine: nothing else should
 # run meanwhile (no build, no test). Benchmarks are never part of the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PARTS="${PARTS:-peers wheel scheduler scale accuracy}"
+PARTS="${PARTS:-peers timer wheel scheduler scale accuracy}"
 OUT="${OUT:-docs/performance}"
 REPETITIONS="${REPETITIONS:-3}"
 mkdir -p "$OUT"
@@ -40,6 +41,7 @@ targets=()
 has_part peers && targets+=(//tests/peers:peer_timer_benchmark
   //tests/peers:timer_level_benchmark)
 has_part scale && targets+=(//tests/scale:timer_scale_run)
+has_part timer && targets+=(//timer:timer_benchmark)
 has_part wheel && targets+=(//timer:timing_wheel_benchmark)
 has_part scheduler && targets+=(//scheduler:scheduler_benchmark)
 if [ ${#targets[@]} -gt 0 ]; then
@@ -54,6 +56,11 @@ if has_part peers; then
   echo "=== timer-level peer benchmark (${REPETITIONS} repetitions) ==="
   "$bin/tests/peers/timer_level_benchmark" \
     --benchmark_repetitions="$REPETITIONS" --table_out="$OUT/timer_peers.md"
+fi
+if has_part timer; then
+  echo "=== timer benchmark: a whole Timer next to the bare wheel ==="
+  "$bin/timer/timer_benchmark" --benchmark_repetitions="$REPETITIONS" \
+    --benchmark_report_aggregates_only=true | tee "$OUT/timer_benchmark.txt"
 fi
 if has_part wheel; then
   echo "=== wheel benchmark ==="
@@ -111,7 +118,7 @@ fi
     echo "See [accuracy/REPORT.md](accuracy/REPORT.md) (tables and plots)."
     echo
   fi
-  for f in wheel_benchmark scheduler_benchmark; do
+  for f in timer_benchmark wheel_benchmark scheduler_benchmark; do
     if [ -f "$OUT/$f.txt" ]; then
       echo "## $f (raw Google Benchmark output)"
       echo
