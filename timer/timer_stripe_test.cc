@@ -64,7 +64,10 @@ TEST(TimerStripeTest, StopWaitsForItsOwnCallWhileTheNeighbourKeepsEndingCalls) {
   eo.threads = 3;
   CallbackExecutor executor(eo);
   TickDriver driver(SteadyClock::Get(), &executor);
-  auto [blocked, neighbour] = TwoCoresOnOneStripe(driver.front_end());
+  // (Not a structured binding: C++17 lambdas cannot capture one.)
+  const auto pair = TwoCoresOnOneStripe(driver.front_end());
+  const std::shared_ptr<TimerCore> blocked = pair.first;
+  const std::shared_ptr<TimerCore> neighbour = pair.second;
   ASSERT_EQ(StripeFor(blocked.get()), StripeFor(neighbour.get()));
 
   std::atomic<bool> in_call{false};
