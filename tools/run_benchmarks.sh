@@ -17,6 +17,9 @@
 #                    cancel / re-arm / reset / expire, RSS bytes per timer
 #   scale.md/.json   1e6 oneshot timeouts + 1e5 periodic timers, 60 s, real
 #                    clock: RSS, tick-thread CPU, lateness vs the wake floor
+#   capacity.md      live oneshot timeouts (each fired once) in doubling
+#                    steps: RSS per timer, tick-thread CPU, the largest N
+#                    under 5% of a core
 #   accuracy/        REPORT.md with tables and SVG plots (real clock, each
 #                    scenario next to a bare clock_nanosleep thread)
 #   timer_benchmark.txt, wheel_benchmark.txt, scheduler_benchmark.txt
@@ -27,7 +30,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PARTS="${PARTS:-peers timer wheel scheduler scale accuracy}"
+PARTS="${PARTS:-peers timer wheel scheduler scale capacity accuracy}"
 OUT="${OUT:-docs/performance}"
 REPETITIONS="${REPETITIONS:-3}"
 mkdir -p "$OUT"
@@ -41,6 +44,7 @@ targets=()
 has_part peers && targets+=(//tests/peers:peer_timer_benchmark
   //tests/peers:timer_level_benchmark)
 has_part scale && targets+=(//tests/scale:timer_scale_run)
+has_part capacity && targets+=(//tests/scale:timeout_capacity)
 has_part timer && targets+=(//timer:timer_benchmark)
 has_part wheel && targets+=(//timer:timing_wheel_benchmark)
 has_part scheduler && targets+=(//scheduler:scheduler_benchmark)
@@ -78,6 +82,10 @@ if has_part scale; then
   "$bin/tests/scale/timer_scale_run" --json_out="$OUT/scale.json" \
     --markdown_out="$OUT/scale.md"
 fi
+if has_part capacity; then
+  echo "=== timeout capacity (1e6 .. 1.6e7 live timeouts, ~4 min) ==="
+  "$bin/tests/scale/timeout_capacity" --markdown_out="$OUT/capacity.md"
+fi
 if has_part accuracy; then
   echo "=== accuracy report ==="
   bash tools/accuracy_report.sh --out "$OUT/accuracy"
@@ -110,6 +118,12 @@ fi
     echo "## Scale run"
     echo
     cat "$OUT/scale.md"
+    echo
+  fi
+  if [ -f "$OUT/capacity.md" ]; then
+    echo "## Capacity: live timeouts per process, tick thread under 5%"
+    echo
+    cat "$OUT/capacity.md"
     echo
   fi
   if [ -f "$OUT/accuracy/REPORT.md" ]; then

@@ -79,6 +79,7 @@
 #include "absl/time/time.h"
 #include "benchmark/benchmark.h"
 #include "cyber/time/instant.h"
+#include "tests/peers/take_flag.h"
 #include "timer/timing_wheel.h"
 
 // --- Heap byte accounting ---------------------------------------------------
@@ -882,30 +883,12 @@ std::string Table() {
   return out + note;
 }
 
-// Takes --table_out=<path> out of argv (Google Benchmark rejects flags it
-// does not know).
-std::string TakeTableOutFlag(int* argc, char** argv) {
-  const std::string prefix = "--table_out=";
-  std::string path;
-  int kept = 1;
-  for (int i = 1; i < *argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg.rfind(prefix, 0) == 0) {
-      path = arg.substr(prefix.size());
-    } else {
-      argv[kept++] = argv[i];
-    }
-  }
-  *argc = kept;
-  return path;
-}
-
 }  // namespace
 }  // namespace timer
 }  // namespace cyber
 
 int main(int argc, char** argv) {
-  const std::string table_out = cyber::timer::TakeTableOutFlag(&argc, argv);
+  const std::string table_out = cyber::peers::TakeFlag("table_out", &argc, argv);
   cyber::timer::RegisterAll();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -133,6 +133,7 @@
 
 #include "absl/time/time.h"
 #include "benchmark/benchmark.h"
+#include "tests/peers/take_flag.h"
 #include "timer/testing/simulated_timer_system.h"
 #include "timer/timer.h"
 #include "timer/timing_wheel.h"
@@ -1143,24 +1144,6 @@ std::string Table() {
   return out + note;
 }
 
-// Takes --<name>=<value> out of argv (Google Benchmark rejects flags it does
-// not know); "" if absent.
-std::string TakeFlag(const std::string& name, int* argc, char** argv) {
-  const std::string prefix = "--" + name + "=";
-  std::string value;
-  int kept = 1;
-  for (int i = 1; i < *argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg.rfind(prefix, 0) == 0) {
-      value = arg.substr(prefix.size());
-    } else {
-      argv[kept++] = argv[i];
-    }
-  }
-  *argc = kept;
-  return value;
-}
-
 }  // namespace
 }  // namespace timer
 }  // namespace cyber
@@ -1168,9 +1151,9 @@ std::string TakeFlag(const std::string& name, int* argc, char** argv) {
 int main(int argc, char** argv) {
   using cyber::timer::g_timers;
   using cyber::timer::kPeers;
-  const std::string table_out = cyber::timer::TakeFlag("table_out", &argc, argv);
-  const std::string peer = cyber::timer::TakeFlag("peer", &argc, argv);
-  const std::string timers = cyber::timer::TakeFlag("timers", &argc, argv);
+  const std::string table_out = cyber::peers::TakeFlag("table_out", &argc, argv);
+  const std::string peer = cyber::peers::TakeFlag("peer", &argc, argv);
+  const std::string timers = cyber::peers::TakeFlag("timers", &argc, argv);
   if (!timers.empty()) {
     g_timers = std::strtoull(timers.c_str(), nullptr, 10);
     if (g_timers == 0) {

@@ -120,6 +120,7 @@
 #include "cyber/init/init.h"
 #include "cyber/time/steady_clock.h"
 #include "gflags/gflags.h"
+#include "tests/scale/duration_flag.h"
 #include "tests/scale/proc_stats.h"
 #include "tests/scale/thread_roles.h"
 #include "timer/timer.h"
@@ -150,11 +151,14 @@ DEFINE_uint64(seed, 1, "seed of delays and request picks");
 
 namespace {
 
+constexpr char kTool[] = "timeout_capacity";
+
 using cyber::Clock;
 using cyber::Instant;
 using cyber::SteadyClock;
 using cyber::Timer;
 using cyber::TimerOptions;
+using cyber::scale::ParseDurationFlag;
 using cyber::scale::RoleCpu;
 using cyber::scale::ThreadCpu;
 using cyber::scale::ThreadRole;
@@ -222,19 +226,6 @@ int64_t MemInfoBytes(const std::string& field) {
 
 int64_t Rss() { return cyber::scale::ReadMemoryStatus().rss_bytes; }
 
-bool ParseDurationFlag(const char* name, const std::string& text,
-                       absl::Duration* out) {
-  double seconds = 0;
-  if (absl::ParseDuration(text, out)) return true;
-  if (absl::SimpleAtod(text, &seconds)) {
-    *out = absl::Seconds(seconds);
-    return true;
-  }
-  AERROR << "timeout_capacity: flag --" << name << ": \"" << text
-         << "\" is not a duration (try 20s, 500ms or 10m)";
-  return false;
-}
-
 struct Config {
   absl::Duration hold;
   absl::Duration min_delay;
@@ -246,14 +237,14 @@ struct Config {
 
 bool ParseFlags(Config* c) {
   bool ok =
-      ParseDurationFlag("hold", FLAGS_hold, &c->hold) &&
-      ParseDurationFlag("min_delay", FLAGS_min_delay, &c->min_delay) &&
-      ParseDurationFlag("max_delay", FLAGS_max_delay, &c->max_delay) &&
-      ParseDurationFlag("warmup_min_delay", FLAGS_warmup_min_delay,
+      ParseDurationFlag(kTool, "hold", FLAGS_hold, &c->hold) &&
+      ParseDurationFlag(kTool, "min_delay", FLAGS_min_delay, &c->min_delay) &&
+      ParseDurationFlag(kTool, "max_delay", FLAGS_max_delay, &c->max_delay) &&
+      ParseDurationFlag(kTool, "warmup_min_delay", FLAGS_warmup_min_delay,
                         &c->warmup_min_delay) &&
-      ParseDurationFlag("warmup_max_delay", FLAGS_warmup_max_delay,
+      ParseDurationFlag(kTool, "warmup_max_delay", FLAGS_warmup_max_delay,
                         &c->warmup_max_delay) &&
-      ParseDurationFlag("time_budget", FLAGS_time_budget, &c->time_budget);
+      ParseDurationFlag(kTool, "time_budget", FLAGS_time_budget, &c->time_budget);
   if (!ok) return false;
   auto fail = [&ok](const std::string& message) {
     AERROR << "timeout_capacity: " << message;

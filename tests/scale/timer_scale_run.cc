@@ -91,6 +91,7 @@
 #include "cyber/time/steady_clock.h"
 #include "gflags/gflags.h"
 #include "scheduler/default_scheduler.h"
+#include "tests/scale/duration_flag.h"
 #include "tests/scale/latency_recorder.h"
 #include "tests/scale/periodic_load.h"
 #include "tests/scale/proc_stats.h"
@@ -129,9 +130,12 @@ DEFINE_string(progress, "10s",
 
 namespace {
 
+constexpr char kTool[] = "timer_scale_run";
+
 using cyber::Instant;
 using cyber::SteadyClock;
 using cyber::scale::Commas;
+using cyber::scale::ParseDurationFlag;
 using cyber::scale::GiB;
 using cyber::scale::PeriodicLoad;
 using cyber::scale::PeriodicLoadOptions;
@@ -153,19 +157,6 @@ constexpr absl::Duration kPollShutdown = absl::Milliseconds(100);
 
 // --- flags -------------------------------------------------------------------
 
-bool ParseDurationFlag(const char* name, const std::string& text,
-                       absl::Duration* out) {
-  double seconds = 0;
-  if (absl::ParseDuration(text, out)) return true;
-  if (absl::SimpleAtod(text, &seconds)) {
-    *out = absl::Seconds(seconds);
-    return true;
-  }
-  AERROR << "timer_scale_run: flag --" << name << ": \"" << text
-         << "\" is not a duration (try 60s, 500ms or 2m)";
-  return false;
-}
-
 struct Config {
   absl::Duration duration;
   absl::Duration warmup;
@@ -175,16 +166,16 @@ struct Config {
 };
 
 bool ParseFlags(Config* c) {
-  bool ok = ParseDurationFlag("duration", FLAGS_duration, &c->duration) &&
-            ParseDurationFlag("warmup", FLAGS_warmup, &c->warmup) &&
-            ParseDurationFlag("progress", FLAGS_progress, &c->progress) &&
-            ParseDurationFlag("oneshot_min_delay", FLAGS_oneshot_min_delay,
+  bool ok = ParseDurationFlag(kTool, "duration", FLAGS_duration, &c->duration) &&
+            ParseDurationFlag(kTool, "warmup", FLAGS_warmup, &c->warmup) &&
+            ParseDurationFlag(kTool, "progress", FLAGS_progress, &c->progress) &&
+            ParseDurationFlag(kTool, "oneshot_min_delay", FLAGS_oneshot_min_delay,
                               &c->timeouts.min_delay) &&
-            ParseDurationFlag("oneshot_max_delay", FLAGS_oneshot_max_delay,
+            ParseDurationFlag(kTool, "oneshot_max_delay", FLAGS_oneshot_max_delay,
                               &c->timeouts.max_delay) &&
-            ParseDurationFlag("min_period", FLAGS_min_period,
+            ParseDurationFlag(kTool, "min_period", FLAGS_min_period,
                               &c->periodics.min_period) &&
-            ParseDurationFlag("max_period", FLAGS_max_period,
+            ParseDurationFlag(kTool, "max_period", FLAGS_max_period,
                               &c->periodics.max_period);
   if (!ok) return false;
   auto fail = [&ok](const std::string& message) {
