@@ -22,8 +22,8 @@
 //                           over all threads (ns/op = 1e9 / items_per_second);
 //   BM_Wheel_Ops            the same phases on bare TimingWheel entries: the
 //                           floor under a Timer's Start/Stop;
-//   BM_Timer_Memory         RSS per Timer (VmRSS delta over N, in a forked
-//                           child): constructed, armed, and after every
+//   BM_Timer_Memory         RSS per Timer (VmRSS delta over N, in a fresh
+//                           process): constructed, armed, and after every
 //                           timer has fired once (simulated time, callbacks
 //                           inline), i.e. with default statistics. It
 //                           includes the user's own allocation of each
@@ -31,7 +31,6 @@
 // Only the phases are timed (manual timing). Machines are shared: compare
 // the Timer rows with the wheel row of the same run.
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -42,6 +41,7 @@
 #include <memory>
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "absl/time/time.h"
@@ -228,8 +228,7 @@ int64_t RssBytes() {
   return kb * 1024;
 }
 
-// RSS per Timer at three stages, measured in a child process (fork) so that
-// memory the other rows freed cannot be reused and hide the growth.
+// RSS per Timer at three stages, in a process of its own (see below).
 struct MemoryFigures {
   double constructed = 0, armed = 0, after_fire = 0;
   bool all_fired = false;
@@ -262,26 +261,24 @@ MemoryFigures MeasureMemory() {
   return m;
 }
 
+// This binary, run again with --memory_child: a fresh process whose heap
+// has never held the other rows' timers (freed memory stays in the
+// allocator and would hide the growth, even in a forked child).
 void BM_Timer_Memory(benchmark::State& state) {
+  char self[4096];
+  const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (len <= 0) {
+    state.SkipWithError("cannot find this binary");
+    return;
+  }
+  self[len] = '\0';
+  const std::string command = std::string("'") + self + "' --memory_child";
   for (auto _ : state) {
-    int fds[2];
-    if (pipe(fds) != 0) {
-      state.SkipWithError("pipe() failed");
-      return;
-    }
-    const pid_t child = fork();
-    if (child == 0) {
-      close(fds[0]);
-      const MemoryFigures m = MeasureMemory();
-      const ssize_t n = write(fds[1], &m, sizeof m);
-      _exit(n == static_cast<ssize_t>(sizeof m) ? 0 : 1);
-    }
-    close(fds[1]);
+    FILE* child = popen(command.c_str(), "r");
     MemoryFigures m;
-    const ssize_t n = child > 0 ? read(fds[0], &m, sizeof m) : -1;
-    close(fds[0]);
-    if (child > 0) waitpid(child, nullptr, 0);
-    if (n != static_cast<ssize_t>(sizeof m)) {
+    const size_t n = child != nullptr ? std::fread(&m, sizeof m, 1, child) : 0;
+    const int status = child != nullptr ? pclose(child) : -1;
+    if (n != 1 || status != 0) {
       state.SkipWithError("the measuring child failed");
       return;
     }
@@ -298,4 +295,14 @@ BENCHMARK(BM_Timer_Memory)->Iterations(1)->Unit(benchmark::kMillisecond);
 }  // namespace timer
 }  // namespace cyber
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  if (argc == 2 && std::strcmp(argv[1], "--memory_child") == 0) {
+    const cyber::timer::MemoryFigures m = cyber::timer::MeasureMemory();
+    return std::fwrite(&m, sizeof m, 1, stdout) == 1 ? 0 : 1;
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
