@@ -69,7 +69,6 @@
 #include <utility>
 #include <vector>
 
-#include <boost/asio/basic_waitable_timer.hpp>
 #include <boost/asio/error.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/system/error_code.hpp>
@@ -79,7 +78,8 @@
 #include "absl/time/time.h"
 #include "benchmark/benchmark.h"
 #include "cyber/time/instant.h"
-#include "tests/peers/take_flag.h"
+#include "tests/peers/asio_manual_clock.h"
+#include "tests/peers/benchmark_io.h"
 #include "timer/timing_wheel.h"
 
 // --- Heap byte accounting ---------------------------------------------------
@@ -117,6 +117,8 @@ namespace timer {
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
+using peers::ManualAsioTimer;
+using peers::ManualClock;
 
 constexpr absl::Duration kLongestDelay = absl::Seconds(60);
 // Operations timed per phase and benchmark (whole rounds of N, at least 1).
@@ -380,38 +382,12 @@ class MultimapPeer {
   double node_bytes_ = 0;
 };
 
-// A clock the benchmark moves by hand, so Boost.Asio's timer queue can be
-// driven through 60 s of expiries without 60 s of wall time. Asio reads it
-// through basic_waitable_timer's clock parameter exactly as it would read
-// std::chrono::steady_clock; only the source of "now" differs.
-struct ManualClock {
-  using rep = int64_t;
-  using period = std::nano;
-  using duration = std::chrono::nanoseconds;
-  using time_point = std::chrono::time_point<ManualClock>;
-  static constexpr bool is_steady = true;
-  static time_point now() noexcept { return time_point(duration(now_ns)); }
-  static void SetTick(Tick t) {
-    now_ns = static_cast<int64_t>(t) *
-             absl::ToInt64Nanoseconds(kTimerResolution);
-  }
-  static inline int64_t now_ns = 0;  // main thread only
-};
-// Asio's epoll reactor looks at its timer queue only when a timerfd, armed
-// for the real-time distance to the earliest deadline, fires. These wait
-// traits report every distance as zero, so the timerfd is always due and
-// each io_context::poll() checks the queue against the manual clock.
-struct ImmediateWaitTraits {
-  static ManualClock::duration to_wait_duration(const ManualClock::duration&) {
-    return ManualClock::duration(0);
-  }
-  static ManualClock::duration to_wait_duration(
-      const ManualClock::time_point&) {
-    return ManualClock::duration(0);
-  }
-};
-using ManualAsioTimer =
-    boost::asio::basic_waitable_timer<ManualClock, ImmediateWaitTraits>;
+
+// The manual clock at the instant of wheel tick `t` (2 ms ticks from 0).
+void SetManualClockToTick(Tick t) {
+  ManualClock::current = ManualClock::time_point(std::chrono::nanoseconds(
+      static_cast<int64_t>(t) * absl::ToInt64Nanoseconds(kTimerResolution)));
+}
 
 // Boost.Asio: one basic_waitable_timer per timer on one io_context. For the
 // expiry phase the io_context is polled at each distinct deadline of the
@@ -467,7 +443,7 @@ class AsioPeer {
     const uint64_t before = counts_.fired;
     for (uint32_t t : workload_->distinct_delays) {
       if (t > horizon) break;
-      ManualClock::SetTick(t);
+      SetManualClockToTick(t);
       if (io_.stopped()) io_.restart();
       io_.poll();
     }
@@ -479,7 +455,7 @@ class AsioPeer {
     Drain();
     const bool ok = counts_.started == counts_.fired + counts_.aborted;
     counts_ = Counts();
-    ManualClock::SetTick(0);
+    SetManualClockToTick(0);
     return ok;
   }
   double BytesPerTimer() const {
@@ -697,7 +673,6 @@ struct Key {
 constexpr const char* kPeerName[] = {"wheel (ours)", "priority_queue",
                                      "multimap",     "asio waitable_timer",
                                      "libuv",        "libevent"};
-constexpr int kNumPeers = 6;
 
 // Every run of every (peer, N): one per --benchmark_repetitions.
 std::map<Key, std::vector<Result>>& Results() {
@@ -895,15 +870,5 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   const std::string table = cyber::timer::Table();
-  std::printf("\n## Timer peers\n\n%s", table.c_str());
-  if (!table_out.empty()) {
-    FILE* f = std::fopen(table_out.c_str(), "w");
-    if (f == nullptr || std::fputs(table.c_str(), f) < 0) {
-      std::fprintf(stderr, "cannot write --table_out=%s\n", table_out.c_str());
-      if (f != nullptr) std::fclose(f);
-      return 1;
-    }
-    std::fclose(f);
-  }
-  return 0;
+  return cyber::peers::EmitTable("Timer peers", table, table_out) ? 0 : 1;
 }

@@ -125,7 +125,6 @@
 #include <utility>
 #include <vector>
 
-#include <boost/asio/basic_waitable_timer.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/system/error_code.hpp>
 #include <event2/event.h>
@@ -133,7 +132,8 @@
 
 #include "absl/time/time.h"
 #include "benchmark/benchmark.h"
-#include "tests/peers/take_flag.h"
+#include "tests/peers/asio_manual_clock.h"
+#include "tests/peers/benchmark_io.h"
 #include "timer/testing/simulated_timer_system.h"
 #include "timer/timer.h"
 #include "timer/timing_wheel.h"
@@ -145,6 +145,8 @@ namespace timer {
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
+using peers::ManualAsioTimer;
+using peers::ManualClock;
 
 constexpr size_t kDefaultTimers = 200'000;
 constexpr absl::Duration kShortestDelay = absl::Seconds(10);
@@ -366,34 +368,6 @@ class CyberProcessPeer {
   TimerArray<Timer> timers_;
 };
 
-// A clock the benchmark moves by hand, so Boost.Asio's timer queue can be
-// driven through a minute of expiries without a minute of wall time. Asio
-// reads it through basic_waitable_timer's clock parameter exactly as it
-// would read std::chrono::steady_clock; only the source of "now" differs.
-struct ManualClock {
-  using rep = int64_t;
-  using period = std::nano;
-  using duration = std::chrono::nanoseconds;
-  using time_point = std::chrono::time_point<ManualClock>;
-  static constexpr bool is_steady = true;
-  static time_point now() noexcept { return current; }
-  static inline time_point current{};  // the main thread moves it
-};
-// Asio's epoll reactor looks at its timer queue when a timerfd, armed for
-// the real-time distance to the earliest deadline, fires. These wait traits
-// make every distance zero, so the timerfd is always due and each
-// io_context::poll() checks the queue against the manual clock.
-struct ImmediateWaitTraits {
-  static ManualClock::duration to_wait_duration(const ManualClock::duration&) {
-    return ManualClock::duration(0);
-  }
-  static ManualClock::duration to_wait_duration(
-      const ManualClock::time_point&) {
-    return ManualClock::duration(0);
-  }
-};
-using ManualAsioTimer =
-    boost::asio::basic_waitable_timer<ManualClock, ImmediateWaitTraits>;
 
 class AsioPeer {
  public:
@@ -1176,16 +1150,5 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   const std::string table = cyber::timer::Table();
-  std::printf("\n## Timer peers, timer level (whole timers)\n\n%s",
-              table.c_str());
-  if (!table_out.empty()) {
-    FILE* f = std::fopen(table_out.c_str(), "w");
-    if (f == nullptr || std::fputs(table.c_str(), f) < 0) {
-      std::fprintf(stderr, "cannot write --table_out=%s\n", table_out.c_str());
-      if (f != nullptr) std::fclose(f);
-      return 1;
-    }
-    std::fclose(f);
-  }
-  return 0;
+  return cyber::peers::EmitTable("Timer peers, timer level (whole timers)", table, table_out) ? 0 : 1;
 }

@@ -153,16 +153,6 @@ std::vector<std::string> Notes(const ScaleResults& r) {
 
 }  // namespace
 
-std::string Commas(uint64_t v) {
-  const std::string digits = absl::StrCat(v);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
-    out.push_back(digits[i]);
-  }
-  return out;
-}
-
 std::string GiB(int64_t bytes) {
   return absl::StrFormat("%.2f GiB", static_cast<double>(bytes) / kBytesPerGiB);
 }

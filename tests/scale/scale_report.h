@@ -25,6 +25,7 @@
 
 #include "absl/time/time.h"
 #include "tests/scale/cascade_phase.h"
+#include "tests/scale/number_format.h"
 #include "tests/scale/periodic_load.h"
 #include "tests/scale/thread_roles.h"
 #include "tests/scale/timeout_load.h"
@@ -105,8 +106,7 @@ Verdict Judge(const ScaleResults& r);
 std::string SummaryMarkdown(const ScaleResults& r, const Verdict& v);
 std::string ResultsJson(const ScaleResults& r, const Verdict& v);
 
-// Formatting shared with the progress lines.
-std::string Commas(uint64_t v);
+// Formatting shared with the progress lines (Commas: number_format.h).
 std::string GiB(int64_t bytes);
 std::string Rate(double per_second);
 double Percent(absl::Duration part, absl::Duration whole);

@@ -121,6 +121,7 @@
 #include "cyber/time/steady_clock.h"
 #include "gflags/gflags.h"
 #include "tests/scale/duration_flag.h"
+#include "tests/scale/number_format.h"
 #include "tests/scale/proc_stats.h"
 #include "tests/scale/thread_roles.h"
 #include "timer/timer.h"
@@ -158,6 +159,7 @@ using cyber::Instant;
 using cyber::SteadyClock;
 using cyber::Timer;
 using cyber::TimerOptions;
+using cyber::scale::Commas;
 using cyber::scale::ParseDurationFlag;
 using cyber::scale::RoleCpu;
 using cyber::scale::ThreadCpu;
@@ -182,16 +184,6 @@ constexpr int64_t kArmBatch = 1'000;
 constexpr absl::Duration kArmStep = absl::Milliseconds(1);
 
 // --- small helpers -----------------------------------------------------------
-
-std::string Commas(int64_t v) {
-  const std::string digits = absl::StrCat(v);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
-    out.push_back(digits[i]);
-  }
-  return out;
-}
 
 double ToGiB(int64_t bytes) { return static_cast<double>(bytes) / kBytesPerGiB; }
 
@@ -318,7 +310,7 @@ class TimeoutPopulation {
     for (int64_t i = size(); i < to; ++i) {
       if (i % kMemoryCheckEvery == 0 && !memory_ok()) {
         return absl::ResourceExhaustedError(
-            absl::StrCat("memory limit reached after ", Commas(i), " timers"));
+            absl::StrCat("memory limit reached after ", Commas(static_cast<uint64_t>(i)), " timers"));
       }
       TimerOptions o;
       o.name = Name(i);
@@ -387,10 +379,10 @@ class TimeoutPopulation {
       if (!cyber::OK()) return absl::CancelledError("interrupted");
       if (clock_->Now() >= deadline) {
         return absl::DeadlineExceededError(absl::StrCat(
-            "warm-up: ", Commas(static_cast<int64_t>(warmup_fires())), " of ",
-            Commas(static_cast<int64_t>(target)),
+            "warm-up: ", Commas(static_cast<uint64_t>(warmup_fires())), " of ",
+            Commas(static_cast<uint64_t>(target)),
             " calls by the deadline; dispatch refusals among the new timers: ",
-            Commas(static_cast<int64_t>(RefusalsOfNew()))));
+            Commas(static_cast<uint64_t>(RefusalsOfNew()))));
       }
       clock_->SleepFor(kPoll);
     }
@@ -409,9 +401,9 @@ class TimeoutPopulation {
     }
     if (warmup_fires() != target || wrong > 0) {
       return absl::InternalError(absl::StrCat(
-          "warm-up: ", Commas(static_cast<int64_t>(warmup_fires())),
-          " calls for ", Commas(static_cast<int64_t>(target)), " timers; ",
-          Commas(wrong), " new timers did not run exactly once (first: \"",
+          "warm-up: ", Commas(static_cast<uint64_t>(warmup_fires())),
+          " calls for ", Commas(static_cast<uint64_t>(target)), " timers; ",
+          Commas(static_cast<uint64_t>(wrong)), " new timers did not run exactly once (first: \"",
           first_wrong >= 0 ? at(first_wrong).name() : "", "\")"));
     }
     return absl::OkStatus();
@@ -616,11 +608,11 @@ std::string Table(const Report& r) {
         absl::StrFormat(
             "| %s | %.2f | %.0f | %.2f | %s | %.0f | %s | %s | %.1f | %.1f | "
             "%.1f | %s / %s / %s |\n",
-            Commas(s.timers), ToGiB(s.rss), s.bytes_per_timer, s.tick_cpu,
+            Commas(static_cast<uint64_t>(s.timers)), ToGiB(s.rss), s.bytes_per_timer, s.tick_cpu,
             s.tick_cpu < FLAGS_cpu_target ? "yes" : "no",
             s.marginal_bytes_per_timer,
-            Commas(static_cast<int64_t>(s.fired_in_hold)),
-            Commas(static_cast<int64_t>(achieved)),
+            Commas(static_cast<uint64_t>(s.fired_in_hold)),
+            Commas(static_cast<uint64_t>(achieved)),
             absl::ToDoubleMilliseconds(s.requests.slowest), s.request_cpu,
             s.scheduler_cpu, Seconds(s.make), Seconds(s.warmup),
             Seconds(s.rearm)));
@@ -642,7 +634,7 @@ std::string Summary(const Report& r, const Config& config) {
           absl::FormatDuration(config.min_delay),
           absl::FormatDuration(config.max_delay),
           absl::FormatDuration(config.hold),
-          Commas(static_cast<int64_t>(FLAGS_rearm_rate)),
+          Commas(static_cast<uint64_t>(FLAGS_rearm_rate)),
           ToGiB(r.baseline_rss), static_cast<int>(sizeof(Timer)),
           static_cast<int>(std::thread::hardware_concurrency()),
           ToGiB(r.mem_total),
@@ -679,9 +671,9 @@ std::string Summary(const Report& r, const Config& config) {
           "capacity: the largest measured N with tick-thread CPU < %s is %s; "
           "memory bound at %.0f bytes/timer for %g GiB is %s (extrapolated)\n",
           target,
-          best >= 0 ? Commas(best) : std::string("none (every step was above)"),
+          best >= 0 ? Commas(static_cast<uint64_t>(best)) : std::string("none (every step was above)"),
           last.bytes_per_timer, FLAGS_machine_gib,
-          Commas(memory_bound)));
+          Commas(static_cast<uint64_t>(memory_bound))));
   // The first step above the target and the one before it bracket the
   // crossing.
   for (size_t i = 1; i < r.steps.size(); ++i) {
@@ -697,8 +689,8 @@ std::string Summary(const Report& r, const Config& config) {
           absl::StrFormat(
               "(interpolated, not measured: a straight line between %s "
               "(%.2f%%) and %s (%.2f%%) crosses %s at about %s timers)\n",
-              Commas(lo.timers), lo.tick_cpu, Commas(hi.timers), hi.tick_cpu,
-              target, Commas(static_cast<int64_t>(at))));
+              Commas(static_cast<uint64_t>(lo.timers)), lo.tick_cpu, Commas(static_cast<uint64_t>(hi.timers)), hi.tick_cpu,
+              target, Commas(static_cast<uint64_t>(at))));
       break;
     }
   }
@@ -710,7 +702,7 @@ std::string Summary(const Report& r, const Config& config) {
         absl::StrFormat(
             "(extrapolated, not measured: if tick-thread CPU kept growing in "
             "proportion to N, it would reach %s at about %s timers)\n",
-            target, Commas(static_cast<int64_t>(linear))));
+            target, Commas(static_cast<uint64_t>(linear))));
   }
   return out;
 }
@@ -824,7 +816,7 @@ int main(int argc, char** argv) {
           "the step to %s timers was not run: predicted peak RSS %.2f GiB > "
           "limit %.2f GiB (min of --max_rss_gib %g and RSS + MemAvailable - 2 "
           "GiB)",
-          Commas(next), ToGiB(p.peak_rss), ToGiB(limit), FLAGS_max_rss_gib);
+          Commas(static_cast<uint64_t>(next)), ToGiB(p.peak_rss), ToGiB(limit), FLAGS_max_rss_gib);
       break;
     }
     const absl::Duration elapsed = clock->Now() - run_start;
@@ -832,7 +824,7 @@ int main(int argc, char** argv) {
       report.stop_reason = absl::StrFormat(
           "the step to %s timers was not run: predicted to end at %s, past "
           "--time_budget %s",
-          Commas(next),
+          Commas(static_cast<uint64_t>(next)),
           absl::FormatDuration(
               absl::Trunc(elapsed + p.duration, absl::Seconds(1))),
           absl::FormatDuration(config.time_budget));
@@ -845,14 +837,14 @@ int main(int argc, char** argv) {
     const int64_t rss_before = Rss();
 
     // --- 1. make ------------------------------------------------------------
-    Say(absl::StrFormat("step %s: making %s timers ...", Commas(next),
-                        Commas(s.added)));
+    Say(absl::StrFormat("step %s: making %s timers ...", Commas(static_cast<uint64_t>(next)),
+                        Commas(static_cast<uint64_t>(s.added))));
     const Instant make_begin = clock->Now();
     absl::Status status =
         timers->Grow(next, [&] { return Rss() < rss_limit(); });
     s.make = clock->Now() - make_begin;
     if (absl::IsResourceExhausted(status)) {
-      report.stop_reason = absl::StrCat("the step to ", Commas(next),
+      report.stop_reason = absl::StrCat("the step to ", Commas(static_cast<uint64_t>(next)),
                                         " timers was abandoned: ",
                                         status.message());
       break;
@@ -862,7 +854,7 @@ int main(int argc, char** argv) {
     Say(absl::StrFormat(
         "step %s: made in %ss; warm-up: every new timer fires once, delays "
         "in [%s, %s] ...",
-        Commas(next), Seconds(s.make),
+        Commas(static_cast<uint64_t>(next)), Seconds(s.make),
         absl::FormatDuration(config.warmup_min_delay),
         absl::FormatDuration(config.warmup_max_delay)));
     const Instant warm_begin = clock->Now();
@@ -891,11 +883,11 @@ int main(int argc, char** argv) {
                           "%ss after the first Schedule(), %s dispatch "
                           "refusals); arming all %s with delays in [%s, %s] "
                           "...",
-                          Commas(next), Seconds(s.warmup), Seconds(arm_new),
+                          Commas(static_cast<uint64_t>(next)), Seconds(s.warmup), Seconds(arm_new),
                           Seconds(held),
                           Seconds(timers->last_fired_at() - warm_begin),
-                          Commas(static_cast<int64_t>(timers->last_refusals())),
-                          Commas(next),
+                          Commas(static_cast<uint64_t>(timers->last_refusals())),
+                          Commas(static_cast<uint64_t>(next)),
                           absl::FormatDuration(config.min_delay),
                           absl::FormatDuration(config.max_delay)));
       status = timers->ArmLong();
@@ -905,7 +897,7 @@ int main(int argc, char** argv) {
       if (absl::IsCancelled(status)) {
         report.stop_reason = "interrupted (Ctrl-C)";
       } else {
-        report.error = absl::StrCat("step ", Commas(next), ": ",
+        report.error = absl::StrCat("step ", Commas(static_cast<uint64_t>(next)), ": ",
                                     status.ToString());
         report.stop_reason = "a check failed (see error)";
         failed = true;
@@ -916,9 +908,9 @@ int main(int argc, char** argv) {
     // --- 4. hold ------------------------------------------------------------
     Say(absl::StrFormat("step %s: armed in %ss; holding %s with %s "
                         "requests/s ...",
-                        Commas(next), Seconds(s.rearm),
+                        Commas(static_cast<uint64_t>(next)), Seconds(s.rearm),
                         absl::FormatDuration(config.hold),
-                        Commas(static_cast<int64_t>(FLAGS_rearm_rate))));
+                        Commas(static_cast<uint64_t>(FLAGS_rearm_rate))));
     RequestLoad requests(timers.get(), clock, FLAGS_rearm_rate,
                          FLAGS_seed * 7919 + static_cast<uint64_t>(next));
     const uint64_t fires_begin = timers->long_fires();
@@ -958,15 +950,15 @@ int main(int argc, char** argv) {
         "this step %.0f B/timer), %s fired in the hold, %s requests (%s "
         "failed, slowest %.1f ms), request thread %.1f%%, process %.1f%%, "
         "load %.2f",
-        Commas(next), s.tick_cpu, ToGiB(s.rss), s.bytes_per_timer,
+        Commas(static_cast<uint64_t>(next)), s.tick_cpu, ToGiB(s.rss), s.bytes_per_timer,
         s.marginal_bytes_per_timer,
-        Commas(static_cast<int64_t>(s.fired_in_hold)),
-        Commas(static_cast<int64_t>(s.requests.requests)),
-        Commas(static_cast<int64_t>(s.requests.errors)),
+        Commas(static_cast<uint64_t>(s.fired_in_hold)),
+        Commas(static_cast<uint64_t>(s.requests.requests)),
+        Commas(static_cast<uint64_t>(s.requests.errors)),
         absl::ToDoubleMilliseconds(s.requests.slowest), s.request_cpu,
         s.process_cpu, s.load_average));
     if (s.requests.errors > 0) {
-      report.error = absl::StrCat("step ", Commas(next), ": ",
+      report.error = absl::StrCat("step ", Commas(static_cast<uint64_t>(next)), ": ",
                                   s.requests.errors,
                                   " Schedule() calls failed in the hold");
       report.stop_reason = "a check failed (see error)";
@@ -979,7 +971,7 @@ int main(int argc, char** argv) {
     }
     if (next >= FLAGS_max_timers) {
       report.stop_reason =
-          absl::StrCat("reached --max_timers ", Commas(FLAGS_max_timers));
+          absl::StrCat("reached --max_timers ", Commas(static_cast<uint64_t>(FLAGS_max_timers)));
       break;
     }
     next = std::min(next * 2, FLAGS_max_timers);
