@@ -18,13 +18,15 @@ thread_local CRoutine* t_current = nullptr;
 }  // namespace
 
 CRoutine::CRoutine(std::string name, std::function<void()> body, int priority,
-                   int processor, Host* host)
+                   int processor, Host* host,
+                   std::shared_ptr<const void> owner)
     : name_(std::move(name)),
       body_(std::move(body)),
       priority_(priority),
       processor_(processor),
       host_(host),
-      id_(g_next_id.fetch_add(1)) {
+      id_(g_next_id.fetch_add(1, std::memory_order_relaxed)),
+      owner_(std::move(owner)) {
   entry_ = [this] {
     try {
       CancellationPoint();  // cancelled before it ever ran
@@ -39,6 +41,7 @@ CRoutine::CRoutine(std::string name, std::function<void()> body, int priority,
       AERROR << "routine \"" << name_ << "\" threw a non-std::exception";
     }
     body_ = nullptr;  // release its captures now
+    owner_.reset();
     MutexLock lock(&mu_);
     state_ = State::kFinished;
   };
@@ -48,6 +51,7 @@ CRoutine::~CRoutine() {
   // A started routine is always run to completion (cancellation unwinds
   // it), so its fiber is empty here and nothing needs forced unwinding.
   ACHECK(!context_) << "routine \"" << name_ << "\" destroyed while suspended";
+  if (!armed_once_) return;  // never in a wheel: no wheel lock to take
   if (auto* driver = host_->timer_driver()) driver->Cancel(this);
 }
 
@@ -206,6 +210,7 @@ void CRoutine::SleepUntil(Instant deadline) {
           throw RoutineCancelled();
         }
         self->sleep_seq_ = armed->arm_seq;
+        self->armed_once_ = true;
       }
     }
     self->SwitchOut();

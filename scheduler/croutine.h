@@ -71,8 +71,12 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
   };
 
   // `processor`: pin to that processor index of its group, or -1 for any.
+  // `owner`: held until the body has run (or the routine ended without
+  // running it), so `body` may be a trivially copyable pair of words
+  // pointing into it: std::function stores that without allocating.
   CRoutine(std::string name, std::function<void()> body, int priority,
-           int processor, Host* host);
+           int processor, Host* host,
+           std::shared_ptr<const void> owner = nullptr);
   ~CRoutine();
 
   // --- Processor side ---------------------------------------------------
@@ -121,6 +125,20 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
   // The processor group that runs it (set once by the scheduler).
   int group() const { return group_; }
   void set_group(int group) { group_ = group; }
+  // A named task of its scheduler (CreateTask), set once before it is
+  // queued: only those are looked up by name when they finish.
+  bool named_task() const { return named_task_; }
+  void set_named_task() { named_task_ = true; }
+
+  // The scheduler's intrusive list of live routines (no node allocated per
+  // routine): the links and the reference that keeps a parked routine
+  // alive. Used only by the scheduler, under its lock.
+  struct LiveLink {
+    CRoutine* prev = nullptr;
+    CRoutine* next = nullptr;
+    std::shared_ptr<CRoutine> self;
+  };
+  LiveLink& live_link() { return live_link_; }
   State state() const;
 
   void OnExpired(uint32_t arm_seq);
@@ -142,7 +160,14 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
   Host* const host_;
   const uint64_t id_;
   int group_ = 0;
+  bool named_task_ = false;
+  // Whether the routine ever armed a sleep: only then can its wheel entry
+  // be armed when it is destroyed (a timer callback's routine never sleeps
+  // in the common case, and its end then takes no wheel lock).
+  bool armed_once_ = false;
   std::atomic<bool> cancel_{false};
+  std::shared_ptr<const void> owner_;  // released with body_
+  LiveLink live_link_;
 
   // The routine's entry point as its context runs it: body_ plus the
   // catching of everything it may throw.

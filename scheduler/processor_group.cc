@@ -41,6 +41,32 @@ void ProcessorGroup::Enqueue(std::shared_ptr<CRoutine> routine) {
   }
 }
 
+void ProcessorGroup::EnqueueAll(std::vector<std::shared_ptr<CRoutine>>* routines,
+                                int group) {
+  size_t queued = 0;
+  bool pinned = false;
+  {
+    MutexLock lock(&mu_);
+    for (std::shared_ptr<CRoutine>& routine : *routines) {
+      if (routine == nullptr || (group >= 0 && routine->group() != group)) {
+        continue;
+      }
+      pinned = pinned || routine->processor() >= 0;
+      policy_->Push(std::move(routine));
+      ++queued;
+    }
+  }
+  if (queued == 0) return;
+  if (pinned) {
+    work_.SignalAll();
+    return;
+  }
+  // Each signal wakes one idle processor (or none, cheaply, when none
+  // waits): as many as there is work for, never more than there are.
+  const size_t wakes = std::min(queued, std::max<size_t>(threads_.size(), 1));
+  for (size_t i = 0; i < wakes; ++i) work_.Signal();
+}
+
 size_t ProcessorGroup::queued() const {
   MutexLock lock(&mu_);
   return policy_->size();

@@ -54,6 +54,12 @@ class ProcessorGroup {
   ProcessorGroup& operator=(const ProcessorGroup&) = delete;
 
   void Enqueue(std::shared_ptr<CRoutine> routine);
+  // Queues the routines of `routines` (those of group `group`, or all when
+  // -1), in order, under one lock, then wakes at most one idle processor
+  // per routine and no more than there are processors. Moves each queued
+  // one out (its slot is left null).
+  void EnqueueAll(std::vector<std::shared_ptr<CRoutine>>* routines,
+                  int group = -1);
   // Stops the processors after the routine each is running switches out;
   // queued routines stay queued (the scheduler drains before stopping).
   void Stop();

@@ -19,6 +19,19 @@ SchedulerConfig WithDefaults(SchedulerConfig config) {
   return config;
 }
 
+// Routines held by the batch open on this thread (Scheduler::BeginBatch),
+// queued at its end. The vector keeps its capacity: holding allocates
+// nothing once it has grown.
+struct HeldRoutines {
+  const Scheduler* owner = nullptr;  // whose batch is open; null: none
+  std::vector<std::shared_ptr<CRoutine>> routines;
+};
+thread_local HeldRoutines t_held;
+
+// Free routine blocks kept for reuse: a burst of this many callbacks in
+// flight at once costs no allocation when it comes again.
+constexpr size_t kCachedRoutineBlocks = 4096;
+
 }  // namespace
 
 Scheduler::Scheduler(Options options)
@@ -26,7 +39,8 @@ Scheduler::Scheduler(Options options)
         options.config = WithDefaults(std::move(options.config));
         return std::move(options);
       }()),
-      contexts_(options_.stack_size, /*max_cached=*/64) {
+      contexts_(options_.stack_size, /*max_cached=*/64),
+      routine_memory_(std::make_shared<BlockPool>(kCachedRoutineBlocks)) {
   for (size_t g = 0; g < options_.config.groups.size(); ++g) {
     const ProcessorGroupConfig& group = options_.config.groups[g];
     groups_.push_back(std::make_unique<ProcessorGroup>(
@@ -68,18 +82,47 @@ absl::Status Scheduler::Admit(const std::shared_ptr<CRoutine>& routine) {
     return absl::FailedPreconditionError(
         absl::StrCat("scheduler \"", options_.name, "\": shut down"));
   }
-  if (live_.size() >= options_.max_routines) {
+  if (live_count_ >= options_.max_routines) {
     return absl::ResourceExhaustedError(absl::StrCat(
-        "scheduler \"", options_.name, "\": ", live_.size(),
+        "scheduler \"", options_.name, "\": ", live_count_,
         " live routines reached max_routines ", options_.max_routines));
   }
-  live_.emplace(routine->id(), routine);
+  CRoutine::LiveLink& link = routine->live_link();
+  link.self = routine;
+  link.prev = nullptr;
+  link.next = live_head_;
+  if (live_head_ != nullptr) live_head_->live_link().prev = routine.get();
+  live_head_ = routine.get();
+  ++live_count_;
   return absl::OkStatus();
 }
 
+void Scheduler::ForgetLocked(CRoutine* routine) {
+  CRoutine::LiveLink& link = routine->live_link();
+  if (link.self == nullptr) return;  // not live (never admitted)
+  if (link.prev != nullptr) {
+    link.prev->live_link().next = link.next;
+  } else {
+    live_head_ = link.next;
+  }
+  if (link.next != nullptr) link.next->live_link().prev = link.prev;
+  link.prev = link.next = nullptr;
+  // The caller still holds a reference: this never destroys the routine
+  // under the lock.
+  link.self.reset();
+  --live_count_;
+}
+
 bool Scheduler::Dispatch(std::function<void()> task, int priority) {
-  auto routine = std::make_shared<CRoutine>("dispatched", std::move(task),
-                                            priority, /*processor=*/-1, this);
+  return Dispatch(std::move(task), priority, nullptr);
+}
+
+bool Scheduler::Dispatch(std::function<void()> task, int priority,
+                         std::shared_ptr<const void> owner) {
+  // One block for the routine and its control block, recycled.
+  auto routine = std::allocate_shared<CRoutine>(
+      PoolAllocator<CRoutine>(routine_memory_), "dispatched", std::move(task),
+      priority, /*processor=*/-1, this, std::move(owner));
   {
     MutexLock lock(&mu_);
     const absl::Status admitted = Admit(routine);
@@ -91,8 +134,38 @@ bool Scheduler::Dispatch(std::function<void()> task, int priority) {
     }
     ++stats_.dispatched;
   }
-  groups_[0]->Enqueue(std::move(routine));
+  Queue(std::move(routine));
   return true;
+}
+
+void Scheduler::Queue(std::shared_ptr<CRoutine> routine) {
+  if (t_held.owner == this) {
+    t_held.routines.push_back(std::move(routine));
+    return;
+  }
+  const int group = routine->group();
+  groups_[group]->Enqueue(std::move(routine));
+}
+
+void Scheduler::BeginBatch() {
+  // Another scheduler's batch open on this thread: this one does not batch.
+  if (t_held.owner == nullptr) t_held.owner = this;
+}
+
+void Scheduler::EndBatch() {
+  if (t_held.owner != this) return;
+  t_held.owner = nullptr;
+  std::vector<std::shared_ptr<CRoutine>>& held = t_held.routines;
+  if (held.empty()) return;
+  if (groups_.size() == 1) {
+    groups_[0]->EnqueueAll(&held);
+  } else {
+    // In dispatch order within each group, one group at a time.
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      groups_[g]->EnqueueAll(&held, static_cast<int>(g));
+    }
+  }
+  held.clear();
 }
 
 
@@ -116,6 +189,7 @@ absl::Status Scheduler::CreateTask(const std::string& name,
   auto routine =
       std::make_shared<CRoutine>(name, std::move(body), priority, processor, this);
   routine->set_group(group);
+  routine->set_named_task();
   {
     MutexLock lock(&mu_);
     if (tasks_.count(name) != 0) {
@@ -126,7 +200,7 @@ absl::Status Scheduler::CreateTask(const std::string& name,
     if (!admitted.ok()) return admitted;
     tasks_.emplace(name, routine);
   }
-  groups_[group]->Enqueue(std::move(routine));
+  Queue(std::move(routine));
   return absl::OkStatus();
 }
 
@@ -158,8 +232,7 @@ absl::Status Scheduler::RemoveTask(const std::string& name) {
 }
 
 void Scheduler::MakeReady(std::shared_ptr<CRoutine> routine) {
-  const int group = routine->group();
-  groups_[group]->Enqueue(std::move(routine));
+  Queue(std::move(routine));
 }
 
 void Scheduler::OnReturned(std::shared_ptr<CRoutine> routine,
@@ -176,11 +249,13 @@ void Scheduler::OnReturned(std::shared_ptr<CRoutine> routine,
       break;
   }
   MutexLock lock(&mu_);
-  live_.erase(routine->id());
-  const auto task = tasks_.find(routine->name());
-  if (task != tasks_.end() && task->second == routine) tasks_.erase(task);
+  ForgetLocked(routine.get());
+  if (routine->named_task()) {
+    const auto task = tasks_.find(routine->name());
+    if (task != tasks_.end() && task->second == routine) tasks_.erase(task);
+  }
   ++stats_.finished;
-  if (live_.empty()) all_finished_.SignalAll();
+  if (live_count_ == 0) all_finished_.SignalAll();
 }
 
 size_t Scheduler::RunReady(size_t max_resumes) {
@@ -224,7 +299,9 @@ void Scheduler::Shutdown() {
     if (shut_down_) return;
     shut_down_ = true;
     stopping_.store(true, std::memory_order_release);
-    for (const auto& entry : live_) live.push_back(entry.second);
+    for (CRoutine* r = live_head_; r != nullptr; r = r->live_link().next) {
+      live.push_back(r->live_link().self);
+    }
   }
   // Cancel everything: parked routines are woken, running ones unwind at
   // their next suspension point, queued ones end before their body runs.
@@ -234,7 +311,7 @@ void Scheduler::Shutdown() {
   while (true) {
     {
       MutexLock lock(&mu_);
-      if (live_.empty()) break;
+      if (live_count_ == 0) break;
       if (options_.run_threads) {
         all_finished_.WaitUntil(&mu_, std::chrono::steady_clock::now() +
                                           std::chrono::seconds(1));
@@ -246,9 +323,9 @@ void Scheduler::Shutdown() {
     if (std::chrono::steady_clock::now() - last_report > std::chrono::seconds(5)) {
       last_report = std::chrono::steady_clock::now();
       MutexLock lock(&mu_);
-      for (const auto& entry : live_) {
+      for (CRoutine* r = live_head_; r != nullptr; r = r->live_link().next) {
         AWARN << "scheduler \"" << options_.name << "\": shutdown waits for "
-              << "routine \"" << entry.second->name()
+              << "routine \"" << r->name()
               << "\", which has not reached a suspension point";
       }
     }
@@ -260,7 +337,7 @@ void Scheduler::Shutdown() {
 Scheduler::Stats Scheduler::stats() const {
   MutexLock lock(&mu_);
   Stats s = stats_;
-  s.live = live_.size();
+  s.live = live_count_;
   for (const auto& g : groups_) {
     s.switches += g->switches();
     s.processors += g->size();

@@ -46,7 +46,6 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -54,6 +53,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "cyber/common/mutex.h"
+#include "scheduler/block_pool.h"
 #include "scheduler/config/scheduler_config.h"
 #include "scheduler/croutine.h"
 #include "scheduler/processor_group.h"
@@ -99,8 +99,21 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
   void SetTimerDriver(timer::TickDriver* driver);
 
   using timer::Dispatcher::Dispatch;
-  // One routine at `priority` in the first processor group.
+  // One routine at `priority` in the first processor group. With `owner`
+  // (held until the task has run or been dropped) and a task that fits in
+  // std::function's inline buffer, this allocates nothing in the steady
+  // state: the routine's memory is recycled (BlockPool), the live set is
+  // an intrusive list and the run queues are rings.
   bool Dispatch(std::function<void()> task, int priority) override;
+  bool Dispatch(std::function<void()> task, int priority,
+                std::shared_ptr<const void> owner) override;
+  // Batched hand-over (timer::Dispatcher): routines this thread dispatches
+  // or wakes between the two are queued at EndBatch(), with one lock per
+  // processor group and at most one wake-up per processor. REQUIRES: no
+  // suspension point between them (a routine must not move threads with
+  // a batch open); the tick thread's pass has none.
+  void BeginBatch() override;
+  void EndBatch() override;
   // The conf's `tasks { name prio }` for `name` (in its group), else 0.
   int PriorityFor(const std::string& name) const override;
 
@@ -151,6 +164,11 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
  private:
   absl::Status Admit(const std::shared_ptr<CRoutine>& routine)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Takes a finished routine out of the live list.
+  void ForgetLocked(CRoutine* routine) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Queues a ready routine in its group, or holds it for this thread's
+  // open batch.
+  void Queue(std::shared_ptr<CRoutine> routine);
   void OnReturned(std::shared_ptr<CRoutine> routine, CRoutine::State state);
   // The named task (NotFound otherwise), optionally forgetting it.
   absl::StatusOr<std::shared_ptr<CRoutine>> FindTask(const std::string& name,
@@ -165,11 +183,15 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
       ABSL_GUARDED_BY(drivers_mu_);  // keeps every front end set alive
   std::atomic<bool> stopping_{false};
   std::vector<std::unique_ptr<ProcessorGroup>> groups_;
+  // Recycled memory for dispatched routines (see block_pool.h).
+  const std::shared_ptr<BlockPool> routine_memory_;
 
   mutable Mutex mu_;
   CondVar all_finished_;
-  std::unordered_map<uint64_t, std::shared_ptr<CRoutine>> live_
-      ABSL_GUARDED_BY(mu_);
+  // Live routines (queued, parked or running): an intrusive list through
+  // CRoutine::live_link(), whose `self` keeps each one alive.
+  CRoutine* live_head_ ABSL_GUARDED_BY(mu_) = nullptr;
+  size_t live_count_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<std::string, std::shared_ptr<CRoutine>> tasks_ ABSL_GUARDED_BY(mu_);
   Stats stats_ ABSL_GUARDED_BY(mu_);
   bool shut_down_ ABSL_GUARDED_BY(mu_) = false;

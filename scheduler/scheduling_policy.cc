@@ -24,13 +24,11 @@ std::shared_ptr<CRoutine> ClassicPolicy::Pop(int processor) {
   std::shared_ptr<CRoutine> r;
   if (processor >= 0 && processor < static_cast<int>(pinned_.size()) &&
       !pinned_[processor].empty()) {
-    r = std::move(pinned_[processor].front());
-    pinned_[processor].pop_front();
+    r = pinned_[processor].pop_front();
   } else {
     for (int level = kMaxPriority - 1; level >= 0 && !r; --level) {
       if (!levels_[level].empty()) {
-        r = std::move(levels_[level].front());
-        levels_[level].pop_front();
+        r = levels_[level].pop_front();
       }
     }
   }

@@ -16,12 +16,12 @@
 
 #include <array>
 #include <cstddef>
-#include <deque>
 #include <memory>
 #include <vector>
 
 #include "scheduler/config/scheduler_config.h"
 #include "scheduler/croutine.h"
+#include "scheduler/ring_queue.h"
 
 namespace cyber {
 namespace scheduler {
@@ -53,8 +53,9 @@ class ClassicPolicy final : public SchedulingPolicy {
   static int ClampPriority(int priority);
 
  private:
-  std::array<std::deque<std::shared_ptr<CRoutine>>, kMaxPriority> levels_;
-  std::vector<std::deque<std::shared_ptr<CRoutine>>> pinned_;
+  // Rings, not deques: queueing allocates nothing in the steady state.
+  std::array<RingQueue<std::shared_ptr<CRoutine>>, kMaxPriority> levels_;
+  std::vector<RingQueue<std::shared_ptr<CRoutine>>> pinned_;
   size_t size_ = 0;
 };
 

@@ -19,6 +19,7 @@
 #define TIMER_DISPATCHER_H_
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -39,10 +40,43 @@ class Dispatcher {
   bool Dispatch(std::function<void()> task) {
     return Dispatch(std::move(task), 0);
   }
+  // As Dispatch(task, priority), holding `owner` until the task has run or
+  // been dropped. A caller can then pass a task of two trivially copyable
+  // words pointing into `owner`, which std::function stores without
+  // allocating, and still keep what it points to alive. The default wraps
+  // both into one task (an allocation); the scheduler keeps `owner` beside
+  // the routine instead, and the timer's fire path allocates nothing.
+  virtual bool Dispatch(std::function<void()> task, int priority,
+                        std::shared_ptr<const void> owner);
+  // Batched hand-over. Between BeginBatch() and EndBatch() on one thread,
+  // a dispatcher may hold back the tasks that thread dispatches and hand
+  // them to its workers together at EndBatch(): one lock and at most one
+  // wake-up per worker for the batch, instead of one per task. A task is
+  // still accepted or refused by its Dispatch() call; only its start may
+  // wait for EndBatch(). The tick thread brackets each pass with these
+  // (DispatchBatch below). Calls on one thread do not nest. Default: no
+  // batching.
+  virtual void BeginBatch() {}
+  virtual void EndBatch() {}
   // The priority for work named `name` when its owner leaves it unset (a
   // timer with TimerOptions::priority == kPriorityFromConf): e.g. the
   // scheduler conf's `tasks { name prio }`. Default 0.
   virtual int PriorityFor(const std::string& name) const;
+};
+
+// A batch of Dispatch() calls on this thread, for its scope (see
+// Dispatcher::BeginBatch).
+class DispatchBatch {
+ public:
+  explicit DispatchBatch(Dispatcher* dispatcher) : dispatcher_(dispatcher) {
+    dispatcher_->BeginBatch();
+  }
+  ~DispatchBatch() { dispatcher_->EndBatch(); }
+  DispatchBatch(const DispatchBatch&) = delete;
+  DispatchBatch& operator=(const DispatchBatch&) = delete;
+
+ private:
+  Dispatcher* const dispatcher_;
 };
 
 // Runs each task on the calling thread before Dispatch() returns. With a
@@ -54,6 +88,11 @@ class InlineDispatcher final : public Dispatcher {
   using Dispatcher::Dispatch;
   bool Dispatch(std::function<void()> task, int /*priority*/) override {
     task();
+    return true;
+  }
+  bool Dispatch(std::function<void()> task, int /*priority*/,
+                std::shared_ptr<const void> /*owner*/) override {
+    task();  // `owner` is held by this call until the task has run
     return true;
   }
 };

@@ -87,7 +87,13 @@ Instant TickDriver::StepWith(Instant now, std::vector<Due>* due) {
     due->push_back({static_cast<ExpiryTarget*>(e)->shared_from_this(),
                     e->arm_seq()});
   });
-  for (Due& d : *due) d.target->Expire(d.arm_seq);
+  if (!due->empty()) {
+    // One hand-over for the whole pass: the dispatcher queues what the
+    // expiries dispatch (and the routines they wake) under one lock, with
+    // at most one wake-up per processor, at the end of this scope.
+    DispatchBatch batch(front_->dispatcher());
+    for (Due& d : *due) d.target->Expire(d.arm_seq);
+  }
   expired_.fetch_add(due->size(), std::memory_order_relaxed);
   due->clear();
   // Tickless: sleep until the next expiry or cascade, forever if none.

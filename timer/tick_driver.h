@@ -17,7 +17,9 @@
 // because it is armed), releases the lock, and calls
 // target->OnExpired(arm_seq) on the tick thread. The target decides what to
 // do, typically hand a callback to the Dispatcher; OnExpired must be quick
-// (it delays every other timer) and may arm/cancel.
+// (it delays every other timer) and may arm/cancel. The expiries of one
+// pass are one batch of the dispatcher (Dispatcher::BeginBatch): what they
+// dispatch is handed over together when the pass ends.
 //
 // The wheel and what timers need of it live in a WheelFrontEnd that timers
 // hold by shared_ptr (front_end()), so timers and their queued runs may

@@ -68,7 +68,14 @@ void TimerCore::CancelLocked() {
   armed_seq_ = 0;
 }
 
+absl::Status TimerCore::ArmCallLocked(int64_t k) {
+  const absl::Status status = ArmLocked(ExpectedLocked(k));
+  if (status.ok()) armed_k_ = k;
+  return status;
+}
+
 absl::Status TimerCore::ArmLocked(Instant deadline) {
+  armed_k_ = 0;
   auto armed = front_->Arm(this, deadline);
   if (!armed.ok()) {
     armed_seq_ = 0;
@@ -224,7 +231,7 @@ absl::Status TimerCore::BeginLocked(WheelFrontEnd* front,
     return absl::OkStatus();
   }
   state_ = State::kArmed;
-  return ArmLocked(ExpectedLocked(k_));
+  return ArmCallLocked(k_);
 }
 
 void TimerCore::Stop() {
@@ -302,7 +309,6 @@ TimerStatistics TimerCore::Statistics() const {
 }
 
 void TimerCore::OnExpired(uint32_t arm_seq) {
-  std::shared_ptr<TimerCore> self;
   uint64_t token;
   int priority;
   Dispatcher* dispatcher;
@@ -323,7 +329,7 @@ void TimerCore::OnExpired(uint32_t arm_seq) {
         ++missed_since_last_;
         ++counters_.missed_periods;
         SkipToLatestDueLocked(front_->ProcessedInstant());
-        ArmLocked(ExpectedLocked(k_ + 1)).IgnoreError();
+        ArmCallLocked(k_ + 1).IgnoreError();
         return;
       case State::kRunning:  // an overrun: the call's end re-arms
       case State::kIdle:
@@ -339,14 +345,16 @@ void TimerCore::OnExpired(uint32_t arm_seq) {
       // Provisionally arm the next period now, on the tick thread, so the
       // tick thread plans its next sleep with it; the call's own re-arm
       // then lands on the same tick and needs no extra wake-up.
-      ArmLocked(ExpectedLocked(k_ + 1)).IgnoreError();
+      ArmCallLocked(k_ + 1).IgnoreError();
       state_ = State::kQueued;  // (an arm failure only ends the next period)
     }
     priority = priority_;
     dispatcher = front_->dispatcher();
-    self = std::static_pointer_cast<TimerCore>(shared_from_this());
   }
-  if (!dispatcher->Dispatch([self, token] { self->Run(token); }, priority)) {
+  // The task is two words (std::function keeps it inline: no allocation);
+  // the dispatcher holds the core alive beside it until it has run.
+  if (!dispatcher->Dispatch([core = this, token] { core->Run(token); },
+                            priority, shared_from_this())) {
     HandleRefusal(token);
   }
 }
@@ -377,7 +385,7 @@ void TimerCore::HandleRefusal(uint64_t token) {
     ++k_;
     ++missed_since_last_;
     ++counters_.missed_periods;
-    ArmLocked(ExpectedLocked(k_)).IgnoreError();
+    ArmCallLocked(k_).IgnoreError();
   }
 }
 
@@ -459,7 +467,7 @@ void TimerCore::Run(uint64_t token) {
     } else if (restart_pending_) {
       restart_pending_ = false;
       state_ = State::kArmed;
-      ArmLocked(ExpectedLocked(k_)).IgnoreError();  // late calls fire at once
+      ArmCallLocked(k_).IgnoreError();  // late calls fire at once
     } else {
       state_ = State::kArmed;
       ScheduleNextLocked(end);
@@ -508,7 +516,11 @@ void TimerCore::ScheduleNextLocked(Instant end) {
   const Instant last_missable = front_->InstantOf(earliest - 1);
   if (ExpectedLocked(k_ + 1) > last_missable) {  // on time: the common case
     ++k_;
-    ArmLocked(ExpectedLocked(k_)).IgnoreError();
+    // Armed for this call already (the provisional arming at the expiry
+    // that queued the call just ended, still in the wheel): nothing to do,
+    // and the fire touched the wheel's lock once.
+    if (armed_seq_ != 0 && armed_k_ == k_) return;
+    ArmCallLocked(k_).IgnoreError();
     return;
   }
   ++counters_.overruns;
@@ -546,7 +558,7 @@ void TimerCore::ScheduleNextLocked(Instant end) {
   }
   missed_since_last_ += skipped;
   counters_.missed_periods += static_cast<uint64_t>(skipped);
-  ArmLocked(ExpectedLocked(k_)).IgnoreError();
+  ArmCallLocked(k_).IgnoreError();
 }
 
 }  // namespace timer

@@ -154,6 +154,9 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   // failure logs, goes kIdle and returns the error.
   absl::Status ArmLocked(Instant deadline)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
+  // ArmLocked for call k's expected instant, remembering k (armed_k_).
+  absl::Status ArmCallLocked(int64_t k)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   void CancelLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   // After a call that ended at `end`: picks the next k per the overrun
   // policy, in ticks, and arms it.
@@ -200,6 +203,9 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   // Schedule: call k is expected at origin_ + k * period.
   Instant origin_ ABSL_GUARDED_BY(stripe_->mu);
   int64_t k_ ABSL_GUARDED_BY(stripe_->mu) = 1;
+  // The call the wheel entry is armed for (0: armed for another instant, a
+  // refused oneshot's retry); meaningful while armed_seq_ != 0.
+  int64_t armed_k_ ABSL_GUARDED_BY(stripe_->mu) = 0;
   // The call in flight (kRunning/kFinishing).
   const void* runner_ ABSL_GUARDED_BY(stripe_->mu) = nullptr;
   int64_t missed_since_last_ ABSL_GUARDED_BY(stripe_->mu) = 0;

@@ -1,0 +1,67 @@
+#include "scheduler/block_pool.h"
+
+#include <memory>
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace cyber {
+namespace scheduler {
+namespace {
+
+struct Payload {
+  std::string text;
+  int value = 0;
+};
+
+TEST(BlockPoolTest, ReusesTheBlocksOfOneSize) {
+  auto pool = std::make_shared<BlockPool>(/*max_cached=*/4);
+  void* a = pool->Allocate(64);
+  pool->Deallocate(a, 64);
+  void* b = pool->Allocate(64);
+  EXPECT_EQ(a, b);  // the block came back
+  pool->Deallocate(b, 64);
+  const BlockPool::Stats s = pool->stats();
+  EXPECT_EQ(s.allocated, 1u);
+  EXPECT_EQ(s.reused, 1u);
+  EXPECT_EQ(s.cached, 1u);
+}
+
+TEST(BlockPoolTest, OtherSizesAreNotPooled) {
+  auto pool = std::make_shared<BlockPool>(4);
+  void* a = pool->Allocate(64);
+  void* b = pool->Allocate(128);
+  pool->Deallocate(b, 128);
+  pool->Deallocate(a, 64);
+  const BlockPool::Stats s = pool->stats();
+  EXPECT_EQ(s.other_sizes, 1u);
+  EXPECT_EQ(s.cached, 1u);  // only the 64-byte block
+}
+
+TEST(BlockPoolTest, KeepsAtMostMaxCached) {
+  auto pool = std::make_shared<BlockPool>(2);
+  void* blocks[3];
+  for (void*& p : blocks) p = pool->Allocate(32);
+  for (void* p : blocks) pool->Deallocate(p, 32);
+  EXPECT_EQ(pool->stats().cached, 2u);
+}
+
+TEST(BlockPoolTest, SharedObjectsOutliveTheirPoolsOwner) {
+  std::shared_ptr<Payload> payload;
+  {
+    auto pool = std::make_shared<BlockPool>(8);
+    payload = std::allocate_shared<Payload>(PoolAllocator<Payload>(pool),
+                                            Payload{"kept", 3});
+    auto again = std::allocate_shared<Payload>(PoolAllocator<Payload>(pool));
+    again.reset();
+    EXPECT_EQ(pool->stats().cached, 1u);
+  }
+  // The pool's owner is gone; the control block's allocator holds the pool.
+  EXPECT_EQ(payload->text, "kept");
+  EXPECT_EQ(payload->value, 3);
+  payload.reset();  // returns its block to the pool, which then goes
+}
+
+}  // namespace
+}  // namespace scheduler
+}  // namespace cyber
