@@ -1,6 +1,7 @@
 #include "scheduler/processor_group.h"
 
 #include <pthread.h>
+#include <sys/prctl.h>
 
 #include <algorithm>
 #include <utility>
@@ -11,10 +12,18 @@
 namespace cyber {
 namespace scheduler {
 
+namespace {
+// Timer slack of anticipating processors (ns).
+constexpr unsigned long kWatcherTimerSlackNs = 1000;  // NOLINT: prctl's type
+}  // namespace
+
 ProcessorGroup::ProcessorGroup(ProcessorGroupConfig config,
                                std::unique_ptr<SchedulingPolicy> policy,
-                               ReturnedFn returned, bool run_threads)
-    : config_(std::move(config)), returned_(std::move(returned)) {
+                               ReturnedFn returned, bool run_threads,
+                               Anticipation anticipation)
+    : config_(std::move(config)),
+      returned_(std::move(returned)),
+      anticipation_(std::move(anticipation)) {
   {
     MutexLock lock(&mu_);
     policy_ = std::move(policy);
@@ -29,22 +38,35 @@ ProcessorGroup::~ProcessorGroup() { Stop(); }
 
 void ProcessorGroup::Enqueue(std::shared_ptr<CRoutine> routine) {
   const bool pinned = routine->processor() >= 0;
+  bool spinner;
   {
     MutexLock lock(&mu_);
     policy_->Push(std::move(routine));
+    enqueued_.fetch_add(1, std::memory_order_release);
+    spinner = spinning_;
   }
-  // One idle processor, unless it must be a particular one.
+  WakeFor(1, pinned, spinner);
+}
+
+void ProcessorGroup::WakeFor(size_t queued, bool pinned, bool spinner) {
   if (pinned) {
+    // It must be a particular processor.
     work_.SignalAll();
-  } else {
-    work_.Signal();
+    return;
   }
+  // Each signal wakes one idle processor (or none, cheaply, when none
+  // waits): as many as there is work for, never more than there are; a
+  // spinning watcher takes one without a wake-up.
+  size_t wakes = std::min(queued, std::max<size_t>(threads_.size(), 1));
+  if (spinner) --wakes;
+  for (size_t i = 0; i < wakes; ++i) work_.Signal();
 }
 
 void ProcessorGroup::EnqueueAll(std::vector<std::shared_ptr<CRoutine>>* routines,
                                 int group) {
   size_t queued = 0;
   bool pinned = false;
+  bool spinner;
   {
     MutexLock lock(&mu_);
     for (std::shared_ptr<CRoutine>& routine : *routines) {
@@ -55,16 +77,11 @@ void ProcessorGroup::EnqueueAll(std::vector<std::shared_ptr<CRoutine>>* routines
       policy_->Push(std::move(routine));
       ++queued;
     }
+    if (queued == 0) return;
+    enqueued_.fetch_add(queued, std::memory_order_release);
+    spinner = spinning_;
   }
-  if (queued == 0) return;
-  if (pinned) {
-    work_.SignalAll();
-    return;
-  }
-  // Each signal wakes one idle processor (or none, cheaply, when none
-  // waits): as many as there is work for, never more than there are.
-  const size_t wakes = std::min(queued, std::max<size_t>(threads_.size(), 1));
-  for (size_t i = 0; i < wakes; ++i) work_.Signal();
+  WakeFor(queued, pinned, spinner);
 }
 
 size_t ProcessorGroup::queued() const {
@@ -77,9 +94,75 @@ std::shared_ptr<CRoutine> ProcessorGroup::Next(int index) {
   while (!stop_) {
     std::shared_ptr<CRoutine> r = policy_->Pop(index);
     if (r) return r;
-    work_.Wait(&mu_);
+    if (anticipation_.next_work && !watcher_) {
+      watcher_ = true;
+      WatchLocked();
+      watcher_ = false;
+    } else {
+      work_.Wait(&mu_);
+    }
   }
   return nullptr;
+}
+
+void ProcessorGroup::WatchLocked() {
+  using Clock = std::chrono::steady_clock;
+  const uint64_t seen = enqueued_.load(std::memory_order_acquire);
+  // Asked without our lock (it takes the wheel's).
+  mu_.Unlock();
+  const std::optional<Clock::time_point> next = anticipation_.next_work();
+  mu_.Lock();
+  if (stop_ || enqueued_.load(std::memory_order_acquire) != seen) return;
+  if (!next) {
+    work_.Wait(&mu_);  // nothing expected: idle like the others
+    return;
+  }
+  const Clock::time_point now = Clock::now();
+  if (now < *next - anticipation_.lead) {
+    // Until shortly before it; then ask again (a cancelled timeout moves
+    // it, and costs no spin). Queued work wakes us earlier.
+    work_.WaitUntil(&mu_, *next - anticipation_.lead);
+    return;
+  }
+  const Clock::time_point give_up = *next + anticipation_.spin_limit;
+  if (now >= give_up) {
+    // Expected long ago and not come (a late tick thread, an event with no
+    // work for us): wait to be handed work, as any idle processor.
+    work_.Wait(&mu_);
+    return;
+  }
+  spinning_ = true;
+  mu_.Unlock();
+  bool handed = false;
+  Clock::time_point t = now;
+  while (!stopping_.load(std::memory_order_relaxed)) {
+    for (int i = 0; i < 64 && !handed; ++i) {
+      handed = enqueued_.load(std::memory_order_acquire) != seen;
+      __builtin_ia32_pause();
+    }
+    if (handed) break;
+    t = Clock::now();
+    if (t >= give_up) break;
+  }
+  if (handed) t = Clock::now();
+  spin_ns_.fetch_add(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(t - now).count(),
+      std::memory_order_relaxed);
+  (handed ? anticipated_ : missed_).fetch_add(1, std::memory_order_relaxed);
+  mu_.Lock();
+  spinning_ = false;
+  if (!handed && !stop_ && enqueued_.load(std::memory_order_acquire) == seen) {
+    work_.Wait(&mu_);
+  }
+}
+
+ProcessorGroup::Stats ProcessorGroup::stats() const {
+  Stats s;
+  s.switches = switches_.load(std::memory_order_relaxed);
+  s.anticipated = anticipated_.load(std::memory_order_relaxed);
+  s.missed = missed_.load(std::memory_order_relaxed);
+  s.spin_ns = spin_ns_.load(std::memory_order_relaxed);
+  return s;
 }
 
 bool ProcessorGroup::RunOne(std::chrono::nanoseconds wait) {
@@ -121,6 +204,13 @@ void ProcessorGroup::ProcessorMain(int index) {
   const absl::Status s =
       SetCurrentThreadPolicy(config_.policy, config_.priority, name);
   if (!s.ok()) AWARN << "processor " << name << ": " << s.message();
+  if (anticipation_.next_work) {
+    // The watcher's timed wait must end when asked, not up to the default
+    // 50 us of timer slack later: the slack would eat the lead.
+    if (prctl(PR_SET_TIMERSLACK, kWatcherTimerSlackNs, 0, 0, 0) != 0) {
+      AWARN << "processor " << name << ": cannot lower its timer slack";
+    }
+  }
 
   while (std::shared_ptr<CRoutine> r = Next(index)) Run(std::move(r));
 }
@@ -130,6 +220,7 @@ void ProcessorGroup::Stop() {
     MutexLock lock(&mu_);
     if (stop_) return;
     stop_ = true;
+    stopping_.store(true, std::memory_order_relaxed);
   }
   work_.SignalAll();
   for (std::thread& t : threads_) t.join();

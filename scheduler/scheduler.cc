@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cyber/common/log.h"
+#include "cyber/time/steady_clock.h"
 
 namespace cyber {
 namespace scheduler {
@@ -43,12 +44,21 @@ Scheduler::Scheduler(Options options)
       routine_memory_(std::make_shared<BlockPool>(kCachedRoutineBlocks)) {
   for (size_t g = 0; g < options_.config.groups.size(); ++g) {
     const ProcessorGroupConfig& group = options_.config.groups[g];
+    // Timer callbacks run in the first group: its processors anticipate.
+    ProcessorGroup::Anticipation anticipation;
+    if (g == 0 && options_.anticipate_timer_work) {
+      anticipation.next_work = [this] { return NextTimerEvent(); };
+      anticipation.lead = absl::ToChronoNanoseconds(
+          std::max(options_.timer_handoff_lead, absl::ZeroDuration()));
+      anticipation.spin_limit = absl::ToChronoNanoseconds(
+          std::max(options_.timer_handoff_spin, absl::ZeroDuration()));
+    }
     groups_.push_back(std::make_unique<ProcessorGroup>(
         group, std::make_unique<ClassicPolicy>(group.processor_num),
         [this](std::shared_ptr<CRoutine> r, CRoutine::State s) {
           OnReturned(std::move(r), s);
         },
-        options_.run_threads));
+        options_.run_threads, std::move(anticipation)));
   }
 }
 
@@ -59,7 +69,22 @@ void Scheduler::SetTimerDriver(timer::TickDriver* driver) {
       driver != nullptr ? driver->front_end() : nullptr;
   MutexLock lock(&drivers_mu_);
   if (front) drivers_.push_back(front);
+  timer_driver_steady_.store(
+      front != nullptr && dynamic_cast<SteadyClock*>(front->clock()) != nullptr,
+      std::memory_order_release);
   timer_driver_.store(front.get(), std::memory_order_release);
+}
+
+std::optional<std::chrono::steady_clock::time_point> Scheduler::NextTimerEvent()
+    const {
+  timer::WheelFrontEnd* front = timer_driver_.load(std::memory_order_acquire);
+  if (front == nullptr || front->closed() ||
+      !timer_driver_steady_.load(std::memory_order_acquire)) {
+    return std::nullopt;
+  }
+  const timer::Tick tick = front->wheel().NextEventTick();
+  if (tick == timer::kNoTick) return std::nullopt;
+  return SteadyClock::ToTimePoint(front->InstantOf(tick));
 }
 
 int Scheduler::PriorityFor(const std::string& name) const {
@@ -339,7 +364,11 @@ Scheduler::Stats Scheduler::stats() const {
   Stats s = stats_;
   s.live = live_count_;
   for (const auto& g : groups_) {
-    s.switches += g->switches();
+    const ProcessorGroup::Stats gs = g->stats();
+    s.switches += gs.switches;
+    s.handoffs_anticipated += gs.anticipated;
+    s.handoffs_missed += gs.missed;
+    s.handoff_spin += absl::Nanoseconds(gs.spin_ns);
     s.processors += g->size();
   }
   return s;

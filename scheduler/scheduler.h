@@ -36,11 +36,13 @@
 #define SCHEDULER_SCHEDULER_H_
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <future>
 #include <map>
+#include <optional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -78,6 +80,16 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
     // policy's order: what a simulated graph does for a run that is the
     // same every time (cyber/simulation/simulated_graph.h).
     bool run_threads = true;
+    // Timer hand-off without a second wake-up (processor_group.h,
+    // "Anticipation"): while the timer driver given to SetTimerDriver runs
+    // on the steady clock, one idle processor of the first group wakes
+    // `timer_handoff_lead` before the wheel's next event and spins until
+    // the tick thread hands the event's callbacks over, at most until
+    // `timer_handoff_spin` past the event. The spin costs CPU per event
+    // (Stats::handoff_spin); false: processors wait to be signalled.
+    bool anticipate_timer_work = true;
+    absl::Duration timer_handoff_lead = absl::Microseconds(50);
+    absl::Duration timer_handoff_spin = absl::Microseconds(200);
   };
   struct Stats {
     uint64_t dispatched = 0;  // routines created by Dispatch/Async
@@ -86,6 +98,11 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
     uint64_t switches = 0;    // resumes, all processors
     size_t live = 0;          // routines queued, parked or running now
     int processors = 0;
+    // Timer hand-offs to a processor already spinning for them, spins that
+    // gave up, and the time spent spinning (Options::anticipate_timer_work).
+    uint64_t handoffs_anticipated = 0;
+    uint64_t handoffs_missed = 0;
+    absl::Duration handoff_spin;
   };
 
   explicit Scheduler(Options options);
@@ -174,10 +191,15 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
   absl::StatusOr<std::shared_ptr<CRoutine>> FindTask(const std::string& name,
                                                      bool remove);
   int GroupForTask(const std::string& task) const;
+  // When the timer driver's next event is due, if it runs on the steady
+  // clock and has one (the processors' Anticipation::next_work).
+  std::optional<std::chrono::steady_clock::time_point> NextTimerEvent() const;
 
   const Options options_;
   ContextPool contexts_;
   std::atomic<timer::WheelFrontEnd*> timer_driver_{nullptr};
+  // Whether timer_driver_'s clock is the steady clock (anticipation).
+  std::atomic<bool> timer_driver_steady_{false};
   Mutex drivers_mu_;
   std::vector<std::shared_ptr<timer::WheelFrontEnd>> drivers_
       ABSL_GUARDED_BY(drivers_mu_);  // keeps every front end set alive

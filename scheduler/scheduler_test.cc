@@ -531,6 +531,85 @@ TEST(SchedulerDeathTest, StackOverflowDiesOnTheGuardPage) {
       "");
 }
 
+// --- Timer hand-off without a second wake-up (anticipation) -------------
+
+Scheduler::Options Anticipating(absl::Duration spin) {
+  Scheduler::Options o = WithProcessors(2);
+  o.anticipate_timer_work = true;
+  o.timer_handoff_lead = absl::Microseconds(50);
+  o.timer_handoff_spin = spin;  // generous: a noisy machine still hands over
+  return o;
+}
+
+TEST(SchedulerTest, AnIdleProcessorSpinsForTheTimersHandOff) {
+  Scheduler sched(Anticipating(absl::Milliseconds(500)));
+  timer::TickDriver driver(SteadyClock::Get(), &sched);
+  sched.SetTimerDriver(&driver);
+  std::atomic<int> calls{0};
+  timer::TimerOptions options;
+  options.period = absl::Milliseconds(10);
+  options.callback = [&] { calls.fetch_add(1); };
+  timer::Timer periodic(std::move(options), &driver);
+  ASSERT_TRUE(periodic.Schedule().ok());
+  ASSERT_TRUE(Eventually([&] { return calls.load() >= 20; }));
+  periodic.Stop();
+  const Scheduler::Stats s = sched.stats();
+  // After the first call a processor watches for each next one: nearly all
+  // are handed to it spinning (a few may miss on a loaded machine).
+  EXPECT_GE(s.handoffs_anticipated, 10u)
+      << "missed " << s.handoffs_missed << ", spin " << s.handoff_spin;
+  EXPECT_GT(s.handoff_spin, absl::ZeroDuration());
+}
+
+TEST(SchedulerTest, ACancelledTimeoutCostsNoSpin) {
+  Scheduler sched(Anticipating(absl::Milliseconds(500)));
+  timer::TickDriver driver(SteadyClock::Get(), &sched);
+  sched.SetTimerDriver(&driver);
+  std::atomic<int> calls{0};
+  timer::TimerOptions options;
+  options.oneshot = true;
+  options.period = absl::Milliseconds(300);
+  options.callback = [&] { calls.fetch_add(1); };
+  timer::Timer timeout(std::move(options), &driver);
+  // A processor must be idle and watching: run one routine first.
+  ASSERT_TRUE(sched.Async([] {}).valid());
+  ASSERT_TRUE(timeout.Schedule().ok());
+  timeout.Stop();  // answered in time: the watcher asks again, finds nothing
+  absl::SleepFor(absl::Milliseconds(400));
+  const Scheduler::Stats s = sched.stats();
+  EXPECT_EQ(calls.load(), 0);
+  EXPECT_EQ(s.handoffs_anticipated + s.handoffs_missed, 0u);
+  EXPECT_EQ(s.handoff_spin, absl::ZeroDuration());
+}
+
+TEST(SchedulerTest, NoAnticipationOnASimulatedClockOrWhenOff) {
+  for (const bool on : {true, false}) {
+    SimulatedClock clock(Instant() + absl::Hours(1));
+    Scheduler::Options o = Anticipating(absl::Milliseconds(5));
+    o.anticipate_timer_work = on;
+    Scheduler sched(std::move(o));
+    timer::TickDriver driver(on ? static_cast<Clock*>(&clock)
+                                : static_cast<Clock*>(SteadyClock::Get()),
+                             &sched);
+    sched.SetTimerDriver(&driver);
+    std::atomic<int> calls{0};
+    timer::TimerOptions options;
+    options.period = absl::Milliseconds(2);
+    options.callback = [&] { calls.fetch_add(1); };
+    timer::Timer periodic(std::move(options), &driver);
+    ASSERT_TRUE(periodic.Schedule().ok());
+    for (int i = 0; i < 10 && on; ++i) {
+      driver.AwaitIdle();
+      clock.Advance(absl::Milliseconds(2));
+    }
+    ASSERT_TRUE(Eventually([&] { return calls.load() >= 5; }));
+    periodic.Stop();
+    const Scheduler::Stats s = sched.stats();
+    EXPECT_EQ(s.handoffs_anticipated + s.handoffs_missed, 0u) << on;
+    EXPECT_EQ(s.handoff_spin, absl::ZeroDuration()) << on;
+  }
+}
+
 }  // namespace
 }  // namespace scheduler
 }  // namespace cyber
