@@ -1,5 +1,6 @@
 #include "scheduler/croutine.h"
 
+#include <cstdlib>
 #include <exception>
 #include <utility>
 
@@ -13,7 +14,7 @@ namespace {
 
 std::atomic<uint64_t> g_next_id{1};
 
-thread_local CRoutine* t_current = nullptr;
+using croutine_internal::t_current;
 
 }  // namespace
 
@@ -65,25 +66,13 @@ std::shared_ptr<CRoutine> CRoutine::Self() {
 
 CRoutine::State CRoutine::state() const { return state_.load(); }
 
-CRoutine::State CRoutine::Resume() {
-  // Queued implies kReady (a wake sets it before queueing): nothing to set.
-  std::function<void()>* first_entry = nullptr;
-  if (!context_) {
-    context_ = host_->context_pool()->Acquire();
-    first_entry = &entry_;
-  }
-  // The routine runs its scheduler's graph code: timers it makes without a
-  // TickDriver, Time::Now(), Rate, follow its scheduler's wheel and clock.
-  const timer::ScopedAmbientTimerSystem ambient(host_->timer_driver());
-  CRoutine* const outer = t_current;
-  Parkable* const outer_coroutine = CurrentCoroutine();
-  t_current = this;
-  SetCurrentCoroutine(this);
-  const bool finished = context_->Enter(first_entry);
-  t_current = outer;
-  SetCurrentCoroutine(outer_coroutine);
-  if (finished) host_->context_pool()->Release(std::move(context_));
-  return state_.load();
+std::function<void()>* CRoutine::AcquireContext() {
+  context_ = host_->context_pool()->Acquire();
+  return &entry_;
+}
+
+void CRoutine::ReleaseContext() {
+  host_->context_pool()->Release(std::move(context_));
 }
 
 void CRoutine::AfterSwitchOut() {
@@ -103,18 +92,9 @@ void CRoutine::AfterSwitchOut() {
   if (requeue) host_->MakeReady(Self());
 }
 
-void CRoutine::CancellationPoint() const {
-  if (cancelled() || host_->stopping()) throw RoutineCancelled();
-}
-
-void CRoutine::Yield() {
-  CRoutine* self = Current();
-  ACHECK(self != nullptr) << "CRoutine::Yield() called outside a routine";
-  // Running means kReady already: switch out without touching any lock; the
-  // processor sees kReady and queues the routine again. (A cancellation
-  // pending now is seen right after the switch back.)
-  self->SwitchOut();
-  self->CancellationPoint();
+void CRoutine::YieldOutsideRoutine() {
+  AFATAL << "CRoutine::Yield() called outside a routine";
+  std::abort();
 }
 
 void CRoutine::Park() {

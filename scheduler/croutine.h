@@ -43,10 +43,21 @@
 #include "cyber/common/wait_list.h"
 #include "cyber/time/instant.h"
 #include "scheduler/execution_context.h"
+#include "cyber/time/ambient_clock.h"
+#include "timer/ambient_timer_system.h"
 #include "timer/wheel_front_end.h"
 
 namespace cyber {
 namespace scheduler {
+
+class CRoutine;
+
+namespace croutine_internal {
+// The routine running on this thread (CRoutine::Current()). Accessed inline
+// only by Resume(), on the processor's own stack; routine code reads it
+// through the out-of-line Current().
+inline thread_local CRoutine* t_current = nullptr;
+}  // namespace croutine_internal
 
 // Thrown at a suspension point of a cancelled routine. Do not swallow it.
 // (The timer layer knows it by its base and lets it pass.)
@@ -56,18 +67,27 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
  public:
   enum class State { kReady, kSleep, kDataWait, kFinished };
 
-  // What a routine needs from its scheduler.
+  // What a routine needs from its scheduler. The two facts read at every
+  // resume and suspension point are plain atomics here, not virtual calls:
+  // a round trip through a routine costs a few nanoseconds, and each call
+  // around a stack switch costs about as much again.
   class Host {
    public:
     virtual ~Host() = default;
     // Queues a routine that became ready (woken or yielded).
     virtual void MakeReady(std::shared_ptr<CRoutine> routine) = 0;
+    virtual ContextPool* context_pool() = 0;
     // The timing wheel SleepFor arms; null if none (SleepFor then fails).
     // Stays valid while the host lives.
-    virtual timer::WheelFrontEnd* timer_driver() = 0;
-    virtual ContextPool* context_pool() = 0;
+    timer::WheelFrontEnd* timer_driver() const {
+      return timer_driver_.load(std::memory_order_acquire);
+    }
     // True once the scheduler shuts down: suspension points then throw.
-    virtual bool stopping() const = 0;
+    bool stopping() const { return stopping_.load(std::memory_order_acquire); }
+
+   protected:
+    std::atomic<timer::WheelFrontEnd*> timer_driver_{nullptr};
+    std::atomic<bool> stopping_{false};
   };
 
   // `processor`: pin to that processor index of its group, or -1 for any.
@@ -81,7 +101,39 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
 
   // --- Processor side ---------------------------------------------------
   // Runs the routine until it yields, parks or finishes; returns its state.
-  State Resume();
+  // Inline (see Yield()).
+  State Resume() {
+    // Queued implies kReady (a wake sets it before queueing): nothing to set.
+    std::function<void()>* const first_entry =
+        context_ ? nullptr : AcquireContext();
+    // The routine runs its scheduler's graph code: timers it makes without
+    // a TickDriver, Time::Now(), Rate, follow its scheduler's wheel and
+    // clock (as a ScopedAmbientTimerSystem would install them). This runs
+    // on the processor's own stack and Enter() returns on the same thread,
+    // so the thread's variables are set and restored inline (the scoped
+    // setters are out-of-line calls).
+    timer::WheelFrontEnd* const front = host_->timer_driver();
+    timer::WheelFrontEnd*& ambient_front =
+        timer::ambient_internal::t_ambient_front;
+    Clock*& ambient_clock = ambient_internal::t_ambient_clock;
+    Parkable*& coroutine = coroutine_internal::t_coroutine;
+    CRoutine*& current = croutine_internal::t_current;
+    timer::WheelFrontEnd* const outer_front = ambient_front;
+    Clock* const outer_clock = ambient_clock;
+    Parkable* const outer_coroutine = coroutine;
+    CRoutine* const outer = current;
+    ambient_front = front;
+    ambient_clock = front != nullptr ? front->clock() : nullptr;
+    coroutine = this;
+    current = this;
+    const bool finished = context_->Enter(first_entry);
+    current = outer;
+    coroutine = outer_coroutine;
+    ambient_clock = outer_clock;
+    ambient_front = outer_front;
+    if (finished) ReleaseContext();
+    return state_.load();
+  }
   // After Resume() returned kSleep/kDataWait: parks the routine, or queues it
   // again if it was woken (or cancelled) while switching out.
   void AfterSwitchOut();
@@ -90,7 +142,17 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
   // The routine running on this thread, or null outside routines.
   static CRoutine* Current();
   // Back of the queue; runs again when the policy picks it.
-  static void Yield();
+  // Inline: one call level less around the switch (see Enter()); Current()
+  // stays out of line, so the routine's thread is looked up afresh.
+  static void Yield() {
+    CRoutine* self = Current();
+    if (self == nullptr) YieldOutsideRoutine();
+    // Running means kReady already: switch out without touching any lock;
+    // the processor sees kReady and queues the routine again. (A
+    // cancellation pending now is seen right after the switch back.)
+    self->SwitchOut();
+    self->CancellationPoint();
+  }
   // Parks the routine; a timing-wheel entry wakes it at `deadline` (never
   // earlier). Throws RoutineCancelled when cancelled. Any length is honoured:
   // a deadline beyond the wheel's maximum delay is slept in legs of at most
@@ -145,12 +207,19 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
 
  private:
   enum WakeReason { kTimer, kData, kCancel, kUnpark };
+  [[noreturn]] static void YieldOutsideRoutine();
+  // Resume()'s rare paths: the first resume borrows a context (returns the
+  // entry to start), the last returns it.
+  std::function<void()>* AcquireContext();
+  void ReleaseContext();
   void Wake(WakeReason reason);
   // Switches back to the processor; returns when resumed (possibly on
   // another processor thread).
   void SwitchOut() { context_->SwitchOut(); }
   // Throws RoutineCancelled if cancelled or the scheduler is stopping.
-  void CancellationPoint() const;
+  void CancellationPoint() const {
+    if (cancelled() || host_->stopping()) throw RoutineCancelled();
+  }
   std::shared_ptr<CRoutine> Self();
 
   const std::string name_;

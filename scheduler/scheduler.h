@@ -169,14 +169,9 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
   StackPool::Stats stack_stats() const { return contexts_.stack_stats(); }
 
   // CRoutine::Host
+  // (timer_driver() and stopping() are the Host's.)
   void MakeReady(std::shared_ptr<CRoutine> routine) override;
-  timer::WheelFrontEnd* timer_driver() override {
-    return timer_driver_.load(std::memory_order_acquire);
-  }
   ContextPool* context_pool() override { return &contexts_; }
-  bool stopping() const override {
-    return stopping_.load(std::memory_order_acquire);
-  }
 
  private:
   absl::Status Admit(const std::shared_ptr<CRoutine>& routine)
@@ -197,13 +192,11 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
 
   const Options options_;
   ContextPool contexts_;
-  std::atomic<timer::WheelFrontEnd*> timer_driver_{nullptr};
   // Whether timer_driver_'s clock is the steady clock (anticipation).
   std::atomic<bool> timer_driver_steady_{false};
   Mutex drivers_mu_;
   std::vector<std::shared_ptr<timer::WheelFrontEnd>> drivers_
       ABSL_GUARDED_BY(drivers_mu_);  // keeps every front end set alive
-  std::atomic<bool> stopping_{false};
   std::vector<std::unique_ptr<ProcessorGroup>> groups_;
   // Recycled memory for dispatched routines (see block_pool.h).
   const std::shared_ptr<BlockPool> routine_memory_;

@@ -165,9 +165,7 @@ void BM_BoostFiber_RoundTrip(benchmark::State& state) {
 class BareHost final : public CRoutine::Host {
  public:
   void MakeReady(std::shared_ptr<CRoutine>) override {}
-  timer::WheelFrontEnd* timer_driver() override { return nullptr; }
   ContextPool* context_pool() override { return &contexts_; }
-  bool stopping() const override { return false; }
 
  private:
   ContextPool contexts_{kRoundTripStackSize, kRoundTripCachedContexts};

@@ -4,7 +4,7 @@ namespace cyber {
 namespace timer {
 
 namespace {
-thread_local WheelFrontEnd* t_ambient_front = nullptr;
+using ambient_internal::t_ambient_front;
 }  // namespace
 
 std::shared_ptr<WheelFrontEnd> AmbientTimerFrontEnd() {

@@ -35,6 +35,12 @@ std::shared_ptr<WheelFrontEnd> AmbientTimerFrontEnd();
 // ambient scope lasts.
 WheelFrontEnd* AmbientTimerFrontEndPointer();
 
+namespace ambient_internal {
+// The variable behind the functions above, for a processor resuming a
+// routine only (see cyber/time/ambient_clock.h, ambient_internal).
+inline thread_local WheelFrontEnd* t_ambient_front = nullptr;
+}  // namespace ambient_internal
+
 // Installs `front` (null: none) and its clock as this thread's ambient
 // timer system and clock until destroyed.
 class ScopedAmbientTimerSystem {

@@ -3,7 +3,7 @@
 namespace cyber {
 
 namespace {
-thread_local Parkable* t_coroutine = nullptr;
+using coroutine_internal::t_coroutine;
 // One per thread: its address names the thread.
 thread_local char t_thread_token;
 }  // namespace

@@ -72,6 +72,14 @@ class Parkable {
 Parkable* CurrentCoroutine();
 void SetCurrentCoroutine(Parkable* coroutine);
 
+namespace coroutine_internal {
+// The variable behind the two above, for the coroutine runtime's processor
+// side only (CRoutine::Resume runs on its thread's own stack, never across
+// a switch, so it may access it inline); see the note on
+// CurrentCoroutine's definition.
+inline thread_local Parkable* t_coroutine = nullptr;
+}  // namespace coroutine_internal
+
 // Identifies the calling execution: the running coroutine (which keeps its
 // identity when it moves between threads), else the calling thread. Lets a
 // stop recognise a call from the very callback it would wait for.

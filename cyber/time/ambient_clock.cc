@@ -3,7 +3,7 @@
 namespace cyber {
 
 namespace {
-thread_local Clock* t_ambient_clock = nullptr;
+using ambient_internal::t_ambient_clock;
 thread_local const Clock* t_driven_clock = nullptr;
 }  // namespace
 

@@ -30,6 +30,16 @@ namespace cyber {
 // This thread's ambient clock, or null outside any graph's code.
 Clock* AmbientClock();
 
+namespace ambient_internal {
+// The variable behind AmbientClock() and ScopedAmbientClock, for code that
+// runs on its thread's own stack and never across a coroutine switch (a
+// processor resuming a routine: CRoutine::Resume), where an inline access
+// is safe and saves out-of-line calls. Everybody else uses the functions,
+// which are out of line so that code in a routine that moved threads reads
+// its new thread's value.
+inline thread_local Clock* t_ambient_clock = nullptr;
+}  // namespace ambient_internal
+
 // The ambient clock if there is one, else `fallback`.
 inline Clock* AmbientClockOr(Clock* fallback) {
   Clock* const c = AmbientClock();
