@@ -118,6 +118,53 @@ def ms(value_us):
     return f"{value_us / 1000:g} ms"
 
 
+def pct(value):
+    """A share of one core, in percent; '-' if not measured."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    return f"{value:.1f}%" if abs(value) >= 10 else f"{value:.2f}%"
+
+
+def cpu_cells(s):
+    """The summary table's CPU columns of one scenario (summary.json "cpu";
+    data from before it was measured has none)."""
+    cpu = s.get("cpu") or {}
+    return [pct(cpu.get(key)) for key in
+            ("tick_pct", "processors_pct", "process_pct", "floor_pct")]
+
+
+CPU_HEADER = ["tick CPU", "processors CPU", "process CPU", "floor CPU"]
+
+
+def cpu_sentence(summary):
+    """What the CPU columns include, under the summary table."""
+    names = summary["config"].get("cpu", {})
+    threads = max((s["cpu"]["processor_threads"] for s in summary["scenarios"]
+                   if s.get("cpu")), default=0)
+    prefixes = ", ".join(f"`{p}*`" for p in names.get("processor_prefixes",
+                                                       [])) or "-"
+    whose = ("the scheduler's processors"
+             if summary["config"]["dispatcher"] == "scheduler"
+             else f"the {summary['config']['dispatcher']}'s workers")
+    resolution = names.get("thread_resolution_s")
+    duration = summary["config"]["duration_s"]
+    precision = (f" Per-thread figures count whole {resolution * 1000:g} ms "
+                 "clock ticks (/proc/self/task/*/stat), one tick being "
+                 f"{100 * resolution / duration:.2g} points of a "
+                 f"{duration:g} s scenario; process CPU counts microseconds."
+                 if resolution and duration else "")
+    return ("*tick CPU*, *processors CPU*, *process CPU*, *floor CPU*: user + "
+            "system CPU time during the scenario as % of one core, of the "
+            f"tick thread (`{names.get('tick_thread', '?')}`), of the "
+            f"dispatcher's threads together ({whose}, {prefixes}, "
+            f"{plural(threads, 'thread')}), of the whole process (getrusage: "
+            "also the floor thread, the wake-up sampler and the tool's own "
+            "thread) and of the floor thread alone, so process − floor is "
+            "what the timer system and the tool cost; processors that wake "
+            "ahead of a known expiry and spin until it pay for that spinning "
+            "in *processors CPU*." + precision)
+
+
 def plural(n, word):
     return f"{n} {word}" + ("" if n == 1 else "s")
 
@@ -556,9 +603,13 @@ def write_report(summary, fires, wakeups, data_dir, out_dir, command):
     md.append("")
 
     md += ["## Summary", ""]
+    with_cpu = any(s.get("cpu") for s in summary["scenarios"])
     rows = []
     for s in summary["scenarios"]:
         if s["kind"] == "idle":
+            if s.get("cpu"):  # no lateness, but the CPU of doing nothing
+                rows.append([f"{s['id']} ({s['title']})"] + ["-"] * 12 +
+                            [f"{s['wakeups']['per_s']:.1f}"] + cpu_cells(s))
             continue
         t, p, f = s["timer"], s["timer_past_tick"], s["floor"]
         rows.append([s["title"], us(t["p50_us"]), us(t["p99_us"]),
@@ -567,16 +618,20 @@ def write_report(summary, fires, wakeups, data_dir, out_dir, command):
                      t["early"], s["counters"]["missed_periods"],
                      signed_us(p["p50_us"] - f["p50_us"]),
                      ratio(p["p99_us"], f["p99_us"]),
-                     f"{s['wakeups']['per_s']:.1f}"])
+                     f"{s['wakeups']['per_s']:.1f}"] +
+                    (cpu_cells(s) if with_cpu else []))
     md.append(table(["scenario", "timer p50", "timer p99", "timer max",
                      "past tick p50", "past tick p99", "floor p50",
                      "floor p99", "floor max", "early", "skipped",
-                     "added at p50", "p99 ratio", "wake-ups/s"], rows))
+                     "added at p50", "p99 ratio", "wake-ups/s"] +
+                    (CPU_HEADER if with_cpu else []), rows))
     md.append("")
     md.append("*skipped*: periods the timer skipped (its overrun policy); "
               "*added at p50*: past-tick p50 − floor p50; *p99 ratio*: "
               "past-tick p99 / floor p99; *wake-ups/s*: of the tick thread.")
     md.append("")
+    if with_cpu:
+        md += [cpu_sentence(summary), ""]
     for s in by_kind.get("idle", []):
         md.append(f"Idle: {plural(s['wakeups']['total'], 'tick-thread wake-up')}"
                   f" in {s['wakeups']['seconds']:.1f} s with no timer armed.")

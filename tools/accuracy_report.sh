@@ -3,7 +3,8 @@
 # (python3-matplotlib for the plots), builds the measurement tool with
 # --config=opt, runs every scenario on the real clock next to its
 # clock_nanosleep floor (about 4 minutes at the default 30 s per scenario),
-# and writes REPORT.md with SVG plots.
+# measuring lateness, tick-thread wake-ups and the CPU time of the tick
+# thread, the processors and the process, and writes REPORT.md with SVG plots.
 #
 #   tools/accuracy_report.sh                       # -> docs/performance/accuracy/
 #   tools/accuracy_report.sh --out /tmp/acc -- --quick      # ~30 s, for development
@@ -27,7 +28,7 @@ while [ $# -gt 0 ]; do
     --out) out="$2"; shift 2 ;;
     --out=*) out="${1#--out=}"; shift ;;
     --) shift; tool_args=("$@"); break ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "accuracy_report.sh: unknown option $1 (tool flags go after --)" >&2
        exit 2 ;;
   esac

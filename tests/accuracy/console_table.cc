@@ -4,6 +4,8 @@
 #include <string>
 
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "tests/accuracy/cpu_usage.h"
 
 namespace cyber {
 namespace accuracy {
@@ -13,16 +15,34 @@ std::string Micros(absl::Duration d) {
   return absl::StrFormat("%.0f us", absl::ToDoubleMicroseconds(d));
 }
 
+std::string Percent(absl::Duration cpu, absl::Duration window) {
+  return absl::StrFormat("%.2f%%", PercentOfCore(cpu, window));
+}
+
+// The CPU columns: tick, processors, floor, process. A timer's row has the
+// timer system's and the process's, its floor's row the floor thread's.
+std::string TimerCpu(const CpuUsage& cpu) {
+  return absl::StrFormat("%s | %s | - | %s", Percent(cpu.tick, cpu.window),
+                         Percent(cpu.processors, cpu.window),
+                         Percent(cpu.process, cpu.window));
+}
+
+std::string FloorCpu(const CpuUsage& cpu) {
+  return absl::StrFormat(
+      "- | - | %s | -",
+      cpu.floor.has_value() ? Percent(*cpu.floor, cpu.window) : "-");
+}
+
 void PrintRow(const std::string& name, const std::vector<Fire>& fires,
-              bool timer, const std::string& wakeups) {
+              bool timer, const std::string& wakeups, const std::string& cpu) {
   const Lateness s = Summarize(LatenessOf(fires));
   const std::string past_tick =
       timer ? Micros(Summarize(PastTickOf(fires)).p99) : "-";
-  std::printf("| %s | %lld | %s | %s | %s | %lld | %s | %s |\n", name.c_str(),
-              static_cast<long long>(s.count), Micros(s.p50).c_str(),
-              Micros(s.p99).c_str(), Micros(s.max).c_str(),
-              static_cast<long long>(s.early), past_tick.c_str(),
-              wakeups.c_str());
+  std::printf("| %s | %lld | %s | %s | %s | %lld | %s | %s | %s |\n",
+              name.c_str(), static_cast<long long>(s.count),
+              Micros(s.p50).c_str(), Micros(s.p99).c_str(),
+              Micros(s.max).c_str(), static_cast<long long>(s.early),
+              past_tick.c_str(), wakeups.c_str(), cpu.c_str());
 }
 
 void PrintDrift(const ScenarioResult& r) {
@@ -70,17 +90,19 @@ void PrintConsoleTable(const RunInfo& run,
       run.dispatcher.c_str(), run.dispatcher_threads, run.floor_method.c_str());
   std::printf(
       "| scenario | samples | p50 | p99 | max | early | p99 past tick | "
-      "wakeups/s |\n");
-  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+      "wakeups/s | tick CPU | processors CPU | floor CPU | process CPU |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const ScenarioResult& r : results) {
     const std::string wakeups = absl::StrFormat("%.1f", WakeupsPerSecond(r));
     if (r.kind == ScenarioKind::kIdle) {
-      std::printf("| tick thread, %s | - | - | - | - | - | - | %s |\n",
-                  r.title.c_str(), wakeups.c_str());
+      std::printf("| tick thread, %s | - | - | - | - | - | - | %s | %s |\n",
+                  r.title.c_str(), wakeups.c_str(), TimerCpu(r.cpu).c_str());
       continue;
     }
-    PrintRow("timer " + r.title, r.timer, /*timer=*/true, wakeups);
-    PrintRow("floor " + r.title, r.floor, /*timer=*/false, "-");
+    PrintRow("timer " + r.title, r.timer, /*timer=*/true, wakeups,
+             TimerCpu(r.cpu));
+    PrintRow("floor " + r.title, r.floor, /*timer=*/false, "-",
+             FloorCpu(r.cpu));
   }
   std::printf("\n");
   for (const ScenarioResult& r : results) {
@@ -111,6 +133,15 @@ void PrintConsoleTable(const RunInfo& run,
       "the same deadlines during the same seconds (periodic: shifted by half "
       "a period). drift = phase error of the last recorded call vs the "
       "first.\n");
+  std::printf(
+      "CPU = user + system time during the scenario, %% of one core: tick = "
+      "thread \"%s\"; processors = threads \"%s*\" together (spinning "
+      "ahead of expiries shows up here); floor = the floor thread; process "
+      "= getrusage, everything including the floor. Per-thread figures "
+      "count in %s clock ticks.\n",
+      run.cpu_threads.tick.c_str(),
+      absl::StrJoin(run.cpu_threads.processor_prefixes, "*\", \"").c_str(),
+      absl::FormatDuration(run.thread_cpu_resolution).c_str());
 }
 
 }  // namespace accuracy

@@ -1,5 +1,7 @@
 #include "tests/accuracy/floor_sleeper.h"
 
+#include <time.h>
+
 #include <utility>
 
 #include "cyber/common/log.h"
@@ -15,6 +17,7 @@ void FloorSleeper::Start(std::vector<Deadline> deadlines) {
   ACHECK(!thread_.joinable()) << "FloorSleeper started twice";
   fires_.clear();
   fires_.reserve(deadlines.size());
+  cpu_ = absl::ZeroDuration();
   thread_ = std::thread([this, deadlines = std::move(deadlines)] {
     for (const Deadline& d : deadlines) {
       clock_->SleepUntil(d.at);  // clock_nanosleep, TIMER_ABSTIME
@@ -23,6 +26,10 @@ void FloorSleeper::Start(std::vector<Deadline> deadlines) {
       fire.expected = d.at;
       fire.actual = clock_->Now();
       fires_.push_back(fire);
+    }
+    timespec used;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &used) == 0) {
+      cpu_ = absl::DurationFromTimespec(used);
     }
   });
 }

@@ -10,10 +10,13 @@
 // The thread does nothing between wake-ups except append to its own vector
 // (reserved up front, so no allocation while measuring). Deadlines already
 // past when their turn comes are slept to anyway (clock_nanosleep returns at
-// once) and recorded as late.
+// once) and recorded as late. The thread reads its own CPU clock
+// (CLOCK_THREAD_CPUTIME_ID) as it ends, so a scenario can tell the floor's
+// share of the process's CPU time.
 //
-// Threads: Start() and Join() from one thread (the scenario's). The fires
-// are written only by the sleeper thread until Join() returns them.
+// Threads: Start(), Join() and cpu() from one thread (the scenario's). The
+// fires and the CPU time are written only by the sleeper thread until Join()
+// returns.
 
 #ifndef TESTS_ACCURACY_FLOOR_SLEEPER_H_
 #define TESTS_ACCURACY_FLOOR_SLEEPER_H_
@@ -22,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "cyber/time/instant.h"
 #include "cyber/time/steady_clock.h"
 #include "tests/accuracy/fire_record.h"
@@ -45,11 +49,15 @@ class FloorSleeper {
   void Start(std::vector<Deadline> deadlines);
   // Waits for the last deadline's wake-up and returns every fire, in order.
   std::vector<Fire> Join();
+  // The CPU time the sleeper thread used in its whole life (user + system).
+  // REQUIRES: Join() has returned.
+  absl::Duration cpu() const { return cpu_; }
 
  private:
   SteadyClock* const clock_;
   std::thread thread_;
   std::vector<Fire> fires_;  // the sleeper thread's until Join()
+  absl::Duration cpu_;       // the sleeper thread's until Join()
 };
 
 }  // namespace accuracy

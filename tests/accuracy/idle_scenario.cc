@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "tests/accuracy/cpu_usage.h"
 #include "tests/accuracy/wakeup_sampler.h"
 
 namespace cyber {
@@ -22,12 +23,14 @@ ScenarioResult RunIdleScenario(const ScenarioContext& context, std::string id,
   WakeupSampler sampler(clock, context.driver, context.wakeup_interval);
   context.driver->AwaitIdle();  // asleep, on a plan made before we start
   const Instant planned = context.driver->PlannedWake();
+  const CpuSample cpu_before = SampleCpu(clock);
   r.zero = clock->Now();
   if (!planned.IsInfiniteFuture()) r.planned_wake_at_start = planned - r.zero;
   sampler.Start();
   clock->SleepUntil(r.zero + run_for);
   r.wakeups = sampler.Stop();
   r.elapsed = clock->Now() - r.zero;
+  r.cpu = CpuBetween(cpu_before, SampleCpu(clock), context.cpu_threads);
   return r;
 }
 

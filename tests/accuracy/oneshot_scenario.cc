@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "tests/accuracy/cpu_usage.h"
 #include "tests/accuracy/fire_log.h"
 #include "tests/accuracy/floor_sleeper.h"
 #include "tests/accuracy/wakeup_sampler.h"
@@ -77,6 +78,7 @@ ScenarioResult RunOneshotScenario(const ScenarioContext& context,
         std::make_unique<timer::Timer>(std::move(options), context.driver));
   }
 
+  const CpuSample cpu_before = SampleCpu(clock);
   const Instant begin = clock->Now();
   r.zero = begin + kLead;
   std::vector<Deadline> deadlines;
@@ -114,6 +116,8 @@ ScenarioResult RunOneshotScenario(const ScenarioContext& context,
   }
   r.wakeups = sampler.Stop();
   r.elapsed = clock->Now() - begin;
+  r.cpu = CpuBetween(cpu_before, SampleCpu(clock), context.cpu_threads);
+  r.cpu.floor = floor.cpu();
   timers.clear();
   r.timer = log.Take();
   std::sort(r.timer.begin(), r.timer.end(),

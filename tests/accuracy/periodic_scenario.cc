@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cyber/common/log.h"
+#include "tests/accuracy/cpu_usage.h"
 #include "tests/accuracy/floor_sleeper.h"
 #include "tests/accuracy/periodic_probe.h"
 #include "tests/accuracy/wakeup_sampler.h"
@@ -63,6 +64,7 @@ ScenarioResult RunPeriodicScenario(const ScenarioContext& context,
   WakeupSampler sampler(clock, context.driver, context.wakeup_interval);
   timer::Timer timer(std::move(options), context.driver);
 
+  const CpuSample cpu_before = SampleCpu(clock);
   const Instant begin = clock->Now();
   sampler.Start();
   const absl::Status scheduled = timer.Schedule();
@@ -99,6 +101,8 @@ ScenarioResult RunPeriodicScenario(const ScenarioContext& context,
   timer.Stop();  // synchronous: no callback runs after this
   r.wakeups = sampler.Stop();
   r.elapsed = clock->Now() - begin;
+  r.cpu = CpuBetween(cpu_before, SampleCpu(clock), context.cpu_threads);
+  if (start.has_value()) r.cpu.floor = floor.cpu();
   r.timer = probe.TakeFires();
   r.overrun_index = probe.overrun_index();
   r.counters.Add(timer.GetStatistics());

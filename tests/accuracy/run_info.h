@@ -11,6 +11,7 @@
 #include <string>
 
 #include "absl/time/time.h"
+#include "tests/accuracy/cpu_usage.h"
 #include "tests/accuracy/machine_info.h"
 
 namespace cyber {
@@ -27,6 +28,10 @@ struct RunInfo {
   uint64_t seed = 0;
   absl::Duration wakeup_interval;
   std::string floor_method;
+  // Whose CPU time the scenarios report, and the unit of the per-thread
+  // figures (cpu_usage.h).
+  CpuThreadNames cpu_threads;
+  absl::Duration thread_cpu_resolution;
   absl::Duration elapsed;  // the whole run
 };
 

@@ -3,8 +3,10 @@
 //
 // A scenario runs timers on one TickDriver (over SteadyClock) and, at the
 // same time, a FloorSleeper to the same kind of deadlines; it samples the
-// tick thread's wake-ups per second throughout. Instants stay absolute on
-// the steady clock here; writers turn them into offsets from `zero`.
+// tick thread's wake-ups per second throughout, and the CPU time the tick
+// thread, the processors, the floor thread and the process spent from its
+// start to its end (cpu_usage.h). Instants stay absolute on the steady clock
+// here; writers turn them into offsets from `zero`.
 //
 // Value type; thread-compatible.
 
@@ -19,6 +21,7 @@
 #include "absl/time/time.h"
 #include "cyber/time/instant.h"
 #include "cyber/time/steady_clock.h"
+#include "tests/accuracy/cpu_usage.h"
 #include "tests/accuracy/fire_record.h"
 #include "tests/accuracy/machine_info.h"
 #include "tests/accuracy/wakeup_sampler.h"
@@ -29,11 +32,14 @@ namespace cyber {
 namespace accuracy {
 
 // What a scenario needs from the tool: the clock, the driver its timers run
-// on (whose dispatcher runs their callbacks), the wake-up sampling interval.
+// on (whose dispatcher runs their callbacks), the wake-up sampling interval,
+// and the names of the driver's and the dispatcher's threads (whose CPU time
+// the scenario reports).
 struct ScenarioContext {
   SteadyClock* clock = nullptr;
   timer::TickDriver* driver = nullptr;
   absl::Duration wakeup_interval = absl::Seconds(1);
+  CpuThreadNames cpu_threads;
 };
 
 enum class ScenarioKind { kOneshot, kPeriodic, kIdle };
@@ -65,6 +71,9 @@ struct ScenarioResult {
   std::vector<Fire> timer;
   std::vector<Fire> floor;
   std::vector<WakeupSample> wakeups;
+  // CPU time from the scenario's start to its end; cpu.window is about
+  // `elapsed` (it also spans the two /proc reads).
+  CpuUsage cpu;
   TimerCounters counters;
   // kPeriodic with an overrun: how long the one overrunning call blocked
   // beyond its normal run, and its schedule index.

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <vector>
 
+#include "tests/accuracy/cpu_usage.h"
 #include "tests/accuracy/json_writer.h"
 
 namespace cyber {
@@ -91,6 +93,30 @@ void WriteDrift(JsonWriter* w, const char* key, const std::vector<Fire>& f,
   w->EndObject();
 }
 
+// CPU time as seconds and as a percentage of one core over the window.
+void WriteCpuTime(JsonWriter* w, const std::string& key, absl::Duration cpu,
+                  absl::Duration window) {
+  w->Number(key + "_s", absl::ToDoubleSeconds(cpu));
+  w->Number(key + "_pct", PercentOfCore(cpu, window));
+}
+
+void WriteCpu(JsonWriter* w, const CpuUsage& cpu) {
+  w->BeginObject("cpu");
+  w->Number("window_s", absl::ToDoubleSeconds(cpu.window));
+  WriteCpuTime(w, "tick", cpu.tick, cpu.window);
+  w->Integer("tick_threads", cpu.tick_threads);
+  WriteCpuTime(w, "processors", cpu.processors, cpu.window);
+  w->Integer("processor_threads", cpu.processor_threads);
+  WriteCpuTime(w, "process", cpu.process, cpu.window);
+  if (cpu.floor.has_value()) {
+    WriteCpuTime(w, "floor", *cpu.floor, cpu.window);
+  } else {
+    w->Null("floor_s");
+    w->Null("floor_pct");
+  }
+  w->EndObject();
+}
+
 void WriteFire(JsonWriter* w, const Fire& f, Instant zero) {
   w->BeginObject("");
   w->Integer("index", f.index);
@@ -170,6 +196,7 @@ void WriteScenario(JsonWriter* w, const ScenarioResult& r) {
   w->Number("seconds", absl::ToDoubleSeconds(sampled));
   w->Number("per_s", WakeupsPerSecond(r));
   w->EndObject();
+  WriteCpu(w, r.cpu);
   w->EndObject();
 }
 
@@ -202,6 +229,16 @@ std::string SummaryJson(const RunInfo& run,
   w.Integer("seed", static_cast<int64_t>(run.seed));
   w.Number("wakeup_interval_s", absl::ToDoubleSeconds(run.wakeup_interval));
   w.String("floor", run.floor_method);
+  w.BeginObject("cpu");
+  w.String("tick_thread", run.cpu_threads.tick);
+  w.BeginArray("processor_prefixes");
+  for (const std::string& prefix : run.cpu_threads.processor_prefixes) {
+    w.String("", prefix);
+  }
+  w.EndArray();
+  w.Number("thread_resolution_s",
+           absl::ToDoubleSeconds(run.thread_cpu_resolution));
+  w.EndObject();
   w.EndObject();
   bool complete = true;
   int64_t early = 0;

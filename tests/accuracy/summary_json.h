@@ -5,7 +5,9 @@
 // its tick (without the by-design rounding up to a tick) and of the floor;
 // early calls; the timer's own counters; tick-thread wake-ups; for periodic
 // scenarios the phase error at the start and the end of the run (drift);
-// for the overrun scenario the calls around the overrun. Times are in
+// for the overrun scenario the calls around the overrun; the CPU time of the
+// tick thread, the processors, the floor thread and the process over the
+// scenario (object "cpu", each as _s and as _pct of one core). Times are in
 // microseconds (suffix _us) or seconds (_s).
 //
 // A pure function of its inputs; thread-compatible.

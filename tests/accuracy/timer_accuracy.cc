@@ -30,6 +30,13 @@
 // period, so that on a 2-core machine floor, tick thread and callback never
 // wake together). Every call and wake-up is kept; percentiles are exact.
 //
+// Each scenario also reports the CPU time, as a share of one core over the
+// scenario, of the tick thread, of the dispatcher's threads together (the
+// scheduler's processors, named after their group: "default-0", "default-1",
+// ...; with --dispatcher=executor the executor's workers), of the floor
+// thread, and of the whole process (cpu_usage.h): lateness bought with CPU,
+// e.g. by processors that spin ahead of an expiry, shows up there.
+//
 // Lateness is TimerEvent::actual_time - expected_time: when the callback
 // started running, so it includes the tick thread's wake-up and the hand-off
 // to the dispatcher. A deadline rounds up to a whole 2 ms tick by design
@@ -49,6 +56,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -60,8 +68,10 @@
 #include "cyber/common/log.h"
 #include "cyber/time/steady_clock.h"
 #include "gflags/gflags.h"
+#include "scheduler/config/scheduler_config.h"
 #include "scheduler/scheduler.h"
 #include "tests/accuracy/console_table.h"
+#include "tests/accuracy/cpu_usage.h"
 #include "tests/accuracy/idle_scenario.h"
 #include "tests/accuracy/machine_info.h"
 #include "tests/accuracy/oneshot_scenario.h"
@@ -179,11 +189,13 @@ bool ReadSettings(Settings* s) {
 
 // Runs the selected scenarios on `driver`, in the order of the header.
 std::vector<ScenarioResult> RunScenarios(const Settings& s,
-                                         timer::TickDriver* driver) {
+                                         timer::TickDriver* driver,
+                                         const CpuThreadNames& cpu_threads) {
   ScenarioContext context;
   context.clock = SteadyClock::Get();
   context.driver = driver;
   context.wakeup_interval = kWakeupInterval;
+  context.cpu_threads = cpu_threads;
   std::vector<ScenarioResult> results;
   auto run = [&](const std::string& id, const std::string& what,
                  auto&& scenario) {
@@ -274,6 +286,7 @@ int Main(int argc, char** argv) {
   run.floor_method =
       "bare thread, clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME), same "
       "deadlines, concurrent (periodic: shifted by half a period)";
+  run.thread_cpu_resolution = ThreadCpuResolution();
   const Instant begin = clock->Now();
 
   // The dispatcher outlives the driver; it is shut down while the driver
@@ -286,6 +299,15 @@ int Main(int argc, char** argv) {
   if (settings.use_scheduler) {
     scheduler::Scheduler::Options options;
     options.name = "accuracy";
+    // What the scheduler would choose itself (one group, a processor per
+    // CPU), spelled out for the names of its processor threads:
+    // "<group>-<index>" (ProcessorGroup).
+    options.config = scheduler::DefaultSchedulerConfig(
+        static_cast<int>(std::thread::hardware_concurrency()));
+    for (const scheduler::ProcessorGroupConfig& group : options.config.groups) {
+      run.cpu_threads.processor_prefixes.push_back(
+          absl::StrCat(group.name, "-"));
+    }
     sched = std::make_unique<scheduler::Scheduler>(std::move(options));
     dispatcher = sched.get();
     run.dispatcher = "scheduler";
@@ -293,6 +315,7 @@ int Main(int argc, char** argv) {
   } else {
     timer::CallbackExecutor::Options options;
     options.threads = kExecutorThreads;
+    run.cpu_threads.processor_prefixes = {absl::StrCat(options.name, "-")};
     executor = std::make_unique<timer::CallbackExecutor>(options);
     dispatcher = executor.get();
     run.dispatcher = "executor";
@@ -300,8 +323,15 @@ int Main(int argc, char** argv) {
   }
   std::vector<ScenarioResult> results;
   {
-    timer::TickDriver driver(clock, dispatcher);
-    results = RunScenarios(settings, &driver);
+    timer::TickDriver::Options driver_options;
+    run.cpu_threads.tick = driver_options.name;  // "timer-tick"
+    timer::TickDriver driver(clock, dispatcher, std::move(driver_options));
+    // As cyber::Init wires the process's scheduler: its routines sleep on
+    // this wheel, and its idle processors anticipate this wheel's events
+    // (Scheduler::Options::anticipate_timer_work; the spin shows in the
+    // processors' CPU).
+    if (sched) sched->SetTimerDriver(&driver);
+    results = RunScenarios(settings, &driver, run.cpu_threads);
     if (sched) sched->Shutdown();
     if (executor) executor->Shutdown();
   }
