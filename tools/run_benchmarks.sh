@@ -17,6 +17,12 @@
 #                    cancel / re-arm / reset / expire, RSS bytes per timer
 #   scale.md/.json   1e6 oneshot timeouts + 1e5 periodic timers, 60 s, real
 #                    clock: RSS, tick-thread CPU, lateness vs the wake floor
+#   dispatch_peers.md  empty tasks/s on 2 workers: Scheduler::Dispatch (one
+#                    by one and batched), whole Timer callbacks, asio::post,
+#                    Boost.Fiber; ratios to asio::post
+#   fire_path.txt    tick-thread ns and allocations per expiry at 1e3, 1e5,
+#                    1e6 live periodic timers (simulated clock, real
+#                    scheduler)
 #   capacity.md      live oneshot timeouts (each fired once) in doubling
 #                    steps: RSS per timer, tick-thread CPU, the largest N
 #                    under 5% of a core
@@ -30,7 +36,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PARTS="${PARTS:-peers timer wheel scheduler scale capacity accuracy}"
+PARTS="${PARTS:-peers dispatch firepath timer wheel scheduler scale capacity accuracy}"
 OUT="${OUT:-docs/performance}"
 REPETITIONS="${REPETITIONS:-3}"
 mkdir -p "$OUT"
@@ -43,6 +49,8 @@ has_part() { [[ " $PARTS " == *" $1 "* ]]; }
 targets=()
 has_part peers && targets+=(//tests/peers:peer_timer_benchmark
   //tests/peers:timer_level_benchmark)
+has_part dispatch && targets+=(//tests/peers:dispatch_peer_benchmark)
+has_part firepath && targets+=(//tests/fire_path:fire_path_benchmark)
 has_part scale && targets+=(//tests/scale:timer_scale_run)
 has_part capacity && targets+=(//tests/scale:timeout_capacity)
 has_part timer && targets+=(//timer:timer_benchmark)
@@ -60,6 +68,17 @@ if has_part peers; then
   echo "=== timer-level peer benchmark (${REPETITIONS} repetitions) ==="
   "$bin/tests/peers/timer_level_benchmark" \
     --benchmark_repetitions="$REPETITIONS" --table_out="$OUT/timer_peers.md"
+fi
+if has_part dispatch; then
+  echo "=== dispatch peers (${REPETITIONS} repetitions) ==="
+  "$bin/tests/peers/dispatch_peer_benchmark" \
+    --benchmark_repetitions="$REPETITIONS" --table_out="$OUT/dispatch_peers.md"
+fi
+if has_part firepath; then
+  echo "=== fire path: tick-thread cost and allocations per expiry ==="
+  "$bin/tests/fire_path/fire_path_benchmark" \
+    --benchmark_repetitions="$REPETITIONS" \
+    --benchmark_report_aggregates_only=true | tee "$OUT/fire_path.txt"
 fi
 if has_part timer; then
   echo "=== timer benchmark: a whole Timer next to the bare wheel ==="
@@ -114,6 +133,12 @@ fi
     cat "$OUT/timer_peers.md"
     echo
   fi
+  if [ -f "$OUT/dispatch_peers.md" ]; then
+    echo "## Dispatch peers (tasks/s on 2 workers)"
+    echo
+    cat "$OUT/dispatch_peers.md"
+    echo
+  fi
   if [ -f "$OUT/scale.md" ]; then
     echo "## Scale run"
     echo
@@ -132,7 +157,7 @@ fi
     echo "See [accuracy/REPORT.md](accuracy/REPORT.md) (tables and plots)."
     echo
   fi
-  for f in timer_benchmark wheel_benchmark scheduler_benchmark; do
+  for f in fire_path timer_benchmark wheel_benchmark scheduler_benchmark; do
     if [ -f "$OUT/$f.txt" ]; then
       echo "## $f (raw Google Benchmark output)"
       echo

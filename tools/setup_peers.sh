@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages that //tests/peers:peer_timer_benchmark
-# needs to compare our TimingWheel with other timer implementations, and
-# nothing else. Same rules as tools/setup.sh: idempotent (when everything is
+# Installs the Debian 12 packages that the peer benchmarks of tests/peers
+# need to compare our timer with other implementations (peer_timer_benchmark,
+# timer_level_benchmark, dispatch_peer_benchmark), and nothing else. Same rules as tools/setup.sh: idempotent (when everything is
 # present it touches nothing: no apt-get update, no network), needs root or
 # sudo. The peers target is tagged "manual", so `bazel build //...` and
 # `bazel test //...` never need these packages; CI does not install them.
@@ -12,6 +12,9 @@ PACKAGES=(
   libuv1-dev
   # libevent: event_base / evtimer_* (links -levent).
   libevent-dev
+  # Boost.Fiber: the fiber executor of dispatch_peer_benchmark (links
+  # -lboost_fiber).
+  libboost-fiber-dev
 )
 
 # Boost.Asio is header-only and comes with the Boost dev packages that
