@@ -68,14 +68,14 @@ void TimerCore::CancelLocked() {
   armed_seq_ = 0;
 }
 
-absl::Status TimerCore::ArmCallLocked(int64_t k) {
-  const absl::Status status = ArmLocked(ExpectedLocked(k));
-  if (status.ok()) armed_k_ = k;
+absl::Status TimerCore::ArmNextLocked() {
+  const absl::Status status = ArmLocked(ExpectedLocked(k_ + 1));
+  if (status.ok()) armed_for_next_ = true;
   return status;
 }
 
 absl::Status TimerCore::ArmLocked(Instant deadline) {
-  armed_k_ = 0;
+  armed_for_next_ = false;
   auto armed = front_->Arm(this, deadline);
   if (!armed.ok()) {
     armed_seq_ = 0;
@@ -231,7 +231,7 @@ absl::Status TimerCore::BeginLocked(WheelFrontEnd* front,
     return absl::OkStatus();
   }
   state_ = State::kArmed;
-  return ArmCallLocked(k_);
+  return ArmLocked(ExpectedLocked(k_));
 }
 
 void TimerCore::Stop() {
@@ -329,7 +329,7 @@ void TimerCore::OnExpired(uint32_t arm_seq) {
         ++missed_since_last_;
         ++counters_.missed_periods;
         SkipToLatestDueLocked(front_->ProcessedInstant());
-        ArmCallLocked(k_ + 1).IgnoreError();
+        ArmNextLocked().IgnoreError();
         return;
       case State::kRunning:  // an overrun: the call's end re-arms
       case State::kIdle:
@@ -345,7 +345,7 @@ void TimerCore::OnExpired(uint32_t arm_seq) {
       // Provisionally arm the next period now, on the tick thread, so the
       // tick thread plans its next sleep with it; the call's own re-arm
       // then lands on the same tick and needs no extra wake-up.
-      ArmCallLocked(k_ + 1).IgnoreError();
+      ArmNextLocked().IgnoreError();
       state_ = State::kQueued;  // (an arm failure only ends the next period)
     }
     priority = priority_;
@@ -385,7 +385,7 @@ void TimerCore::HandleRefusal(uint64_t token) {
     ++k_;
     ++missed_since_last_;
     ++counters_.missed_periods;
-    ArmCallLocked(k_).IgnoreError();
+    ArmLocked(ExpectedLocked(k_)).IgnoreError();
   }
 }
 
@@ -467,7 +467,7 @@ void TimerCore::Run(uint64_t token) {
     } else if (restart_pending_) {
       restart_pending_ = false;
       state_ = State::kArmed;
-      ArmCallLocked(k_).IgnoreError();  // late calls fire at once
+      ArmLocked(ExpectedLocked(k_)).IgnoreError();  // late calls fire at once
     } else {
       state_ = State::kArmed;
       ScheduleNextLocked(end);
@@ -504,6 +504,7 @@ void TimerCore::SkipToLatestDueLocked(Instant due_by) {
   missed_since_last_ += j - k_;
   counters_.missed_periods += static_cast<uint64_t>(j - k_);
   k_ = j;
+  armed_for_next_ = false;  // an arming for the old k_ + 1 is early now
 }
 
 void TimerCore::ScheduleNextLocked(Instant end) {
@@ -519,8 +520,11 @@ void TimerCore::ScheduleNextLocked(Instant end) {
     // Armed for this call already (the provisional arming at the expiry
     // that queued the call just ended, still in the wheel): nothing to do,
     // and the fire touched the wheel's lock once.
-    if (armed_seq_ != 0 && armed_k_ == k_) return;
-    ArmCallLocked(k_).IgnoreError();
+    if (armed_seq_ != 0 && armed_for_next_) {
+      armed_for_next_ = false;  // it is armed for k_ now
+      return;
+    }
+    ArmLocked(ExpectedLocked(k_)).IgnoreError();
     return;
   }
   ++counters_.overruns;
@@ -558,7 +562,7 @@ void TimerCore::ScheduleNextLocked(Instant end) {
   }
   missed_since_last_ += skipped;
   counters_.missed_periods += static_cast<uint64_t>(skipped);
-  ArmCallLocked(k_).IgnoreError();
+  ArmLocked(ExpectedLocked(k_)).IgnoreError();
 }
 
 }  // namespace timer

@@ -154,9 +154,9 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   // failure logs, goes kIdle and returns the error.
   absl::Status ArmLocked(Instant deadline)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
-  // ArmLocked for call k's expected instant, remembering k (armed_k_).
-  absl::Status ArmCallLocked(int64_t k)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
+  // ArmLocked for call k_ + 1 (the provisional arming at an expiry),
+  // remembering that it is (armed_for_next_).
+  absl::Status ArmNextLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   void CancelLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   // After a call that ended at `end`: picks the next k per the overrun
   // policy, in ticks, and arms it.
@@ -187,6 +187,9 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   bool retired_ ABSL_GUARDED_BY(stripe_->mu) = false;
   bool restart_pending_ ABSL_GUARDED_BY(stripe_->mu) = false;  // kRunning
   bool bound_ ABSL_GUARDED_BY(stripe_->mu) = false;  // to front_, this config
+  // The wheel entry is armed for call k_ + 1 (by ArmNextLocked; while
+  // armed_seq_ != 0): the end of call k_ then has nothing to re-arm.
+  bool armed_for_next_ ABSL_GUARDED_BY(stripe_->mu) = false;
   uint8_t refusals_in_a_row_ ABSL_GUARDED_BY(stripe_->mu) = 0;
   uint16_t stop_waiters_ ABSL_GUARDED_BY(stripe_->mu) = 0;
   int32_t priority_ ABSL_GUARDED_BY(stripe_->mu) = 0;  // resolved at binding
@@ -203,9 +206,6 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   // Schedule: call k is expected at origin_ + k * period.
   Instant origin_ ABSL_GUARDED_BY(stripe_->mu);
   int64_t k_ ABSL_GUARDED_BY(stripe_->mu) = 1;
-  // The call the wheel entry is armed for (0: armed for another instant, a
-  // refused oneshot's retry); meaningful while armed_seq_ != 0.
-  int64_t armed_k_ ABSL_GUARDED_BY(stripe_->mu) = 0;
   // The call in flight (kRunning/kFinishing).
   const void* runner_ ABSL_GUARDED_BY(stripe_->mu) = nullptr;
   int64_t missed_since_last_ ABSL_GUARDED_BY(stripe_->mu) = 0;
