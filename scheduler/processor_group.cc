@@ -38,37 +38,23 @@ ProcessorGroup::~ProcessorGroup() { Stop(); }
 
 void ProcessorGroup::Enqueue(std::shared_ptr<CRoutine> routine) {
   const bool pinned = routine->processor() >= 0;
-  bool spinner;
+  int wakes;
   {
     MutexLock lock(&mu_);
     policy_->Push(std::move(routine));
     enqueued_.fetch_add(1, std::memory_order_release);
-    spinner = spinning_;
+    wakes = WakesLocked(1, pinned);
   }
-  WakeFor(1, pinned, spinner);
-}
-
-void ProcessorGroup::WakeFor(size_t queued, bool pinned, bool spinner) {
-  if (pinned) {
-    // It must be a particular processor.
-    work_.SignalAll();
-    return;
-  }
-  // Each signal wakes one idle processor (or none, cheaply, when none
-  // waits): as many as there is work for, never more than there are; a
-  // spinning watcher takes one without a wake-up.
-  size_t wakes = std::min(queued, std::max<size_t>(threads_.size(), 1));
-  if (spinner) --wakes;
-  for (size_t i = 0; i < wakes; ++i) work_.Signal();
+  Wake(wakes);
 }
 
 void ProcessorGroup::EnqueueAll(std::vector<std::shared_ptr<CRoutine>>* routines,
                                 int group) {
-  size_t queued = 0;
-  bool pinned = false;
-  bool spinner;
+  int wakes;
   {
     MutexLock lock(&mu_);
+    size_t queued = 0;
+    bool pinned = false;
     for (std::shared_ptr<CRoutine>& routine : *routines) {
       if (routine == nullptr || (group >= 0 && routine->group() != group)) {
         continue;
@@ -79,9 +65,46 @@ void ProcessorGroup::EnqueueAll(std::vector<std::shared_ptr<CRoutine>>* routines
     }
     if (queued == 0) return;
     enqueued_.fetch_add(queued, std::memory_order_release);
-    spinner = spinning_;
+    wakes = WakesLocked(queued, pinned);
   }
-  WakeFor(queued, pinned, spinner);
+  Wake(wakes);
+}
+
+int ProcessorGroup::WakesLocked(size_t queued, bool pinned) {
+  if (pinned) return kWakeAll;  // it must be a particular processor
+  // A spinning watcher takes one without a wake-up; each other routine
+  // needs a processor that is asleep and not already being woken. Work
+  // queued while a wake-up is on its way is found by the woken processor,
+  // which drains the queue before it sleeps again: one wake-up per
+  // processor for a burst, not one per routine.
+  if (spinning_) --queued;
+  const int available = sleeping_ - pending_wakes_;
+  const int wakes =
+      static_cast<int>(std::min<size_t>(queued, std::max(available, 0)));
+  pending_wakes_ += wakes;
+  return wakes;
+}
+
+void ProcessorGroup::Wake(int wakes) {
+  if (wakes == kWakeAll) {
+    work_.SignalAll();
+    return;
+  }
+  for (int i = 0; i < wakes; ++i) work_.Signal();
+}
+
+void ProcessorGroup::SleepLocked(
+    const std::chrono::steady_clock::time_point* until) {
+  ++sleeping_;
+  if (until != nullptr) {
+    work_.WaitUntil(&mu_, *until);
+  } else {
+    work_.Wait(&mu_);
+  }
+  --sleeping_;
+  // Any return counts as the wake-up on its way (a timeout or a spurious
+  // return wakes this processor just the same: it looks at the queue).
+  if (pending_wakes_ > 0) --pending_wakes_;
 }
 
 size_t ProcessorGroup::queued() const {
@@ -99,7 +122,7 @@ std::shared_ptr<CRoutine> ProcessorGroup::Next(int index) {
       WatchLocked();
       watcher_ = false;
     } else {
-      work_.Wait(&mu_);
+      SleepLocked(nullptr);
     }
   }
   return nullptr;
@@ -114,21 +137,22 @@ void ProcessorGroup::WatchLocked() {
   mu_.Lock();
   if (stop_ || enqueued_.load(std::memory_order_acquire) != seen) return;
   if (!next) {
-    work_.Wait(&mu_);  // nothing expected: idle like the others
+    SleepLocked(nullptr);  // nothing expected: idle like the others
     return;
   }
   const Clock::time_point now = Clock::now();
   if (now < *next - anticipation_.lead) {
     // Until shortly before it; then ask again (a cancelled timeout moves
     // it, and costs no spin). Queued work wakes us earlier.
-    work_.WaitUntil(&mu_, *next - anticipation_.lead);
+    const Clock::time_point wake = *next - anticipation_.lead;
+    SleepLocked(&wake);
     return;
   }
   const Clock::time_point give_up = *next + anticipation_.spin_limit;
   if (now >= give_up) {
     // Expected long ago and not come (a late tick thread, an event with no
     // work for us): wait to be handed work, as any idle processor.
-    work_.Wait(&mu_);
+    SleepLocked(nullptr);
     return;
   }
   spinning_ = true;
@@ -152,7 +176,7 @@ void ProcessorGroup::WatchLocked() {
   mu_.Lock();
   spinning_ = false;
   if (!handed && !stop_ && enqueued_.load(std::memory_order_acquire) == seen) {
-    work_.Wait(&mu_);
+    SleepLocked(nullptr);
   }
 }
 

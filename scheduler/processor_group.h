@@ -3,8 +3,10 @@
 // A group is a set of processor threads sharing one SchedulingPolicy (one
 // run queue) under one lock. An idle processor blocks on the group's
 // condition variable: no spinning, no polling. Making a routine ready wakes
-// exactly one idle processor (all of them only for a routine pinned to a
-// particular processor, which must be the one to take it).
+// one idle processor unless one is already being woken (all of them only for
+// a routine pinned to a particular processor, which must be the one to take
+// it): a burst of routines costs one wake-up per processor, not one per
+// routine.
 //
 // Each processor applies its thread attributes (name, CPU affinity,
 // scheduling policy and priority) at start; a setting the OS refuses (e.g.
@@ -114,8 +116,14 @@ class ProcessorGroup {
   // The watcher's turn (see the header comment): returns after waiting,
   // with work possibly queued.
   void WatchLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Wakes processors for `queued` new routines.
-  void WakeFor(size_t queued, bool pinned, bool spinner);
+  // How many sleeping processors `queued` new routines need woken (counted
+  // as on their way), or kWakeAll for a pinned one; Wake() then signals.
+  static constexpr int kWakeAll = -1;
+  int WakesLocked(size_t queued, bool pinned) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Wake(int wakes);
+  // Waits on work_ (until `until`, if given), counted as asleep.
+  void SleepLocked(const std::chrono::steady_clock::time_point* until)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const ProcessorGroupConfig config_;
   const ReturnedFn returned_;
@@ -126,6 +134,8 @@ class ProcessorGroup {
   const Anticipation anticipation_;
   bool watcher_ ABSL_GUARDED_BY(mu_) = false;   // a processor watches
   bool spinning_ ABSL_GUARDED_BY(mu_) = false;  // the watcher spins now
+  int sleeping_ ABSL_GUARDED_BY(mu_) = 0;       // processors in SleepLocked
+  int pending_wakes_ ABSL_GUARDED_BY(mu_) = 0;  // signals not yet consumed
   // Routines queued so far (written under mu_): what a spinner watches.
   std::atomic<uint64_t> enqueued_{0};
   std::atomic<bool> stopping_{false};  // stop_, for a spinner
