@@ -52,8 +52,10 @@ CRoutine::~CRoutine() {
   // A started routine is always run to completion (cancellation unwinds
   // it), so its fiber is empty here and nothing needs forced unwinding.
   ACHECK(!context_) << "routine \"" << name_ << "\" destroyed while suspended";
-  if (!armed_once_) return;  // never in a wheel: no wheel lock to take
-  if (auto* driver = host_->timer_driver()) driver->Cancel(this);
+  // Never in a wheel: no wheel lock to take.
+  if (timer::WheelFrontEnd* front = ArmedFrontAtDestruction()) {
+    front->Cancel(this);
+  }
 }
 
 // Not inline: a routine may resume on another thread, and the thread_local
@@ -190,7 +192,7 @@ void CRoutine::SleepUntil(Instant deadline) {
           throw RoutineCancelled();
         }
         self->sleep_seq_ = armed->arm_seq;
-        self->armed_once_ = true;
+        self->armed_front_ = driver;
       }
     }
     self->SwitchOut();

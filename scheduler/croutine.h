@@ -194,18 +194,25 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
 
   // The scheduler's intrusive list of live routines (no node allocated per
   // routine): the links and the reference that keeps a parked routine
-  // alive. Used only by the scheduler, under its lock.
+  // alive. Only the scheduler reaches it (a friend), under its lock.
   struct LiveLink {
     CRoutine* prev = nullptr;
     CRoutine* next = nullptr;
     std::shared_ptr<CRoutine> self;
   };
-  LiveLink& live_link() { return live_link_; }
   State state() const;
 
   void OnExpired(uint32_t arm_seq);
 
  private:
+  friend class Scheduler;  // live_link_
+  // armed_front_ in the destructor: the last reference is gone, every
+  // write to it happened before (the reference count orders them), and no
+  // other thread can reach the routine any more: no lock needed.
+  timer::WheelFrontEnd* ArmedFrontAtDestruction() const
+      ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    return armed_front_;
+  }
   enum WakeReason { kTimer, kData, kCancel, kUnpark };
   [[noreturn]] static void YieldOutsideRoutine();
   // Resume()'s rare paths: the first resume borrows a context (returns the
@@ -230,13 +237,16 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
   const uint64_t id_;
   int group_ = 0;
   bool named_task_ = false;
-  // Whether the routine ever armed a sleep: only then can its wheel entry
-  // be armed when it is destroyed (a timer callback's routine never sleeps
-  // in the common case, and its end then takes no wheel lock).
-  bool armed_once_ = false;
+  // The wheel the routine last armed a sleep on (null: never): only then
+  // can its entry be armed when it is destroyed (a timer callback's routine
+  // never sleeps in the common case, and its end then takes no wheel lock),
+  // and that wheel is the one to cancel on, without asking the host, which
+  // may be gone when the last reference is dropped (the tick thread holds
+  // one while it expires the routine's sleep).
+  timer::WheelFrontEnd* armed_front_ ABSL_GUARDED_BY(mu_) = nullptr;
   std::atomic<bool> cancel_{false};
   std::shared_ptr<const void> owner_;  // released with body_
-  LiveLink live_link_;
+  LiveLink live_link_;  // the scheduler's, under its lock
 
   // The routine's entry point as its context runs it: body_ plus the
   // catching of everything it may throw.

@@ -1,6 +1,7 @@
 #include "scheduler/processor_group.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <sys/prctl.h>
 
 #include <algorithm>
@@ -13,6 +14,19 @@ namespace cyber {
 namespace scheduler {
 
 namespace {
+// One spin-wait step: tells the core (and a hyperthread sibling) that this
+// thread is only waiting.
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+
+// The most the watcher adds to its lead for its own wake-up lateness (ns).
+constexpr int64_t kMaxLearnedLateNs = 500'000;
+
 // Timer slack of anticipating processors (ns).
 constexpr unsigned long kWatcherTimerSlackNs = 1000;  // NOLINT: prctl's type
 }  // namespace
@@ -77,7 +91,12 @@ int ProcessorGroup::WakesLocked(size_t queued, bool pinned) {
   // queued while a wake-up is on its way is found by the woken processor,
   // which drains the queue before it sleeps again: one wake-up per
   // processor for a burst, not one per routine.
-  if (spinning_) --queued;
+  if (spinning_ && queued > 0) {
+    // Claimed: a later enqueue before the spinner takes its routine must
+    // not count on it again.
+    spinning_ = false;
+    --queued;
+  }
   const int available = sleeping_ - pending_wakes_;
   const int wakes =
       static_cast<int>(std::min<size_t>(queued, std::max(available, 0)));
@@ -93,11 +112,12 @@ void ProcessorGroup::Wake(int wakes) {
   for (int i = 0; i < wakes; ++i) work_.Signal();
 }
 
-void ProcessorGroup::SleepLocked(
+bool ProcessorGroup::SleepLocked(
     const std::chrono::steady_clock::time_point* until) {
   ++sleeping_;
+  bool signalled = true;
   if (until != nullptr) {
-    work_.WaitUntil(&mu_, *until);
+    signalled = work_.WaitUntil(&mu_, *until);
   } else {
     work_.Wait(&mu_);
   }
@@ -105,6 +125,7 @@ void ProcessorGroup::SleepLocked(
   // Any return counts as the wake-up on its way (a timeout or a spurious
   // return wakes this processor just the same: it looks at the queue).
   if (pending_wakes_ > 0) --pending_wakes_;
+  return signalled;
 }
 
 size_t ProcessorGroup::queued() const {
@@ -141,11 +162,23 @@ void ProcessorGroup::WatchLocked() {
     return;
   }
   const Clock::time_point now = Clock::now();
-  if (now < *next - anticipation_.lead) {
+  // The lead, plus how late this machine's timed wake-ups of the watcher
+  // have been lately (an idle virtual CPU wakes tens of microseconds late,
+  // more after a long sleep): the watcher should be spinning by lead
+  // before the event, not arriving after it.
+  const Clock::time_point wake =
+      *next - anticipation_.lead - std::chrono::nanoseconds(wake_late_ns_);
+  if (now < wake) {
     // Until shortly before it; then ask again (a cancelled timeout moves
     // it, and costs no spin). Queued work wakes us earlier.
-    const Clock::time_point wake = *next - anticipation_.lead;
-    SleepLocked(&wake);
+    if (!SleepLocked(&wake)) {
+      // Timed out: learn how late (moving average of 1/8, bounded).
+      const int64_t late = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                               Clock::now() - wake)
+                               .count();
+      const int64_t bounded = std::clamp<int64_t>(late, 0, kMaxLearnedLateNs);
+      wake_late_ns_ += (bounded - wake_late_ns_) / 8;
+    }
     return;
   }
   const Clock::time_point give_up = *next + anticipation_.spin_limit;
@@ -162,11 +195,14 @@ void ProcessorGroup::WatchLocked() {
   while (!stopping_.load(std::memory_order_relaxed)) {
     for (int i = 0; i < 64 && !handed; ++i) {
       handed = enqueued_.load(std::memory_order_acquire) != seen;
-      __builtin_ia32_pause();
+      CpuRelax();
     }
     if (handed) break;
     t = Clock::now();
     if (t >= give_up) break;
+    // The tick thread may be waking on this very CPU (a 2-CPU machine has
+    // no other idle one while we spin): let it run at once.
+    sched_yield();
   }
   if (handed) t = Clock::now();
   spin_ns_.fetch_add(
@@ -203,7 +239,7 @@ bool ProcessorGroup::RunOne(std::chrono::nanoseconds wait) {
         next_manual_processor_ = (next_manual_processor_ + 1) % processors;
       }
       if (r || std::chrono::steady_clock::now() >= limit) break;
-      work_.WaitUntil(&mu_, limit);
+      SleepLocked(&limit);  // counted asleep: an enqueue signals it
     }
   }
   if (!r) return false;

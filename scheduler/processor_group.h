@@ -19,7 +19,9 @@
 // Anticipation, one idle processor (the watcher) asks when the next timer
 // work is due, sleeps until `lead` before it and then spins, at most until
 // `spin_limit` past it, for the hand-off: the two wake-ups happen side by
-// side and the hand-off is a store the spinner sees. It asks again before
+// side and the hand-off is a store the spinner sees. The watcher also
+// learns how late its own timed wake-ups come (an idle virtual CPU wakes
+// late, later after a long sleep) and wakes that much earlier. It asks again before
 // spinning, so a timeout cancelled meanwhile costs no spin; with nothing
 // expected it blocks like any idle processor (no wake-ups when idle). The
 // spin is counted (stats()).
@@ -121,8 +123,9 @@ class ProcessorGroup {
   static constexpr int kWakeAll = -1;
   int WakesLocked(size_t queued, bool pinned) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Wake(int wakes);
-  // Waits on work_ (until `until`, if given), counted as asleep.
-  void SleepLocked(const std::chrono::steady_clock::time_point* until)
+  // Waits on work_ (until `until`, if given), counted as asleep. False if
+  // it timed out.
+  bool SleepLocked(const std::chrono::steady_clock::time_point* until)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const ProcessorGroupConfig config_;
@@ -135,6 +138,8 @@ class ProcessorGroup {
   bool watcher_ ABSL_GUARDED_BY(mu_) = false;   // a processor watches
   bool spinning_ ABSL_GUARDED_BY(mu_) = false;  // the watcher spins now
   int sleeping_ ABSL_GUARDED_BY(mu_) = 0;       // processors in SleepLocked
+  // How late the watcher's timed wake-ups have been (moving average, ns).
+  int64_t wake_late_ns_ ABSL_GUARDED_BY(mu_) = 0;
   int pending_wakes_ ABSL_GUARDED_BY(mu_) = 0;  // signals not yet consumed
   // Routines queued so far (written under mu_): what a spinner watches.
   std::atomic<uint64_t> enqueued_{0};

@@ -23,8 +23,17 @@ template <typename T>
 class RingQueue {
  public:
   RingQueue() = default;
-  RingQueue(RingQueue&&) = default;
-  RingQueue& operator=(RingQueue&&) = default;
+  // A moved-from queue is empty and usable.
+  RingQueue(RingQueue&& other) noexcept { *this = std::move(other); }
+  RingQueue& operator=(RingQueue&& other) noexcept {
+    if (this != &other) {
+      slots_ = std::move(other.slots_);
+      capacity_ = std::exchange(other.capacity_, 0);
+      head_ = std::exchange(other.head_, 0);
+      size_ = std::exchange(other.size_, 0);
+    }
+    return *this;
+  }
 
   bool empty() const { return size_ == 0; }
   size_t size() const { return size_; }

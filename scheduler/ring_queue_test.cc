@@ -38,6 +38,22 @@ TEST(RingQueueTest, SteadyStateNeverGrows) {
   EXPECT_EQ(q.size(), 10u);
 }
 
+TEST(RingQueueTest, AMovedFromQueueIsEmptyAndUsable) {
+  RingQueue<int> a;
+  for (int i = 0; i < 20; ++i) a.push_back(i);
+  a.pop_front();
+  RingQueue<int> b(std::move(a));
+  EXPECT_EQ(b.size(), 19u);
+  EXPECT_EQ(b.pop_front(), 1);
+  EXPECT_TRUE(a.empty());  // NOLINT: moved from on purpose
+  a.push_back(7);
+  EXPECT_EQ(a.pop_front(), 7);
+  RingQueue<int> c;
+  c = std::move(b);
+  EXPECT_EQ(c.size(), 18u);
+  EXPECT_EQ(c.pop_front(), 2);
+}
+
 TEST(RingQueueTest, PopReleasesTheSlot) {
   RingQueue<std::shared_ptr<int>> q;
   auto value = std::make_shared<int>(7);

@@ -69,17 +69,16 @@ void Scheduler::SetTimerDriver(timer::TickDriver* driver) {
       driver != nullptr ? driver->front_end() : nullptr;
   MutexLock lock(&drivers_mu_);
   if (front) drivers_.push_back(front);
-  timer_driver_steady_.store(
-      front != nullptr && dynamic_cast<SteadyClock*>(front->clock()) != nullptr,
-      std::memory_order_release);
   timer_driver_.store(front.get(), std::memory_order_release);
 }
 
 std::optional<std::chrono::steady_clock::time_point> Scheduler::NextTimerEvent()
     const {
+  // Only a wheel that dispatches here, on the steady clock (the front end
+  // loaded is the one checked: SetTimerDriver may change it meanwhile).
   timer::WheelFrontEnd* front = timer_driver_.load(std::memory_order_acquire);
-  if (front == nullptr || front->closed() ||
-      !timer_driver_steady_.load(std::memory_order_acquire)) {
+  if (front == nullptr || front->closed() || front->dispatcher() != this ||
+      dynamic_cast<SteadyClock*>(front->clock()) == nullptr) {
     return std::nullopt;
   }
   const timer::Tick tick = front->wheel().NextEventTick();
@@ -112,25 +111,27 @@ absl::Status Scheduler::Admit(const std::shared_ptr<CRoutine>& routine) {
         "scheduler \"", options_.name, "\": ", live_count_,
         " live routines reached max_routines ", options_.max_routines));
   }
-  CRoutine::LiveLink& link = routine->live_link();
+  mu_.AssertHeld();
+  CRoutine::LiveLink& link = routine->live_link_;
   link.self = routine;
   link.prev = nullptr;
   link.next = live_head_;
-  if (live_head_ != nullptr) live_head_->live_link().prev = routine.get();
+  if (live_head_ != nullptr) live_head_->live_link_.prev = routine.get();
   live_head_ = routine.get();
   ++live_count_;
   return absl::OkStatus();
 }
 
 void Scheduler::ForgetLocked(CRoutine* routine) {
-  CRoutine::LiveLink& link = routine->live_link();
+  mu_.AssertHeld();
+  CRoutine::LiveLink& link = routine->live_link_;
   if (link.self == nullptr) return;  // not live (never admitted)
   if (link.prev != nullptr) {
-    link.prev->live_link().next = link.next;
+    link.prev->live_link_.next = link.next;
   } else {
     live_head_ = link.next;
   }
-  if (link.next != nullptr) link.next->live_link().prev = link.prev;
+  if (link.next != nullptr) link.next->live_link_.prev = link.prev;
   link.prev = link.next = nullptr;
   // The caller still holds a reference: this never destroys the routine
   // under the lock.
@@ -324,8 +325,8 @@ void Scheduler::Shutdown() {
     if (shut_down_) return;
     shut_down_ = true;
     stopping_.store(true, std::memory_order_release);
-    for (CRoutine* r = live_head_; r != nullptr; r = r->live_link().next) {
-      live.push_back(r->live_link().self);
+    for (CRoutine* r = live_head_; r != nullptr; r = r->live_link_.next) {
+      live.push_back(r->live_link_.self);
     }
   }
   // Cancel everything: parked routines are woken, running ones unwind at
@@ -348,7 +349,7 @@ void Scheduler::Shutdown() {
     if (std::chrono::steady_clock::now() - last_report > std::chrono::seconds(5)) {
       last_report = std::chrono::steady_clock::now();
       MutexLock lock(&mu_);
-      for (CRoutine* r = live_head_; r != nullptr; r = r->live_link().next) {
+      for (CRoutine* r = live_head_; r != nullptr; r = r->live_link_.next) {
         AWARN << "scheduler \"" << options_.name << "\": shutdown waits for "
               << "routine \"" << r->name()
               << "\", which has not reached a suspension point";

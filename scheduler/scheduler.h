@@ -82,7 +82,7 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
     bool run_threads = true;
     // Timer hand-off without a second wake-up (processor_group.h,
     // "Anticipation"): while the timer driver given to SetTimerDriver runs
-    // on the steady clock, one idle processor of the first group wakes
+    // on the steady clock and dispatches here, one idle processor of the first group wakes
     // `timer_handoff_lead` before the wheel's next event and spins until
     // the tick thread hands the event's callbacks over, at most until
     // `timer_handoff_spin` past the event. The spin costs CPU per event
@@ -192,8 +192,6 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
 
   const Options options_;
   ContextPool contexts_;
-  // Whether timer_driver_'s clock is the steady clock (anticipation).
-  std::atomic<bool> timer_driver_steady_{false};
   Mutex drivers_mu_;
   std::vector<std::shared_ptr<timer::WheelFrontEnd>> drivers_
       ABSL_GUARDED_BY(drivers_mu_);  // keeps every front end set alive

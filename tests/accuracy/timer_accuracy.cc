@@ -104,6 +104,10 @@ DEFINE_string(out_dir, "",
               "directory for fires.csv, wakeups.csv and summary.json (empty: "
               "only the table on stdout)");
 DEFINE_uint64(seed, 1, "seed of the oneshot delays and launch gaps");
+DEFINE_bool(anticipate, true,
+            "scheduler: an idle processor wakes ahead of the wheel's next "
+            "event and spins for the hand-off "
+            "(Scheduler::Options::anticipate_timer_work); false for an A/B");
 
 namespace cyber {
 namespace accuracy {
@@ -302,6 +306,7 @@ int Main(int argc, char** argv) {
     // What the scheduler would choose itself (one group, a processor per
     // CPU), spelled out for the names of its processor threads:
     // "<group>-<index>" (ProcessorGroup).
+    options.anticipate_timer_work = FLAGS_anticipate;
     options.config = scheduler::DefaultSchedulerConfig(
         static_cast<int>(std::thread::hardware_concurrency()));
     for (const scheduler::ProcessorGroupConfig& group : options.config.groups) {
