@@ -31,6 +31,11 @@ DEFINE_int32(scheduler_priority, 0,
              "(SCHED_FIFO/RR) of the default group's processors");
 DEFINE_int32(routine_stack_size, 256 * 1024,
              "usable stack bytes per coroutine (a guard page is added)");
+DEFINE_bool(scheduler_anticipate_timers, true,
+            "an idle processor wakes shortly before the timing wheel's next "
+            "event and spins for the hand-off, so a timer callback does not "
+            "wait for a second wake-up (costs CPU per event; "
+            "Scheduler::Options::anticipate_timer_work)");
 
 namespace cyber {
 namespace scheduler {
@@ -46,6 +51,7 @@ std::vector<Scheduler*>* g_retired = new std::vector<Scheduler*>();
 Scheduler::Options OptionsFromFlags() {
   Scheduler::Options o;
   o.name = "default";
+  o.anticipate_timer_work = FLAGS_scheduler_anticipate_timers;
   if (FLAGS_routine_stack_size >= static_cast<int>(kMinStackSize)) {
     o.stack_size = static_cast<size_t>(FLAGS_routine_stack_size);
   } else {
