@@ -365,6 +365,9 @@ void BM_TickToCallback(benchmark::State& state, Variant variant) {
         Scheduler sched(BenchSchedulerOptions());
         // Destroyed (and its timer stopped) before the scheduler.
         timer::TickDriver driver(SteadyClock::Get(), &sched);
+        // Wired as cyber::Init wires the process scheduler: its idle
+        // processors anticipate this wheel's events (the default).
+        sched.SetTimerDriver(&driver);
         std::thread sleeper(SleepToDeadlines, HalfwayBetweenTicks(driver),
                             &sleep_floor);
         error = MeasureTimerLateness(&driver, &measured, &timer_stats);
