@@ -95,8 +95,11 @@ absl::Duration ThreadCpuClock() {
 // whole clock ticks, so at most two ticks go missing; getrusage loses at
 // most a microsecond on each. Spinning on the thread's own CPU clock makes
 // the amount independent of how busy the machine is.
+// How long the test thread spins on its own CPU clock (file scope: no
+// capture needed in the thread's lambda).
+constexpr absl::Duration kSpin = absl::Milliseconds(60);
+
 TEST(SampleCpuTest, FindsANamedThreadAndItsCpu) {
-  constexpr absl::Duration kSpin = absl::Milliseconds(60);
   SteadyClock* const clock = SteadyClock::Get();
   const CpuSample before = SampleCpu(clock);
   std::promise<void> spun;
