@@ -615,6 +615,52 @@ TEST(SchedulerTest, NoAnticipationOnASimulatedClockOrWhenOff) {
   }
 }
 
+// --- Batched hand-over (Dispatcher::BeginBatch / EndBatch) ----------------
+
+Scheduler::Options WithoutThreads() {
+  Scheduler::Options o = WithProcessors(2);
+  o.run_threads = false;
+  return o;
+}
+
+TEST(SchedulerTest, ABatchHoldsItsRoutinesUntilItEndsThenQueuesThemInOrder) {
+  Scheduler sched(WithoutThreads());
+  std::vector<int> order;
+  {
+    timer::DispatchBatch batch(&sched);
+    for (int i = 0; i < 3; ++i) {
+      ASSERT_TRUE(sched.Dispatch([&order, i] { order.push_back(i); }));
+    }
+    // Accepted (live), but not queued before the batch ends.
+    EXPECT_EQ(sched.queued(), 0u);
+    EXPECT_EQ(sched.stats().live, 3u);
+  }
+  EXPECT_EQ(sched.queued(), 3u);
+  EXPECT_EQ(sched.RunReady(), 3u);
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2}));
+}
+
+TEST(SchedulerTest, AnotherSchedulersBatchDoesNotHoldThisOnesWork) {
+  Scheduler mine(WithoutThreads());
+  Scheduler other(WithoutThreads());
+  timer::DispatchBatch batch(&other);
+  ASSERT_TRUE(mine.Dispatch([] {}));
+  EXPECT_EQ(mine.queued(), 1u);  // not held: the batch is other's
+  ASSERT_TRUE(other.Dispatch([] {}));
+  EXPECT_EQ(other.queued(), 0u);  // held until the batch ends
+  EXPECT_EQ(mine.RunReady(), 1u);
+}
+
+TEST(SchedulerTest, ARefusedDispatchInABatchIsRefusedAtOnce) {
+  Scheduler::Options o = WithoutThreads();
+  o.max_routines = 1;
+  Scheduler sched(std::move(o));
+  timer::DispatchBatch batch(&sched);
+  EXPECT_TRUE(sched.Dispatch([] {}));
+  EXPECT_FALSE(sched.Dispatch([] {}));  // full: refused now, not at the end
+  EXPECT_EQ(sched.stats().refused, 1u);
+}
+
 }  // namespace
 }  // namespace scheduler
 }  // namespace cyber
