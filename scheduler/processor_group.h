@@ -2,7 +2,8 @@
 //
 // A group is a set of processor threads sharing one SchedulingPolicy (one
 // run queue) under one lock. An idle processor blocks on the group's
-// condition variable: no spinning, no polling. Making a routine ready wakes
+// condition variable (the one exception, the anticipating watcher below,
+// spins briefly around a known timer event). Making a routine ready wakes
 // one idle processor unless one is already being woken (all of them only for
 // a routine pinned to a particular processor, which must be the one to take
 // it): a burst of routines costs one wake-up per processor, not one per
@@ -19,12 +20,14 @@
 // Anticipation, one idle processor (the watcher) asks when the next timer
 // work is due, sleeps until `lead` before it and then spins, at most until
 // `spin_limit` past it, for the hand-off: the two wake-ups happen side by
-// side and the hand-off is a store the spinner sees. The watcher also
-// learns how late its own timed wake-ups come (an idle virtual CPU wakes
-// late, later after a long sleep) and wakes that much earlier. It asks again before
-// spinning, so a timeout cancelled meanwhile costs no spin; with nothing
-// expected it blocks like any idle processor (no wake-ups when idle). The
-// spin is counted (stats()).
+// side and the hand-off is a store the spinner sees. The spinner yields the
+// CPU every few hundred nanoseconds (the tick thread may be waking on the
+// very CPU it spins on). The watcher learns how late its own timed
+// wake-ups come (an idle virtual CPU wakes late, later after a long sleep)
+// and wakes that much earlier. It asks again before spinning, so a timeout
+// cancelled meanwhile costs no spin; with nothing expected it blocks like
+// any idle processor (no wake-ups when idle). The spin is counted
+// (stats()).
 //
 // A group made with run_threads false has no threads at all: its owner runs
 // the queued routines on its own thread with RunOne() (a simulated graph
