@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "cyber/common/cpu_relax.h"
 #include "cyber/common/log.h"
 #include "scheduler/config/thread_attributes.h"
 
@@ -14,16 +15,6 @@ namespace cyber {
 namespace scheduler {
 
 namespace {
-// One spin-wait step: tells the core (and a hyperthread sibling) that this
-// thread is only waiting.
-inline void CpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield" ::: "memory");
-#endif
-}
-
 // The most the watcher adds to its lead for its own wake-up lateness (ns).
 constexpr int64_t kMaxLearnedLateNs = 500'000;
 
@@ -70,7 +61,7 @@ void ProcessorGroup::EnqueueAll(std::vector<std::shared_ptr<CRoutine>>* routines
     size_t queued = 0;
     bool pinned = false;
     for (std::shared_ptr<CRoutine>& routine : *routines) {
-      if (routine == nullptr || (group >= 0 && routine->group() != group)) {
+      if (routine == nullptr || routine->group() != group) {
         continue;
       }
       pinned = pinned || routine->processor() >= 0;

@@ -91,12 +91,11 @@ class ProcessorGroup {
   ProcessorGroup& operator=(const ProcessorGroup&) = delete;
 
   void Enqueue(std::shared_ptr<CRoutine> routine);
-  // Queues the routines of `routines` (those of group `group`, or all when
-  // -1), in order, under one lock, then wakes at most one idle processor
-  // per routine and no more than there are processors. Moves each queued
-  // one out (its slot is left null).
-  void EnqueueAll(std::vector<std::shared_ptr<CRoutine>>* routines,
-                  int group = -1);
+  // Queues those of `routines` that belong to group `group` (this group's
+  // index in its scheduler), in order, under one lock, then wakes sleeping
+  // processors as Enqueue() does, once for the lot. Moves each queued one
+  // out (its slot is left null).
+  void EnqueueAll(std::vector<std::shared_ptr<CRoutine>>* routines, int group);
   // Stops the processors after the routine each is running switches out;
   // queued routines stay queued (the scheduler drains before stopping).
   void Stop();
@@ -110,7 +109,6 @@ class ProcessorGroup {
   const ProcessorGroupConfig& config() const { return config_; }
   int size() const { return static_cast<int>(threads_.size()); }
   size_t queued() const;
-  uint64_t switches() const { return switches_.load(std::memory_order_relaxed); }
   Stats stats() const;
 
  private:

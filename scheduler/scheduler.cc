@@ -183,13 +183,9 @@ void Scheduler::EndBatch() {
   t_held.owner = nullptr;
   std::vector<std::shared_ptr<CRoutine>>& held = t_held.routines;
   if (held.empty()) return;
-  if (groups_.size() == 1) {
-    groups_[0]->EnqueueAll(&held);
-  } else {
-    // In dispatch order within each group, one group at a time.
-    for (size_t g = 0; g < groups_.size(); ++g) {
-      groups_[g]->EnqueueAll(&held, static_cast<int>(g));
-    }
+  // In dispatch order within each group, one group at a time.
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    groups_[g]->EnqueueAll(&held, static_cast<int>(g));
   }
   held.clear();
 }

@@ -112,6 +112,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "benchmark/benchmark.h"
+#include "cyber/common/cpu_relax.h"
 #include "cyber/time/instant.h"
 #include "cyber/time/simulated_clock.h"
 #include "scheduler/config/scheduler_config.h"
@@ -156,12 +157,6 @@ struct EmptyTask {
     counter->ran.fetch_add(1, std::memory_order_relaxed);
   }
 };
-
-inline void CpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
 
 // Waits on the calling thread until `counter` reaches `target`: spins
 // kSpinsBeforeYield polls, then yields between polls. False after
