@@ -564,7 +564,9 @@ TEST(SchedulerTest, AnIdleProcessorSpinsForTheTimersHandOff) {
 }
 
 TEST(SchedulerTest, ACancelledTimeoutCostsNoSpin) {
-  Scheduler sched(Anticipating(absl::Milliseconds(500)));
+  // A short spin limit: any spin for the +300 ms event would be over (and
+  // counted) by +305 ms, long before the stats are read at +400 ms.
+  Scheduler sched(Anticipating(absl::Milliseconds(5)));
   timer::TickDriver driver(SteadyClock::Get(), &sched);
   sched.SetTimerDriver(&driver);
   std::atomic<int> calls{0};
@@ -573,11 +575,18 @@ TEST(SchedulerTest, ACancelledTimeoutCostsNoSpin) {
   options.period = absl::Milliseconds(300);
   options.callback = [&] { calls.fetch_add(1); };
   timer::Timer timeout(std::move(options), &driver);
-  // A processor must be idle and watching: run one routine first.
-  ASSERT_TRUE(sched.Async([] {}).valid());
   ASSERT_TRUE(timeout.Schedule().ok());
-  timeout.Stop();  // answered in time: the watcher asks again, finds nothing
-  absl::SleepFor(absl::Milliseconds(400));
+  // A processor runs a routine and, idle again, asks for the next event:
+  // it learns the timeout's +300 ms and sleeps until just before it.
+  // Real time, because anticipation only runs on the steady clock; 50 ms
+  // is ample for that question on a loaded machine, and still far from
+  // the deadline.
+  sched.Async([] {}).get();
+  absl::SleepFor(absl::Milliseconds(50));
+  timeout.Stop();  // answered in time
+  // Past the deadline: the watcher woke, asked again, found nothing and
+  // did not spin (a watcher that did not ask again would spin and miss).
+  absl::SleepFor(absl::Milliseconds(350));
   const Scheduler::Stats s = sched.stats();
   EXPECT_EQ(calls.load(), 0);
   EXPECT_EQ(s.handoffs_anticipated + s.handoffs_missed, 0u);
