@@ -43,6 +43,23 @@ void BlockPool::Deallocate(void* block, size_t bytes) {
   ::operator delete(block);
 }
 
+size_t BlockPool::Reserve(size_t bytes, size_t blocks) {
+  MutexLock lock(&mu_);
+  if (block_bytes_ == 0) block_bytes_ = bytes;
+  if (bytes != block_bytes_) return 0;
+  const size_t target = blocks < max_cached_ ? blocks : max_cached_;
+  while (free_.size() < target) {
+    free_.push_back(::operator new(bytes));  // capacity reserved: no growth
+    ++stats_.allocated;
+  }
+  return free_.size();
+}
+
+size_t BlockPool::block_bytes() const {
+  MutexLock lock(&mu_);
+  return block_bytes_;
+}
+
 BlockPool::Stats BlockPool::stats() const {
   MutexLock lock(&mu_);
   Stats s = stats_;

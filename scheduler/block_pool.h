@@ -50,7 +50,15 @@ class BlockPool {
   // default (PoolAllocator checks at compile time).
   void* Allocate(size_t bytes);
   void Deallocate(void* block, size_t bytes);
+  // Takes blocks of `bytes` from operator new until `blocks` free ones are
+  // cached (at most max_cached), so the next `blocks` Allocate() calls of
+  // that size allocate nothing however late earlier blocks come back.
+  // Fixes the block size if no Allocate() did yet. Returns the number of
+  // free blocks cached; 0 if `bytes` is not the pool's size.
+  size_t Reserve(size_t bytes, size_t blocks);
   Stats stats() const;
+  // The size of the blocks pooled; 0 until the first Allocate/Reserve.
+  size_t block_bytes() const;
 
  private:
   const size_t max_cached_;

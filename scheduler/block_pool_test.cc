@@ -27,6 +27,24 @@ TEST(BlockPoolTest, ReusesTheBlocksOfOneSize) {
   EXPECT_EQ(s.cached, 1u);
 }
 
+TEST(BlockPoolTest, ReservedBlocksServeTheNextAllocationsWithoutNew) {
+  auto pool = std::make_shared<BlockPool>(/*max_cached=*/8);
+  EXPECT_EQ(pool->Reserve(64, 5), 5u);
+  EXPECT_EQ(pool->block_bytes(), 64u);
+  void* blocks[5];
+  for (void*& b : blocks) b = pool->Allocate(64);
+  BlockPool::Stats s = pool->stats();
+  EXPECT_EQ(s.allocated, 5u);  // all by Reserve
+  EXPECT_EQ(s.reused, 5u);
+  EXPECT_EQ(s.cached, 0u);
+  for (void* b : blocks) pool->Deallocate(b, 64);
+  // Held blocks do not count: Reserve tops the free list up.
+  EXPECT_EQ(pool->Reserve(64, 3), 5u);
+  EXPECT_EQ(pool->Reserve(64, 100), 8u);  // capped by max_cached
+  EXPECT_EQ(pool->Reserve(32, 1), 0u);    // not the pool's size
+  EXPECT_EQ(pool->stats().allocated, 8u);
+}
+
 TEST(BlockPoolTest, OtherSizesAreNotPooled) {
   auto pool = std::make_shared<BlockPool>(4);
   void* a = pool->Allocate(64);

@@ -40,7 +40,10 @@ void ExecutionContext::Loop() {
 }
 
 ContextPool::ContextPool(size_t stack_size, size_t max_cached)
-    : stacks_(stack_size, max_cached), max_cached_(max_cached) {}
+    : stacks_(stack_size, max_cached), max_cached_(max_cached) {
+  MutexLock lock(&mu_);
+  free_.reserve(max_cached_);  // Release() never grows the list
+}
 
 ContextPool::~ContextPool() {
   MutexLock lock(&mu_);
@@ -68,6 +71,19 @@ void ContextPool::Release(std::unique_ptr<ExecutionContext> context) {
     }
   }
   context.reset();  // beyond the cache: unwind and free, outside the lock
+}
+
+size_t ContextPool::Reserve(size_t contexts) {
+  const size_t target = contexts < max_cached_ ? contexts : max_cached_;
+  while (true) {
+    {
+      MutexLock lock(&mu_);
+      if (free_.size() >= target) return free_.size();
+    }
+    // Made outside the lock (it maps a stack); a concurrent Release may
+    // overshoot the target by a few, never the cache's bound.
+    Release(std::make_unique<ExecutionContext>(&stacks_));
+  }
 }
 
 }  // namespace scheduler

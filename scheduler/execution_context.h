@@ -81,6 +81,10 @@ class ContextPool {
 
   std::unique_ptr<ExecutionContext> Acquire();
   void Release(std::unique_ptr<ExecutionContext> context);
+  // Creates contexts until `contexts` idle ones are cached (at most
+  // max_cached), so that many routines can start at once without making a
+  // context (and its stack). Returns the number cached.
+  size_t Reserve(size_t contexts);
 
   StackPool::Stats stack_stats() const { return stacks_.stats(); }
 

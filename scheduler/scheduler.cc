@@ -139,6 +139,27 @@ void Scheduler::ForgetLocked(CRoutine* routine) {
   --live_count_;
 }
 
+absl::Status Scheduler::ReserveRoutines(size_t routines) {
+  if (routine_memory_->block_bytes() == 0) {
+    // The pool learns its block size (routine plus control block, which
+    // only allocate_shared knows) from a first routine, never admitted.
+    std::allocate_shared<CRoutine>(PoolAllocator<CRoutine>(routine_memory_),
+                                   "reserve", nullptr, 0, /*processor=*/-1, this,
+                                   nullptr)
+        .reset();
+  }
+  const size_t blocks =
+      routine_memory_->Reserve(routine_memory_->block_bytes(), routines);
+  const size_t contexts = contexts_.Reserve(routines);
+  if (blocks < routines || contexts < routines) {
+    return absl::OutOfRangeError(absl::StrCat(
+        "scheduler \"", options_.name, "\": ReserveRoutines(", routines,
+        "): kept ", blocks, " routine blocks and ", contexts,
+        " contexts (the pools' caps)"));
+  }
+  return absl::OkStatus();
+}
+
 bool Scheduler::Dispatch(std::function<void()> task, int priority) {
   return Dispatch(std::move(task), priority, nullptr);
 }

@@ -164,6 +164,16 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
   // Without processor threads, Shutdown() runs the cancelled routines'
   // unwinding on the calling thread.
   void Shutdown();
+  // Sizes the routine pools for `routines` in flight at once: that many
+  // routine blocks and coroutine contexts (with their stacks) are made now
+  // and kept, so a burst of up to that many dispatched callbacks, Async
+  // tasks or woken sleepers allocates nothing, even while the routines of
+  // the previous burst are still being returned by processor threads.
+  // For a deployment that wants no allocation after start-up, and for
+  // tests that count allocations. Capped by the pools' caches (4096
+  // routine blocks, 64 contexts): beyond them, OutOfRange naming the
+  // scheduler, the count and what was kept (the caps are reserved).
+  absl::Status ReserveRoutines(size_t routines);
   Stats stats() const;
   const std::string& name() const { return options_.name; }
   StackPool::Stats stack_stats() const { return contexts_.stack_stats(); }

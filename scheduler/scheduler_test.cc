@@ -38,6 +38,24 @@ std::string ThreadName() {
   return name;
 }
 
+TEST(SchedulerTest, ReserveRoutinesKeepsContextsAndRefusesBeyondItsCaps) {
+  Scheduler::Options o = WithProcessors(1);
+  o.run_threads = false;
+  Scheduler s(std::move(o));
+  EXPECT_TRUE(s.ReserveRoutines(8).ok());
+  EXPECT_GE(s.stack_stats().mapped, 8u);  // each context holds a stack
+  const absl::Status refused = s.ReserveRoutines(1000);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kOutOfRange);
+  EXPECT_NE(refused.message().find("scheduler \"test\": ReserveRoutines(1000)"),
+            std::string::npos)
+      << refused;
+  // Reserved routines run like any other.
+  int ran = 0;
+  ASSERT_TRUE(s.Dispatch([&ran] { ++ran; }, 0));
+  s.RunReady();
+  EXPECT_EQ(ran, 1);
+}
+
 TEST(SchedulerTest, RoutinesYieldAndResumeInOrder) {
   Scheduler sched(WithProcessors(1));
   Gate gate;

@@ -29,4 +29,19 @@ PACKAGES=(
   python3
 )
 
-exec bash "$(dirname "$0")/install_missing_packages.sh" setup "${PACKAGES[@]}"
+bash "$(dirname "$0")/install_missing_packages.sh" setup "${PACKAGES[@]}"
+
+# A Bazel disk cache outside the clone, so a second clone (CI's fresh clone
+# after a developer's run, or the next CI run) reuses every action already
+# built on this machine instead of compiling ~300 targets in 5 configs again.
+# It goes in the user's ~/.bazelrc, which Bazel reads for every workspace;
+# an existing --disk_cache line there is left alone.
+rc="${HOME}/.bazelrc"
+if ! grep -qs -- '--disk_cache' "$rc"; then
+  mkdir -p "${HOME}/.cache/cyber_timer"
+  {
+    echo "# Added by cyber_timer's tools/setup.sh: actions shared by every clone."
+    echo "build --disk_cache=${HOME}/.cache/cyber_timer/bazel-disk-cache"
+  } >> "$rc"
+  echo "setup: Bazel disk cache at ${HOME}/.cache/cyber_timer/bazel-disk-cache (in $rc)" >&2
+fi
