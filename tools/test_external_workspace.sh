@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Proves that a robot team can use this repository from its own Bazel
 # workspace: makes a minimal workspace (examples/external_workspace: a GPS
-# poller, a watchdog, their .dag and a cyber_graph_test), points it at this
+# poller, a watchdog, their protobuf messages generated with cyber_timer's
+# cc_proto, their .dag and a cyber_graph_test), points it at this
 # checkout with local_repository, and builds and runs its test. Offline, like
 # everything here. Prints "external workspace: PASS" or "... FAIL".
 #
@@ -21,7 +22,7 @@ sed "s|@CYBER_TIMER@|$repo|g" "$src/WORKSPACE.template" > "$ws/WORKSPACE"
 cp "$src/bazelrc.template" "$ws/.bazelrc"
 touch "$ws/BUILD"
 cp "$src/gps/BUILD.template" "$ws/gps/BUILD"
-cp "$src"/gps/*.cc "$src"/gps/*.h "$src"/gps/*.dag "$ws/gps/"
+cp "$src"/gps/*.cc "$src"/gps/*.h "$src"/gps/*.dag "$src"/gps/*.proto "$ws/gps/"
 
 cd "$ws"
 status=0

@@ -24,6 +24,13 @@ gcc build of //... never sees -fsanitize=fuzzer.
 
 load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library", "cc_test")
 
+# Labels, not strings: a string would name a package of whichever workspace
+# calls the macro.
+_REPLAY_MAIN = Label("//tests/fuzz:fuzz_replay_main")
+# select() wants a string key in Bazel 4: the Label's own, which keeps the
+# repository name ("@cyber_timer//...") when loaded from another workspace.
+_FUZZING = str(Label("//tests/fuzz:fuzzing"))
+
 def cc_fuzz_test(name, srcs, deps = [], size = "small", timeout = None, **kwargs):
     """Declares <name>_fuzz_test (replay) and <name>_fuzzer (libFuzzer).
 
@@ -51,7 +58,10 @@ def cc_fuzz_test(name, srcs, deps = [], size = "small", timeout = None, **kwargs
         **kwargs
     )
 
-    package = native.package_name()
+    # Runfiles paths, relative to the test's working directory (the main
+    # repository's runfiles): another repository's files are under ../<name>.
+    repo = native.repository_name().lstrip("@")
+    package = ("../%s/" % repo if repo else "") + native.package_name()
     seeds = native.glob(["corpus/%s/**" % fuzzer])
     regressions = native.glob(["regressions/%s/**" % fuzzer])
     if not seeds:
@@ -66,7 +76,7 @@ def cc_fuzz_test(name, srcs, deps = [], size = "small", timeout = None, **kwargs
         timeout = timeout,
         args = args,
         data = seeds + regressions,
-        deps = [lib, "//tests/fuzz:fuzz_replay_main"],
+        deps = [lib, _REPLAY_MAIN],
         **kwargs
     )
 
@@ -75,12 +85,12 @@ def cc_fuzz_test(name, srcs, deps = [], size = "small", timeout = None, **kwargs
         testonly = True,
         tags = ["manual"],
         linkopts = select({
-            "//tests/fuzz:fuzzing": ["-fsanitize=fuzzer"],
+            _FUZZING: ["-fsanitize=fuzzer"],
             "//conditions:default": [],
         }),
         deps = [lib] + select({
-            "//tests/fuzz:fuzzing": [],
-            "//conditions:default": ["//tests/fuzz:fuzz_replay_main"],
+            _FUZZING: [],
+            "//conditions:default": [_REPLAY_MAIN],
         }),
         **kwargs
     )

@@ -11,9 +11,9 @@ bool GpsPoller::Init() {
 
 bool GpsPoller::Proc() {
   auto fix = std::make_shared<Fix>();
-  fix->seq = ++seq_;
-  fix->latitude = 48.137;
-  fix->longitude = 11.575;
+  fix->set_seq(++seq_);
+  fix->set_latitude(48.137);
+  fix->set_longitude(11.575);
   return writer_->Write(std::move(fix));
 }
 
@@ -26,7 +26,7 @@ bool GpsWatchdog::Init() {
       150,
       [this] {
         auto alarm = std::make_shared<FixTimeout>();
-        alarm->last_seq = last_seq_;
+        alarm->set_last_seq(last_seq_);
         alarm_->Write(std::move(alarm));
       },
       true);
@@ -35,7 +35,7 @@ bool GpsWatchdog::Init() {
 }
 
 bool GpsWatchdog::Proc(const std::shared_ptr<Fix>& fix) {
-  last_seq_ = fix->seq;
+  last_seq_ = fix->seq();
   return timeout_->Reset().ok();  // the 150 ms count from this fix
 }
 
