@@ -17,6 +17,15 @@ ExecutionContext::ExecutionContext(StackPool* stacks)
         Loop();  // only left by the forced unwind of ~ExecutionContext
         return std::move(caller_);
       });
+  // Started at once, to its first park in Loop(): every context is then a
+  // started fiber parked at one suspension point, so destroying it always
+  // unwinds a parked stack. (A context that never ran a body, kept by
+  // ContextPool::Reserve, would otherwise be destroyed unstarted, and
+  // Boost's ucontext backend, used under ASan, enters the fiber's function
+  // to unwind it: Loop() would run with no body.)
+  tsan_caller_ = tsan_fiber::Current();
+  tsan_fiber::SwitchTo(tsan_fiber_);
+  fiber_ = std::move(fiber_).resume();
 }
 
 ExecutionContext::~ExecutionContext() {
@@ -33,9 +42,9 @@ ExecutionContext::~ExecutionContext() {
 
 void ExecutionContext::Loop() {
   while (true) {
-    (*body_)();  // the routine's entry point; never throws (see CRoutine)
+    SwitchOut();  // parked until Enter() brings a body
+    (*body_)();   // the routine's entry point; never throws (see CRoutine)
     body_done_ = true;
-    SwitchOut();
   }
 }
 
