@@ -173,6 +173,7 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
   // SleepUntil(deadline) if `clock` is the clock of this routine's timing
   // wheel (Rate::Sleep and cyber::Time sleep through this from a routine).
   bool ParkUntil(Instant deadline, Clock* clock) override;
+  std::string DebugName() const override { return name_; }
 
   // --- Any thread -------------------------------------------------------
   void Notify();

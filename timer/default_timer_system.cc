@@ -5,6 +5,7 @@
 #include <mutex>
 #include <vector>
 
+#include "cyber/common/log.h"
 #include "cyber/time/steady_clock.h"
 #include "timer/ambient_timer_system.h"
 #include "timer/callback_executor.h"
@@ -48,6 +49,10 @@ std::vector<std::unique_ptr<ProcessSystem>>* g_systems =           // g_mu
     new std::vector<std::unique_ptr<ProcessSystem>>();
 // g_current's front end, written under g_mu, read without it (the hint).
 std::atomic<const WheelFrontEnd*> g_current_front{nullptr};
+// The fallback's front end once made (never made again: the stage never
+// returns to kNeverInstalled), and whether a timer on it was reported.
+std::atomic<const WheelFrontEnd*> g_fallback_front{nullptr};
+std::atomic<bool> g_fallback_reported{false};
 
 void SetCurrentLocked(ProcessSystem* system) {
   g_current = system;
@@ -60,6 +65,8 @@ ProcessSystem* CurrentLocked() {
   if (g_current == nullptr && g_stage == Stage::kNeverInstalled) {
     g_systems->push_back(std::make_unique<ProcessSystem>(nullptr, "timer-fallback"));
     SetCurrentLocked(g_systems->back().get());
+    g_fallback_front.store(g_current->driver.front_end().get(),
+                           std::memory_order_release);
   }
   return g_current;
 }
@@ -80,6 +87,22 @@ const WheelFrontEnd* DefaultTimerFrontEndHint() {
     return ambient;
   }
   return g_current_front.load(std::memory_order_acquire);
+}
+
+void NoteDefaultTimerStart(const WheelFrontEnd* front,
+                           absl::FunctionRef<std::string()> timer_name) {
+  if (front == nullptr || g_fallback_reported.load(std::memory_order_relaxed) ||
+      front != g_fallback_front.load(std::memory_order_acquire)) {
+    return;
+  }
+  if (g_fallback_reported.exchange(true)) return;  // another thread said it
+  AWARN << "timer \"" << timer_name()
+        << "\": no scheduler is wired (cyber::Init was not called), so timer "
+           "callbacks run on the fallback thread pool ("
+        << CallbackExecutor::Options{}.threads
+        << " threads, in FIFO order): scheduler conf priorities, groups and CPU "
+           "affinity do not apply. Call cyber::Init(argv[0]) before starting "
+           "timers to run them on the scheduler (said once per process)";
 }
 
 TickDriver* DefaultTickDriver() {

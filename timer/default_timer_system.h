@@ -22,7 +22,9 @@
 #define TIMER_DEFAULT_TIMER_SYSTEM_H_
 
 #include <memory>
+#include <string>
 
+#include "absl/functional/function_ref.h"
 #include "timer/dispatcher.h"
 #include "timer/tick_driver.h"
 #include "timer/wheel_front_end.h"
@@ -47,6 +49,16 @@ const WheelFrontEnd* DefaultTimerFrontEndHint();
 // for the scheduler's SleepFor); null after a shutdown. Valid until the next
 // ShutdownDefaultTimerSystem().
 TickDriver* DefaultTickDriver();
+
+// Says, once per process, that a timer starts on the fallback system: for
+// the timer about to start on `front` (what DefaultTimerFrontEnd() returned
+// for it), the first time `front` is the fallback, logs a warning naming
+// the timer (`timer_name` is called only then) and why: no scheduler is
+// wired (cyber::Init was not called), so its callbacks run on a small thread
+// pool where scheduler conf priorities, groups and CPU affinity do not apply.
+// Otherwise two atomic loads. Null `front`: nothing.
+void NoteDefaultTimerStart(const WheelFrontEnd* front,
+                           absl::FunctionRef<std::string()> timer_name);
 
 // Makes a new process system on the steady clock whose callbacks run on
 // `dispatcher` (the scheduler), replacing the current one for timers that

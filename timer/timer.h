@@ -49,7 +49,14 @@
 //   * while it waits, a Start() from the running callback (a watchdog
 //     re-arming itself) is overridden: the stop wins.
 // Two callbacks must not Stop() each other's timers at the same time (each
-// would wait for the other). The destructor stops, the same way; it may run
+// would wait for the other), and Stop() must not be called holding a lock
+// the callback needs (it would wait for ever). Such a stop is not silent: a
+// Stop() that has waited longer than --timer_stop_warn_after (default 1s,
+// steady clock) for the running call logs a warning naming the timer, the
+// caller (thread or routine, and the component the launcher is shutting
+// down) and the wait so far, again at 2, 4, 8... times the threshold, and
+// "returned after" once it returns; StopsInProgress() lists the stops
+// waiting now (timer_stop_registry.h). The destructor stops, the same way; it may run
 // while another thread is still inside a Stop() of the same timer (the
 // waiting Stop() holds what it uses).
 //

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "cyber/common/log.h"
 #include "timer/default_timer_system.h"
+#include "timer/timer_stop_registry.h"
 
 namespace cyber {
 namespace timer {
@@ -153,6 +155,7 @@ absl::Status TimerCore::StartDefault(bool reset) {
   }
   std::shared_ptr<WheelFrontEnd> front = DefaultTimerFrontEnd();
   WheelFrontEnd* const raw = front.get();
+  NoteDefaultTimerStart(raw, [this] { return name(); });
   return Begin(raw, std::move(front), reset);
 }
 
@@ -236,6 +239,10 @@ absl::Status TimerCore::BeginLocked(WheelFrontEnd* front,
 
 void TimerCore::Stop() {
   const void* const me = CurrentExecutionId();
+  // Lists this stop while it waits (timer_stop_registry.h); declared before
+  // the lock, so that it is taken off the list (and a "returned after"
+  // logged) once the lock is released.
+  std::optional<timer_internal::StopWaitRecord> waiting;
   MutexLock lock(&stripe_->mu);
   CancelLocked();
   restart_pending_ = false;
@@ -256,6 +263,7 @@ void TimerCore::Stop() {
   // re-arms (stop_waiters_), whatever the callback does to its timer.
   ++stop_waiters_;
   const uint32_t ended = calls_ended_;
+  waiting.emplace(NameLocked());
   // The stripe's list is shared: a wake for another timer's call is
   // spurious here, and the loop waits again.
   while (calls_ended_ == ended) stripe_->call_ended.Wait(&stripe_->mu);

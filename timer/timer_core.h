@@ -69,9 +69,13 @@
 // started its own timer again meanwhile: when Stop() returns, no call runs
 // and none begins, unless somebody starts the timer after that.
 //
+// A Stop() that waits is listed in the stop registry (timer_stop_registry.h)
+// while it waits, which warns when it waits too long; it is listed under
+// the stripe's lock and taken off after releasing it.
+//
 // Lock order: stripe -> wheel lock (Arm/Cancel) -> the tick thread's
 // wake-up event; stripe -> a waiting coroutine's lock -> its processor queue
-// (WakeAll). Never two stripes at once.
+// (WakeAll); stripe -> the stop registry's lock. Never two stripes at once.
 // User code and Dispatch() run with no lock held.
 //
 // Threads: every method from any thread or coroutine, including the timer's

@@ -36,6 +36,8 @@
 #ifndef CYBER_COMMON_WAIT_LIST_H_
 #define CYBER_COMMON_WAIT_LIST_H_
 
+#include <string>
+
 #include "absl/base/thread_annotations.h"
 #include "cyber/common/mutex.h"
 #include "cyber/time/clock.h"
@@ -62,6 +64,10 @@ class Parkable {
     (void)clock;
     return false;
   }
+  // Names the coroutine in diagnostics (a Timer::Stop() that waits too long
+  // names its caller); empty if it has none. Called from any thread while
+  // the coroutine is parked.
+  virtual std::string DebugName() const { return std::string(); }
 
  protected:
   ~Parkable() = default;

@@ -1,5 +1,5 @@
 // Component<M0, ...>: a component driven by messages, reading one to four
-// channels, with Cyber RT's semantics.
+// channels, with Cyber RT's semantics; Component<> (below) reads none.
 //
 //   class Fusion : public cyber::Component<Chatter, Driver> {
 //    public:
@@ -24,13 +24,38 @@
 //     (ComponentStats::unfused); a Component<M0> has nothing to wait for.
 //
 // Messages on each channel arrive in write order, in scheduler routines;
-// Proc() is never concurrent with itself (only M0's reader calls it). If
+// Proc() is never concurrent with itself (only M0's reader calls it). A
+// Proc() that returns false or throws is a failed call: counted in Stats()
+// (a throw also in `exceptions`) and logged with the running count; the
+// component keeps receiving (ComponentBase::RunProc). If
 // Proc() falls behind, M0's pending queue (`pending_queue_size`, default 1)
 // keeps the newest messages and counts the dropped ones
 // (ComponentStats::dropped). Messages are shared and immutable by contract:
 // Proc() receives std::shared_ptr<M> (Cyber RT's signature) but must not
 // modify a message. Shutdown() shuts every reader down synchronously, then
 // calls Clear(): no Proc() runs after it returns.
+//
+// Component<> reads no channel and has no Proc(), as in Cyber RT: Init()
+// starts whatever the component does itself — a loop (cyber::Async,
+// CreateTask), a Timer, a service answering on a Reader it creates:
+//
+//   class ControlLoop : public cyber::Component<> {
+//    public:
+//     bool Init() override {
+//       writer_ = node_->CreateWriter<Command>("/control/command");
+//       timer_ = std::make_unique<cyber::Timer>(10, [this] { Step(); }, false);
+//       timer_->Start();
+//       return true;
+//     }
+//     void Clear() override { timer_->Stop(); }
+//     ...
+//   };
+//
+// Its graph entry is under `components`, with no `readers` (an entry is
+// refused, naming it). Shutdown() shuts its node down (readers it created
+// stop synchronously), then calls Clear() (if Init() ran), which must stop
+// what Init() started (timers, tasks) before the component is destroyed. Stats() count
+// no Proc() calls (`has_proc` false; the summary shows `-`).
 
 #ifndef CYBER_COMPONENT_COMPONENT_H_
 #define CYBER_COMPONENT_COMPONENT_H_
@@ -49,7 +74,11 @@
 
 namespace cyber {
 
-template <typename M0, typename... Ms>
+// The "no message" type: Component<> is Component<NullType> (Cyber RT's
+// name; user code never names it).
+struct NullType {};
+
+template <typename M0 = NullType, typename... Ms>
 class Component : public ComponentBase {
  public:
   // How many channels the component reads (Cyber RT allows up to 4).
@@ -100,6 +129,7 @@ class Component : public ComponentBase {
     s.class_name = class_name();
     s.procs = this->procs_.load();
     s.proc_failures = this->proc_failures_.load();
+    s.exceptions = this->exceptions_.load();
     if (reader_) s.dropped = reader_->stats().dropped_overflow;
     s.unfused = unfused_.load(std::memory_order_relaxed);
     return s;
@@ -165,18 +195,70 @@ class Component : public ComponentBase {
       unfused_.fetch_add(1, std::memory_order_relaxed);
       return;
     }
-    const bool ok = std::apply(
-        [&](const auto&... m) {
-          return Proc(std::const_pointer_cast<M0>(msg), std::const_pointer_cast<Ms>(m)...);
-        },
-        latest);
-    this->RecordProc(ok);
+    // Counted, and a throw caught and logged, by RunProc.
+    this->RunProc([&] {
+      return std::apply(
+          [&](const auto&... m) {
+            return Proc(std::const_pointer_cast<M0>(msg), std::const_pointer_cast<Ms>(m)...);
+          },
+          latest);
+    });
   }
 
   std::shared_ptr<Reader<M0>> reader_;
   mutable Mutex latest_mu_;
   Latest latest_ ABSL_GUARDED_BY(latest_mu_);
   std::atomic<uint64_t> unfused_{0};
+};
+
+// A component that reads no channel: Init() only (see the header comment).
+template <>
+class Component<> : public ComponentBase {
+ public:
+  static constexpr size_t kChannels = 0;
+
+  using ComponentBase::Initialize;
+  absl::Status Initialize(const dag::ComponentSpec& spec,
+                          const ComponentContext& context) override {
+    absl::Status s = SetUp(spec.class_name, spec.name, spec.config_file_path,
+                           spec.flag_file_path, context);
+    if (!s.ok()) return s;
+    if (!spec.readers.empty()) {
+      const size_t n = spec.readers.size();
+      return absl::InvalidArgumentError(absl::StrCat(
+          spec.readers.front().where.ToString(), ": component \"", spec.name,
+          "\" (", spec.class_name, "): readers: ", n, n == 1 ? " entry" : " entries",
+          ", but the class reads no channel (a Component<> has no Proc(); it "
+          "starts its own work in Init())"));
+    }
+    init_called_ = true;
+    if (!Init()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          spec.where.ToString(), ": component \"", name(), "\" (",
+          class_name(), "): Init() returned false"));
+    }
+    return absl::OkStatus();
+  }
+
+  void Shutdown() override {
+    if (shut_down_.exchange(true)) return;
+    // Readers and writers Init() created; its timers and tasks are
+    // Clear()'s to stop. Clear() runs if Init() did (even if it returned
+    // false, it may have started something), not for a refused entry.
+    if (node()) node()->Shutdown();
+    if (init_called_) Clear();
+  }
+
+  ComponentStats Stats() const override {
+    ComponentStats s;
+    s.name = name();
+    s.class_name = class_name();
+    s.has_proc = false;
+    return s;
+  }
+
+ private:
+  bool init_called_ = false;  // launcher thread only
 };
 
 }  // namespace cyber

@@ -218,13 +218,34 @@ void ComponentBase::LogConfigError(const absl::Status& status) const {
 
 void ComponentBase::RecordProc(bool ok) {
   procs_.fetch_add(1, std::memory_order_relaxed);
-  if (observer_ != nullptr) observer_->OnProc(name_, ok);
   if (!ok) {
-    const uint64_t failures = proc_failures_.fetch_add(1) + 1;
-    AERROR_EVERY(100) << "component \"" << name_ << "\" (" << class_name_
-                      << "): Proc() returned false (failures: " << failures
-                      << ")";
+    proc_failures_.fetch_add(1, std::memory_order_relaxed);
+    LogFailure("returned false");
   }
+  if (observer_ != nullptr) observer_->OnProc(name_, ok);
+}
+
+void ComponentBase::RecordThrow(const char* what) {
+  procs_.fetch_add(1, std::memory_order_relaxed);
+  proc_failures_.fetch_add(1, std::memory_order_relaxed);
+  exceptions_.fetch_add(1, std::memory_order_relaxed);
+  LogFailure(what != nullptr ? absl::StrCat("threw: ", what)
+                             : std::string("threw a non-std::exception"));
+  if (observer_ != nullptr) observer_->OnProc(name_, false);
+}
+
+void ComponentBase::LogFailure(const std::string& what_happened) const {
+  // Proc() is never concurrent with itself: the counts are this call's.
+  const uint64_t failures = proc_failures_.load(std::memory_order_relaxed);
+  if (failures > kFailuresLoggedEach && failures % kFailuresLoggedEvery != 0) return;
+  AERROR << "component \"" << name_ << "\" (" << class_name_ << "): Proc() "
+         << what_happened << " (failures so far: " << failures << " of "
+         << procs_.load(std::memory_order_relaxed) << " calls, "
+         << exceptions_.load(std::memory_order_relaxed) << " threw)"
+         << (failures == kFailuresLoggedEach
+                 ? absl::StrCat("; from now on every ", kFailuresLoggedEvery,
+                                "th failure is logged")
+                 : std::string());
 }
 
 }  // namespace cyber

@@ -17,15 +17,18 @@
 
 #include <atomic>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "boost/context/fiber.hpp"  // forced_unwind, which RunProc passes on
 #include "cyber/dag/dag_config.h"
 #include "cyber/transport/node.h"
 #include "google/protobuf/message.h"
 #include "scheduler/scheduler.h"
+#include "timer/dispatcher.h"  // ExecutionCancelled, which RunProc passes on
 #include "timer/tick_driver.h"
 
 namespace cyber {
@@ -54,8 +57,12 @@ struct ComponentStats {
   std::string name;
   std::string class_name;
   bool timer = false;
-  uint64_t procs = 0;          // Proc() calls
-  uint64_t proc_failures = 0;  // Proc() returned false
+  // False for a Component<> (no readers, no Proc()): the Proc() counts stay
+  // 0 and the summary shows `-` for them.
+  bool has_proc = true;
+  uint64_t procs = 0;          // Proc() calls, those that threw included
+  uint64_t proc_failures = 0;  // Proc() returned false or threw
+  uint64_t exceptions = 0;     // of proc_failures: Proc() threw
   // Timer components: configured rate and what was achieved since start.
   double configured_hz = 0;
   double achieved_hz = 0;
@@ -98,7 +105,8 @@ class ComponentBase {
   // Sets the component up from its graph entry and calls Init(). The entry
   // kind must match the class: a TimerComponent from `timer_components`, a
   // Component<M0, ...> from `components` (one `readers` entry per message
-  // type); a mismatch is an error naming both.
+  // type), a Component<> from `components` with no `readers`; a mismatch is
+  // an error naming both.
   virtual absl::Status Initialize(const dag::ComponentSpec& spec,
                                   const ComponentContext& context);
   virtual absl::Status Initialize(const dag::TimerComponentSpec& spec,
@@ -140,11 +148,40 @@ class ComponentBase {
                      const std::string& config_file_path,
                      const std::string& flag_file_path,
                      const ComponentContext& context);
-  // Counts a Proc() result; logs a failure (rate-limited) with the name.
-  void RecordProc(bool ok);
+  // Calls the user's Proc() through `proc` (returning its bool) and counts
+  // the call in Stats(): ok, returned false, or threw. An exception is
+  // caught here, never reaching the reader or timer that called, and is a
+  // failed call; the scheduler cancelling the routine
+  // (timer::ExecutionCancelled) and Boost's forced unwinding pass through,
+  // uncounted. Failures are logged (AERROR) with the component, its class,
+  // the exception's what() and the running counts: each of the first
+  // kFailuresLoggedEach, then every kFailuresLoggedEvery-th, so a component
+  // failing at sensor rates neither floods the log nor goes quiet.
+  template <typename F>
+  void RunProc(const F& proc) {
+    bool ok = false;
+    try {
+      ok = proc();
+    } catch (const timer::ExecutionCancelled&) {
+      throw;
+    } catch (const boost::context::detail::forced_unwind&) {
+      throw;
+    } catch (const std::exception& e) {
+      RecordThrow(e.what());
+      return;
+    } catch (...) {
+      RecordThrow(nullptr);
+      return;
+    }
+    RecordProc(ok);
+  }
+  static constexpr uint64_t kFailuresLoggedEach = 10;
+  static constexpr uint64_t kFailuresLoggedEvery = 100;
 
+  // Only Proc() (through RunProc) writes these; Stats() reads them.
   std::atomic<uint64_t> procs_{0};
   std::atomic<uint64_t> proc_failures_{0};
+  std::atomic<uint64_t> exceptions_{0};
   std::atomic<bool> shut_down_{false};
   // Cyber RT's member: component code writes node_->CreateWriter<T>(...).
   // Set by SetUp() before Init(); user code must not replace it.
@@ -152,6 +189,12 @@ class ComponentBase {
 
  private:
   void LogConfigError(const absl::Status& status) const;
+  // Counts a Proc() that returned `ok`, or that threw (`what`: its what(),
+  // null for an exception not derived from std::exception).
+  void RecordProc(bool ok);
+  void RecordThrow(const char* what);
+  // Logs the failure just counted, if its number is one RunProc logs.
+  void LogFailure(const std::string& what_happened) const;
 
   std::string name_;
   std::string class_name_;

@@ -30,7 +30,7 @@ absl::Status TimerComponent::Initialize(const dag::TimerComponentSpec& spec,
       if (calls_++ == 0) first_call_ = e.actual_time;
       last_call_ = e.actual_time;
     }
-    RecordProc(Proc());
+    RunProc([this] { return Proc(); });  // a throw is counted here, not by the timer
   };
   // context.timer_driver null: the process timer system, bound at start.
   timer_ = std::make_unique<Timer>(std::move(options), context.timer_driver);
@@ -58,6 +58,7 @@ ComponentStats TimerComponent::Stats() const {
   s.timer = true;
   s.procs = procs_.load();
   s.proc_failures = proc_failures_.load();
+  s.exceptions = exceptions_.load();
   if (interval_ > absl::ZeroDuration()) {
     s.configured_hz = 1.0 / absl::ToDoubleSeconds(interval_);
   }

@@ -10,9 +10,10 @@
 //
 // Proc() runs on the timer: phase-locked to start + k * interval (no drift),
 // never concurrently with itself, in a scheduler routine. A Proc() that
-// returns false is counted and logged; one that throws is caught and logged
-// by the timer, which keeps running. Shutdown() stops the timer synchronously
-// before the component is destroyed.
+// returns false or throws is a failed call: counted in Stats() (a throw also
+// in `exceptions`) and logged with the running count (ComponentBase::RunProc);
+// the timer keeps running. Shutdown() stops the timer synchronously before
+// the component is destroyed.
 
 #ifndef CYBER_COMPONENT_TIMER_COMPONENT_H_
 #define CYBER_COMPONENT_TIMER_COMPONENT_H_

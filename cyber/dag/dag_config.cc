@@ -95,6 +95,12 @@ class GraphBuilder {
   absl::Status CheckNames(const Info& info, const FieldPositions& at,
                           bool timer, int index) const;
 
+  // unread_outputs, which both kinds of config have.
+  template <typename Config>
+  absl::Status ReadUnreadOutputs(const Config& config, const FieldPositions& at,
+                                 const std::string& owner,
+                                 std::vector<std::string>* out) const;
+
   // config_file_path and flag_file_path, which both kinds of config have.
   template <typename Config>
   absl::Status ResolveFiles(const Config& config, const FieldPositions& at,
@@ -205,6 +211,11 @@ absl::StatusOr<ComponentSpec> GraphBuilder::MakeComponent(
     if (!reader.ok()) return reader.status();
     spec.readers.push_back(*std::move(reader));
   }
+  if (absl::Status s =
+          ReadUnreadOutputs(config, config_at, owner, &spec.unread_outputs);
+      !s.ok()) {
+    return s;
+  }
   if (absl::Status s = ResolveFiles(config, config_at, owner,
                                     &spec.config_file_path,
                                     &spec.flag_file_path);
@@ -253,6 +264,11 @@ absl::StatusOr<TimerComponentSpec> GraphBuilder::MakeTimerComponent(
                      absl::ToInt64Milliseconds(kMaxTimerInterval), " ms (",
                      absl::FormatDuration(kMaxTimerInterval), ")"));
   }
+  if (absl::Status s =
+          ReadUnreadOutputs(config, config_at, owner, &spec.unread_outputs);
+      !s.ok()) {
+    return s;
+  }
   if (absl::Status s = ResolveFiles(config, config_at, owner,
                                     &spec.config_file_path,
                                     &spec.flag_file_path);
@@ -282,6 +298,29 @@ absl::StatusOr<ReaderConfig> GraphBuilder::MakeReader(
   config.pending_queue_size = reader.pending_queue_size();
   config.where = At(at.self());
   return config;
+}
+
+template <typename Config>
+absl::Status GraphBuilder::ReadUnreadOutputs(
+    const Config& config, const FieldPositions& at, const std::string& owner,
+    std::vector<std::string>* out) const {
+  for (int i = 0; i < config.unread_outputs_size(); ++i) {
+    const std::string& channel = config.unread_outputs(i);
+    const TextPosition position = at.Of(config, "unread_outputs", i);
+    if (channel.empty()) {
+      return Invalid(position,
+                     absl::StrCat(owner, ": unread_outputs[", i,
+                                  "] \"\" is empty: name a channel the "
+                                  "component writes"));
+    }
+    if (std::find(out->begin(), out->end(), channel) != out->end()) {
+      return Invalid(position, absl::StrCat(owner, ": unread_outputs[", i,
+                                            "] \"", channel,
+                                            "\" is listed twice"));
+    }
+    out->push_back(channel);
+  }
+  return absl::OkStatus();
 }
 
 template <typename Config>
@@ -420,17 +459,12 @@ std::string SourceLocation::ToString() const {
 
 absl::StatusOr<Graph> ParseGraph(const std::string& text,
                                  const std::string& source) {
-  absl::StatusOr<Graph> graph = Parse(text, source);
-  if (!graph.ok()) AERROR << graph.status().message();
-  return graph;
+  return Parse(text, source);
 }
 
 absl::StatusOr<Graph> LoadGraphFile(const std::string& path) {
   absl::StatusOr<std::string> text = ReadDagFile(path);
-  if (!text.ok()) {
-    AERROR << text.status().message();
-    return text.status();
-  }
+  if (!text.ok()) return text.status();
   return ParseGraph(*text, path);
 }
 
@@ -438,9 +472,7 @@ absl::Status CheckGraphs(const std::vector<Graph>& graphs) {
   std::vector<const Graph*> pointers;
   pointers.reserve(graphs.size());
   for (const Graph& graph : graphs) pointers.push_back(&graph);
-  absl::Status status = CheckUniqueNames(pointers);
-  if (!status.ok()) AERROR << status.message();
-  return status;
+  return CheckUniqueNames(pointers);
 }
 
 }  // namespace dag

@@ -12,8 +12,9 @@
 // with "file:line:column:" and names the field and the value, e.g.
 //   dags/perception.dag:12:13: timer component "lidar_poll": interval 1 ms
 //   is below the 2 ms resolution
-// Nothing is clamped or skipped. Errors are returned and also logged
-// (AERROR). What is checked:
+// Nothing is clamped or skipped. Errors are returned, not logged: the
+// caller shows each once (mainboard prints it; cyber::GraphTest logs it).
+// What is checked:
 //   - syntax, unknown fields and unknown enum values (protobuf's message);
 //   - at least one module_config, and every module has at least one
 //     component or timer component;
@@ -24,6 +25,9 @@
 //     [timer resolution (2 ms), kMaxTimerInterval];
 //   - a reader has a non-empty channel and a pending_queue_size of at least
 //     1 (a component without readers is allowed);
+//   - every unread_outputs entry is a non-empty channel name, listed once
+//     per component (whether the component writes it is the launcher's
+//     check, once it runs: cyber/mainboard/launcher.h);
 //   - config_file_path and flag_file_path, when non-empty, name existing
 //     regular files (NotFound otherwise).
 // What is not checked here: module_library (kept as written; the launcher
@@ -94,6 +98,9 @@ struct ComponentSpec {
   std::string class_name;  // non-empty; not checked against any registry
   std::string name;        // non-empty, unique across the checked graphs
   std::vector<ReaderConfig> readers;  // may be empty
+  // Channels written on purpose with no reader in the graph (dag.proto):
+  // non-empty, each once, in file order.
+  std::vector<std::string> unread_outputs;
   std::string config_file_path;  // empty, or an existing file (resolved)
   std::string flag_file_path;    // empty, or an existing file (resolved)
   SourceLocation where;          // of the `components` block
@@ -104,6 +111,7 @@ struct TimerComponentSpec {
   std::string class_name;
   std::string name;
   absl::Duration interval;  // in [timer resolution, kMaxTimerInterval]
+  std::vector<std::string> unread_outputs;  // as in ComponentSpec
   std::string config_file_path;
   std::string flag_file_path;
   SourceLocation where;  // of the `timer_components` block

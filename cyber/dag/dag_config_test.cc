@@ -261,6 +261,37 @@ TEST(ParseGraphTest, ListSyntaxKeepsEachElementsOwnLocation) {
                 "component at list.dag:3:7; component"});
 }
 
+TEST(ParseGraphTest, UnreadOutputsOfBothKindsOfComponentInFileOrder) {
+  absl::StatusOr<Graph> graph = ParseGraph(R"(
+module_config {
+  components {
+    class_name: "Watchdog"
+    config {
+      name: "watchdog"
+      readers { channel: "/gps/fix" }
+      unread_outputs: "/gps/timeout"
+      unread_outputs: "/gps/stale"
+    }
+  }
+  timer_components {
+    class_name: "Monitor"
+    config { name: "monitor" interval: 100 unread_outputs: "/health" }
+  }
+  timer_components {
+    class_name: "Poller"
+    config { name: "poller" interval: 100 }
+  }
+})",
+                                           "alarms.dag");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const ModuleSpec& module = graph->modules[0];
+  EXPECT_EQ(module.components[0].unread_outputs,
+            (std::vector<std::string>{"/gps/timeout", "/gps/stale"}));
+  EXPECT_EQ(module.timer_components[0].unread_outputs,
+            std::vector<std::string>{"/health"});
+  EXPECT_TRUE(module.timer_components[1].unread_outputs.empty());
+}
+
 TEST(ParseGraphTest, MaxIntervalFitsTheTimingWheel) {
   EXPECT_LE(kMaxTimerInterval,
             timer::kTimerResolution *
@@ -433,6 +464,18 @@ TEST(ParseGraphErrorTest, Readers) {
                    "      readers { channel: \"/a\" pending_queue_size: 0 }"),
       {"bad.dag:7:31: component \"fusion\": reader of channel \"/a\": "
        "pending_queue_size 0 must be at least 1"});
+}
+
+TEST(ParseGraphErrorTest, UnreadOutputs) {
+  ExpectInvalid(ComponentDag("name: \"fusion\"\n"
+                             "      unread_outputs: \"/a\" unread_outputs: \"\""),
+                {"bad.dag:7:28: component \"fusion\": unread_outputs[1] \"\" is "
+                 "empty: name a channel the component writes"});
+  ExpectInvalid(TimerDag("name: \"poller\" interval: 10\n"
+                         "      unread_outputs: \"/alarm\"\n"
+                         "      unread_outputs: \"/alarm\""),
+                {"bad.dag:8:7: timer component \"poller\": unread_outputs[1] "
+                 "\"/alarm\" is listed twice"});
 }
 
 TEST(ParseGraphErrorTest, DuplicateNamesInOneFileShowBothLocations) {

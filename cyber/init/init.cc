@@ -6,9 +6,12 @@
 #include <string.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <mutex>
+#include <string>
 
 #include "cyber/common/log.h"
+#include "gflags/gflags.h"
 #include "scheduler/default_scheduler.h"
 #include "timer/default_timer_system.h"
 
@@ -56,6 +59,42 @@ void InstallHandlers() {
   g_handlers_installed = true;
 }
 
+// Whether the user chose where glog writes (see InitLogging in init.h).
+bool LogDestinationChosen() {
+  for (const char* flag :
+       {"logtostderr", "alsologtostderr", "log_dir", "stderrthreshold"}) {
+    // glog takes a flag's default from its GLOG_ variable, so a value set
+    // that way looks like a default to gflags: ask the environment too.
+    if (std::getenv((std::string("GLOG_") + flag).c_str()) != nullptr) return true;
+    gflags::CommandLineFlagInfo info;
+    if (gflags::GetCommandLineFlagInfo(flag, &info) && !info.is_default) return true;
+  }
+  return false;
+}
+
+bool BadBinaryName(const char* function, const char* binary_name) {
+  if (binary_name != nullptr && binary_name[0] != '\0') return false;
+  AERROR << function << ": binary_name is "
+         << (binary_name == nullptr ? "null" : "empty") << "; pass argv[0]";
+  return true;
+}
+
+// REQUIRES: g_init_mu held; binary_name non-empty.
+void InitLoggingLocked(const char* binary_name) {
+  if (!LogDestinationChosen()) {
+    // As a new default, not a setting: the flag still reads as not chosen,
+    // so the next call (Init after Shutdown) decides the same way.
+    if (gflags::SetCommandLineOptionWithMode("logtostderr", "true",
+                                             gflags::SET_FLAGS_DEFAULT)
+            .empty()) {
+      FLAGS_logtostderr = true;  // glog built without gflags
+    }
+  }
+  if (!google::IsGoogleLoggingInitialized()) {
+    google::InitGoogleLogging(binary_name);
+  }
+}
+
 void RestoreHandlers() {
   if (!g_handlers_installed) return;
   ACHECK(sigaction(SIGINT, &g_old_sigint, nullptr) == 0);
@@ -79,18 +118,18 @@ std::ostream& operator<<(std::ostream& os, State state) {
   return os << "unknown state " << static_cast<int>(state);
 }
 
+bool InitLogging(const char* binary_name) {
+  if (BadBinaryName("cyber::InitLogging", binary_name)) return false;
+  std::lock_guard<std::mutex> lock(g_init_mu);
+  InitLoggingLocked(binary_name);
+  return true;
+}
+
 bool Init(const char* binary_name) {
-  if (binary_name == nullptr || binary_name[0] == '\0') {
-    AERROR << "cyber::Init: binary_name is "
-           << (binary_name == nullptr ? "null" : "empty")
-           << "; pass argv[0]";
-    return false;
-  }
+  if (BadBinaryName("cyber::Init", binary_name)) return false;
   std::lock_guard<std::mutex> lock(g_init_mu);
   if (GetState() == State::kInitialized) return true;
-  if (!google::IsGoogleLoggingInitialized()) {
-    google::InitGoogleLogging(binary_name);
-  }
+  InitLoggingLocked(binary_name);
   if (!g_semaphore_ready) {
     ACHECK(sem_init(&g_shutdown_requested, 0, 0) == 0);
     g_semaphore_ready = true;

@@ -11,8 +11,9 @@
 //     cyber::Shutdown();
 //   }
 //
-// Init() sets up glog under the binary's name and turns SIGINT/SIGTERM into a
-// request to stop: OK() becomes false and WaitForShutdown() returns. A second
+// Init() sets up glog under the binary's name (InitLogging below: the
+// binary's logs stay on stderr unless its user asked for files) and turns
+// SIGINT/SIGTERM into a request to stop: OK() becomes false and WaitForShutdown() returns. A second
 // SIGINT/SIGTERM while shutting down kills the process the default way, so a
 // hung shutdown can always be interrupted. This is also the one place that
 // wires the process-wide timer and scheduler instances together: Init()
@@ -43,6 +44,22 @@ std::ostream& operator<<(std::ostream& os, State state);
 // Initializes the process. Returns false (and logs why) on bad input: a null
 // or empty binary name. Returns true if already initialized.
 bool Init(const char* binary_name);
+
+// The logging part of Init() alone, for a binary that logs before Init()
+// (mainboard checks its graphs first). Sets up glog under `binary_name`
+// (unless it is already) and decides where logs go:
+//   - on stderr (glog's logtostderr), as a robot developer running a binary
+//     by hand expects, and as before Init();
+//   - unless the user chose a destination: any of --logtostderr,
+//     --alsologtostderr, --log_dir, --stderrthreshold given (command line,
+//     flag file, or set in code before this call), or its GLOG_ environment
+//     variable set (Cyber RT's setup exports GLOG_log_dir and
+//     GLOG_alsologtostderr). Then glog's own rules apply (files in log_dir,
+//     else in /tmp; what reaches stderr by stderrthreshold).
+// Other glog settings (GLOG_minloglevel, GLOG_v, colors) are untouched.
+// Returns false (and logs why) for a null or empty name. Idempotent; the
+// destination is decided again at each call.
+bool InitLogging(const char* binary_name);
 
 // Stops what Init() started and restores the signal handlers that were in
 // place before Init(). Safe before Init() and when called again.

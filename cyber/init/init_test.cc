@@ -3,8 +3,14 @@
 #include <signal.h>
 
 #include <atomic>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <string>
 #include <thread>
 
+#include "gflags/gflags.h"
+#include "glog/logging.h"
 #include "gtest/gtest.h"
 #include "timer/timer.h"
 
@@ -135,6 +141,83 @@ TEST_F(InitTest, ShutdownRestoresThePreviousSignalHandlers) {
   ASSERT_EQ(raise(SIGTERM), 0);
   EXPECT_EQ(g_previous_handler_calls, 1);  // theirs is back
   ASSERT_EQ(sigaction(SIGTERM, &saved, nullptr), 0);
+}
+
+// Where logs go: stderr, unless the user chose (flags or GLOG_ variables).
+// Each test starts from glog's own defaults (logtostderr false, nothing set,
+// no GLOG_ destination variables) and restores flags and environment.
+class InitLoggingTest : public ::testing::Test {
+ protected:
+  static constexpr const char* kVariables[] = {
+      "GLOG_logtostderr", "GLOG_alsologtostderr", "GLOG_log_dir",
+      "GLOG_stderrthreshold"};
+
+  void SetUp() override {
+    for (const char* v : kVariables) {
+      if (const char* value = std::getenv(v)) saved_env_[v] = value;
+      unsetenv(v);
+    }
+    // An earlier Init() in this process made stderr the default.
+    gflags::SetCommandLineOptionWithMode("logtostderr", "false",
+                                         gflags::SET_FLAGS_DEFAULT);
+    ASSERT_FALSE(FLAGS_logtostderr);
+  }
+  void TearDown() override {
+    Shutdown();
+    for (const char* v : kVariables) unsetenv(v);
+    for (const auto& [name, value] : saved_env_) setenv(name.c_str(), value.c_str(), 1);
+  }
+
+ private:
+  gflags::FlagSaver flags_;
+  std::map<std::string, std::string> saved_env_;
+};
+
+TEST_F(InitLoggingTest, LogsGoToStderrWhenTheUserChoseNothing) {
+  ASSERT_TRUE(InitLogging("init_test"));
+  EXPECT_TRUE(google::IsGoogleLoggingInitialized());
+  EXPECT_TRUE(FLAGS_logtostderr);
+  // Still a default: the next call decides the same way.
+  gflags::CommandLineFlagInfo info;
+  ASSERT_TRUE(gflags::GetCommandLineFlagInfo("logtostderr", &info));
+  EXPECT_TRUE(info.is_default);
+}
+
+TEST_F(InitLoggingTest, InitDoesTheSameAgainAfterShutdown) {
+  ASSERT_TRUE(Init("init_test"));
+  EXPECT_TRUE(FLAGS_logtostderr);
+  Shutdown();
+  ASSERT_TRUE(Init("init_test"));
+  EXPECT_TRUE(FLAGS_logtostderr);
+}
+
+TEST_F(InitLoggingTest, ALogDirFlagIsHonoured) {
+  ASSERT_FALSE(gflags::SetCommandLineOption("log_dir", std::getenv("TEST_TMPDIR")).empty());
+  ASSERT_TRUE(Init("init_test"));
+  EXPECT_FALSE(FLAGS_logtostderr);
+}
+
+TEST_F(InitLoggingTest, AnExplicitLogtostderrFalseIsHonoured) {
+  // The same value as glog's default, but given: the user wants files.
+  ASSERT_FALSE(gflags::SetCommandLineOption("logtostderr", "false").empty());
+  ASSERT_TRUE(InitLogging("init_test"));
+  EXPECT_FALSE(FLAGS_logtostderr);
+}
+
+TEST_F(InitLoggingTest, CyberRtsGlogVariablesAreHonoured) {
+  // Cyber RT's setup.bash exports these; glog read them at start-up, so
+  // the flags look unset to gflags.
+  for (const char* v : {"GLOG_log_dir", "GLOG_alsologtostderr"}) {
+    setenv(v, v == std::string("GLOG_log_dir") ? std::getenv("TEST_TMPDIR") : "0", 1);
+    ASSERT_TRUE(InitLogging("init_test"));
+    EXPECT_FALSE(FLAGS_logtostderr) << v;
+    unsetenv(v);
+  }
+}
+
+TEST_F(InitLoggingTest, ANullOrEmptyNameIsRefused) {
+  EXPECT_FALSE(InitLogging(nullptr));
+  EXPECT_FALSE(InitLogging(""));
 }
 
 TEST(InitDeathTest, SecondSignalWhileShuttingDownKills) {

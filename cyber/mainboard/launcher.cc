@@ -1,10 +1,12 @@
 #include "cyber/mainboard/launcher.h"
 
+#include <cxxabi.h>
 #include <dlfcn.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -21,6 +23,7 @@
 #include "cyber/transport/channel_bus.h"
 #include "scheduler/default_scheduler.h"
 #include "timer/ambient_timer_system.h"
+#include "timer/timer_stop_registry.h"
 
 namespace cyber {
 
@@ -117,13 +120,13 @@ Launcher::~Launcher() { Stop(); }
 
 absl::Status Launcher::Load(const std::vector<std::string>& dag_paths) {
   if (dag_paths.empty()) {
-    return Logged(absl::InvalidArgumentError(
-        "launcher: no graph files given (use -d file.dag)"));
+    return absl::InvalidArgumentError(
+        "launcher: no graph files given (use -d file.dag)");
   }
   std::vector<dag::Graph> graphs;
   for (const std::string& path : dag_paths) {
     auto graph = dag::LoadGraphFile(path);
-    if (!graph.ok()) return graph.status();  // logged by the loader
+    if (!graph.ok()) return graph.status();
     graphs.push_back(*std::move(graph));
   }
   absl::Status s = dag::CheckGraphs(graphs);
@@ -174,10 +177,16 @@ absl::Status Launcher::ResolveClasses() {
       }
       for (const auto& c : classes) {
         if (registry.Contains(c.first)) continue;
-        return Logged(absl::NotFoundError(absl::StrCat(
-            c.second, ": class_name \"", c.first,
-            "\": no such component class (linked in: ",
-            absl::StrJoin(registry.Names(), ", "), ")", library_note)));
+        const std::vector<std::string> linked_in = registry.Names();
+        // An empty registry is the classic forgotten alwayslink: the linker
+        // dropped the library whose static initializers register classes.
+        return absl::NotFoundError(absl::StrCat(
+            c.second, ": class_name \"", c.first, "\": no such component class",
+            linked_in.empty()
+                ? std::string("; no component classes are linked in: does the "
+                              "cc_library set alwayslink = True?")
+                : absl::StrCat(" (linked in: ", absl::StrJoin(linked_in, ", "), ")"),
+            library_note));
       }
     }
   }
@@ -186,7 +195,7 @@ absl::Status Launcher::ResolveClasses() {
 
 absl::Status Launcher::Start() {
   if (!loaded_) {
-    return Logged(absl::FailedPreconditionError("launcher: Start() before Load()"));
+    return absl::FailedPreconditionError("launcher: Start() before Load()");
   }
   {
     MutexLock lock(&mu_);
@@ -204,8 +213,10 @@ absl::Status Launcher::Start() {
     absl::Status s = component->Initialize(spec, context_);
     if (!s.ok()) {
       component->Shutdown();
-      // Locate errors that do not say where the component is defined.
-      if (!absl::StrContains(s.message(), where)) {
+      // Locate errors that do not say where in this dag file they are (a
+      // reader's error names the reader's line: one location is enough).
+      if (!absl::StrContains(s.message(), where) &&
+          !absl::StartsWith(s.message(), absl::StrCat(spec.where.file, ":"))) {
         s = absl::Status(s.code(), absl::StrCat(where, ": ", s.message()));
       }
       return s;
@@ -223,12 +234,25 @@ absl::Status Launcher::Start() {
                                                       : start_one(*e.timer);
         if (!s.ok()) {
           Stop();
-          return Logged(s);
+          return s;
         }
       }
     }
   }
   std::vector<std::string> warnings = CheckChannels();
+  if (strict_ && !warnings.empty()) {
+    // Everything was initialized (the writers exist only after Init()), so
+    // every warning is known; the error lists them, once.
+    Stop();
+    const std::string error = absl::StrCat(
+        "strict graph: ", warnings.size(),
+        warnings.size() == 1 ? " graph warning is an error"
+                             : " graph warnings are errors",
+        " in strict mode:\n  ", absl::StrJoin(warnings, "\n  "));
+    MutexLock lock(&mu_);
+    channel_warnings_ = std::move(warnings);
+    return absl::FailedPreconditionError(error);
+  }
   for (const std::string& w : warnings) AWARN << "launcher: " << w;
   MutexLock lock(&mu_);
   channel_warnings_ = std::move(warnings);
@@ -236,9 +260,10 @@ absl::Status Launcher::Start() {
 }
 
 std::vector<std::string> Launcher::CheckChannels() const {
-  // The running components (their nodes carry their names) and where each
-  // is defined.
+  // The running components (their nodes carry their names), where each is
+  // defined, and the channels each declares unread (dag unread_outputs).
   std::map<std::string, std::string> ours;
+  std::map<std::string, const std::vector<std::string>*> declared;
   ChannelBus* bus = nullptr;
   {
     MutexLock lock(&mu_);
@@ -253,7 +278,10 @@ std::vector<std::string> Launcher::CheckChannels() const {
       for (const Entry& e : InFileOrder(module)) {
         const std::string& name = e.component != nullptr ? e.component->name : e.timer->name;
         auto it = ours.find(name);
-        if (it != ours.end()) it->second = e.where().ToString();
+        if (it == ours.end()) continue;
+        it->second = e.where().ToString();
+        declared[name] = e.component != nullptr ? &e.component->unread_outputs
+                                                : &e.timer->unread_outputs;
       }
     }
   }
@@ -261,28 +289,42 @@ std::vector<std::string> Launcher::CheckChannels() const {
     return std::any_of(nodes.begin(), nodes.end(),
                        [&ours](const std::string& n) { return ours.count(n) > 0; });
   };
+  auto declares = [&declared](const std::string& node, const std::string& channel) {
+    auto it = declared.find(node);
+    return it != declared.end() &&
+           std::find(it->second->begin(), it->second->end(), channel) !=
+               it->second->end();
+  };
+  const std::vector<ChannelTopology> topology = bus->Topology();
   // The bus may be shared (the process default): only channels one of our
   // components writes or reads are ours to judge.
-  std::vector<ChannelTopology> unmatched;
-  for (ChannelTopology& t : bus->Topology()) {
+  std::vector<const ChannelTopology*> unmatched;
+  for (const ChannelTopology& t : topology) {
     if (t.writers.empty() == t.readers.empty()) continue;
     if (!touched(t.writers) && !touched(t.readers)) continue;
-    unmatched.push_back(std::move(t));
+    unmatched.push_back(&t);
   }
-  std::vector<std::string> warnings;
-  for (const ChannelTopology& t : unmatched) {
-    const bool read_only = t.writers.empty();
+  // (channel, message), sorted by channel at the end.
+  std::vector<std::pair<std::string, std::string>> warnings;
+  for (const ChannelTopology* t : unmatched) {
+    const bool read_only = t->writers.empty();
+    // Written for nobody on purpose: one of its writers says so.
+    if (!read_only &&
+        std::any_of(t->writers.begin(), t->writers.end(),
+                    [&](const std::string& w) { return declares(w, t->channel); })) {
+      continue;
+    }
     std::string w = absl::StrCat(
-        "channel \"", t.channel, "\" (", t.type_name, ") is ",
+        "channel \"", t->channel, "\" (", t->type_name, ") is ",
         read_only ? "read by " : "written by ",
-        Participants(read_only ? t.readers : t.writers, ours),
+        Participants(read_only ? t->readers : t->writers, ours),
         read_only ? " but written by no one" : " but read by no one");
     // The typical cause is a typo: name the channels of the same type with
-    // the opposite problem.
+    // the opposite problem (a declared unread output included).
     std::vector<std::string> others;
-    for (const ChannelTopology& o : unmatched) {
-      if (o.type_name == t.type_name && o.writers.empty() != read_only) {
-        others.push_back(absl::StrCat("\"", o.channel, "\""));
+    for (const ChannelTopology* o : unmatched) {
+      if (o->type_name == t->type_name && o->writers.empty() != read_only) {
+        others.push_back(absl::StrCat("\"", o->channel, "\""));
       }
     }
     if (!others.empty()) {
@@ -291,9 +333,52 @@ std::vector<std::string> Launcher::CheckChannels() const {
                       read_only ? "written but read by no one"
                                 : "read but written by no one");
     }
-    warnings.push_back(std::move(w));
+    if (!read_only) {
+      const auto writer = std::find_if(t->writers.begin(), t->writers.end(),
+                                       [&ours](const std::string& n) {
+                                         return ours.count(n) > 0;
+                                       });
+      if (writer != t->writers.end()) {
+        absl::StrAppend(&w, "; if no reader is meant, add unread_outputs: \"",
+                        t->channel, "\" to the config of component \"", *writer,
+                        "\"");
+      }
+    }
+    warnings.emplace_back(t->channel, std::move(w));
   }
-  return warnings;
+  // A declaration must name a channel its component writes (once Init() has
+  // run): otherwise it is a typo, or left behind when the channel moved.
+  for (const auto& [name, channels] : declared) {
+    for (const std::string& channel : *channels) {
+      const auto t = std::find_if(topology.begin(), topology.end(),
+                                  [&](const ChannelTopology& c) {
+                                    return c.channel == channel;
+                                  });
+      if (t != topology.end() &&
+          std::find(t->writers.begin(), t->writers.end(), name) != t->writers.end()) {
+        continue;
+      }
+      std::vector<std::string> writes;
+      for (const ChannelTopology& c : topology) {
+        if (std::find(c.writers.begin(), c.writers.end(), name) != c.writers.end()) {
+          writes.push_back(absl::StrCat("\"", c.channel, "\""));
+        }
+      }
+      warnings.emplace_back(
+          channel,
+          absl::StrCat("channel \"", channel, "\" is listed in unread_outputs of ",
+                       Participants({name}, ours), " but that component does not write it (",
+                       writes.empty() ? std::string("it writes no channel")
+                                      : absl::StrCat("it writes ", absl::StrJoin(writes, ", ")),
+                       ")"));
+    }
+  }
+  std::stable_sort(warnings.begin(), warnings.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> messages;
+  messages.reserve(warnings.size());
+  for (auto& [channel, message] : warnings) messages.push_back(std::move(message));
+  return messages;
 }
 
 void Launcher::Stop() {
@@ -306,15 +391,44 @@ void Launcher::Stop() {
   // Reverse order; each Shutdown() is synchronous, so no Proc() runs on a
   // destroyed component, and the statistics taken after it are final.
   const GraphCode graph_code(context_);
+  {
+    MutexLock lock(&mu_);
+    stopping_.clear();
+    for (const auto& c : components) stopping_.push_back(c.get());
+    shut_down_ = 0;
+  }
   for (auto it = components.rbegin(); it != components.rend(); ++it) {
-    (*it)->Shutdown();
+    ShutDownTracked(it->get());
   }
   std::vector<ComponentStats> stats;
   stats.reserve(components.size());
   for (const auto& c : components) stats.push_back(c->Stats());
+  {
+    MutexLock lock(&mu_);
+    stopping_.clear();  // before they are destroyed
+    final_stats_ = std::move(stats);
+  }
   components.clear();
+}
+
+void Launcher::ShutDownTracked(ComponentBase* component) {
+  {
+    const timer::ScopedStopCaller caller(
+        absl::StrCat("component \"", component->name(), "\" Shutdown()"));
+    component->Shutdown();
+  }
   MutexLock lock(&mu_);
-  final_stats_ = std::move(stats);
+  ++shut_down_;
+}
+
+Launcher::StopProgress Launcher::StopInProgress() const {
+  MutexLock lock(&mu_);
+  StopProgress progress;
+  for (const ComponentBase* c : stopping_) progress.stats.push_back(c->Stats());
+  for (size_t i = 0; i + shut_down_ < stopping_.size(); ++i) {
+    progress.not_stopped.push_back(stopping_[i]->name());
+  }
+  return progress;
 }
 
 absl::Status Launcher::StopComponent(const std::string& name) {
@@ -334,7 +448,14 @@ absl::Status Launcher::StopComponent(const std::string& name) {
   }
   AINFO << "launcher: stopping component \"" << name << "\"";
   const GraphCode graph_code(context_);
-  found->Shutdown();  // synchronous and idempotent
+  {
+    MutexLock lock(&mu_);
+    stopping_ = {found};
+    shut_down_ = 0;
+  }
+  ShutDownTracked(found);  // synchronous and idempotent
+  MutexLock lock(&mu_);
+  stopping_.clear();
   return absl::OkStatus();
 }
 
@@ -355,40 +476,93 @@ std::vector<std::string> Launcher::ChannelWarnings() const {
   return channel_warnings_;
 }
 
+namespace {
+
+// " fail 3 (3 threw)" when a component's Proc() failed, "" when it did not.
+std::string Failures(const ComponentStats& s) {
+  if (s.proc_failures == 0) return "";
+  std::string out = absl::StrCat(" fail ", s.proc_failures);
+  if (s.exceptions > 0) absl::StrAppend(&out, " (", s.exceptions, " threw)");
+  return out;
+}
+
+}  // namespace
+
 std::string Launcher::StatusLine(const std::vector<ComponentStats>& stats) {
   std::vector<std::string> parts;
   for (const ComponentStats& s : stats) {
-    if (s.timer) {
+    if (!s.has_proc) {
+      parts.push_back(absl::StrCat(s.name, " (no Proc)"));
+    } else if (s.timer) {
       parts.push_back(absl::StrFormat(
-          "%s %.1f/%.0f Hz p99 %.2f ms ovr %d", s.name, s.achieved_hz,
+          "%s %.1f/%.0f Hz p99 %.2f ms ovr %d%s", s.name, s.achieved_hz,
           s.configured_hz, absl::ToDoubleMilliseconds(s.lateness_p99),
-          static_cast<int>(s.overruns)));
+          static_cast<int>(s.overruns), Failures(s)));
     } else {
-      parts.push_back(absl::StrFormat("%s %d msgs drop %d", s.name,
+      parts.push_back(absl::StrFormat("%s %d msgs drop %d%s", s.name,
                                       static_cast<int>(s.procs),
-                                      static_cast<int>(s.dropped)));
+                                      static_cast<int>(s.dropped), Failures(s)));
     }
   }
   return absl::StrJoin(parts, " | ");
 }
 
 std::string Launcher::SummaryTable(const std::vector<ComponentStats>& stats) {
-  std::string out = absl::StrFormat(
-      "%-20s %-26s %10s %10s %9s %9s %9s %8s %8s %8s\n", "component", "class",
-      "procs", "failed", "rate Hz", "config Hz", "p99 ms", "overruns",
-      "dropped", "early");
+  constexpr char kRow[] = "%-20s %-26s %10s %10s %9s %9s %9s %8s %8s %8s %8s\n";
+  std::string out =
+      absl::StrFormat(kRow, "component", "class", "procs", "failed", "rate Hz",
+                      "config Hz", "p99 ms", "overruns", "dropped", "early", "threw");
+  // `-` where a column does not apply to the kind of component: rates and
+  // lateness to message components, dropped messages to timer components,
+  // Proc() counts to a Component<>.
+  auto count = [](bool applies, uint64_t n) {
+    return applies ? absl::StrCat(n) : std::string("-");
+  };
+  auto fixed = [](bool applies, double v, int decimals) {
+    return applies ? absl::StrFormat("%.*f", decimals, v) : std::string("-");
+  };
   for (const ComponentStats& s : stats) {
+    const bool timer = s.has_proc && s.timer;
+    const bool message = s.has_proc && !s.timer;
     absl::StrAppend(
-        &out,
-        absl::StrFormat("%-20s %-26s %10d %10d %9.2f %9.2f %9.3f %8d %8d %8d\n",
-                        s.name, s.class_name, static_cast<int64_t>(s.procs),
-                        static_cast<int64_t>(s.proc_failures), s.achieved_hz,
-                        s.configured_hz, absl::ToDoubleMilliseconds(s.lateness_p99),
-                        static_cast<int64_t>(s.overruns),
-                        static_cast<int64_t>(s.dropped),
-                        static_cast<int64_t>(s.early_fires)));
+        &out, absl::StrFormat(
+                  kRow, s.name, s.class_name, count(s.has_proc, s.procs),
+                  count(s.has_proc, s.proc_failures), fixed(timer, s.achieved_hz, 2),
+                  fixed(timer, s.configured_hz, 2),
+                  fixed(timer, absl::ToDoubleMilliseconds(s.lateness_p99), 3),
+                  count(timer, s.overruns), count(message, s.dropped),
+                  count(timer, s.early_fires), count(s.has_proc, s.exceptions)));
   }
   return out;
+}
+
+absl::StatusOr<ComponentBase*> Launcher::FindComponent(const std::string& name) const {
+  std::vector<std::string> names;
+  {
+    MutexLock lock(&mu_);
+    for (const auto& c : components_) {
+      if (c->name() == name) return c.get();
+      names.push_back(c->name());
+    }
+  }
+  return absl::NotFoundError(absl::StrCat(
+      "launcher: Find(\"", name, "\"): no such running component (running: ",
+      names.empty() ? std::string("none") : absl::StrJoin(names, ", "), ")"));
+}
+
+absl::Status Launcher::NotA(const ComponentBase& component, const std::type_info& wanted) {
+  // Readable C++ names (the ABI's demangler; the mangled name if it fails).
+  auto readable = [](const std::type_info& type) {
+    int status = 0;
+    char* demangled = abi::__cxa_demangle(type.name(), nullptr, nullptr, &status);
+    std::string out = status == 0 && demangled != nullptr ? demangled : type.name();
+    std::free(demangled);
+    return out;
+  };
+  return absl::InvalidArgumentError(absl::StrCat(
+      "launcher: Find<", readable(wanted), ">(\"", component.name(),
+      "\"): component \"", component.name(), "\" is of class ", component.class_name(),
+      " (", readable(typeid(component)), "), not a ", readable(wanted)));
 }
 
 }  // namespace cyber

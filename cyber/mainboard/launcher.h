@@ -23,6 +23,26 @@
 // the components use and warns (AWARN) about every channel that one of them
 // writes and nobody reads, or reads and nobody writes — typically a typo in
 // a channel name. ChannelWarnings() keeps those messages for a summary.
+// A channel written on purpose for nobody (an alarm output, a channel for
+// another process) is declared in the writer's dag entry,
+// `unread_outputs: "/alarm"`, and is then not warned about. A declared
+// channel that the component does not write (after its Init()) is a
+// warning: a typo, or a declaration left behind. A declared channel that
+// does have a reader is not: the same dag may run alone (nobody reads the
+// alarm) or beside one that reads it (a monitor), and a warning there would
+// make strict mode refuse a valid combination.
+//
+// Strict mode (set_strict(true): mainboard --strict_graph, cyber_graph_test
+// by default) turns those warnings into an error, so CI fails on a graph
+// mistake instead of printing it: Start() initializes every component as
+// usual, then, if there is any warning, stops them all again and returns
+// FailedPrecondition "strict graph: ..." listing every warning (they are
+// not logged separately). What Load() warns about (a module_library that
+// could not be loaded but whose classes are linked in) is not a channel
+// graph mistake and does not fail strict mode.
+//
+// Errors are returned, not logged: the caller shows each once (mainboard
+// prints it, cyber::GraphTest logs it).
 //
 // Threads: one thread drives a Launcher; Stats(), FinalStats() and
 // ChannelWarnings() may be called from any.
@@ -32,9 +52,12 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <typeinfo>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "cyber/common/mutex.h"
 #include "cyber/component/component_base.h"
 #include "cyber/dag/dag_config.h"
@@ -49,6 +72,9 @@ class Launcher {
   Launcher& operator=(const Launcher&) = delete;
 
   absl::Status Load(const std::vector<std::string>& dag_paths);
+  // Strict mode (see above); off by default. REQUIRES: before Start().
+  void set_strict(bool strict) { strict_ = strict; }
+  bool strict() const { return strict_; }
   absl::Status Start();
   void Stop();
   // Stops one running component as Stop() does (its timer or readers
@@ -57,6 +83,21 @@ class Launcher {
   // Stop() later skips it. Not concurrently with Stop().
   // Errors: NotFound naming the component and the running ones.
   absl::Status StopComponent(const std::string& name);
+
+  // The component `name` of the last Start() as a T (its class, or a base
+  // of it: dynamic_cast), for tests and tools that look inside a graph:
+  //   absl::StatusOr<Planner*> planner = launcher.Find<Planner>("planner");
+  // Lifetime: the pointer is valid until the component is destroyed, by
+  // Stop() or the launcher's destructor; one stopped by StopComponent() is
+  // still found (and valid), its Proc() no longer called. Threads: on the
+  // real clock the component's routines (Proc(), its timers and tasks) may
+  // touch its state at any time, so read what they write through atomics
+  // or under the component's own lock; on simulated time nothing runs
+  // between SimulatedGraph::Run*() calls. Not concurrently with Stop().
+  // Errors: NotFound naming the running components; InvalidArgument naming
+  // the component's actual class if it is not a T.
+  template <typename T>
+  absl::StatusOr<T*> Find(const std::string& name) const;
 
   // The running components' statistics, in start order (empty when none
   // runs). A call in flight when this is taken is not counted yet.
@@ -71,25 +112,69 @@ class Launcher {
   std::vector<std::string> ChannelWarnings() const;
   const std::vector<dag::Graph>& graphs() const { return graphs_; }
 
-  // One line, for a terminal: "imu 100.0/100 Hz p99 0.06 ms ovr 0 | ...".
+  // What a Stop() or StopComponent() running on another thread has not
+  // finished, for a watchdog that reports a stuck shutdown (mainboard's
+  // --shutdown_deadline, SimulatedGraph::Options::stuck_after). Each
+  // Shutdown() runs under a timer::ScopedStopCaller naming the component,
+  // so a timer Stop() stuck inside it names it too.
+  struct StopProgress {
+    // Every component the stop stops, in start order, with its statistics
+    // so far (final for those stopped already).
+    std::vector<ComponentStats> stats;
+    // Those whose Shutdown() has not returned yet, in start order; the last
+    // is the one in progress (Stop() goes in reverse order).
+    std::vector<std::string> not_stopped;
+  };
+  // Empty when no stop runs.
+  StopProgress StopInProgress() const;
+
+  // One line, for a terminal; failures only when there are some:
+  //   "imu 100.0/100 Hz p99 0.06 ms ovr 0 | fusion 990 msgs drop 0 fail 330
+  //   (330 threw) | loop (no Proc)"
   static std::string StatusLine(const std::vector<ComponentStats>& stats);
-  // A table with a row per component.
+  // A table with a header and a row per component, columns separated by
+  // spaces: component, class, procs, failed (returned false or threw), rate
+  // Hz, config Hz, p99 ms, overruns, dropped, early, threw. A column that
+  // does not apply to the kind of component shows `-`: the rates, p99,
+  // overruns and early for message components, dropped for timer
+  // components, all counts for a Component<>.
   static std::string SummaryTable(const std::vector<ComponentStats>& stats);
 
  private:
   absl::Status ResolveClasses();
   // Messages for the unmatched channels of the running components.
   std::vector<std::string> CheckChannels() const;
+  // Find(): the component named `name` (NotFound naming the running ones),
+  // and the error for one that is not a `wanted`.
+  absl::StatusOr<ComponentBase*> FindComponent(const std::string& name) const;
+  static absl::Status NotA(const ComponentBase& component, const std::type_info& wanted);
+  // component->Shutdown(), named for stuck timer stops, counted as done.
+  void ShutDownTracked(ComponentBase* component);
 
   const ComponentContext context_;
   std::vector<dag::Graph> graphs_;
   bool loaded_ = false;
+  bool strict_ = false;
   // mu_ protects the following state.
   mutable Mutex mu_;
   std::vector<std::unique_ptr<ComponentBase>> components_ ABSL_GUARDED_BY(mu_);
   std::vector<ComponentStats> final_stats_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> channel_warnings_ ABSL_GUARDED_BY(mu_);
+  // The components of the stop in progress (start order), valid while it
+  // runs, of which the last `shut_down_` have stopped.
+  std::vector<ComponentBase*> stopping_ ABSL_GUARDED_BY(mu_);
+  size_t shut_down_ ABSL_GUARDED_BY(mu_) = 0;
 };
+
+template <typename T>
+absl::StatusOr<T*> Launcher::Find(const std::string& name) const {
+  static_assert(std::is_base_of<ComponentBase, T>::value,
+                "Launcher::Find<T>: T must be a component class");
+  absl::StatusOr<ComponentBase*> found = FindComponent(name);
+  if (!found.ok()) return found.status();
+  if (T* typed = dynamic_cast<T*>(*found)) return typed;
+  return NotA(**found, typeid(T));
+}
 
 }  // namespace cyber
 

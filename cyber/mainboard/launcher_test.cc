@@ -1,9 +1,10 @@
 // Launcher: every bad graph is refused by Load(), before anything starts,
 // with a message naming file, line and field; components start in file
 // order (whichever their kind) and stop in reverse; channels written and
-// never read (or read and never written) are warnings; the final statistics
-// count every call; a bad flag file is a located error. Test components are
-// registered here.
+// never read (or read and never written) are warnings, silenced for a
+// channel its writer lists in unread_outputs and turned into an error by
+// strict mode; the final statistics count every call; a bad flag file is a
+// located error. Test components are registered here.
 
 #include "cyber/mainboard/launcher.h"
 
@@ -209,7 +210,11 @@ TEST(LauncherTest, UnknownClassIsRefusedNamingItAndWhatIsLinked) {
       "module_config {\n  timer_components {\n    class_name: \"NoSuchPoller\"\n"
       "    config { name: \"t\" interval: 10 }\n  }\n}\n");
   ExpectRefused(s, "unknown.dag:2", "class_name \"NoSuchPoller\"");
+  EXPECT_NE(s.message().find("(linked in: "), std::string::npos) << s;
   EXPECT_NE(s.message().find("CountingTimer"), std::string::npos) << s;
+  // With none linked in (the plain mainboard binary), the message asks
+  // about alwayslink instead: cyber/mainboard/mainboard_errors_test.sh.
+  EXPECT_EQ(s.message().find("alwayslink"), std::string::npos) << s;
 }
 
 TEST(LauncherTest, IntervalZeroAndAboveTheMaximumAreRefused) {
@@ -468,7 +473,8 @@ TEST_F(LauncherRunTest, ChannelsWrittenAndNotReadOrReadAndNotWrittenAreWarnings)
   const std::vector<std::string> expected = {
       "channel \"/imu\" (" + type + ") is written by component \"imu\" (" +
           std::string(getenv("TEST_TMPDIR")) + "/typo.dag:2:3) but read by no one; a typo? "
-          "\"/imux\" (same type) is read but written by no one",
+          "\"/imux\" (same type) is read but written by no one; if no reader is meant, add "
+          "unread_outputs: \"/imu\" to the config of component \"imu\"",
       "channel \"/imux\" (" + type + ") is read by component \"fusion\" (" +
           std::string(getenv("TEST_TMPDIR")) + "/typo.dag:3:3) but written by no one; a typo? "
           "\"/imu\" (same type) is written but read by no one",
@@ -479,6 +485,92 @@ TEST_F(LauncherRunTest, ChannelsWrittenAndNotReadOrReadAndNotWrittenAreWarnings)
   EXPECT_EQ(sink.Count({"/elsewhere"}), 0);
   launcher.Stop();
   EXPECT_EQ(launcher.ChannelWarnings(), expected);  // for the summary
+}
+
+TEST_F(LauncherRunTest, StrictModeRefusesAReadTypoListingTheWarningAndStopsEverything) {
+  g_clears = 0;
+  WarningSink sink;
+  Launcher launcher(context_);
+  launcher.set_strict(true);
+  const std::string dag = WriteFile("strict_typo.dag",
+      "module_config {\n"
+      "  timer_components { class_name: \"ImuWriter\" config { name: \"imu\" interval: 10\n"
+      "                     unread_outputs: \"/imu\" } }\n"
+      "  components { class_name: \"MsgSink\" config { name: \"fusion\" readers { channel: \"/imux\" } } }\n"
+      "  timer_components { class_name: \"CountingTimer\" config { name: \"c\" interval: 10 } }\n"
+      "}\n");
+  ASSERT_TRUE(launcher.Load({dag}).ok());
+  const absl::Status s = launcher.Start();
+  const std::string warning =
+      "channel \"/imux\" (" + transport_internal::TypeName(typeid(Msg)) +
+      ") is read by component \"fusion\" (" + dag +
+      ":4:3) but written by no one; a typo? \"/imu\" (same type) is written but read by no one";
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_EQ(std::string(s.message()),
+            "strict graph: 1 graph warning is an error in strict mode:\n  " + warning);
+  // Every component was initialized (the warning needs their writers), then
+  // stopped again; nothing runs.
+  EXPECT_TRUE(launcher.Stats().empty());
+  EXPECT_EQ(g_clears, 1);  // CountingTimer's Clear()
+  EXPECT_EQ(launcher.FinalStats().size(), 3u);
+  // In the error once, not logged beside it.
+  EXPECT_EQ(sink.Count({"/imux"}), 0);
+  EXPECT_EQ(launcher.ChannelWarnings(), std::vector<std::string>{warning});
+
+  // The same graph without strict mode starts, and warns.
+  Launcher lenient(context_);
+  ASSERT_TRUE(lenient.Load({dag}).ok());
+  ASSERT_TRUE(lenient.Start().ok());
+  EXPECT_EQ(lenient.ChannelWarnings(), std::vector<std::string>{warning});
+  EXPECT_EQ(sink.Count({warning}), 1);
+}
+
+TEST_F(LauncherRunTest, UnreadOutputsSilenceAWrittenUnreadChannelAndStrictModePasses) {
+  Launcher launcher(context_);
+  launcher.set_strict(true);
+  ASSERT_TRUE(launcher.Load({WriteFile("alarm.dag",
+      "module_config {\n"
+      "  timer_components { class_name: \"ImuWriter\" config { name: \"imu\" interval: 10\n"
+      "                     unread_outputs: \"/imu\" } }\n"
+      "}\n")}).ok());
+  const absl::Status s = launcher.Start();
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_TRUE(launcher.ChannelWarnings().empty());
+  EXPECT_EQ(launcher.Stats().size(), 1u);
+  launcher.Stop();
+
+  // Undeclared, the same channel is a warning, and strict mode refuses it.
+  Launcher undeclared(context_);
+  undeclared.set_strict(true);
+  ASSERT_TRUE(undeclared.Load({WriteFile("alarm_undeclared.dag",
+      "module_config {\n"
+      "  timer_components { class_name: \"ImuWriter\" config { name: \"imu\" interval: 10 } }\n"
+      "}\n")}).ok());
+  const absl::Status refused = undeclared.Start();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
+  EXPECT_NE(refused.message().find("channel \"/imu\""), std::string::npos) << refused;
+  EXPECT_NE(refused.message().find("add unread_outputs: \"/imu\" to the config of component "
+                                   "\"imu\""),
+            std::string::npos)
+      << refused;
+}
+
+TEST_F(LauncherRunTest, AnUnreadOutputTheComponentDoesNotWriteIsAWarningOneWithAReaderIsNot) {
+  Launcher launcher(context_);
+  const std::string dag = WriteFile("stale.dag",
+      "module_config {\n"
+      "  timer_components { class_name: \"ImuWriter\" config { name: \"imu\" interval: 10\n"
+      "                     unread_outputs: \"/imu\" unread_outputs: \"/alarm\" } }\n"
+      "  components { class_name: \"MsgSink\" config { name: \"sink\" readers { channel: \"/imu\" } } }\n"
+      "}\n");
+  ASSERT_TRUE(launcher.Load({dag}).ok());
+  ASSERT_TRUE(launcher.Start().ok());
+  // "/imu" has a reader here: declared unread, still fine (the same dag may
+  // run beside a reader or without one). "/alarm" is not written at all.
+  EXPECT_EQ(launcher.ChannelWarnings(),
+            std::vector<std::string>{
+                "channel \"/alarm\" is listed in unread_outputs of component \"imu\" (" +
+                dag + ":2:3) but that component does not write it (it writes \"/imu\")"});
 }
 
 TEST_F(LauncherRunTest, ChannelBusTopologyListsTheLiveWritersAndReadersOfEachChannel) {
@@ -587,6 +679,83 @@ TEST(LauncherStatusTest, StatusLineAndSummaryShowRatesAndCounters) {
   const std::string table = Launcher::SummaryTable({t, m});
   EXPECT_NE(table.find("imu"), std::string::npos);
   EXPECT_NE(table.find("99.96"), std::string::npos);
+}
+
+TEST(LauncherStatusTest, FailuresAreShownAndColumnsThatDoNotApplyAreDashes) {
+  ComponentStats t;
+  t.name = "imu";
+  t.class_name = "ImuPoller";
+  t.timer = true;
+  t.procs = 1000;
+  t.proc_failures = 4;
+  t.exceptions = 1;
+  t.configured_hz = 100;
+  t.achieved_hz = 99.96;
+  t.lateness_p99 = absl::Microseconds(120);
+  t.overruns = 2;
+  ComponentStats m;
+  m.name = "fusion";
+  m.class_name = "Fusion";
+  m.procs = 990;
+  m.proc_failures = 330;
+  m.exceptions = 330;
+  m.dropped = 10;
+  ComponentStats loop;  // a Component<>
+  loop.name = "loop";
+  loop.class_name = "ControlLoop";
+  loop.has_proc = false;
+  EXPECT_EQ(Launcher::StatusLine({t, m, loop}),
+            "imu 100.0/100 Hz p99 0.12 ms ovr 2 fail 4 (1 threw) | "
+            "fusion 990 msgs drop 10 fail 330 (330 threw) | loop (no Proc)");
+  EXPECT_EQ(Launcher::SummaryTable({t, m, loop}),
+            "component            class                           procs     failed   rate Hz "
+            "config Hz    p99 ms overruns  dropped    early    threw\n"
+            "imu                  ImuPoller                        1000          4     99.96 "
+            "   100.00     0.120        2        -        0        1\n"
+            "fusion               Fusion                            990        330         - "
+            "        -         -        -       10        -      330\n"
+            "loop                 ControlLoop                         -          -         - "
+            "        -         -        -        -        -        -\n");
+}
+
+// Find<T>: a launched component by name, as its class or a base; errors
+// name what runs, or the class it is.
+TEST_F(LauncherRunTest, FindGivesARunningComponentAsItsClassOrSaysWhy) {
+  Launcher launcher(context_);
+  ASSERT_TRUE(launcher.Load({WriteFile("find.dag",
+      "module_config {\n"
+      " timer_components { class_name: \"CountingTimer\" config { name: \"c\" interval: 20 } }\n"
+      " components { class_name: \"MsgSink\" config { name: \"sink\" readers { channel: \"/m\" } } }\n"
+      "}\n")}).ok());
+  const absl::Status before = launcher.Find<MsgSink>("sink").status();
+  EXPECT_EQ(before.code(), absl::StatusCode::kNotFound) << before;
+  EXPECT_EQ(before.message(),
+            "launcher: Find(\"sink\"): no such running component (running: none)");
+  ASSERT_TRUE(launcher.Start().ok());
+
+  absl::StatusOr<MsgSink*> sink = launcher.Find<MsgSink>("sink");
+  ASSERT_TRUE(sink.ok()) << sink.status();
+  EXPECT_EQ((*sink)->name(), "sink");
+  absl::StatusOr<TimerComponent*> timer = launcher.Find<TimerComponent>("c");  // a base
+  ASSERT_TRUE(timer.ok()) << timer.status();
+  EXPECT_EQ((*timer)->interval(), absl::Milliseconds(20));
+
+  const absl::Status missing = launcher.Find<MsgSink>("snik").status();
+  EXPECT_EQ(missing.code(), absl::StatusCode::kNotFound) << missing;
+  EXPECT_EQ(missing.message(),
+            "launcher: Find(\"snik\"): no such running component (running: c, sink)");
+  const absl::Status wrong = launcher.Find<CountingTimer>("sink").status();
+  EXPECT_EQ(wrong.code(), absl::StatusCode::kInvalidArgument) << wrong;
+  EXPECT_EQ(wrong.message(),
+            "launcher: Find<cyber::(anonymous namespace)::CountingTimer>(\"sink\"): "
+            "component \"sink\" is of class MsgSink (cyber::(anonymous namespace)::MsgSink), "
+            "not a cyber::(anonymous namespace)::CountingTimer");
+
+  // Stopped on its own, it is still there (valid) until Stop() destroys it.
+  ASSERT_TRUE(launcher.StopComponent("sink").ok());
+  EXPECT_TRUE(launcher.Find<MsgSink>("sink").ok());
+  launcher.Stop();
+  EXPECT_EQ(launcher.Find<MsgSink>("sink").status().code(), absl::StatusCode::kNotFound);
 }
 
 }  // namespace

@@ -11,15 +11,41 @@
 //
 // Every graph is loaded and checked, and every class resolved, before
 // anything starts; a bad graph exits with status 1 and a message naming the
-// file, line and field. While running, a one-line live status (per
-// component: achieved vs configured rate, lateness p99, overruns) is
-// refreshed every second when stdout is a terminal. On shutdown the
+// file, line and field, printed once as a plain `mainboard: ...` line on
+// stderr (no glog preamble; bad flags likewise, status 2). --strict_graph
+// makes the graph warnings (a channel read and never written, or written and
+// never read without unread_outputs) such an error too: exit 1, every
+// warning listed (cyber/mainboard/launcher.h, "Strict mode").
+//
+// While running, a one-line live status (per component: achieved vs
+// configured rate, lateness p99, overruns) is refreshed every second when
+// stdout is a terminal. On shutdown the
 // components are stopped (each synchronously) and a summary table of their
 // final statistics printed, followed by the graph warnings of the start
 // (channels written and never read, or read and never written).
+//
+// The shutdown is bounded: --shutdown_deadline (default 5s, steady clock)
+// counts from the moment it begins (--run_for elapsed, or a signal). If
+// stopping the components and cyber::Shutdown() have not finished by then
+// (a Clear() that stops a timer while holding a lock the timer's callback
+// needs), mainboard prints on stderr what it waits for, prints the summary
+// of what it knows on stdout, and exits with status 3 at once (_exit: the
+// stuck threads are never joined):
+//
+//   mainboard: shutdown did not finish within 5s (--shutdown_deadline): stuck stopping the components
+//   mainboard: components not stopped: "planner" (Shutdown() in progress), "lidar"
+//   mainboard: timer stops in progress:
+//   mainboard:   timer "planner_timeout": Stop() waiting 5.001s for its running callback; caller: thread 4242 "mainboard", in component "planner" Shutdown()
+//   mainboard: exiting with status 3 (the shutdown did not finish)
+//
+// ("stuck in cyber::Shutdown()" once every component stopped; the timer
+// warnings of --timer_stop_warn_after come before it, timer/timer.h.)
+// --run_for and the deadline are kept by a thread of their own
+// (shutdown_deadline.h), so they hold even when every processor is blocked.
 
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -30,23 +56,35 @@
 #include "cyber/common/log.h"
 #include "cyber/init/init.h"
 #include "cyber/mainboard/launcher.h"
+#include "cyber/mainboard/shutdown_deadline.h"
+#include "cyber/mainboard/stuck_report.h"
 #include "cyber/simulation/simulated_graph.h"
 #include "gflags/gflags.h"
 #include "timer/timer.h"
+#include "timer/timer_stop_registry.h"
 
 DEFINE_string(run_for, "0s",
               "stop after this long (a duration, e.g. 10s); 0s: until Ctrl-C");
 DEFINE_string(clock, "steady",
               "steady: run on real time until Ctrl-C or --run_for; simulated: run "
               "the graphs on simulated time, as fast as possible, for --run_for");
+DEFINE_string(shutdown_deadline, "5s",
+              "if the shutdown (stopping the components, then the runtime) has not "
+              "finished this long after it began, print what it waits for and the "
+              "summary, and exit with status 3 (a duration; inf: wait for ever)");
 DEFINE_string(status, "auto",
               "live status line: auto (when stdout is a terminal), always, never");
+DEFINE_bool(strict_graph, false,
+            "graph warnings are errors: a channel read but never written, or "
+            "written but never read (and not in the writer's unread_outputs), "
+            "stops the start with exit status 1");
 
 namespace {
 
 constexpr char kUsage[] =
     "usage: mainboard -d graph.dag [-d graph.dag ...] [--run_for=10s] "
-    "[--clock=steady|simulated] [--status=auto|always|never]";
+    "[--clock=steady|simulated] [--status=auto|always|never] [--strict_graph] "
+    "[--shutdown_deadline=5s]";
 
 // Takes every "-d X" / "--dag_conf X" / "--dag_conf=X" out of argv.
 std::vector<std::string> TakeDagArguments(int* argc, char** argv) {
@@ -79,11 +117,33 @@ void PrintSummary(const std::vector<cyber::ComponentStats>& stats,
   std::fflush(stdout);
 }
 
+// --shutdown_deadline passed: what is stuck (stderr), the summary of what is
+// known (stdout), exit status 3 without waiting for the stuck threads.
+[[noreturn]] void ExitStuck(const cyber::Launcher& launcher, absl::Duration deadline,
+                            bool components_stopped, bool live) {
+  if (live) std::printf("\n");
+  std::fflush(stdout);
+  const cyber::Launcher::StopProgress progress = launcher.StopInProgress();
+  std::fprintf(stderr, "mainboard: shutdown did not finish within %s (--shutdown_deadline): %s\n%s",
+               absl::FormatDuration(deadline).c_str(),
+               components_stopped ? "stuck in cyber::Shutdown()" : "stuck stopping the components",
+               cyber::StuckReport(progress, cyber::timer::StopsInProgress(), "mainboard: ").c_str());
+  std::fflush(stderr);
+  std::vector<cyber::ComponentStats> stats = progress.stats;
+  if (stats.empty()) stats = launcher.FinalStats();
+  if (stats.empty()) stats = launcher.Stats();
+  PrintSummary(stats, launcher.ChannelWarnings());
+  std::fprintf(stderr, "mainboard: exiting with status 3 (the shutdown did not finish)\n");
+  std::fflush(stderr);
+  _exit(3);
+}
+
 // --clock=simulated: the graphs on their own simulated clock, as fast as
 // the CPU allows, for `run_for` of simulated time. No cyber::Init(): the
 // graph brings its own scheduler and timer system.
 int RunSimulated(const std::vector<std::string>& dags, absl::Duration run_for) {
   cyber::SimulatedGraph graph;
+  graph.launcher().set_strict(FLAGS_strict_graph);
   const absl::Status s = graph.Launch(dags);
   if (!s.ok()) {
     std::fprintf(stderr, "mainboard: %s\n", std::string(s.message()).c_str());
@@ -112,11 +172,22 @@ int main(int argc, char** argv) {
   std::vector<std::string> dags = TakeDagArguments(&argc, argv);
   gflags::SetUsageMessage(kUsage);
   gflags::ParseCommandLineFlags(&argc, &argv, true);
-  FLAGS_logtostderr = true;
+  // Before anything logs (the graph checks may warn): glog set up as
+  // cyber::Init does, so no "Logging before InitGoogleLogging()" line.
+  cyber::InitLogging(argv[0]);
   absl::Duration run_for;
   if (!absl::ParseDuration(FLAGS_run_for, &run_for) || run_for < absl::ZeroDuration()) {
     std::fprintf(stderr, "mainboard: flag --run_for: \"%s\" is not a duration\n",
                  FLAGS_run_for.c_str());
+    return 2;
+  }
+  absl::Duration shutdown_deadline;
+  if (!absl::ParseDuration(FLAGS_shutdown_deadline, &shutdown_deadline) ||
+      shutdown_deadline <= absl::ZeroDuration()) {
+    std::fprintf(stderr,
+                 "mainboard: flag --shutdown_deadline: \"%s\" is not a positive duration "
+                 "(e.g. 5s; inf: no deadline)\n",
+                 FLAGS_shutdown_deadline.c_str());
     return 2;
   }
   if (FLAGS_status != "auto" && FLAGS_status != "always" && FLAGS_status != "never") {
@@ -145,6 +216,7 @@ int main(int argc, char** argv) {
 
   // Everything is checked before anything starts.
   cyber::Launcher launcher;
+  launcher.set_strict(FLAGS_strict_graph);
   absl::Status s = launcher.Load(dags);
   if (!s.ok()) {
     std::fprintf(stderr, "mainboard: %s\n", std::string(s.message()).c_str());
@@ -158,25 +230,15 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  // Bounded runs end the same way as Ctrl-C.
-  std::unique_ptr<cyber::Timer> stop_timer;
-  if (run_for > absl::ZeroDuration()) {
-    cyber::TimerOptions o;
-    o.name = "mainboard_run_for";
-    o.period = run_for;
-    o.oneshot = true;
-    o.callback = [] { cyber::AsyncShutdown(); };
-    stop_timer = std::make_unique<cyber::Timer>(o);
-    s = stop_timer->Schedule();
-    if (!s.ok()) {
-      std::fprintf(stderr, "mainboard: flag --run_for: %s\n", std::string(s.message()).c_str());
-      launcher.Stop();
-      cyber::Shutdown();
-      return 2;
-    }
-  }
   const bool live = FLAGS_status == "always" ||
                     (FLAGS_status == "auto" && isatty(STDOUT_FILENO) == 1);
+  // Bounded runs end the same way as Ctrl-C; either way the shutdown has
+  // --shutdown_deadline to finish.
+  std::atomic<bool> components_stopped{false};
+  cyber::ShutdownDeadline bound({run_for, shutdown_deadline, [&] {
+                                   ExitStuck(launcher, shutdown_deadline,
+                                             components_stopped.load(), live);
+                                 }});
   std::unique_ptr<cyber::Timer> status_timer;
   if (live) {
     cyber::TimerOptions o;
@@ -192,12 +254,14 @@ int main(int argc, char** argv) {
   }
 
   cyber::WaitForShutdown();
+  bound.ShutdownBegins();
   if (status_timer) status_timer->Stop();
-  if (stop_timer) stop_timer->Stop();
   launcher.Stop();
+  components_stopped = true;
   // Taken after every component stopped: each call it made is counted.
   const std::vector<cyber::ComponentStats> stats = launcher.FinalStats();
   cyber::Shutdown();
+  bound.ShutdownFinished();
   if (live) std::printf("\n");
   PrintSummary(stats, launcher.ChannelWarnings());
   return 0;

@@ -1,11 +1,18 @@
 #include "cyber/simulation/simulated_graph.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <thread>
 
 #include "cyber/common/log.h"
+#include "cyber/mainboard/stuck_report.h"
 #include "cyber/time/ambient_clock.h"
+#include "timer/timer_stop_registry.h"
 
 namespace cyber {
 
@@ -29,19 +36,105 @@ timer::TickDriver::Options DriverOptions(const SimulatedGraph::Options& o) {
 
 }  // namespace
 
+// Watches the driving thread (see "A deadlock fails at once" in the
+// header): a thread that polls, on the steady clock, a progress count the
+// driving thread bumps (Progress(), and every Scope entered or left), while
+// a Scope says what the driving thread does. Started at the first Scope, so
+// a graph that never runs has no thread.
+class SimulatedGraph::StuckWatch {
+ public:
+  StuckWatch(const SimulatedGraph* graph, absl::Duration stuck_after)
+      : graph_(graph), stuck_after_(stuck_after) {}
+  ~StuckWatch() {
+    {
+      MutexLock lock(&mu_);
+      exit_ = true;
+      cv_.SignalAll();
+    }
+    if (thread_.joinable()) thread_.join();
+  }
+
+  // The driving thread does `what` while this lives (nested: the innermost
+  // is named). `what` is a string literal.
+  class Scope {
+   public:
+    Scope(StuckWatch* watch, const char* what) : watch_(watch), outer_(watch->Enter(what)) {}
+    ~Scope() { watch_->Enter(outer_); }
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+   private:
+    StuckWatch* const watch_;
+    const char* const outer_;
+  };
+
+  // Something happened: a batch of routines ran, time moved.
+  void Progress() { progress_.fetch_add(1, std::memory_order_relaxed); }
+
+ private:
+  using SteadyClock = std::chrono::steady_clock;
+
+  const char* Enter(const char* what) {
+    if (!thread_.joinable() && stuck_after_ != absl::InfiniteDuration()) {
+      thread_ = std::thread([this] { Watch(); });
+    }
+    Progress();
+    return what_.exchange(what, std::memory_order_relaxed);
+  }
+
+  void Watch() {
+    const auto poll = absl::ToChronoNanoseconds(
+        std::max(stuck_after_ / 8, absl::Milliseconds(1)));
+    uint64_t seen = progress_.load(std::memory_order_relaxed);
+    SteadyClock::time_point last_change = SteadyClock::now();
+    MutexLock lock(&mu_);
+    while (!exit_) {
+      cv_.WaitUntil(&mu_, SteadyClock::now() + poll);
+      if (exit_) return;
+      const SteadyClock::time_point now = SteadyClock::now();
+      const char* const what = what_.load(std::memory_order_relaxed);
+      const uint64_t progress = progress_.load(std::memory_order_relaxed);
+      if (what == nullptr || progress != seen) {
+        seen = progress;
+        last_change = now;
+        continue;
+      }
+      const absl::Duration stuck_for = absl::FromChrono(now - last_change);
+      if (stuck_for >= stuck_after_) {
+        // The driving thread (or the stop's helper) will not come back: say
+        // what is known, and end the process so that a test fails now.
+        graph_->ReportStuck(what, stuck_for);
+        std::abort();
+      }
+    }
+  }
+
+  const SimulatedGraph* const graph_;
+  const absl::Duration stuck_after_;
+  std::atomic<const char*> what_{nullptr};  // null: nothing watched
+  std::atomic<uint64_t> progress_{0};
+  Mutex mu_;
+  CondVar cv_;
+  bool exit_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread thread_;  // the driving thread starts it; joined at the end
+};
+
 SimulatedGraph::SimulatedGraph(Options options)
-    : start_(options.start),
+    : name_(options.name),
+      start_(options.start),
       clock_(options.start),
       scheduler_(SchedulerOptions(options)),
       driver_(&clock_, &scheduler_, DriverOptions(options)),
       launcher_(ComponentContext{&driver_, &scheduler_, &bus_, this}),
-      tap_node_(std::make_shared<Node>(options.name + "_taps", &scheduler_, &bus_)) {
+      tap_node_(std::make_shared<Node>(options.name + "_taps", &scheduler_, &bus_)),
+      watch_(std::make_unique<StuckWatch>(this, options.stuck_after)) {
   scheduler_.SetTimerDriver(&driver_);
 }
 
 SimulatedGraph::~SimulatedGraph() { Stop(); }
 
 absl::Status SimulatedGraph::Launch(const std::vector<std::string>& dag_paths) {
+  const StuckWatch::Scope watched(watch_.get(), "Launch()");
   const ScopedClockDriver driving(&clock_);
   absl::Status s = launcher_.Load(dag_paths);
   if (!s.ok()) return s;
@@ -73,13 +166,16 @@ Instant SimulatedGraph::Settle() {
       return driver_.Step(clock_.Now());
     }
     resumes += scheduler_.RunReady(kMaxResumesPerInstant - resumes);
+    watch_->Progress();
   }
 }
 
 bool SimulatedGraph::RunTo(Instant end, const std::function<bool()>& done) {
+  const StuckWatch::Scope watched(watch_.get(), "RunFor()/RunUntil()");
   const ScopedClockDriver driving(&clock_);
   while (true) {
     const Instant next = Settle();
+    watch_->Progress();
     if (done && done()) return true;
     // Nothing planned: nothing will ever change again.
     if (next > end || next == Instant::InfiniteFuture()) break;
@@ -123,6 +219,7 @@ absl::Status SimulatedGraph::At(Instant at, std::function<void()> action) {
 }
 
 absl::Status SimulatedGraph::StopComponent(const std::string& name) {
+  const StuckWatch::Scope watched(watch_.get(), "StopComponent()");
   absl::Status s;
   RunWhileServing([&] { s = launcher_.StopComponent(name); });
   return s;
@@ -130,6 +227,7 @@ absl::Status SimulatedGraph::StopComponent(const std::string& name) {
 
 void SimulatedGraph::Stop() {
   if (stopped_) return;
+  const StuckWatch::Scope watched(watch_.get(), "Stop()");
   // Actions queued for now run first; no action may add another from here.
   stopping_.store(true);
   {
@@ -149,6 +247,7 @@ void SimulatedGraph::Stop() {
 void SimulatedGraph::RunWhileServing(const std::function<void()>& blocking) {
   std::atomic<bool> done{false};
   std::thread helper([&] {
+    pthread_setname_np(pthread_self(), "sim-stop");  // named in stop reports
     blocking();
     done.store(true, std::memory_order_release);
   });
@@ -171,9 +270,36 @@ void SimulatedGraph::RunWhileServing(const std::function<void()>& blocking) {
     const Instant next = driver_.Step(clock_.Now());
     if (!scheduler_.HasReady() && next != Instant::InfiniteFuture()) {
       clock_.AdvanceTo(std::max(next, clock_.Now()));
+      // Only time moving counts as a stop's progress: routines that run
+      // at one instant for ever (a yield loop) do not finish a stop.
+      watch_->Progress();
     }
   }
   helper.join();
+}
+
+void SimulatedGraph::ReportStuck(const char* what, absl::Duration stuck_for) const {
+  const std::string prefix = absl::StrCat("simulated graph \"", name_, "\": ");
+  const Launcher::StopProgress progress = launcher_.StopInProgress();
+  const std::vector<timer::StopInProgress> stops = timer::StopsInProgress();
+  std::string report = absl::StrCat(
+      prefix, "stuck: ", what, " has made no progress for ",
+      absl::FormatDuration(absl::Trunc(stuck_for, absl::Milliseconds(1))),
+      " of wall time (SimulatedGraph::Options::stuck_after) at ",
+      absl::FormatDuration(Elapsed()), " of simulated time\n",
+      StuckReport(progress, stops, prefix));
+  if (progress.not_stopped.empty() && stops.empty()) {
+    absl::StrAppend(&report, prefix,
+                    "the driving thread has not come back from a routine (or a component's "
+                    "Init()/Clear()): one that blocks the thread (a lock held by a suspended "
+                    "routine, a future or condition another routine would satisfy) blocks "
+                    "the whole graph, which has only this thread\n");
+  }
+  absl::StrAppend(&report, Launcher::SummaryTable(progress.stats.empty() ? launcher_.Stats()
+                                                                         : progress.stats),
+                  prefix, "aborting: the graph cannot go on\n");
+  std::fprintf(stderr, "%s", report.c_str());
+  std::fflush(stderr);
 }
 
 void SimulatedGraph::OnProc(const std::string& component, bool ok) {

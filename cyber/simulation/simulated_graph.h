@@ -45,6 +45,32 @@
 // run, before Stop(); Stats() after Stop() are the final ones, which may
 // include such a call.
 //
+// A deadlock fails at once, with a report, instead of hanging until Bazel's
+// timeout. A watch thread (steady clock) checks that the driving thread makes
+// progress: during Launch() and Run*(), that it comes back from the
+// routines it runs (a routine that blocks the thread — a lock another
+// routine holds across a suspension, a std::future of another routine —
+// never does); during Stop()/StopComponent(), that the stop finishes or
+// simulated time moves on (a Clear() that stops a timer while holding the
+// lock its callback needs never does). After Options::stuck_after (default
+// 10 s of wall time) without progress it prints on stderr, each line
+// starting with `simulated graph "<name>": `,
+//
+//   stuck: Stop() has made no progress for 10s of wall time
+//   (SimulatedGraph::Options::stuck_after) at 1.25s of simulated time
+//   components not stopped: "planner" (Shutdown() in progress), "lidar"
+//   timer stops in progress:
+//     timer "planner_timeout": Stop() waiting 10.002s for its running
+//     callback; caller: thread 4242 "graph_test", in component "planner"
+//     Shutdown()
+//   (a hint for a run: what can block the driving thread)
+//   aborting: the graph cannot go on
+//
+// (each report line is one line; the same report as mainboard's
+// --shutdown_deadline, cyber/mainboard/stuck_report.h), then the summary
+// table of what is known, and aborts the process (std::abort): a test
+// binary fails there, with the report in its log.
+//
 // Lifetimes: the graph owns its clock, wheel and scheduler; a Timer or Rate
 // that graph code made must not be used after the graph is destroyed (a
 // Timer's Schedule() then fails with FailedPrecondition).
@@ -66,6 +92,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "cyber/common/mutex.h"
@@ -127,6 +154,10 @@ class SimulatedGraph final : private ProcObserver {
     absl::Duration tick = timer::kTimerResolution;
     // Scheduler conf (groups, task priorities); empty: one group.
     scheduler::SchedulerConfig config;
+    // Wall time (steady clock) without progress after which a run or a
+    // stop is stuck: reported, then the process aborts (see above).
+    // InfiniteDuration(): never watched.
+    absl::Duration stuck_after = absl::Seconds(10);
   };
 
   SimulatedGraph() : SimulatedGraph(Options()) {}
@@ -183,6 +214,14 @@ class SimulatedGraph final : private ProcObserver {
     return stopped_ ? launcher_.FinalStats() : launcher_.Stats();
   }
   std::optional<ComponentStats> StatsOf(const std::string& component) const;
+  // The launched component `name` as a T (Launcher::Find): valid until
+  // Stop() destroys it; nothing runs between Run*() calls, so a test reads
+  // and calls it freely there. Errors: NotFound naming the running
+  // components (after Stop(): none), InvalidArgument naming its class.
+  template <typename T>
+  absl::StatusOr<T*> Find(const std::string& name) const {
+    return launcher_.Find<T>(name);
+  }
 
   SimulatedClock& clock() { return clock_; }
   timer::TickDriver& driver() { return driver_; }
@@ -201,7 +240,12 @@ class SimulatedGraph final : private ProcObserver {
   // Runs `blocking` on a helper thread while this thread runs the graph's
   // routines, until it returns (for stops that wait for running calls).
   void RunWhileServing(const std::function<void()>& blocking);
+  // The watch on the driving thread (simulated_graph.cc), and its report:
+  // `what` has made no progress for `stuck_for`.
+  class StuckWatch;
+  void ReportStuck(const char* what, absl::Duration stuck_for) const;
 
+  const std::string name_;
   const Instant start_;
   SimulatedClock clock_;
   scheduler::Scheduler scheduler_;
@@ -217,6 +261,8 @@ class SimulatedGraph final : private ProcObserver {
   bool stopped_ = false;
   mutable Mutex trace_mu_;
   std::vector<ProcEvent> trace_ ABSL_GUARDED_BY(trace_mu_);
+  // Last: its thread (reading the members above) ends first.
+  const std::unique_ptr<StuckWatch> watch_;
 };
 
 // --- templates ---------------------------------------------------------------

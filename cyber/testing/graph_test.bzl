@@ -14,11 +14,16 @@ starts every dag of the rule on a SimulatedGraph, which runs as fast as the
 CPU allows and gives the same sequence of events every run. The dags are
 passed as --cyber_graph_dag=<runfiles path> arguments, so the rule works the same from
 this repository and from a workspace that loads it with local_repository.
+
+Strict by default: a graph warning (a channel read and never written, or
+written and never read) fails Launch(). A channel written on purpose for
+nobody is declared in the writer's dag entry (unread_outputs: "/alarm");
+`strict = False` (with a comment saying why) turns the check off.
 """
 
 load("@rules_cc//cc:defs.bzl", "cc_test")
 
-def cyber_graph_test(name, dags, srcs, deps = [], data = [], args = [], **kwargs):
+def cyber_graph_test(name, dags, srcs, deps = [], data = [], args = [], strict = True, **kwargs):
     """A cc_test of the graphs in `dags`, with cyber::GraphTest available.
 
     Args:
@@ -28,13 +33,15 @@ def cyber_graph_test(name, dags, srcs, deps = [], data = [], args = [], **kwargs
       deps: the component libraries (alwayslink) and whatever else srcs use.
       data: more runfiles (config files the dags name, ...).
       args: more arguments, after the dags (e.g. --gtest_filter, gflags).
+      strict: graph warnings fail Launch() (--cyber_graph_strict=true|false).
       **kwargs: anything else cc_test takes (size, tags, timeout, ...).
     """
     cc_test(
         name = name,
         srcs = srcs,
         data = dags + data,
-        args = ["--cyber_graph_dag=$(rootpath %s)" % d for d in dags] + args,
+        args = ["--cyber_graph_dag=$(rootpath %s)" % d for d in dags] +
+               ["--cyber_graph_strict=%s" % ("true" if strict else "false")] + args,
         deps = deps + [Label("//cyber/testing:graph_test")],
         **kwargs
     )

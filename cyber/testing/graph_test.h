@@ -26,6 +26,25 @@
 // --cyber_graph_dag=<runfiles path> arguments, so a test names its graph
 // once, in BUILD, and runs from any workspace.
 //
+// Strict by default: the rule's `strict` attribute (True unless set) is
+// passed as --cyber_graph_strict=true|false, and the fixture's graph then
+// launches in strict mode (cyber/mainboard/launcher.h): a channel read and
+// never written, or written and never read, fails Launch() with every such
+// warning listed. Declare a channel written on purpose for nobody in the
+// writer's dag entry (`unread_outputs: "/alarm"`), or set strict = False
+// with a comment saying why. A test may change it before Launch():
+// graph().launcher().set_strict(false).
+//
+// Launch() also logs its error (glog, to stderr), so a plain
+// ASSERT_TRUE(Launch().ok()) shows why it failed.
+//
+// A graph that deadlocks (a Clear() that stops a timer while holding the
+// lock its callback needs, a routine that blocks the only thread) does not
+// hang until Bazel's timeout: after 10 s of wall time without progress the
+// graph prints what it waits for (components not stopped, timer stops in
+// progress with their callers) and aborts the test binary
+// (SimulatedGraph::Options::stuck_after, cyber/simulation/simulated_graph.h).
+//
 // Threads: as SimulatedGraph (the test's thread drives it).
 
 #ifndef CYBER_TESTING_GRAPH_TEST_H_
@@ -36,6 +55,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "cyber/simulation/simulated_graph.h"
 #include "gtest/gtest.h"
 
@@ -43,13 +63,36 @@ namespace cyber {
 
 // The `dags` of the cyber_graph_test rule, in order (runfiles paths).
 const std::vector<std::string>& GraphTestDags();
+// The rule's `strict` attribute (false in a binary not made by the rule).
+bool GraphTestStrict();
 
 class GraphTest : public testing::Test {
  protected:
-  GraphTest() : graph_(std::make_unique<SimulatedGraph>()) {}
-  // Launches every dag of the rule on this test's graph.
-  absl::Status Launch() { return graph_->Launch(GraphTestDags()); }
+  GraphTest() : graph_(std::make_unique<SimulatedGraph>()) {
+    graph_->launcher().set_strict(GraphTestStrict());
+  }
+  // Launches every dag of the rule on this test's graph; logs an error.
+  absl::Status Launch();
   SimulatedGraph& graph() { return *graph_; }
+  // The launched component `name` as a T, to read its state or call it:
+  //   Planner* planner = component<Planner>("planner");
+  //   ASSERT_NE(planner, nullptr);
+  //   graph().RunFor(absl::Seconds(2));
+  //   EXPECT_EQ(planner->answered(), 20u);
+  // Null, after ADD_FAILURE() with the reason (no running component of
+  // that name, naming the running ones; or one of another class, naming
+  // it). The pointer is valid until the component is stopped and
+  // destroyed (graph().Stop(), the end of the test); nothing runs between
+  // graph().Run*() calls, so the test may touch it freely there.
+  template <typename T>
+  T* component(const std::string& name) {
+    absl::StatusOr<T*> found = graph_->Find<T>(name);
+    if (!found.ok()) {
+      ADD_FAILURE() << found.status().message();
+      return nullptr;
+    }
+    return *found;
+  }
 
  private:
   std::unique_ptr<SimulatedGraph> graph_;

@@ -9,10 +9,6 @@
 
 namespace sensor_polling {
 
-std::atomic<uint64_t> Fusion::fused{0};
-std::atomic<uint64_t> Fusion::fused_with_lidar{0};
-std::atomic<uint64_t> HealthMonitor::reports{0};
-
 namespace {
 
 // The graph's clock: the steady clock, or the simulated clock of a graph run
@@ -84,13 +80,13 @@ bool Fusion::Proc(const std::shared_ptr<ImuReading>& imu) {
     cyber::MutexLock lock(&mu_);
     scan = latest_scan_;
   }
-  ++fused;
+  ++fused_;
   if (scan != nullptr && !scan->ranges.empty()) {
     // A toy fusion: the closest obstacle, and how old the scan is.
     float closest = scan->ranges.front();
     for (float r : scan->ranges) closest = std::min(closest, r);
     (void)closest;
-    ++fused_with_lidar;
+    ++fused_with_lidar_;
   }
   return imu->seq > 0;
 }
@@ -114,7 +110,7 @@ bool HealthMonitor::Init() {
 bool HealthMonitor::Proc() {
   const uint64_t imu = imu_seen_.exchange(0);
   const uint64_t lidar = lidar_seen_.exchange(0);
-  ++reports;
+  ++reports_;
   AINFO << "health \"" << name() << "\": last " << GetInterval() << " ms: imu "
         << imu << " msgs, lidar " << lidar << " msgs";
   return imu > 0 && lidar > 0;  // a silent sensor is a failed health check

@@ -7,7 +7,9 @@
 //                                          channels and logs the rates
 //
 // The pollers stand in for drivers: each Proc() reads a (synthetic) sensor
-// and publishes it. Counters are exposed for the example's test.
+// and publishes it. Counters are exposed for the example's tests, which
+// reach a running component by name (cyber::Launcher::Find,
+// cyber::GraphTest::component).
 
 #ifndef EXAMPLES_SENSOR_POLLING_SENSOR_COMPONENTS_H_
 #define EXAMPLES_SENSOR_POLLING_SENSOR_COMPONENTS_H_
@@ -48,11 +50,13 @@ class Fusion : public cyber::Component<ImuReading> {
   bool Init() override;
   bool Proc(const std::shared_ptr<ImuReading>& imu) override;
 
-  // For the test: IMU readings fused, and how many had a lidar scan.
-  static std::atomic<uint64_t> fused;
-  static std::atomic<uint64_t> fused_with_lidar;
+  // For the tests: IMU readings fused, and how many had a lidar scan.
+  uint64_t fused() const { return fused_.load(); }
+  uint64_t fused_with_lidar() const { return fused_with_lidar_.load(); }
 
  private:
+  std::atomic<uint64_t> fused_{0};
+  std::atomic<uint64_t> fused_with_lidar_{0};
   std::shared_ptr<cyber::Reader<LidarScan>> lidar_reader_;
   cyber::Mutex mu_;
   std::shared_ptr<const LidarScan> latest_scan_ ABSL_GUARDED_BY(mu_);
@@ -63,9 +67,11 @@ class HealthMonitor : public cyber::TimerComponent {
   bool Init() override;
   bool Proc() override;
 
-  static std::atomic<uint64_t> reports;
+  // For the tests: health checks run.
+  uint64_t reports() const { return reports_.load(); }
 
  private:
+  std::atomic<uint64_t> reports_{0};
   std::shared_ptr<cyber::Reader<ImuReading>> imu_reader_;
   std::shared_ptr<cyber::Reader<LidarScan>> lidar_reader_;
   std::atomic<uint64_t> imu_seen_{0};

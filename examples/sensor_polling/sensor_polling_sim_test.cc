@@ -6,6 +6,7 @@
 
 #include "cyber/testing/graph_test.h"
 #include "examples/sensor_polling/sensor_components.h"
+#include "gtest/gtest-spi.h"
 #include "gtest/gtest.h"
 
 namespace sensor_polling {
@@ -14,9 +15,10 @@ namespace {
 using cyber::GraphTest;
 
 TEST_F(GraphTest, SixtySimulatedSecondsGiveExactCountsAndStamps) {
-  Fusion::fused = 0;  // process-wide counters: this run's only
-  Fusion::fused_with_lidar = 0;
   ASSERT_TRUE(Launch().ok());
+  // This graph's fusion component (valid until the graph stops it).
+  const Fusion* fusion = component<Fusion>("fusion");
+  ASSERT_NE(fusion, nullptr);
   auto imu = graph().Tap<ImuReading>(kImuChannel);
   auto lidar = graph().Tap<LidarScan>(kLidarChannel);
   ASSERT_TRUE(imu.ok() && lidar.ok());
@@ -51,11 +53,24 @@ TEST_F(GraphTest, SixtySimulatedSecondsGiveExactCountsAndStamps) {
   EXPECT_EQ((*lidar)->received().back().message->stamp - start, absl::Seconds(60));
   // The first lidar scan comes at 100 ms: the nine IMU readings before it
   // are fused without one; from then on each reading has one.
-  EXPECT_EQ(Fusion::fused.load(), 6000u);
-  EXPECT_GE(Fusion::fused_with_lidar.load(), 6000u - 10);
-  EXPECT_LE(Fusion::fused_with_lidar.load(), 6000u - 9);
+  EXPECT_EQ(fusion->fused(), 6000u);
+  EXPECT_GE(fusion->fused_with_lidar(), 6000u - 10);
+  EXPECT_LE(fusion->fused_with_lidar(), 6000u - 9);
   graph().Stop();
   std::printf("%s", cyber::Launcher::SummaryTable(graph().Stats()).c_str());
+}
+
+TEST_F(GraphTest, AComponentIsReachedByItsNameAsItsClassOrABase) {
+  ASSERT_TRUE(Launch().ok());
+  EXPECT_NE(component<ImuPoller>("imu"), nullptr);
+  EXPECT_NE(component<cyber::TimerComponent>("imu"), nullptr);
+  // A wrong class or name fails the test, saying what there is.
+  EXPECT_NONFATAL_FAILURE(
+      EXPECT_EQ(component<Fusion>("imu"), nullptr),
+      "component \"imu\" is of class ImuPoller (sensor_polling::ImuPoller), "
+      "not a sensor_polling::Fusion");
+  EXPECT_NONFATAL_FAILURE(EXPECT_EQ(component<Fusion>("fusoin"), nullptr),
+                          "no such running component (running: imu, lidar, fusion, health)");
 }
 
 TEST_F(GraphTest, TheSameRunTwiceGivesTheSameTrace) {

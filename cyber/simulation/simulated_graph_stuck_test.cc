@@ -1,0 +1,126 @@
+// A simulated graph that deadlocks fails at once with a report, instead of
+// hanging until Bazel's timeout (SimulatedGraph::Options::stuck_after):
+//
+//  * a stop stuck behind a Clear() that stops a timer while holding the
+//    lock its callback needs (cyber/mainboard/stuck_stop_components.h):
+//    the report names the component whose Shutdown() is in progress, the
+//    one not reached, and the timer stop with its caller;
+//  * a run whose routine blocks the driving thread (waits for a future
+//    that nothing will fulfil): the report says what blocks;
+//  * and a slow stop that moves simulated time step by step for longer
+//    than stuck_after in all is not reported (progress is counted).
+//
+// Death tests in the "threadsafe" style (the child re-runs the test alone),
+// so no thread of an earlier test is forked half-way. The deaths wait for
+// stuck_after of wall time without progress, which a loaded machine only
+// makes longer: no assertion depends on speed.
+
+#include <cstdlib>
+#include <fstream>
+#include <future>
+#include <string>
+
+#include "absl/time/time.h"
+#include "cyber/simulation/simulated_graph.h"
+#include "gtest/gtest.h"
+#include "scheduler/croutine.h"
+
+namespace cyber {
+namespace {
+
+std::string WriteFile(const std::string& name, const std::string& text) {
+  const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+// "ticker" starts first, "stuck" second: stopped in reverse order, "stuck"
+// is in progress when the stop sticks and "ticker" is never reached.
+constexpr char kStuckGraph[] = R"(
+module_config {
+  timer_components { class_name: "Ticker" config { name: "ticker" interval: 10 } }
+  timer_components { class_name: "StuckStop" config { name: "stuck" interval: 10 } }
+}
+)";
+
+SimulatedGraph::Options Watched(absl::Duration stuck_after) {
+  SimulatedGraph::Options o;
+  o.stuck_after = stuck_after;
+  return o;
+}
+
+class SimulatedGraphStuckTest : public testing::Test {
+ protected:
+  SimulatedGraphStuckTest() { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
+};
+
+TEST_F(SimulatedGraphStuckTest, AStopThatDeadlocksFailsWithTheReport) {
+  const std::string dag = WriteFile("stuck.dag", kStuckGraph);
+  EXPECT_DEATH(
+      {
+        SimulatedGraph graph(Watched(absl::Milliseconds(300)));
+        if (!graph.Launch({dag}).ok()) std::exit(1);
+        graph.RunFor(absl::Milliseconds(100));
+        graph.Stop();  // never returns
+      },
+      "simulated graph \"sim\": stuck: Stop\\(\\) has made no progress for [0-9.]+m?s "
+      "of wall time \\(SimulatedGraph::Options::stuck_after\\) at [0-9.]+m?s of simulated "
+      "time\n"
+      "simulated graph \"sim\": components not stopped: \"stuck\" \\(Shutdown\\(\\) in "
+      "progress\\), \"ticker\"\n"
+      "simulated graph \"sim\": timer stops in progress:\n"
+      "simulated graph \"sim\":   timer \"stuck_worker\": Stop\\(\\) waiting [0-9.]+m?s "
+      "for its running callback; caller: thread [0-9]+ \"[^\"]*\", in component \"stuck\" "
+      "Shutdown\\(\\)\n"
+      "component +class .*\n"
+      "ticker +Ticker .*\n"
+      "stuck +StuckStop .*\n"
+      "simulated graph \"sim\": aborting: the graph cannot go on");
+}
+
+TEST_F(SimulatedGraphStuckTest, ARunWhoseRoutineBlocksTheDrivingThreadFailsWithTheReport) {
+  EXPECT_DEATH(
+      {
+        SimulatedGraph graph(Watched(absl::Milliseconds(300)));
+        std::promise<void> never;
+        // A routine that waits for what no routine will do: with one
+        // thread, the whole graph stops with it.
+        if (!graph.After(absl::Milliseconds(20), [&] { never.get_future().wait(); }).ok()) {
+          std::exit(1);
+        }
+        graph.RunFor(absl::Seconds(1));  // never returns
+      },
+      "simulated graph \"sim\": stuck: RunFor\\(\\)/RunUntil\\(\\) has made no progress "
+      "for [0-9.]+m?s of wall time \\(SimulatedGraph::Options::stuck_after\\) at 20ms of "
+      "simulated time\n"
+      "simulated graph \"sim\": components not stopped: none\n"
+      "simulated graph \"sim\": timer stops in progress: none\n"
+      "simulated graph \"sim\": the driving thread has not come back from a routine");
+}
+
+TEST_F(SimulatedGraphStuckTest, AStopThatMovesTimeStepByStepIsNotStuck) {
+  // The stop waits for an action that sleeps 20 times: each sleep ends
+  // after the stop's 100 idle polls of 1 ms let time move (see
+  // RunWhileServing), so the stop takes at least 2 s of wall time, more
+  // than stuck_after, while each step takes a fraction of it (about 0.2 s
+  // measured).
+  SimulatedGraph graph(Watched(absl::Milliseconds(1500)));
+  int slept = 0;
+  ASSERT_TRUE(graph
+                  .After(absl::Milliseconds(10),
+                         [&] {
+                           for (int i = 0; i < 20; ++i) {
+                             scheduler::CRoutine::SleepFor(absl::Milliseconds(5));
+                             ++slept;
+                           }
+                         })
+                  .ok());
+  graph.RunFor(absl::Milliseconds(20));  // the action has begun and sleeps
+  ASSERT_GE(slept, 1);
+  ASSERT_LT(slept, 5);  // most sleeps are left for the stop
+  graph.Stop();  // waits for the action's remaining sleeps
+  EXPECT_EQ(slept, 20);
+}
+
+}  // namespace
+}  // namespace cyber
