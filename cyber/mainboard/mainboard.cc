@@ -38,6 +38,11 @@
 //   mainboard:   timer "planner_timeout": Stop() waiting 5.001s for its running callback; caller: thread 4242 "mainboard", in component "planner" Shutdown()
 //   mainboard: exiting with status 3 (the shutdown did not finish)
 //
+// With --clock=simulated the same bound holds for the whole run: a graph
+// that makes no progress for --shutdown_deadline of wall time prints the
+// same report (lines prefixed `simulated graph "sim": `, see
+// cyber/simulation/simulated_graph.h) and aborts (status 134).
+//
 // ("stuck in cyber::Shutdown()" once every component stopped; the timer
 // warnings of --timer_stop_warn_after come before it, timer/timer.h.)
 // --run_for and the deadline are kept by a thread of their own
@@ -141,8 +146,16 @@ void PrintSummary(const std::vector<cyber::ComponentStats>& stats,
 // --clock=simulated: the graphs on their own simulated clock, as fast as
 // the CPU allows, for `run_for` of simulated time. No cyber::Init(): the
 // graph brings its own scheduler and timer system.
-int RunSimulated(const std::vector<std::string>& dags, absl::Duration run_for) {
-  cyber::SimulatedGraph graph;
+// A graph that stops making progress (a deadlock: simulated time cannot
+// move) is reported as on the real clock after --shutdown_deadline of wall
+// time, and the process aborts (exit status 134).
+int RunSimulated(const std::vector<std::string>& dags, absl::Duration run_for,
+                 absl::Duration shutdown_deadline) {
+  cyber::SimulatedGraph graph([&] {
+    cyber::SimulatedGraph::Options o;
+    o.stuck_after = shutdown_deadline;
+    return o;
+  }());
   graph.launcher().set_strict(FLAGS_strict_graph);
   const absl::Status s = graph.Launch(dags);
   if (!s.ok()) {
@@ -211,7 +224,7 @@ int main(int argc, char** argv) {
                    "to run, e.g. --run_for=60s)\n");
       return 2;
     }
-    return RunSimulated(dags, run_for);
+    return RunSimulated(dags, run_for, shutdown_deadline);
   }
 
   // Everything is checked before anything starts.

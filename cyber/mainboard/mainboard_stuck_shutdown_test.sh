@@ -40,6 +40,18 @@ grep -qE '^component ' "$out" || fail "no summary table header"
 grep -qE '^ticker ' "$out" || fail "no summary row for ticker"
 grep -qE '^stuck ' "$out" || fail "no summary row for stuck"
 
+# The same graph on simulated time: the stop cannot make progress either;
+# after --shutdown_deadline of wall time the same report, then abort (134).
+status=0
+timeout 120 "$bin" -d "$dag" --clock=simulated --run_for=1s --shutdown_deadline=1s \
+  >"$out" 2>"$err" || status=$?
+[ "$status" -ne 124 ] || fail "--clock=simulated: mainboard did not exit within 120 s"
+[ "$status" -eq 134 ] || fail "--clock=simulated: exit status $status, want 134 (abort)"
+expect '^simulated graph "sim": stuck: Stop\(\) has made no progress for [0-9.]+m?s of wall time'
+expect '^simulated graph "sim": components not stopped: "stuck" \(Shutdown\(\) in progress\), "ticker"$'
+expect '^simulated graph "sim":   timer "stuck_worker": Stop\(\) waiting [0-9.]+m?s for its running callback; caller: thread [0-9]+ "[^"]*", in component "stuck" Shutdown\(\)$'
+expect '^stuck +StuckStop '
+
 # A bad deadline is refused before anything starts.
 status=0
 "$bin" -d "$dag" --shutdown_deadline=soon >"$out" 2>"$err" || status=$?
