@@ -39,6 +39,7 @@ void ShutdownDeadline::ShutdownBegins() {
 
 void ShutdownDeadline::ShutdownFinished() {
   MutexLock lock(&mu_);
+  while (phase_ == Phase::kExpired) cv_.Wait(&mu_);
   phase_ = Phase::kFinished;
   cv_.SignalAll();
 }
@@ -64,9 +65,13 @@ void ShutdownDeadline::Watch() {
     if (SteadyClock::now() >= deadline) {
       // Stuck: the watched threads will not finish. on_expired is expected
       // not to return; if it does, the shutdown goes on unbounded.
+      phase_ = Phase::kExpired;
       mu_.Unlock();
       if (options_.on_expired) options_.on_expired();
-      return;
+      mu_.Lock();
+      phase_ = Phase::kFinished;
+      cv_.SignalAll();
+      break;
     }
     if (deadline == SteadyClock::time_point::max()) {
       cv_.Wait(&mu_);

@@ -53,11 +53,16 @@ class ShutdownDeadline {
   ShutdownDeadline& operator=(const ShutdownDeadline&) = delete;
 
   void ShutdownBegins();
+  // If the deadline has just expired, waits while on_expired runs (which
+  // normally ends the process).
   void ShutdownFinished();
 
  private:
   using SteadyClock = std::chrono::steady_clock;
-  enum class Phase { kRunning, kShuttingDown, kFinished };
+  // kExpired: on_expired runs (decided under mu_, so a ShutdownFinished()
+  // that comes at that moment waits for it instead of going on as if the
+  // shutdown had finished in time: one outcome, never both).
+  enum class Phase { kRunning, kShuttingDown, kExpired, kFinished };
   void Watch();
 
   const Options options_;

@@ -6,6 +6,11 @@
 //    the classic deadlock of a synchronous stop. Clear() first waits until
 //    a worker call is waiting for that lock, so the Stop() surely waits for
 //    a running call: it never returns.
+//  * ParkedStuckStop: the same deadlock, but its worker waits for the lock
+//    in a routine that sleeps 1 ms between tries (CRoutine::SleepFor), as
+//    routine code should: no thread is blocked, and on simulated time,
+//    with another timer running, simulated time keeps moving while the
+//    stop never ends.
 //  * Ticker: a well-behaved timer component (Proc() returns true).
 //
 // Test-only (//cyber/mainboard:stuck_stop_components is testonly).
@@ -32,6 +37,21 @@ class StuckStop : public TimerComponent {
  private:
   void Work();
 
+  std::mutex mu_;  // what Work() needs and Clear() holds
+  std::mutex waiting_mu_;
+  std::condition_variable waiting_cv_;
+  bool waiting_ = false;  // a Work() call is waiting for mu_
+  std::unique_ptr<Timer> worker_;
+};
+
+class ParkedStuckStop : public TimerComponent {
+ public:
+  bool Init() override;
+  bool Proc() override { return true; }
+  void Clear() override;
+
+ private:
+  void Work();
   std::mutex mu_;  // what Work() needs and Clear() holds
   std::mutex waiting_mu_;
   std::condition_variable waiting_cv_;

@@ -103,7 +103,11 @@ class SimulatedGraph::StuckWatch {
       if (stuck_for >= stuck_after_) {
         // The driving thread (or the stop's helper) will not come back: say
         // what is known, and end the process so that a test fails now.
-        graph_->ReportStuck(what, stuck_for);
+        graph_->ReportStuck(
+            what, absl::StrCat(
+                      "has made no progress for ",
+                      absl::FormatDuration(absl::Trunc(stuck_for, absl::Milliseconds(1))),
+                      " of wall time (SimulatedGraph::Options::stuck_after)"));
         std::abort();
       }
     }
@@ -119,22 +123,46 @@ class SimulatedGraph::StuckWatch {
   std::thread thread_;  // the driving thread starts it; joined at the end
 };
 
+namespace {
+
+// Options::stuck_after and stop_time_steps, with bad values reported and
+// replaced by the defaults (a constructor has no Status to return).
+absl::Duration CheckedStuckAfter(const SimulatedGraph::Options& o) {
+  if (o.stuck_after > absl::ZeroDuration()) return o.stuck_after;
+  const absl::Duration fallback = SimulatedGraph::Options().stuck_after;
+  AERROR << "simulated graph \"" << o.name << "\": Options::stuck_after "
+         << absl::FormatDuration(o.stuck_after)
+         << " is not positive (InfiniteDuration() turns the watch off); using "
+         << absl::FormatDuration(fallback);
+  return fallback;
+}
+
+int CheckedStopTimeSteps(const SimulatedGraph::Options& o) {
+  if (o.stop_time_steps >= 1) return o.stop_time_steps;
+  const int fallback = SimulatedGraph::Options().stop_time_steps;
+  AERROR << "simulated graph \"" << o.name << "\": Options::stop_time_steps "
+         << o.stop_time_steps << " is below 1; using " << fallback;
+  return fallback;
+}
+
+}  // namespace
+
 SimulatedGraph::SimulatedGraph(Options options)
     : name_(options.name),
       start_(options.start),
+      stop_time_steps_(CheckedStopTimeSteps(options)),
       clock_(options.start),
       scheduler_(SchedulerOptions(options)),
       driver_(&clock_, &scheduler_, DriverOptions(options)),
       launcher_(ComponentContext{&driver_, &scheduler_, &bus_, this}),
       tap_node_(std::make_shared<Node>(options.name + "_taps", &scheduler_, &bus_)),
-      watch_(std::make_unique<StuckWatch>(this, options.stuck_after)) {
+      watch_(std::make_unique<StuckWatch>(this, CheckedStuckAfter(options))) {
   scheduler_.SetTimerDriver(&driver_);
 }
 
 SimulatedGraph::~SimulatedGraph() { Stop(); }
 
 absl::Status SimulatedGraph::Launch(const std::vector<std::string>& dag_paths) {
-  const StuckWatch::Scope watched(watch_.get(), "Launch()");
   const ScopedClockDriver driving(&clock_);
   absl::Status s = launcher_.Load(dag_paths);
   if (!s.ok()) return s;
@@ -221,7 +249,7 @@ absl::Status SimulatedGraph::At(Instant at, std::function<void()> action) {
 absl::Status SimulatedGraph::StopComponent(const std::string& name) {
   const StuckWatch::Scope watched(watch_.get(), "StopComponent()");
   absl::Status s;
-  RunWhileServing([&] { s = launcher_.StopComponent(name); });
+  RunWhileServing("StopComponent()", [&] { s = launcher_.StopComponent(name); });
   return s;
 }
 
@@ -235,7 +263,7 @@ void SimulatedGraph::Stop() {
     Settle();
   }
   stopped_ = true;
-  RunWhileServing([this] {
+  RunWhileServing("Stop()", [this] {
     for (auto& a : actions_) a->Stop();
     launcher_.Stop();
     tap_node_->Shutdown();
@@ -244,7 +272,8 @@ void SimulatedGraph::Stop() {
   driver_.Shutdown();
 }
 
-void SimulatedGraph::RunWhileServing(const std::function<void()>& blocking) {
+void SimulatedGraph::RunWhileServing(const char* stop_what,
+                                     const std::function<void()>& blocking) {
   std::atomic<bool> done{false};
   std::thread helper([&] {
     pthread_setname_np(pthread_self(), "sim-stop");  // named in stop reports
@@ -260,6 +289,11 @@ void SimulatedGraph::RunWhileServing(const std::function<void()>& blocking) {
   const ScopedClockDriver driving(&clock_);
   int idle_polls = 0;
   constexpr int kIdlePollsBeforeTimePasses = 100;
+  // Time moving is progress, but not for ever: a stop that lets time move
+  // stop_time_steps_ times while no component finishes its shutdown waits
+  // for something that waits for it (see the header).
+  size_t not_stopped = launcher_.StopInProgress().not_stopped.size();
+  int steps_without_a_stop = 0;
   while (!done.load(std::memory_order_acquire)) {
     if (scheduler_.RunOneReady(absl::Milliseconds(1))) {
       idle_polls = 0;
@@ -273,20 +307,30 @@ void SimulatedGraph::RunWhileServing(const std::function<void()>& blocking) {
       // Only time moving counts as a stop's progress: routines that run
       // at one instant for ever (a yield loop) do not finish a stop.
       watch_->Progress();
+      const size_t now_not_stopped = launcher_.StopInProgress().not_stopped.size();
+      if (now_not_stopped != not_stopped) {
+        not_stopped = now_not_stopped;
+        steps_without_a_stop = 0;
+      } else if (++steps_without_a_stop >= stop_time_steps_ &&
+                 !done.load(std::memory_order_acquire)) {
+        ReportStuck(stop_what, absl::StrCat("has let simulated time move ",
+                                            steps_without_a_stop,
+                                            " times (SimulatedGraph::Options::stop_time_steps) "
+                                            "while no component finished its shutdown"));
+        std::abort();
+      }
     }
   }
   helper.join();
 }
 
-void SimulatedGraph::ReportStuck(const char* what, absl::Duration stuck_for) const {
+void SimulatedGraph::ReportStuck(const char* what, const std::string& why) const {
   const std::string prefix = absl::StrCat("simulated graph \"", name_, "\": ");
   const Launcher::StopProgress progress = launcher_.StopInProgress();
   const std::vector<timer::StopInProgress> stops = timer::StopsInProgress();
   std::string report = absl::StrCat(
-      prefix, "stuck: ", what, " has made no progress for ",
-      absl::FormatDuration(absl::Trunc(stuck_for, absl::Milliseconds(1))),
-      " of wall time (SimulatedGraph::Options::stuck_after) at ",
-      absl::FormatDuration(Elapsed()), " of simulated time\n",
+      prefix, "stuck: ", what, " ", why, " at ", absl::FormatDuration(Elapsed()),
+      " of simulated time\n",
       StuckReport(progress, stops, prefix));
   if (progress.not_stopped.empty() && stops.empty()) {
     absl::StrAppend(&report, prefix,

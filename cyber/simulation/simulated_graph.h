@@ -47,14 +47,14 @@
 //
 // A deadlock fails at once, with a report, instead of hanging until Bazel's
 // timeout. A watch thread (steady clock) checks that the driving thread makes
-// progress: during Launch() and Run*(), that it comes back from the
-// routines it runs (a routine that blocks the thread — a lock another
-// routine holds across a suspension, a std::future of another routine —
-// never does); during Stop()/StopComponent(), that the stop finishes or
-// simulated time moves on (a Clear() that stops a timer while holding the
-// lock its callback needs never does). After Options::stuck_after (default
-// 10 s of wall time) without progress it prints on stderr, each line
-// starting with `simulated graph "<name>": `,
+// progress: during Run*(), that it comes back from the routines it runs (a
+// routine that blocks the thread — a lock another routine holds across a
+// suspension, a std::future of another routine — never does); during
+// Stop()/StopComponent(), that the stop finishes or simulated time moves on
+// (a Clear() that stops a timer while holding the lock its callback needs
+// never does). After Options::stuck_after (default 10 s of wall time)
+// without progress it prints on stderr, each line starting with
+// `simulated graph "<name>": `,
 //
 //   stuck: Stop() has made no progress for 10s of wall time
 //   (SimulatedGraph::Options::stuck_after) at 1.25s of simulated time
@@ -65,6 +65,16 @@
 //     Shutdown()
 //   (a hint for a run: what can block the driving thread)
 //   aborting: the graph cannot go on
+//
+// A stop can also be stuck while time moves: its Clear() waits for a call
+// that waits for the stop (two timers stopping each other), and another
+// component's timer keeps simulated time going. A stop that lets time move
+// Options::stop_time_steps times (default 100, each after 100 ms of real
+// time with nothing to run) while no component finishes its shutdown is
+// reported the same way ("stuck: Stop() has let simulated time move 100
+// times ... while no component finished its shutdown").
+// Launch() is not watched: a component's Init() may take as long as it
+// needs (it loads a map, say).
 //
 // (each report line is one line; the same report as mainboard's
 // --shutdown_deadline, cyber/mainboard/stuck_report.h), then the summary
@@ -157,7 +167,12 @@ class SimulatedGraph final : private ProcObserver {
     // Wall time (steady clock) without progress after which a run or a
     // stop is stuck: reported, then the process aborts (see above).
     // InfiniteDuration(): never watched.
+    // Zero or negative: an error is logged naming the value, and the
+    // default is used.
     absl::Duration stuck_after = absl::Seconds(10);
+    // Times a stop may let simulated time move while no component
+    // finishes its shutdown (see above); at least 1.
+    int stop_time_steps = 100;
   };
 
   SimulatedGraph() : SimulatedGraph(Options()) {}
@@ -239,14 +254,17 @@ class SimulatedGraph final : private ProcObserver {
   bool RunTo(Instant end, const std::function<bool()>& done);
   // Runs `blocking` on a helper thread while this thread runs the graph's
   // routines, until it returns (for stops that wait for running calls).
-  void RunWhileServing(const std::function<void()>& blocking);
+  // `what` names the stop in a report ("Stop()", "StopComponent()").
+  void RunWhileServing(const char* what, const std::function<void()>& blocking);
   // The watch on the driving thread (simulated_graph.cc), and its report:
   // `what` has made no progress for `stuck_for`.
   class StuckWatch;
-  void ReportStuck(const char* what, absl::Duration stuck_for) const;
+  // Prints the report; `why` follows "stuck: <what> " on its first line.
+  void ReportStuck(const char* what, const std::string& why) const;
 
   const std::string name_;
   const Instant start_;
+  const int stop_time_steps_;
   SimulatedClock clock_;
   scheduler::Scheduler scheduler_;
   timer::TickDriver driver_;

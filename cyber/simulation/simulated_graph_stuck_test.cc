@@ -7,6 +7,9 @@
 //    one not reached, and the timer stop with its caller;
 //  * a run whose routine blocks the driving thread (waits for a future
 //    that nothing will fulfil): the report says what blocks;
+//  * a stop that deadlocks while another timer keeps simulated time
+//    moving (the worker parks between tries instead of blocking): reported
+//    after Options::stop_time_steps steps with no component stopped;
 //  * and a slow stop that moves simulated time step by step for longer
 //    than stuck_after in all is not reported (progress is counted).
 //
@@ -58,7 +61,7 @@ TEST_F(SimulatedGraphStuckTest, AStopThatDeadlocksFailsWithTheReport) {
   const std::string dag = WriteFile("stuck.dag", kStuckGraph);
   EXPECT_DEATH(
       {
-        SimulatedGraph graph(Watched(absl::Milliseconds(300)));
+        SimulatedGraph graph(Watched(absl::Seconds(3)));
         if (!graph.Launch({dag}).ok()) std::exit(1);
         graph.RunFor(absl::Milliseconds(100));
         graph.Stop();  // never returns
@@ -81,7 +84,7 @@ TEST_F(SimulatedGraphStuckTest, AStopThatDeadlocksFailsWithTheReport) {
 TEST_F(SimulatedGraphStuckTest, ARunWhoseRoutineBlocksTheDrivingThreadFailsWithTheReport) {
   EXPECT_DEATH(
       {
-        SimulatedGraph graph(Watched(absl::Milliseconds(300)));
+        SimulatedGraph graph(Watched(absl::Seconds(3)));
         std::promise<void> never;
         // A routine that waits for what no routine will do: with one
         // thread, the whole graph stops with it.
@@ -98,18 +101,67 @@ TEST_F(SimulatedGraphStuckTest, ARunWhoseRoutineBlocksTheDrivingThreadFailsWithT
       "simulated graph \"sim\": the driving thread has not come back from a routine");
 }
 
+// "parked" waits for its lock in a routine that sleeps between tries, and
+// "ticker" keeps simulated time moving: the stop never ends, though time
+// moves. Reported after stop_time_steps steps with no component stopped.
+constexpr char kParkedStuckGraph[] = R"(
+module_config {
+  timer_components { class_name: "Ticker" config { name: "ticker" interval: 10 } }
+  timer_components { class_name: "ParkedStuckStop" config { name: "parked" interval: 10 } }
+}
+)";
+
+TEST_F(SimulatedGraphStuckTest, AStopThatDeadlocksWhileTimeMovesFailsWithTheReport) {
+  const std::string dag = WriteFile("parked.dag", kParkedStuckGraph);
+  EXPECT_DEATH(
+      {
+        SimulatedGraph::Options o;
+        o.stuck_after = absl::Seconds(60);  // the wall watch is not what fires
+        o.stop_time_steps = 10;
+        SimulatedGraph graph(o);
+        if (!graph.Launch({dag}).ok()) std::exit(1);
+        graph.RunFor(absl::Milliseconds(100));
+        graph.Stop();  // never returns
+      },
+      "simulated graph \"sim\": stuck: Stop\\(\\) has let simulated time move 10 times "
+      "\\(SimulatedGraph::Options::stop_time_steps\\) while no component finished its "
+      "shutdown at [0-9.]+m?s of simulated time\n"
+      "simulated graph \"sim\": components not stopped: \"parked\" \\(Shutdown\\(\\) in "
+      "progress\\), \"ticker\"\n"
+      "simulated graph \"sim\": timer stops in progress:\n"
+      "simulated graph \"sim\":   timer \"parked_worker\": Stop\\(\\) waiting [0-9.]+m?s "
+      "for its running callback; caller: thread [0-9]+ \"[^\"]*\", in component \"parked\" "
+      "Shutdown\\(\\)\n");
+}
+
+TEST(SimulatedGraphOptionsTest, ABadStuckAfterOrStopTimeStepsIsReportedAndReplaced) {
+  SimulatedGraph::Options o;
+  o.name = "bad";
+  o.stuck_after = absl::ZeroDuration();
+  o.stop_time_steps = 0;
+  // The defaults replace them: the graph runs and stops normally.
+  SimulatedGraph graph(o);
+  int ran = 0;
+  ASSERT_TRUE(graph.After(absl::Milliseconds(4), [&] { ++ran; }).ok());
+  graph.RunFor(absl::Milliseconds(10));
+  graph.Stop();
+  EXPECT_EQ(ran, 1);
+}
+
 TEST_F(SimulatedGraphStuckTest, AStopThatMovesTimeStepByStepIsNotStuck) {
-  // The stop waits for an action that sleeps 20 times: each sleep ends
+  // The stop waits for an action that sleeps 40 times: each sleep ends
   // after the stop's 100 idle polls of 1 ms let time move (see
-  // RunWhileServing), so the stop takes at least 2 s of wall time, more
-  // than stuck_after, while each step takes a fraction of it (about 0.2 s
-  // measured).
-  SimulatedGraph graph(Watched(absl::Milliseconds(1500)));
+  // RunWhileServing), so the stop takes at least 4 s of wall time, more
+  // than stuck_after (3 s), while each step takes a fraction of it (about
+  // 0.2 s measured; a loaded machine would need to be 15 times slower). 40
+  // steps stay below stop_time_steps (100).
+  constexpr int kSleeps = 40;
+  SimulatedGraph graph(Watched(absl::Seconds(3)));
   int slept = 0;
   ASSERT_TRUE(graph
                   .After(absl::Milliseconds(10),
                          [&] {
-                           for (int i = 0; i < 20; ++i) {
+                           for (int i = 0; i < kSleeps; ++i) {
                              scheduler::CRoutine::SleepFor(absl::Milliseconds(5));
                              ++slept;
                            }
@@ -119,7 +171,7 @@ TEST_F(SimulatedGraphStuckTest, AStopThatMovesTimeStepByStepIsNotStuck) {
   ASSERT_GE(slept, 1);
   ASSERT_LT(slept, 5);  // most sleeps are left for the stop
   graph.Stop();  // waits for the action's remaining sleeps
-  EXPECT_EQ(slept, 20);
+  EXPECT_EQ(slept, kSleeps);
 }
 
 }  // namespace
