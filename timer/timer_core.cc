@@ -264,6 +264,14 @@ void TimerCore::Stop() {
   ++stop_waiters_;
   const uint32_t ended = calls_ended_;
   waiting.emplace(NameLocked());
+  if (waiting->must_start_watcher()) {
+    // Not under the lock. Released here as it is by the wait below: to this
+    // stop, the gap is one more spurious wake (stop_waiters_ and `ended`
+    // are set, the loop checks again).
+    stripe_->mu.Unlock();
+    timer_internal::StopWaitRecord::StartWatcher();
+    stripe_->mu.Lock();
+  }
   // The stripe's list is shared: a wake for another timer's call is
   // spurious here, and the loop waits again.
   while (calls_ended_ == ended) stripe_->call_ended.Wait(&stripe_->mu);

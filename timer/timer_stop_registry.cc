@@ -76,19 +76,43 @@ class StopRegistry {
     return *registry;
   }
 
-  void Add(StopWaitRecord* r) {
+  // Returns whether the caller must start the watcher (StartWatcher(),
+  // holding no lock): true for one stop, the first in this process with a
+  // warning to give (or the first after a failed start).
+  bool Add(StopWaitRecord* r) {
     MutexLock lock(&mu_);
     r->next_ = records_;
     if (records_ != nullptr) records_->prev_ = r;
     records_ = r;
-    if (r->next_warning_ == SteadyClock::time_point::max()) return;  // never
+    if (r->next_warning_ == SteadyClock::time_point::max()) return false;  // never
     if (watcher_pid_ != getpid()) {
-      StartWatcherLocked();
-      return;
+      watcher_pid_ = getpid();  // claimed: the watcher runs soon
+      return true;
     }
     if (r->next_warning_ < watcher_wakes_at_) {
       watcher_wakes_at_ = r->next_warning_;
       cv_->Signal();
+    }
+    return false;
+  }
+
+  // Starts the watcher that Add() claimed. It begins by looking at every
+  // record, those added meanwhile too.
+  void StartWatcher() {
+    try {
+      std::thread([this] { Watch(); }).detach();
+      return;
+    } catch (const std::system_error& e) {
+      // No thread, no warnings: the stops themselves still work, and the
+      // next one that waits tries again.
+      bool say;
+      {
+        MutexLock lock(&mu_);
+        if (watcher_pid_ == getpid()) watcher_pid_ = 0;
+        say = no_watcher_said_pid_ != getpid();  // once per process
+        no_watcher_said_pid_ = getpid();
+      }
+      if (say) std::fprintf(stderr, "timer: no thread to watch stuck Stop()s: %s\n", e.what());
     }
   }
 
@@ -140,28 +164,33 @@ class StopRegistry {
   // A fork (a gtest death test) copies the lock as it is and none of the
   // threads: the lock is held across it, and the child's watcher (none yet)
   // starts at its first waiting Stop(), on a fresh condition variable (the
-  // copy may list the parent's watcher as a waiter).
+  // copy may list the parent's watcher as a waiter). The parent's waiting
+  // stops are not the child's (their threads do not exist there; listed,
+  // they would be warned about for ever), nor are its callers, except those
+  // of the execution that forked, which goes on in the child.
   static void BeforeFork() ABSL_NO_THREAD_SAFETY_ANALYSIS { Get().mu_.Lock(); }
   static void AfterForkInParent() ABSL_NO_THREAD_SAFETY_ANALYSIS { Get().mu_.Unlock(); }
   static void AfterForkInChild() ABSL_NO_THREAD_SAFETY_ANALYSIS {
     StopRegistry& r = Get();
+    r.records_ = nullptr;  // the forking execution was not waiting in a Stop()
+    const void* const me = CurrentExecutionId();
+    ScopedStopCaller* kept = nullptr;  // in the same order (innermost first)
+    ScopedStopCaller* last = nullptr;
+    for (ScopedStopCaller* c = r.callers_; c != nullptr;) {
+      ScopedStopCaller* const next = c->next_;
+      if (c->execution_ == me) {
+        c->prev_ = last;
+        c->next_ = nullptr;
+        (last == nullptr ? kept : last->next_) = c;
+        last = c;
+      }
+      c = next;
+    }
+    r.callers_ = kept;
     r.cv_ = new CondVar;  // the parent's is leaked: it may be unusable here
     r.watcher_pid_ = 0;
     r.watcher_wakes_at_ = SteadyClock::time_point::max();
     r.mu_.Unlock();
-  }
-
-  void StartWatcherLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    try {
-      std::thread([this] { Watch(); }).detach();
-      watcher_pid_ = getpid();
-    } catch (const std::system_error& e) {
-      // No thread, no warnings: the stop itself still works.
-      if (watcher_pid_ != -getpid()) {
-        watcher_pid_ = -getpid();  // said once per process
-        std::fprintf(stderr, "timer: no thread to watch stuck Stop()s: %s\n", e.what());
-      }
-    }
   }
 
   // Describes who waits: the thread or routine, and what a ScopedStopCaller
@@ -228,8 +257,11 @@ class StopRegistry {
   CondVar* cv_ ABSL_GUARDED_BY(mu_);  // wakes the watcher
   StopWaitRecord* records_ ABSL_GUARDED_BY(mu_) = nullptr;
   ScopedStopCaller* callers_ ABSL_GUARDED_BY(mu_) = nullptr;
-  // The process whose watcher runs (after a fork, not the child).
+  // The process whose watcher runs or is being started (after a fork, not
+  // the child).
   pid_t watcher_pid_ ABSL_GUARDED_BY(mu_) = 0;
+  // The process that said it has no watcher thread.
+  pid_t no_watcher_said_pid_ ABSL_GUARDED_BY(mu_) = 0;
   // When the watcher wakes next (max: not before it is signalled).
   SteadyClock::time_point watcher_wakes_at_ ABSL_GUARDED_BY(mu_) =
       SteadyClock::time_point::max();
@@ -249,8 +281,10 @@ StopWaitRecord::StopWaitRecord(std::string timer_name)
                       ? SteadyClock::time_point::max()
                       : since_ + std::chrono::duration_cast<SteadyClock::duration>(
                                      absl::ToChronoNanoseconds(after));
-  StopRegistry::Get().Add(this);
+  must_start_watcher_ = StopRegistry::Get().Add(this);
 }
+
+void StopWaitRecord::StartWatcher() { StopRegistry::Get().StartWatcher(); }
 
 StopWaitRecord::~StopWaitRecord() {
   const std::string returned = StopRegistry::Get().Remove(this);

@@ -11,8 +11,8 @@
 //
 //   timer "planner_timeout": Stop() has waited 1.001s for its running
 //   callback to return (caller: thread 4242 "mainboard", in component
-//   "planner" Shutdown()); still waiting. Does the caller hold a lock the
-//   callback needs?
+//   "planner" Shutdown()); still waiting. If the caller holds a lock the
+//   callback needs, it never will.
 //
 // and again at 2, 4, 8, ... times the threshold while it still waits. The
 // same list serves shutdown reports (mainboard's --shutdown_deadline, a
@@ -26,10 +26,11 @@
 // Cost: nothing on the fire path. A Stop() that waits registers one record
 // (its timer's name and the caller's identity, described only when a warning
 // or a report asks) under one process-wide lock; one watcher thread, started
-// by the first Stop() that waits, sleeps on the steady clock until the
-// earliest warning is due (indefinitely while no stop waits) and logs it. A
-// process forked after the watcher started (a gtest death test) starts its
-// own at its first waiting Stop().
+// by the first Stop() that waits (once it has released its timer's lock),
+// sleeps on the steady clock until the earliest warning is due
+// (indefinitely while no stop waits) and logs it. A process forked after
+// the watcher started (a gtest death test) starts its own at its first
+// waiting Stop(), and lists none of its parent's stops.
 //
 // Threads: everything here is thread-safe.
 
@@ -111,6 +112,12 @@ class StopWaitRecord {
   StopWaitRecord(const StopWaitRecord&) = delete;
   StopWaitRecord& operator=(const StopWaitRecord&) = delete;
 
+  // True for the process's first waiting stop with a warning to give: it
+  // must then call StartWatcher(), holding no lock (a thread is not started
+  // under a timer's lock).
+  bool must_start_watcher() const { return must_start_watcher_; }
+  static void StartWatcher();
+
  private:
   friend class StopRegistry;
   const std::string timer_;
@@ -120,6 +127,7 @@ class StopWaitRecord {
   pid_t thread_id_ = 0;        // a thread's Linux id and name
   char thread_name_[16] = {};
   const std::chrono::steady_clock::time_point since_;
+  bool must_start_watcher_ = false;  // set by the constructor only
   // The registry's lock guards the following.
   std::chrono::steady_clock::time_point next_warning_;
   bool warned_ = false;

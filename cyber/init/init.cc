@@ -81,7 +81,9 @@ bool BadBinaryName(const char* function, const char* binary_name) {
 
 // REQUIRES: g_init_mu held; binary_name non-empty.
 void InitLoggingLocked(const char* binary_name) {
-  if (!LogDestinationChosen()) {
+  // Written only when it differs: glog's threads read the flag without a
+  // lock, and an Init after Shutdown finds it set already.
+  if (!LogDestinationChosen() && !FLAGS_logtostderr) {
     // As a new default, not a setting: the flag still reads as not chosen,
     // so the next call (Init after Shutdown) decides the same way.
     if (gflags::SetCommandLineOptionWithMode("logtostderr", "true",

@@ -49,11 +49,6 @@ class GraphCode {
   std::optional<scheduler::ScopedAmbientScheduler> scheduler_;
 };
 
-absl::Status Logged(absl::Status s) {
-  if (!s.ok()) AERROR << s.message();
-  return s;
-}
-
 // Why `library` could not be loaded, as far as can be told without loading
 // it (loading runs its static initializers, which would register its
 // classes a second time); "" if nothing is wrong or it cannot be told.
@@ -442,9 +437,9 @@ absl::Status Launcher::StopComponent(const std::string& name) {
     }
   }
   if (found == nullptr) {
-    return Logged(absl::NotFoundError(absl::StrCat(
+    return absl::NotFoundError(absl::StrCat(
         "launcher: StopComponent(\"", name, "\"): no such running component (running: ",
-        absl::StrJoin(names, ", "), ")")));
+        absl::StrJoin(names, ", "), ")"));
   }
   AINFO << "launcher: stopping component \"" << name << "\"";
   const GraphCode graph_code(context_);

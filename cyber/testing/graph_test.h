@@ -16,7 +16,7 @@
 //     ASSERT_TRUE(Launch().ok());              // every dag of the rule
 //     auto alarms = graph().Tap<Alarm>("/gps/timeout");
 //     ASSERT_TRUE(graph().After(absl::Seconds(2), [&] {
-//       graph().launcher().StopComponent("gps").IgnoreError();
+//       EXPECT_TRUE(graph().launcher().StopComponent("gps").ok());
 //     }).ok());
 //     graph().RunFor(absl::Seconds(3));
 //     ...

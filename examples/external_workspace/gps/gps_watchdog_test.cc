@@ -23,7 +23,7 @@ TEST_F(GraphTest, TimeoutFiresExactlyWhenTheGpsStops) {
   ASSERT_TRUE(fixes.ok() && alarms.ok());
   ASSERT_TRUE(graph()
                   .After(absl::Milliseconds(2025),
-                         [&] { graph().launcher().StopComponent("gps").IgnoreError(); })
+                         [&] { EXPECT_TRUE(graph().launcher().StopComponent("gps").ok()); })
                   .ok());
   graph().RunFor(absl::Seconds(5));
 
