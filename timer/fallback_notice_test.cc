@@ -3,12 +3,11 @@
 // timer on a timer system of its own says nothing. One test: "once per
 // process" is the point, and this binary starts no other timer.
 
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "absl/time/time.h"
-#include "glog/logging.h"
+#include "cyber/testing/log_capture.h"
 #include "gtest/gtest.h"
 #include "timer/testing/simulated_timer_system.h"
 #include "timer/timer.h"
@@ -16,27 +15,6 @@
 namespace cyber {
 namespace timer {
 namespace {
-
-// Collects the WARNING lines logged while it exists.
-class WarningSink : public google::LogSink {
- public:
-  WarningSink() { google::AddLogSink(this); }
-  ~WarningSink() override { google::RemoveLogSink(this); }
-  void send(google::LogSeverity severity, const char*, const char*, int,
-            const struct ::tm*, const char* message, size_t length) override {
-    if (severity != google::GLOG_WARNING) return;
-    std::lock_guard<std::mutex> lock(mu_);
-    warnings_.emplace_back(message, length);
-  }
-  std::vector<std::string> warnings() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return warnings_;
-  }
-
- private:
-  std::mutex mu_;
-  std::vector<std::string> warnings_;
-};
 
 TimerOptions Hourly(const std::string& name) {
   TimerOptions o;
@@ -47,12 +25,12 @@ TimerOptions Hourly(const std::string& name) {
 }
 
 TEST(FallbackNoticeTest, TheFirstTimerOnTheFallbackPoolSaysSoOnce) {
-  WarningSink sink;
+  test::LogCapture warnings_logged;
   // Its own timer system: not the fallback, nothing to say.
   SimulatedTimerSystem sim;
   Timer own(Hourly("own_system"), &sim.driver());
   ASSERT_TRUE(own.Schedule().ok());
-  EXPECT_TRUE(sink.warnings().empty());
+  EXPECT_TRUE(warnings_logged.lines().empty());
 
   Timer imu(Hourly("imu_poll"));
   ASSERT_TRUE(imu.Schedule().ok());
@@ -64,7 +42,7 @@ TEST(FallbackNoticeTest, TheFirstTimerOnTheFallbackPoolSaysSoOnce) {
   lidar.Stop();
   own.Stop();
 
-  const std::vector<std::string> warnings = sink.warnings();
+  const std::vector<std::string> warnings = warnings_logged.lines();
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_EQ(warnings[0].rfind("timer \"imu_poll\": no scheduler is wired (cyber::Init was "
                               "not called), so timer callbacks run on the fallback thread "

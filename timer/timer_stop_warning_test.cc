@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -25,9 +24,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "cyber/common/wait_list.h"
+#include "cyber/testing/log_capture.h"
 #include "cyber/time/steady_clock.h"
 #include "gflags/gflags.h"
-#include "glog/logging.h"
 #include "gtest/gtest.h"
 #include "timer/callback_executor.h"
 #include "timer/tick_driver.h"
@@ -37,41 +36,6 @@
 namespace cyber {
 namespace timer {
 namespace {
-
-constexpr std::chrono::seconds kWaitLimit{30};
-
-// Collects WARNING lines; waits for them.
-class WarningSink : public google::LogSink {
- public:
-  WarningSink() { google::AddLogSink(this); }
-  ~WarningSink() override { google::RemoveLogSink(this); }
-  void send(google::LogSeverity severity, const char*, const char*, int,
-            const struct ::tm*, const char* message, size_t length) override {
-    if (severity != google::GLOG_WARNING) return;
-    std::lock_guard<std::mutex> lock(mu_);
-    warnings_.emplace_back(message, length);
-    cv_.notify_all();
-  }
-  // The warnings containing `part`, once there are at least `n` (fewer
-  // after kWaitLimit).
-  std::vector<std::string> Await(const std::string& part, size_t n) {
-    std::unique_lock<std::mutex> lock(mu_);
-    std::vector<std::string> found;
-    cv_.wait_for(lock, kWaitLimit, [&] {
-      found.clear();
-      for (const std::string& w : warnings_) {
-        if (w.find(part) != std::string::npos) found.push_back(w);
-      }
-      return found.size() >= n;
-    });
-    return found;
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::vector<std::string> warnings_;
-};
 
 // A callback that needs `held` (a lock the stopping code holds). A thread
 // blocked in Stop() cannot unlock a std::mutex, so the callback tries it
@@ -129,7 +93,7 @@ class TimerStopWarningTest : public testing::Test {
 };
 
 TEST_F(TimerStopWarningTest, StopUnderTheCallbacksLockWarnsNamingTimerCallerAndWait) {
-  WarningSink sink;
+  test::LogCapture warnings_logged;
   LockedCallback cb;
   std::unique_ptr<Timer> timer = StartedTimer("stuck_poll", &cb);
 
@@ -149,7 +113,7 @@ TEST_F(TimerStopWarningTest, StopUnderTheCallbacksLockWarnsNamingTimerCallerAndW
 
   // Two warnings: the first past the threshold, the next at twice it.
   const std::vector<std::string> warnings =
-      sink.Await("timer \"stuck_poll\": Stop() has waited", 2);
+      warnings_logged.WaitFor("timer \"stuck_poll\": Stop() has waited", 2);
   // While it is stuck, it is listed.
   std::vector<StopInProgress> stops = StopsInProgress();
   // But not in a child forked now (as a gtest death test is): the stuck
@@ -184,7 +148,7 @@ TEST_F(TimerStopWarningTest, StopUnderTheCallbacksLockWarnsNamingTimerCallerAndW
 
   // Its end is logged, and it is off the list.
   const std::vector<std::string> returned =
-      sink.Await("timer \"stuck_poll\": Stop() returned after", 1);
+      warnings_logged.WaitFor("timer \"stuck_poll\": Stop() returned after", 1);
   ASSERT_EQ(returned.size(), 1u);
   EXPECT_NE(returned[0].find("stop_caller"), std::string::npos) << returned[0];
   EXPECT_TRUE(StopsInProgress().empty());
@@ -213,7 +177,7 @@ class NamedFakeRoutine final : public Parkable {
 };
 
 TEST_F(TimerStopWarningTest, StopFromARoutineNamesTheRoutine) {
-  WarningSink sink;
+  test::LogCapture warnings_logged;
   LockedCallback cb;
   std::unique_ptr<Timer> timer = StartedTimer("stuck_timeout", &cb);
 
@@ -230,7 +194,7 @@ TEST_F(TimerStopWarningTest, StopFromARoutineNamesTheRoutine) {
     SetCurrentCoroutine(nullptr);
   });
   const std::vector<std::string> warnings =
-      sink.Await("timer \"stuck_timeout\": Stop() has waited", 1);
+      warnings_logged.WaitFor("timer \"stuck_timeout\": Stop() has waited", 1);
   cb.give_up = true;
   stopper.join();
   ASSERT_GE(warnings.size(), 1u) << "no warning within 30 s";

@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
-#include <mutex>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -20,6 +19,7 @@
 #include "cyber/component/timer_component.h"
 #include "cyber/mainboard/launcher.h"
 #include "cyber/simulation/simulated_graph.h"
+#include "cyber/testing/log_capture.h"
 #include "glog/logging.h"
 #include "gtest/gtest.h"
 
@@ -93,32 +93,6 @@ std::string WriteFile(const std::string& name, const std::string& text) {
   return path;
 }
 
-// Collects the ERROR lines logged while it exists.
-class ErrorSink : public google::LogSink {
- public:
-  ErrorSink() { google::AddLogSink(this); }
-  ~ErrorSink() override { google::RemoveLogSink(this); }
-  void send(google::LogSeverity severity, const char*, const char*, int,
-            const struct ::tm*, const char* message, size_t length) override {
-    if (severity != google::GLOG_ERROR) return;
-    std::lock_guard<std::mutex> lock(mu_);
-    errors_.emplace_back(message, length);
-  }
-  // The lines containing `part`.
-  std::vector<std::string> With(const std::string& part) {
-    std::lock_guard<std::mutex> lock(mu_);
-    std::vector<std::string> out;
-    for (const std::string& e : errors_) {
-      if (e.find(part) != std::string::npos) out.push_back(e);
-    }
-    return out;
-  }
-
- private:
-  std::mutex mu_;
-  std::vector<std::string> errors_;
-};
-
 // The summary row of `component`, split at spaces.
 std::vector<std::string> Row(const std::string& table, const std::string& component) {
   std::istringstream lines(table);
@@ -132,7 +106,7 @@ std::vector<std::string> Row(const std::string& table, const std::string& compon
 }
 
 TEST(ComponentFailuresTest, EveryFailureIsCountedLoggedWithItsCountAndShown) {
-  ErrorSink sink;
+  test::LogCapture errors(google::GLOG_ERROR);
   SimulatedGraph graph;
   ASSERT_TRUE(graph.Launch({WriteFile("failures.dag", kGraph)}).ok());
   graph.RunFor(absl::Seconds(3));
@@ -154,7 +128,7 @@ TEST(ComponentFailuresTest, EveryFailureIsCountedLoggedWithItsCountAndShown) {
   EXPECT_EQ(filter_failed, 100);
 
   // Logged: failures 1 to 10, then the 100th, each with the running counts.
-  const std::vector<std::string> filter_log = sink.With("component \"filter\"");
+  const std::vector<std::string> filter_log = errors.Containing("component \"filter\"");
   ASSERT_EQ(filter_log.size(), 11u) << testing::PrintToString(filter_log);
   EXPECT_EQ(filter_log[0],
             "component \"filter\" (ThrowingFilter): Proc() threw: bad reading 3 "
@@ -169,7 +143,7 @@ TEST(ComponentFailuresTest, EveryFailureIsCountedLoggedWithItsCountAndShown) {
   EXPECT_EQ(filter_log[10],
             "component \"filter\" (ThrowingFilter): Proc() threw a non-std::exception "
             "(failures so far: 100 of 300 calls, 100 threw)");
-  const std::vector<std::string> poller_log = sink.With("component \"poller\"");
+  const std::vector<std::string> poller_log = errors.Containing("component \"poller\"");
   ASSERT_EQ(poller_log.size(), 10u) << testing::PrintToString(poller_log);
   EXPECT_EQ(poller_log[0],
             "component \"poller\" (FlakyPoller): Proc() returned false "
@@ -178,8 +152,8 @@ TEST(ComponentFailuresTest, EveryFailureIsCountedLoggedWithItsCountAndShown) {
             "component \"poller\" (FlakyPoller): Proc() threw: poll 4 "
             "(failures so far: 2 of 4 calls, 1 threw)");
   // Caught by the components: the reader and the timer saw no exception.
-  EXPECT_TRUE(sink.With("callback threw").empty())
-      << testing::PrintToString(sink.With("callback threw"));
+  EXPECT_TRUE(errors.Containing("callback threw").empty())
+      << testing::PrintToString(errors.Containing("callback threw"));
 
   // Where people look: the summary table (`-` where a column does not
   // apply) and the status line.

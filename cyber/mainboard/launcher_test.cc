@@ -20,8 +20,8 @@
 #include "cyber/component/timer_component.h"
 #include "cyber/time/simulated_clock.h"
 #include "cyber/common/test_waits.h"
+#include "cyber/testing/log_capture.h"
 #include "gflags/gflags.h"
-#include "glog/logging.h"
 #include "gtest/gtest.h"
 #include "scheduler/config/scheduler_config.h"
 #include "scheduler/scheduler.h"
@@ -147,37 +147,6 @@ class GatedTimer : public TimerComponent {
   std::atomic<int> calls_{0};
 };
 CYBER_REGISTER_COMPONENT(GatedTimer)
-
-// Collects the WARNING lines logged while it exists.
-class WarningSink : public google::LogSink {
- public:
-  WarningSink() { google::AddLogSink(this); }
-  ~WarningSink() override { google::RemoveLogSink(this); }
-  void send(google::LogSeverity severity, const char*, const char*, int,
-            const struct ::tm*, const char* message, size_t length) override {
-    if (severity != google::GLOG_WARNING) return;
-    std::lock_guard<std::mutex> lock(mu_);
-    warnings_.emplace_back(message, length);
-  }
-  std::vector<std::string> warnings() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return warnings_;
-  }
-  // The warnings containing every one of `parts`.
-  int Count(const std::vector<std::string>& parts) {
-    int n = 0;
-    for (const std::string& w : warnings()) {
-      bool all = true;
-      for (const std::string& p : parts) all = all && w.find(p) != std::string::npos;
-      n += all ? 1 : 0;
-    }
-    return n;
-  }
-
- private:
-  std::mutex mu_;
-  std::vector<std::string> warnings_;
-};
 
 std::string WriteFile(const std::string& name, const std::string& text) {
   const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
@@ -460,7 +429,7 @@ TEST_F(LauncherRunTest, ChannelsWrittenAndNotReadOrReadAndNotWrittenAreWarnings)
   auto log_writer = stranger.TryCreateWriter<Msg>("/log");
   auto other_writer = stranger.TryCreateWriter<Msg>("/elsewhere");
   ASSERT_TRUE(log_writer.ok() && other_writer.ok());
-  WarningSink sink;
+  test::LogCapture warnings;
   Launcher launcher(context_);
   ASSERT_TRUE(launcher.Load({WriteFile("typo.dag",
       "module_config {\n"
@@ -480,16 +449,16 @@ TEST_F(LauncherRunTest, ChannelsWrittenAndNotReadOrReadAndNotWrittenAreWarnings)
           "\"/imu\" (same type) is written but read by no one",
   };
   EXPECT_EQ(launcher.ChannelWarnings(), expected);
-  for (const std::string& w : expected) EXPECT_EQ(sink.Count({w}), 1) << w;
-  EXPECT_EQ(sink.Count({"/log"}), 0);
-  EXPECT_EQ(sink.Count({"/elsewhere"}), 0);
+  for (const std::string& w : expected) EXPECT_EQ(warnings.Containing(w).size(), 1u) << w;
+  EXPECT_EQ(warnings.Containing("/log").size(), 0u);
+  EXPECT_EQ(warnings.Containing("/elsewhere").size(), 0u);
   launcher.Stop();
   EXPECT_EQ(launcher.ChannelWarnings(), expected);  // for the summary
 }
 
 TEST_F(LauncherRunTest, StrictModeRefusesAReadTypoListingTheWarningAndStopsEverything) {
   g_clears = 0;
-  WarningSink sink;
+  test::LogCapture warnings;
   Launcher launcher(context_);
   launcher.set_strict(true);
   const std::string dag = WriteFile("strict_typo.dag",
@@ -514,7 +483,7 @@ TEST_F(LauncherRunTest, StrictModeRefusesAReadTypoListingTheWarningAndStopsEvery
   EXPECT_EQ(g_clears, 1);  // CountingTimer's Clear()
   EXPECT_EQ(launcher.FinalStats().size(), 3u);
   // In the error once, not logged beside it.
-  EXPECT_EQ(sink.Count({"/imux"}), 0);
+  EXPECT_EQ(warnings.Containing("/imux").size(), 0u);
   EXPECT_EQ(launcher.ChannelWarnings(), std::vector<std::string>{warning});
 
   // The same graph without strict mode starts, and warns.
@@ -522,7 +491,7 @@ TEST_F(LauncherRunTest, StrictModeRefusesAReadTypoListingTheWarningAndStopsEvery
   ASSERT_TRUE(lenient.Load({dag}).ok());
   ASSERT_TRUE(lenient.Start().ok());
   EXPECT_EQ(lenient.ChannelWarnings(), std::vector<std::string>{warning});
-  EXPECT_EQ(sink.Count({warning}), 1);
+  EXPECT_EQ(warnings.Containing(warning).size(), 1u);
 }
 
 TEST_F(LauncherRunTest, UnreadOutputsSilenceAWrittenUnreadChannelAndStrictModePasses) {
@@ -643,7 +612,7 @@ TEST_F(LauncherRunTest, AFlagFileIsCheckedLineByLineAndABadLineIsALocatedError) 
 TEST(LauncherTest, AModuleLibraryThatCannotLoadIsAWarningWhenItsClassesAreLinkedIn) {
   const std::string not_elf = WriteFile("libnotelf.so", "not a library\n");
   const std::string dir = getenv("TEST_TMPDIR");
-  WarningSink sink;
+  test::LogCapture warnings;
   const std::string missing = WriteFile("missing_lib.dag",
       "module_config {\n  module_library: \"/nonexistent/libmissing.so\"\n"
       "  timer_components { class_name: \"CountingTimer\" config { name: \"m\" interval: 10 } }\n}\n");
@@ -652,12 +621,12 @@ TEST(LauncherTest, AModuleLibraryThatCannotLoadIsAWarningWhenItsClassesAreLinked
       "  timer_components { class_name: \"CountingTimer\" config { name: \"g\" interval: 10 } }\n}\n");
   Launcher launcher;
   EXPECT_TRUE(launcher.Load({missing, garbage}).ok());  // not fatal
-  EXPECT_EQ(sink.Count({dir + "/missing_lib.dag:1:1: module_library \"/nonexistent/libmissing.so\" "
-                        "could not be loaded: cannot open shared object file: No such file or directory"}),
-            1) << testing::PrintToString(sink.warnings());
-  EXPECT_EQ(sink.Count({dir + "/garbage_lib.dag:1:1: module_library \"" + not_elf +
-                        "\" could not be loaded: invalid ELF header"}),
-            1) << testing::PrintToString(sink.warnings());
+  EXPECT_EQ(warnings.Containing(dir + "/missing_lib.dag:1:1: module_library \"/nonexistent/libmissing.so\" "
+                                "could not be loaded: cannot open shared object file: No such file or directory").size(),
+            1u) << testing::PrintToString(warnings.lines());
+  EXPECT_EQ(warnings.Containing(dir + "/garbage_lib.dag:1:1: module_library \"" + not_elf +
+                                "\" could not be loaded: invalid ELF header").size(),
+            1u) << testing::PrintToString(warnings.lines());
 }
 
 TEST(LauncherStatusTest, StatusLineAndSummaryShowRatesAndCounters) {

@@ -30,9 +30,13 @@ void StuckStop::Work() {
       waiting_ = true;
     }
     waiting_cv_.notify_all();
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));  // a poll, not a settle
+    PauseBetweenTries();
   }
   mu_.unlock();
+}
+
+void StuckStop::PauseBetweenTries() {
+  std::this_thread::sleep_for(std::chrono::milliseconds(1));  // a poll, not a settle
 }
 
 void StuckStop::Clear() {
@@ -45,35 +49,8 @@ void StuckStop::Clear() {
   worker_->Stop();  // waits for a call that waits for mu_: for ever
 }
 
-bool ParkedStuckStop::Init() {
-  TimerOptions o;
-  o.name = name() + "_worker";
-  o.period = absl::Milliseconds(10);
-  o.callback = [this] { Work(); };
-  worker_ = std::make_unique<Timer>(std::move(o));
-  return worker_->Schedule().ok();
-}
-
-void ParkedStuckStop::Work() {
-  while (!mu_.try_lock()) {
-    {
-      std::lock_guard<std::mutex> lock(waiting_mu_);
-      waiting_ = true;
-    }
-    waiting_cv_.notify_all();
-    scheduler::CRoutine::SleepFor(absl::Milliseconds(1));  // parks the routine
-  }
-  mu_.unlock();
-}
-
-void ParkedStuckStop::Clear() {
-  std::lock_guard<std::mutex> lock(mu_);
-  {
-    std::unique_lock<std::mutex> waiting(waiting_mu_);
-    waiting_ = false;
-    waiting_cv_.wait(waiting, [this] { return waiting_; });
-  }
-  worker_->Stop();  // waits for a call that waits for mu_: for ever
+void ParkedStuckStop::PauseBetweenTries() {
+  scheduler::CRoutine::SleepFor(absl::Milliseconds(1));  // parks the routine
 }
 
 CYBER_REGISTER_COMPONENT(StuckStop)

@@ -34,6 +34,11 @@ class StuckStop : public TimerComponent {
   bool Proc() override { return true; }
   void Clear() override;
 
+ protected:
+  // How Work() waits between two tries for mu_: here it sleeps the thread
+  // 1 ms. Called only while Clear() holds mu_ (which it never releases).
+  virtual void PauseBetweenTries();
+
  private:
   void Work();
 
@@ -44,19 +49,10 @@ class StuckStop : public TimerComponent {
   std::unique_ptr<Timer> worker_;
 };
 
-class ParkedStuckStop : public TimerComponent {
- public:
-  bool Init() override;
-  bool Proc() override { return true; }
-  void Clear() override;
-
- private:
-  void Work();
-  std::mutex mu_;  // what Work() needs and Clear() holds
-  std::mutex waiting_mu_;
-  std::condition_variable waiting_cv_;
-  bool waiting_ = false;  // a Work() call is waiting for mu_
-  std::unique_ptr<Timer> worker_;
+// StuckStop whose worker parks its routine between tries.
+class ParkedStuckStop : public StuckStop {
+ protected:
+  void PauseBetweenTries() override;  // CRoutine::SleepFor(1 ms)
 };
 
 class Ticker : public TimerComponent {
