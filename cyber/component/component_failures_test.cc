@@ -159,17 +159,18 @@ TEST(ComponentFailuresTest, EveryFailureIsCountedLoggedWithItsCountAndShown) {
   // apply) and the status line.
   const std::string table = Launcher::SummaryTable(graph.Stats());
   // component class procs failed rate config p99 overruns dropped early threw
+  // missed
   EXPECT_EQ(Row(table, "filter"),
             (std::vector<std::string>{"filter", "ThrowingFilter", "300", "100", "-", "-", "-",
-                                      "-", "0", "-", "100"}))
+                                      "-", "0", "-", "100", "-"}))
       << table;
   EXPECT_EQ(Row(table, "poller"),
             (std::vector<std::string>{"poller", "FlakyPoller", "150", "75", "50.00", "50.00",
-                                      "0.000", "0", "-", "0", "37"}))
+                                      "0.000", "0", "-", "0", "37", "0"}))
       << table;
   EXPECT_EQ(Row(table, "source"),
             (std::vector<std::string>{"source", "ReadingSource", "300", "0", "100.00",
-                                      "100.00", "0.000", "0", "-", "0", "0"}))
+                                      "100.00", "0.000", "0", "-", "0", "0", "0"}))
       << table;
   EXPECT_EQ(Launcher::StatusLine(graph.Stats()),
             "source 100.0/100 Hz p99 0.00 ms ovr 0 | filter 300 msgs drop 0 fail 100 "

@@ -99,7 +99,8 @@ TEST(ComponentWithoutReadersTest, StartsItsOwnTimerPublishesAndStopsCleanly) {
   EXPECT_EQ(s.procs, 0u);
   const std::string table = Launcher::SummaryTable(graph.Stats());
   EXPECT_NE(table.find("\nloop                 BeatLoop                            -          -"
-                       "         -         -         -        -        -        -        -\n"),
+                       "         -         -         -        -        -        -        -"
+                       "        -\n"),
             std::string::npos)
       << table;
   EXPECT_EQ(Launcher::StatusLine(graph.Stats()), "loop (no Proc)");

@@ -503,10 +503,11 @@ std::string Launcher::StatusLine(const std::vector<ComponentStats>& stats) {
 }
 
 std::string Launcher::SummaryTable(const std::vector<ComponentStats>& stats) {
-  constexpr char kRow[] = "%-20s %-26s %10s %10s %9s %9s %9s %8s %8s %8s %8s\n";
+  constexpr char kRow[] = "%-20s %-26s %10s %10s %9s %9s %9s %8s %8s %8s %8s %8s\n";
   std::string out =
       absl::StrFormat(kRow, "component", "class", "procs", "failed", "rate Hz",
-                      "config Hz", "p99 ms", "overruns", "dropped", "early", "threw");
+                      "config Hz", "p99 ms", "overruns", "dropped", "early", "threw",
+                      "missed");
   // `-` where a column does not apply to the kind of component: rates and
   // lateness to message components, dropped messages to timer components,
   // Proc() counts to a Component<>.
@@ -526,7 +527,8 @@ std::string Launcher::SummaryTable(const std::vector<ComponentStats>& stats) {
                   fixed(timer, s.configured_hz, 2),
                   fixed(timer, absl::ToDoubleMilliseconds(s.lateness_p99), 3),
                   count(timer, s.overruns), count(message, s.dropped),
-                  count(timer, s.early_fires), count(s.has_proc, s.exceptions)));
+                  count(timer, s.early_fires), count(s.has_proc, s.exceptions),
+                  count(timer, s.missed_periods)));
   }
   return out;
 }

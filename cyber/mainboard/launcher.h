@@ -134,9 +134,11 @@ class Launcher {
   static std::string StatusLine(const std::vector<ComponentStats>& stats);
   // A table with a header and a row per component, columns separated by
   // spaces: component, class, procs, failed (returned false or threw), rate
-  // Hz, config Hz, p99 ms, overruns, dropped, early, threw. A column that
-  // does not apply to the kind of component shows `-`: the rates, p99,
-  // overruns and early for message components, dropped for timer
+  // Hz, config Hz, p99 ms, overruns, dropped, early, threw, missed (periods
+  // a timer component skipped because a call came too late to make them:
+  // why procs can fall short of rate x time without an overrun). A column
+  // that does not apply to the kind of component shows `-`: the rates, p99,
+  // overruns, early and missed for message components, dropped for timer
   // components, all counts for a Component<>.
   static std::string SummaryTable(const std::vector<ComponentStats>& stats);
 

@@ -662,6 +662,7 @@ TEST(LauncherStatusTest, FailuresAreShownAndColumnsThatDoNotApplyAreDashes) {
   t.achieved_hz = 99.96;
   t.lateness_p99 = absl::Microseconds(120);
   t.overruns = 2;
+  t.missed_periods = 3;
   ComponentStats m;
   m.name = "fusion";
   m.class_name = "Fusion";
@@ -678,13 +679,13 @@ TEST(LauncherStatusTest, FailuresAreShownAndColumnsThatDoNotApplyAreDashes) {
             "fusion 990 msgs drop 10 fail 330 (330 threw) | loop (no Proc)");
   EXPECT_EQ(Launcher::SummaryTable({t, m, loop}),
             "component            class                           procs     failed   rate Hz "
-            "config Hz    p99 ms overruns  dropped    early    threw\n"
+            "config Hz    p99 ms overruns  dropped    early    threw   missed\n"
             "imu                  ImuPoller                        1000          4     99.96 "
-            "   100.00     0.120        2        -        0        1\n"
+            "   100.00     0.120        2        -        0        1        3\n"
             "fusion               Fusion                            990        330         - "
-            "        -         -        -       10        -      330\n"
+            "        -         -        -       10        -      330        -\n"
             "loop                 ControlLoop                         -          -         - "
-            "        -         -        -        -        -        -\n");
+            "        -         -        -        -        -        -        -\n");
 }
 
 // Find<T>: a launched component by name, as its class or a base; errors
