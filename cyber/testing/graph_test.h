@@ -40,10 +40,12 @@
 //
 // A graph that deadlocks (a Clear() that stops a timer while holding the
 // lock its callback needs, a routine that blocks the only thread) does not
-// hang until Bazel's timeout: after 10 s of wall time without progress the
-// graph prints what it waits for (components not stopped, timer stops in
-// progress with their callers) and aborts the test binary
-// (SimulatedGraph::Options::stuck_after, cyber/simulation/simulated_graph.h).
+// hang until Bazel's timeout: after 10 s of wall time without progress, or
+// a stop that lets simulated time move 100 times with no component
+// stopping, the graph prints what it waits for (components not stopped,
+// timer stops in progress with their callers) and aborts the test binary
+// (SimulatedGraph::Options::stuck_after and stop_time_steps,
+// cyber/simulation/simulated_graph.h).
 //
 // Threads: as SimulatedGraph (the test's thread drives it).
 
