@@ -124,12 +124,7 @@ class Component : public ComponentBase {
   }
 
   ComponentStats Stats() const override {
-    ComponentStats s;
-    s.name = name();
-    s.class_name = class_name();
-    s.procs = this->procs_.load();
-    s.proc_failures = this->proc_failures_.load();
-    s.exceptions = this->exceptions_.load();
+    ComponentStats s = this->BaseStats();
     if (reader_) s.dropped = reader_->stats().dropped_overflow;
     s.unfused = unfused_.load(std::memory_order_relaxed);
     return s;
@@ -250,9 +245,7 @@ class Component<> : public ComponentBase {
   }
 
   ComponentStats Stats() const override {
-    ComponentStats s;
-    s.name = name();
-    s.class_name = class_name();
+    ComponentStats s = BaseStats();  // the counts stay 0: there is no Proc()
     s.has_proc = false;
     return s;
   }

@@ -216,6 +216,16 @@ void ComponentBase::LogConfigError(const absl::Status& status) const {
   AERROR << status.message();
 }
 
+ComponentStats ComponentBase::BaseStats() const {
+  ComponentStats s;
+  s.name = name_;
+  s.class_name = class_name_;
+  s.procs = procs_.load();
+  s.proc_failures = proc_failures_.load();
+  s.exceptions = exceptions_.load();
+  return s;
+}
+
 void ComponentBase::RecordProc(bool ok) {
   procs_.fetch_add(1, std::memory_order_relaxed);
   if (!ok) {

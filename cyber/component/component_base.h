@@ -142,6 +142,10 @@ class ComponentBase {
  protected:
   ComponentBase() = default;
 
+  // What every kind of component reports the same way: its identity and
+  // the Proc() counts RunProc keeps. Stats() adds what its kind knows.
+  ComponentStats BaseStats() const;
+
   // Sets the identity, loads the flag file (gflags; checked first with
   // CheckFlagFile, an error sets nothing) and creates the node.
   absl::Status SetUp(const std::string& class_name, const std::string& name,

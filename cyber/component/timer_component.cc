@@ -52,13 +52,8 @@ void TimerComponent::Shutdown() {
 }
 
 ComponentStats TimerComponent::Stats() const {
-  ComponentStats s;
-  s.name = name();
-  s.class_name = class_name();
+  ComponentStats s = BaseStats();
   s.timer = true;
-  s.procs = procs_.load();
-  s.proc_failures = proc_failures_.load();
-  s.exceptions = exceptions_.load();
   if (interval_ > absl::ZeroDuration()) {
     s.configured_hz = 1.0 / absl::ToDoubleSeconds(interval_);
   }

@@ -416,6 +416,12 @@ void Launcher::ShutDownTracked(ComponentBase* component) {
   ++shut_down_;
 }
 
+size_t Launcher::ComponentsLeftToStop() const {
+  MutexLock lock(&mu_);
+  // shut_down_ outlives the list it counts (cleared when a stop ends).
+  return stopping_.size() > shut_down_ ? stopping_.size() - shut_down_ : 0;
+}
+
 Launcher::StopProgress Launcher::StopInProgress() const {
   MutexLock lock(&mu_);
   StopProgress progress;

@@ -292,7 +292,7 @@ void SimulatedGraph::RunWhileServing(const char* stop_what,
   // Time moving is progress, but not for ever: a stop that lets time move
   // stop_time_steps_ times while no component finishes its shutdown waits
   // for something that waits for it (see the header).
-  size_t not_stopped = launcher_.StopInProgress().not_stopped.size();
+  size_t not_stopped = launcher_.ComponentsLeftToStop();
   int steps_without_a_stop = 0;
   while (!done.load(std::memory_order_acquire)) {
     if (scheduler_.RunOneReady(absl::Milliseconds(1))) {
@@ -307,7 +307,7 @@ void SimulatedGraph::RunWhileServing(const char* stop_what,
       // Only time moving counts as a stop's progress: routines that run
       // at one instant for ever (a yield loop) do not finish a stop.
       watch_->Progress();
-      const size_t now_not_stopped = launcher_.StopInProgress().not_stopped.size();
+      const size_t now_not_stopped = launcher_.ComponentsLeftToStop();
       if (now_not_stopped != not_stopped) {
         not_stopped = now_not_stopped;
         steps_without_a_stop = 0;
