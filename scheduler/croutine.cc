@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "cyber/common/log.h"
-#include "timer/ambient_timer_system.h"
+#include "timer/wheel_front_end.h"
 
 namespace cyber {
 namespace scheduler {

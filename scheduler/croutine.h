@@ -43,8 +43,7 @@
 #include "cyber/common/wait_list.h"
 #include "cyber/time/instant.h"
 #include "scheduler/execution_context.h"
-#include "cyber/time/ambient_clock.h"
-#include "timer/ambient_timer_system.h"
+#include "cyber/runtime/runtime_scope.h"
 #include "timer/wheel_front_end.h"
 
 namespace cyber {
@@ -73,6 +72,7 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
   // around a stack switch costs about as much again.
   class Host {
    public:
+    explicit Host(std::string runtime_name) : scope_(std::move(runtime_name)) {}
     virtual ~Host() = default;
     // Queues a routine that became ready (woken or yielded).
     virtual void MakeReady(std::shared_ptr<CRoutine> routine) = 0;
@@ -80,13 +80,18 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
     // The timing wheel SleepFor arms; null if none (SleepFor then fails).
     // Stays valid while the host lives.
     timer::WheelFrontEnd* timer_driver() const {
-      return timer_driver_.load(std::memory_order_acquire);
+      return scope_.timers.load(std::memory_order_acquire);
     }
     // True once the scheduler shuts down: suspension points then throw.
     bool stopping() const { return stopping_.load(std::memory_order_acquire); }
+    // The runtime scope installed around every resume of this host's
+    // routines (cyber/runtime/runtime_scope.h): its scheduler is the host,
+    // its timers the wheel SleepFor arms, its clock that wheel's clock.
+    RuntimeScope* scope() { return &scope_; }
+    const RuntimeScope* scope() const { return &scope_; }
 
    protected:
-    std::atomic<timer::WheelFrontEnd*> timer_driver_{nullptr};
+    RuntimeScope scope_;
     std::atomic<bool> stopping_{false};
   };
 
@@ -106,31 +111,24 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
     // Queued implies kReady (a wake sets it before queueing): nothing to set.
     std::function<void()>* const first_entry =
         context_ ? nullptr : AcquireContext();
-    // The routine runs its scheduler's graph code: timers it makes without
-    // a TickDriver, Time::Now(), Rate, follow its scheduler's wheel and
-    // clock (as a ScopedAmbientTimerSystem would install them). This runs
-    // on the processor's own stack and Enter() returns on the same thread,
-    // so the thread's variables are set and restored inline (the scoped
-    // setters are out-of-line calls).
-    timer::WheelFrontEnd* const front = host_->timer_driver();
-    timer::WheelFrontEnd*& ambient_front =
-        timer::ambient_internal::t_ambient_front;
-    Clock*& ambient_clock = ambient_internal::t_ambient_clock;
+    // The routine runs on behalf of its host's runtime: timers it makes
+    // without a TickDriver, Time::Now(), Rate, Async and Node follow that
+    // runtime (cyber/runtime/runtime_scope.h). This runs on the processor's
+    // own stack and Enter() returns on the same thread, so the thread's
+    // variables are set and restored inline (ScopedRuntime is out of line).
+    const RuntimeScope*& scope = runtime_internal::t_scope;
     Parkable*& coroutine = coroutine_internal::t_coroutine;
     CRoutine*& current = croutine_internal::t_current;
-    timer::WheelFrontEnd* const outer_front = ambient_front;
-    Clock* const outer_clock = ambient_clock;
+    const RuntimeScope* const outer_scope = scope;
     Parkable* const outer_coroutine = coroutine;
     CRoutine* const outer = current;
-    ambient_front = front;
-    ambient_clock = front != nullptr ? front->clock() : nullptr;
+    scope = host_->scope();
     coroutine = this;
     current = this;
     const bool finished = context_->Enter(first_entry);
     current = outer;
     coroutine = outer_coroutine;
-    ambient_clock = outer_clock;
-    ambient_front = outer_front;
+    scope = outer_scope;
     if (finished) ReleaseContext();
     return state_.load();
   }

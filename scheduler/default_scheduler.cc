@@ -8,7 +8,9 @@
 #include "absl/strings/str_cat.h"
 #include "cyber/common/log.h"
 #include "gflags/gflags.h"
+#include "cyber/runtime/runtime_scope.h"
 #include "scheduler/config/scheduler_config.h"
+#include "timer/default_timer_system.h"
 
 DEFINE_string(scheduler_conf, "",
               "scheduler conf file (protobuf text format, Cyber RT shape); "
@@ -44,6 +46,8 @@ namespace {
 
 std::mutex g_mu;
 Scheduler* g_scheduler = nullptr;  // guarded by g_mu
+// g_scheduler is shut down (kept, refusing work, until the next start).
+bool g_shut_down = false;  // guarded by g_mu
 // Shut-down schedulers stay allocated: Timers and tasks may still point at
 // them (they refuse new work). Reachable, so not reported as leaks.
 std::vector<Scheduler*>* g_retired = new std::vector<Scheduler*>();
@@ -98,40 +102,52 @@ Scheduler::Options OptionsFromFlags() {
 
 }  // namespace
 
+namespace {
+// Makes the process scheduler, wired at birth: timer callbacks run on it,
+// and SleepFor arms its wheel. (A scheduler without a wheel made SleepFor
+// in an Async task abort the process when Init was never called.)
+Scheduler* MakeLocked() {
+  Scheduler* s = new Scheduler(OptionsFromFlags());
+  s->SetTimerDriver(timer::InstallDefaultTimerSystem(s));
+  return s;
+}
+}  // namespace
+
 Scheduler* DefaultScheduler() {
   std::lock_guard<std::mutex> lock(g_mu);
-  if (g_scheduler == nullptr) g_scheduler = new Scheduler(OptionsFromFlags());
+  if (g_scheduler == nullptr) g_scheduler = MakeLocked();
   return g_scheduler;
 }
 
-namespace {
-thread_local Scheduler* t_ambient_scheduler = nullptr;
-}  // namespace
+Scheduler* StartDefaultScheduler() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (g_scheduler == nullptr || g_shut_down) {
+    if (g_scheduler != nullptr) g_retired->push_back(g_scheduler);
+    g_scheduler = MakeLocked();
+    g_shut_down = false;
+  }
+  return g_scheduler;
+}
 
 Scheduler* CurrentScheduler() {
-  if (CRoutine* r = CRoutine::Current()) {
-    if (auto* s = dynamic_cast<Scheduler*>(r->host())) return s;
+  if (const RuntimeScope* scope = CurrentRuntimeScope()) {
+    if (Scheduler* s = scope->scheduler.load(std::memory_order_acquire)) {
+      return s;
+    }
   }
-  if (t_ambient_scheduler != nullptr) return t_ambient_scheduler;
   return DefaultScheduler();
 }
-
-ScopedAmbientScheduler::ScopedAmbientScheduler(Scheduler* scheduler)
-    : previous_(t_ambient_scheduler) {
-  t_ambient_scheduler = scheduler;
-}
-
-ScopedAmbientScheduler::~ScopedAmbientScheduler() { t_ambient_scheduler = previous_; }
 
 void ShutdownDefaultScheduler() {
   Scheduler* s = nullptr;
   {
     std::lock_guard<std::mutex> lock(g_mu);
+    if (g_scheduler == nullptr || g_shut_down) return;
     s = g_scheduler;
-    if (s == nullptr) return;
-    g_retired->push_back(s);
-    g_scheduler = nullptr;
+    g_shut_down = true;
   }
+  // Its timers first (no new callbacks), then its routines and processors.
+  timer::ShutdownDefaultTimerSystem();
   s->Shutdown();
 }
 

@@ -4,10 +4,22 @@
 // conf in protobuf text format), or else one group described by
 // --scheduler_processors (0: one per core), --scheduler_cpuset,
 // --scheduler_affinity, --scheduler_policy and --scheduler_priority; and
-// --routine_stack_size. cyber::Init() creates it and makes it the
-// timer system's dispatcher; cyber::Shutdown() shuts it down after the
-// timers. A bad conf file is reported (AERROR, naming file, line and field)
-// and the default configuration is used instead, so the process still runs.
+// --routine_stack_size. It is made wired to a process timer system
+// (timer/default_timer_system.h) whose callbacks it runs and whose wheel
+// its SleepFor arms, so Async, SleepFor, CreateTask and Node work whoever
+// asks first.
+//
+// Its life, and what DefaultScheduler() returns at each stage:
+//   never started  made on first use (a program that never calls Init);
+//   started        StartDefaultScheduler() (cyber::Init) keeps a running
+//                  one or makes a new one;
+//   shut down      ShutdownDefaultScheduler() (cyber::Shutdown) stops the
+//                  timer system, then the scheduler, which is kept and
+//                  returned, refusing work with a clear error (an Async
+//                  future holds it; CreateTask returns FailedPrecondition),
+//                  until the next StartDefaultScheduler(). Never an abort.
+// A bad conf file is reported (AERROR, naming file, line and field) and
+// the default configuration is used instead, so the process still runs.
 //
 // Threads: thread-safe.
 
@@ -22,29 +34,21 @@ namespace cyber {
 namespace scheduler {
 
 Scheduler* DefaultScheduler();
-// Shuts the default scheduler down (idempotent); the next DefaultScheduler()
-// creates a new one.
+// A running process scheduler: the current one, or a new one (with a new
+// process timer system) if there is none or it is shut down.
+Scheduler* StartDefaultScheduler();
+// Shuts the process timer system and then the default scheduler down
+// (idempotent); see above.
 void ShutdownDefaultScheduler();
 
-// The scheduler of the graph whose code runs on this thread: inside a
-// routine, that routine's scheduler; else the one a ScopedAmbientScheduler
-// installed (a simulated graph around its components' Init()); else the
-// process scheduler. What Cyber-style calls that name no scheduler use
-// (cyber::Async, scheduler::Instance()), so a graph's tasks stay on its
-// scheduler and clock.
+// The scheduler of the runtime whose code runs on this thread: the
+// scheduler of the runtime scope installed here (cyber/runtime/
+// runtime_scope.h: inside a routine, that routine's scheduler; around a
+// component's Init()/Clear(), its graph's), else the process scheduler.
+// What Cyber-style calls that name no scheduler use (cyber::Async,
+// scheduler::Instance(), Node), so a graph's tasks stay on its scheduler
+// and clock.
 Scheduler* CurrentScheduler();
-
-// Installs `scheduler` as this thread's ambient scheduler until destroyed.
-class ScopedAmbientScheduler {
- public:
-  explicit ScopedAmbientScheduler(Scheduler* scheduler);
-  ~ScopedAmbientScheduler();
-  ScopedAmbientScheduler(const ScopedAmbientScheduler&) = delete;
-  ScopedAmbientScheduler& operator=(const ScopedAmbientScheduler&) = delete;
-
- private:
-  Scheduler* const previous_;
-};
 
 }  // namespace scheduler
 

@@ -36,12 +36,14 @@ constexpr size_t kCachedRoutineBlocks = 4096;
 }  // namespace
 
 Scheduler::Scheduler(Options options)
-    : options_([&] {
+    : CRoutine::Host(options.name),
+      options_([&] {
         options.config = WithDefaults(std::move(options.config));
         return std::move(options);
       }()),
       contexts_(options_.stack_size, /*max_cached=*/64),
       routine_memory_(std::make_shared<BlockPool>(kCachedRoutineBlocks)) {
+  scope_.scheduler.store(this, std::memory_order_release);
   for (size_t g = 0; g < options_.config.groups.size(); ++g) {
     const ProcessorGroupConfig& group = options_.config.groups[g];
     // Timer callbacks run in the first group: its processors anticipate.
@@ -69,14 +71,17 @@ void Scheduler::SetTimerDriver(timer::TickDriver* driver) {
       driver != nullptr ? driver->front_end() : nullptr;
   MutexLock lock(&drivers_mu_);
   if (front) drivers_.push_back(front);
-  timer_driver_.store(front.get(), std::memory_order_release);
+  // Clock first: a routine that sees the new wheel sees its clock.
+  scope_.clock.store(front != nullptr ? front->clock() : nullptr,
+                     std::memory_order_release);
+  scope_.timers.store(front.get(), std::memory_order_release);
 }
 
 std::optional<std::chrono::steady_clock::time_point> Scheduler::NextTimerEvent()
     const {
   // Only a wheel that dispatches here, on the steady clock (the front end
   // loaded is the one checked: SetTimerDriver may change it meanwhile).
-  timer::WheelFrontEnd* front = timer_driver_.load(std::memory_order_acquire);
+  timer::WheelFrontEnd* front = timer_driver();
   if (front == nullptr || front->closed() || front->dispatcher() != this ||
       dynamic_cast<SteadyClock*>(front->clock()) == nullptr) {
     return std::nullopt;

@@ -164,6 +164,7 @@ void BM_BoostFiber_RoundTrip(benchmark::State& state) {
 // routines, and here the benchmark itself resumes the routine).
 class BareHost final : public CRoutine::Host {
  public:
+  BareHost() : CRoutine::Host("round_trip") {}
   void MakeReady(std::shared_ptr<CRoutine>) override {}
   ContextPool* context_pool() override { return &contexts_; }
 

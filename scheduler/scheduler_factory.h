@@ -17,8 +17,9 @@
 // on the return type. Instance() holds no scheduler: each call looks up
 // CurrentScheduler() afresh — the process scheduler, or the scheduler of
 // the graph whose code calls it (a simulated graph's) — so the pointer stays
-// right across cyber::Init()/Shutdown() cycles (after a Shutdown the next
-// call gets a new default scheduler, as DefaultScheduler() documents).
+// right across cyber::Init()/Shutdown() cycles (after a Shutdown the
+// process scheduler refuses work until the next Init, as
+// scheduler/default_scheduler.h documents).
 //
 // Not supported: Cyber's NotifyTask(uint64_t crid) (routine ids from
 // GlobalData's name hash; pass the task's name) and data visitors in

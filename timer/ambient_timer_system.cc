@@ -3,25 +3,15 @@
 namespace cyber {
 namespace timer {
 
-namespace {
-using ambient_internal::t_ambient_front;
-}  // namespace
+WheelFrontEnd* AmbientTimerFrontEndPointer() {
+  const RuntimeScope* const scope = CurrentRuntimeScope();
+  return scope != nullptr ? scope->timers.load(std::memory_order_acquire)
+                          : nullptr;
+}
 
 std::shared_ptr<WheelFrontEnd> AmbientTimerFrontEnd() {
-  return t_ambient_front != nullptr ? t_ambient_front->shared_from_this()
-                                    : nullptr;
-}
-
-WheelFrontEnd* AmbientTimerFrontEndPointer() { return t_ambient_front; }
-
-ScopedAmbientTimerSystem::ScopedAmbientTimerSystem(WheelFrontEnd* front)
-    : previous_(t_ambient_front),
-      clock_(front != nullptr ? front->clock() : nullptr) {
-  t_ambient_front = front;
-}
-
-ScopedAmbientTimerSystem::~ScopedAmbientTimerSystem() {
-  t_ambient_front = previous_;
+  WheelFrontEnd* const front = AmbientTimerFrontEndPointer();
+  return front != nullptr ? front->shared_from_this() : nullptr;
 }
 
 }  // namespace timer

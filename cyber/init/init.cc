@@ -140,12 +140,12 @@ bool Init(const char* binary_name) {
     while (sem_trywait(&g_shutdown_requested) == 0) {
     }
   }
-  // Wire the process-wide instances: timer callbacks run as coroutines in
-  // the scheduler, and the scheduler's SleepFor arms the timer's wheel.
-  // A Timer binds to the process system when it starts, so every timer
-  // started from now on runs here, however early it was constructed.
-  scheduler::Scheduler* sched = scheduler::DefaultScheduler();
-  sched->SetTimerDriver(timer::InstallDefaultTimerSystem(sched));
+  // The process scheduler, wired to its timer system at birth (made here,
+  // or kept if an Async or a Node made it before Init): timer callbacks run
+  // as its coroutines and SleepFor arms its wheel. A Timer binds to the
+  // process system when it starts, so every timer started from now on runs
+  // there, however early it was constructed.
+  scheduler::StartDefaultScheduler();
   g_state.store(static_cast<int>(State::kInitialized));
   InstallHandlers();
   AINFO << "cyber::Init: " << binary_name << " initialized";

@@ -22,7 +22,7 @@
 #include "cyber/component/component_registry.h"
 #include "cyber/transport/channel_bus.h"
 #include "scheduler/default_scheduler.h"
-#include "timer/ambient_timer_system.h"
+#include "cyber/runtime/runtime_scope.h"
 #include "timer/timer_stop_registry.h"
 
 namespace cyber {
@@ -31,23 +31,30 @@ namespace {
 
 // Marks the calling thread as running the graph's code (components' Init(),
 // Clear() and shutdown): a Timer made without a TickDriver, Time::Now(),
-// Rate, cyber::Async and scheduler::Instance() use the context's timer
-// system and scheduler (when it names them), as the components' routines
-// do. Without it, a Clear() that removes a task its Init() created would
-// look for it on the process scheduler.
+// Rate, cyber::Async, scheduler::Instance() and Node use the context's
+// timer system, scheduler and bus (those it names; the process defaults for
+// the rest), as the components' routines do. Without it, a Clear() that
+// removes a task its Init() created would look for it on the process
+// scheduler.
 class GraphCode {
  public:
-  explicit GraphCode(const ComponentContext& context) {
-    if (context.timer_driver != nullptr) {
-      timers_.emplace(context.timer_driver->front_end().get());
-    }
-    if (context.scheduler != nullptr) scheduler_.emplace(context.scheduler);
-  }
+  explicit GraphCode(const RuntimeScope* scope) : scope_(scope) {}
 
  private:
-  std::optional<timer::ScopedAmbientTimerSystem> timers_;
-  std::optional<scheduler::ScopedAmbientScheduler> scheduler_;
+  const ScopedRuntime scope_;
 };
+
+// The runtime scope of the code a launcher runs for `context`.
+std::unique_ptr<RuntimeScope> ScopeOf(const ComponentContext& context) {
+  auto scope = std::make_unique<RuntimeScope>("launcher");
+  if (context.timer_driver != nullptr) {
+    scope->clock.store(context.timer_driver->clock());
+    scope->timers.store(context.timer_driver->front_end().get());
+  }
+  scope->scheduler.store(context.scheduler);
+  scope->bus.store(context.bus);
+  return scope;
+}
 
 // Why `library` could not be loaded, as far as can be told without loading
 // it (loading runs its static initializers, which would register its
@@ -109,7 +116,8 @@ std::string Participants(const std::vector<std::string>& nodes,
 
 }  // namespace
 
-Launcher::Launcher(ComponentContext context) : context_(context) {}
+Launcher::Launcher(ComponentContext context)
+    : context_(context), scope_(ScopeOf(context_)) {}
 
 Launcher::~Launcher() { Stop(); }
 
@@ -196,7 +204,7 @@ absl::Status Launcher::Start() {
     MutexLock lock(&mu_);
     channel_warnings_.clear();
   }
-  const GraphCode graph_code(context_);
+  const GraphCode graph_code(scope_.get());
   ComponentRegistry& registry = ComponentRegistry::Global();
   auto start_one = [&](const auto& spec) -> absl::Status {
     const std::string where = spec.where.ToString();
@@ -385,7 +393,7 @@ void Launcher::Stop() {
   if (components.empty()) return;
   // Reverse order; each Shutdown() is synchronous, so no Proc() runs on a
   // destroyed component, and the statistics taken after it are final.
-  const GraphCode graph_code(context_);
+  const GraphCode graph_code(scope_.get());
   {
     MutexLock lock(&mu_);
     stopping_.clear();
@@ -448,7 +456,7 @@ absl::Status Launcher::StopComponent(const std::string& name) {
         absl::StrJoin(names, ", "), ")"));
   }
   AINFO << "launcher: stopping component \"" << name << "\"";
-  const GraphCode graph_code(context_);
+  const GraphCode graph_code(scope_.get());
   {
     MutexLock lock(&mu_);
     stopping_ = {found};

@@ -61,6 +61,7 @@
 #include "cyber/common/mutex.h"
 #include "cyber/component/component_base.h"
 #include "cyber/dag/dag_config.h"
+#include "cyber/runtime/runtime_scope.h"
 
 namespace cyber {
 
@@ -157,6 +158,9 @@ class Launcher {
   void ShutDownTracked(ComponentBase* component);
 
   const ComponentContext context_;
+  // What the components' Init(), Clear() and shutdown run in: the
+  // context's timer system, scheduler and bus (cyber/runtime/runtime_scope.h).
+  const std::unique_ptr<RuntimeScope> scope_;
   std::vector<dag::Graph> graphs_;
   bool loaded_ = false;
   bool strict_ = false;

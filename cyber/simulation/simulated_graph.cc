@@ -18,20 +18,17 @@ namespace cyber {
 
 namespace {
 
-scheduler::Scheduler::Options SchedulerOptions(const SimulatedGraph::Options& o) {
-  scheduler::Scheduler::Options s;
-  s.name = o.name;
-  s.config = o.config.groups.empty() ? scheduler::DefaultSchedulerConfig(1) : o.config;
-  s.run_threads = false;  // every routine runs on the driving thread
-  return s;
-}
-
-timer::TickDriver::Options DriverOptions(const SimulatedGraph::Options& o) {
-  timer::TickDriver::Options d;
-  d.name = o.name + "-tick";
-  d.tick = o.tick;
-  d.run_thread = false;  // stepped by Settle()
-  return d;
+Runtime::Options RuntimeOptions(const SimulatedGraph::Options& o,
+                                SimulatedClock* clock) {
+  Runtime::Options r;
+  r.name = o.name;
+  r.clock = clock;
+  r.config = o.config;  // empty: one group
+  r.tick = o.tick;
+  // No processor threads and no tick thread: every routine runs on the
+  // driving thread, and Settle() steps the wheel.
+  r.run_threads = false;
+  return r;
 }
 
 }  // namespace
@@ -152,13 +149,13 @@ SimulatedGraph::SimulatedGraph(Options options)
       start_(options.start),
       stop_time_steps_(CheckedStopTimeSteps(options)),
       clock_(options.start),
-      scheduler_(SchedulerOptions(options)),
-      driver_(&clock_, &scheduler_, DriverOptions(options)),
+      runtime_(RuntimeOptions(options, &clock_)),
+      scheduler_(*runtime_.scheduler()),
+      driver_(*runtime_.timers()),
+      bus_(*runtime_.bus()),
       launcher_(ComponentContext{&driver_, &scheduler_, &bus_, this}),
       tap_node_(std::make_shared<Node>(options.name + "_taps", &scheduler_, &bus_)),
-      watch_(std::make_unique<StuckWatch>(this, CheckedStuckAfter(options))) {
-  scheduler_.SetTimerDriver(&driver_);
-}
+      watch_(std::make_unique<StuckWatch>(this, CheckedStuckAfter(options))) {}
 
 SimulatedGraph::~SimulatedGraph() { Stop(); }
 

@@ -4,11 +4,11 @@
 // Why: robot teams test graphs by running them. On the real clock a 60 s
 // scenario takes 60 s and its interleavings differ from run to run; Cyber RT
 // switches timers off in simulation and ROS 2's use_sim_time still runs at
-// wall speed. Here a graph gets its own world — a SimulatedClock, a thread-
-// free TickDriver on it, a Scheduler with no processor threads and a
-// ChannelBus — and everything time-based inside it follows that clock:
-// TimerComponent intervals, Timers the components make with the plain
-// constructors (cyber/time/ambient_clock.h, timer/ambient_timer_system.h),
+// wall speed. Here a graph gets its own runtime (cyber/runtime/runtime.h) —
+// a SimulatedClock, a thread-free TickDriver on it, a Scheduler with no
+// processor threads and a ChannelBus — and everything inside it follows that
+// runtime (cyber/runtime/runtime_scope.h): TimerComponent intervals, Timers
+// the components make with the plain constructors, Nodes they make,
 // reader delivery, CRoutine::SleepFor, Rate, Duration::Sleep,
 // cyber::Time::Now(), cyber::Async and scheduler::Instance(). No real clock
 // is read on the scheduling path of a run.
@@ -108,6 +108,7 @@
 #include "cyber/common/mutex.h"
 #include "cyber/component/component_base.h"
 #include "cyber/mainboard/launcher.h"
+#include "cyber/runtime/runtime.h"
 #include "cyber/time/instant.h"
 #include "cyber/time/simulated_clock.h"
 #include "cyber/transport/channel_bus.h"
@@ -240,6 +241,9 @@ class SimulatedGraph final : private ProcObserver {
 
   SimulatedClock& clock() { return clock_; }
   timer::TickDriver& driver() { return driver_; }
+  // The graph's runtime: enter it (ScopedRuntime s(graph.runtime().scope()))
+  // to run test code as graph code.
+  Runtime& runtime() { return runtime_; }
   scheduler::Scheduler& scheduler() { return scheduler_; }
   ChannelBus& bus() { return bus_; }
   Launcher& launcher() { return launcher_; }
@@ -266,9 +270,12 @@ class SimulatedGraph final : private ProcObserver {
   const Instant start_;
   const int stop_time_steps_;
   SimulatedClock clock_;
-  scheduler::Scheduler scheduler_;
-  timer::TickDriver driver_;
-  ChannelBus bus_;
+  // The graph's runtime on clock_ (cyber/runtime/runtime.h), without
+  // threads; the three references name its parts.
+  Runtime runtime_;
+  scheduler::Scheduler& scheduler_;
+  timer::TickDriver& driver_;
+  ChannelBus& bus_;
   Launcher launcher_;
   std::shared_ptr<Node> tap_node_;
   std::vector<std::unique_ptr<Timer>> actions_;

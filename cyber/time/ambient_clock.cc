@@ -3,7 +3,6 @@
 namespace cyber {
 
 namespace {
-using ambient_internal::t_ambient_clock;
 thread_local const Clock* t_driven_clock = nullptr;
 }  // namespace
 
@@ -17,12 +16,10 @@ bool DrivesClock(const Clock* clock) {
   return clock != nullptr && t_driven_clock == clock;
 }
 
-Clock* AmbientClock() { return t_ambient_clock; }
-
-ScopedAmbientClock::ScopedAmbientClock(Clock* clock) : previous_(t_ambient_clock) {
-  t_ambient_clock = clock;
+Clock* AmbientClock() {
+  const RuntimeScope* const scope = CurrentRuntimeScope();
+  return scope != nullptr ? scope->clock.load(std::memory_order_acquire)
+                          : nullptr;
 }
-
-ScopedAmbientClock::~ScopedAmbientClock() { t_ambient_clock = previous_; }
 
 }  // namespace cyber

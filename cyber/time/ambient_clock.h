@@ -5,59 +5,36 @@
 // `mainboard --clock=simulated`). Component code does not pass clocks
 // around: it calls cyber::Time::Now(), builds a cyber::Rate, sleeps with
 // cyber::Duration::Sleep. Those must follow the graph's clock, or a
-// simulated run silently mixes in real time. So whoever runs a graph's code
-// installs the graph's clock for the duration of that code: the scheduler
-// while it resumes one of its routines (timer callbacks, reader callbacks,
-// tasks), the launcher while a component's Init(), Clear() and shutdown run.
-// Code outside any graph sees no ambient clock and keeps the process's real
-// clocks.
+// simulated run silently mixes in real time. The clock is the `clock` field
+// of the runtime scope installed on this thread (cyber/runtime/
+// runtime_scope.h: the one lookup rule, installed by a scheduler around its
+// routines, by the launcher around components' Init()/Clear(), by a
+// simulated graph around the code it drives). Code outside any runtime's
+// code sees no ambient clock and keeps the process's real clocks.
 //
 // The trade-off: a thread a component starts itself (std::thread) carries no
 // ambient clock; such code should use the scheduler (cyber::Async,
 // CreateTask), which does.
 //
-// Threads: the ambient clock is per thread (a routine that moves between
-// processor threads finds it set on each, by the scheduler). A
-// ScopedAmbientClock is used on the thread that made it, and nests.
+// Threads: per thread, like the runtime scope.
 
 #ifndef CYBER_TIME_AMBIENT_CLOCK_H_
 #define CYBER_TIME_AMBIENT_CLOCK_H_
 
+#include "cyber/runtime/runtime_scope.h"
 #include "cyber/time/clock.h"
 
 namespace cyber {
 
-// This thread's ambient clock, or null outside any graph's code.
+// The clock of the runtime scope installed on this thread, or null outside
+// any runtime's code (or when its scope names none).
 Clock* AmbientClock();
-
-namespace ambient_internal {
-// The variable behind AmbientClock() and ScopedAmbientClock, for code that
-// runs on its thread's own stack and never across a coroutine switch (a
-// processor resuming a routine: CRoutine::Resume), where an inline access
-// is safe and saves out-of-line calls. Everybody else uses the functions,
-// which are out of line so that code in a routine that moved threads reads
-// its new thread's value.
-inline thread_local Clock* t_ambient_clock = nullptr;
-}  // namespace ambient_internal
 
 // The ambient clock if there is one, else `fallback`.
 inline Clock* AmbientClockOr(Clock* fallback) {
   Clock* const c = AmbientClock();
   return c != nullptr ? c : fallback;
 }
-
-// Installs `clock` (null: none) as this thread's ambient clock until the
-// object is destroyed; then the previous one is back.
-class ScopedAmbientClock {
- public:
-  explicit ScopedAmbientClock(Clock* clock);
-  ~ScopedAmbientClock();
-  ScopedAmbientClock(const ScopedAmbientClock&) = delete;
-  ScopedAmbientClock& operator=(const ScopedAmbientClock&) = delete;
-
- private:
-  Clock* const previous_;
-};
 
 // Marks this thread as the one that moves `clock` forward (a simulated
 // graph's driving thread) until destroyed. A blocking sleep on `clock` from

@@ -15,6 +15,18 @@
 namespace cyber {
 namespace {
 
+// A runtime scope that names only a clock, installed for its lifetime.
+class ClockScope {
+ public:
+  explicit ClockScope(Clock* clock) : scope_("clock_scope"), installed_(&scope_) {
+    scope_.clock.store(clock);
+  }
+
+ private:
+  RuntimeScope scope_;
+  ScopedRuntime installed_;
+};
+
 TEST(AmbientClockTest, NoneOutsideAGraph) {
   EXPECT_EQ(AmbientClock(), nullptr);
   EXPECT_EQ(AmbientClockOr(SteadyClock::Get()), SteadyClock::Get());
@@ -24,12 +36,12 @@ TEST(AmbientClockTest, ScopesNestAndRestore) {
   SimulatedClock a(Instant() + absl::Hours(1));
   SimulatedClock b(Instant() + absl::Hours(2));
   {
-    ScopedAmbientClock outer(&a);
+    ClockScope outer(&a);
     EXPECT_EQ(AmbientClock(), &a);
     {
-      ScopedAmbientClock inner(&b);
+      ClockScope inner(&b);
       EXPECT_EQ(AmbientClock(), &b);
-      ScopedAmbientClock none(nullptr);
+      ClockScope none(nullptr);
       EXPECT_EQ(AmbientClock(), nullptr);
     }
     EXPECT_EQ(AmbientClock(), &a);
@@ -39,7 +51,7 @@ TEST(AmbientClockTest, ScopesNestAndRestore) {
 
 TEST(AmbientClockTest, PerThread) {
   SimulatedClock sim(Instant() + absl::Hours(1));
-  ScopedAmbientClock scope(&sim);
+  ClockScope scope(&sim);
   Clock* seen = &sim;
   std::thread([&] { seen = AmbientClock(); }).join();
   EXPECT_EQ(seen, nullptr);
@@ -47,7 +59,7 @@ TEST(AmbientClockTest, PerThread) {
 
 TEST(AmbientClockTest, TimeNowReadsASimulatedAmbientClock) {
   SimulatedClock sim(Instant() + absl::Seconds(42));
-  ScopedAmbientClock scope(&sim);
+  ClockScope scope(&sim);
   EXPECT_EQ(Time::Now().ToNanosecond(), absl::ToInt64Nanoseconds(absl::Seconds(42)));
   EXPECT_EQ(Time::MonoTime().ToNanosecond(), absl::ToInt64Nanoseconds(absl::Seconds(42)));
   sim.Advance(absl::Milliseconds(3));
@@ -57,14 +69,14 @@ TEST(AmbientClockTest, TimeNowReadsASimulatedAmbientClock) {
 TEST(AmbientClockTest, TimeNowStaysTheWallClockOnTheSteadyClock) {
   // The process scheduler installs the steady clock: Time::Now() keeps
   // Cyber RT's meaning there (Unix time), which is after 2020.
-  ScopedAmbientClock scope(SteadyClock::Get());
+  ClockScope scope(SteadyClock::Get());
   const absl::Time year_2020 = absl::FromUnixSeconds(1577836800);
   EXPECT_GT(Time::Now().ToNanosecond(), absl::ToUnixNanos(year_2020));
 }
 
 TEST(AmbientClockTest, RateAndDurationSleepOnTheAmbientClock) {
   SimulatedClock sim(Instant() + absl::Hours(1));
-  ScopedAmbientClock scope(&sim);
+  ClockScope scope(&sim);
   Rate rate(100.0);  // 10 ms on the simulated clock
   EXPECT_EQ(rate.ExpectedCycleTime().ToNanosecond(),
             absl::ToInt64Nanoseconds(absl::Milliseconds(10)));

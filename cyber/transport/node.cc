@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cyber/common/log.h"
+#include "cyber/runtime/runtime_scope.h"
 #include "scheduler/default_scheduler.h"
 
 namespace cyber {
@@ -9,8 +10,15 @@ namespace cyber {
 Node::Node(std::string name, scheduler::Scheduler* scheduler, ChannelBus* bus)
     : state_(std::make_shared<transport_internal::NodeState>(std::move(name))),
       scheduler_(scheduler != nullptr ? scheduler
-                                      : scheduler::DefaultScheduler()),
-      bus_(bus != nullptr ? bus : ChannelBus::Default()) {}
+                                      : scheduler::CurrentScheduler()),
+      bus_(bus != nullptr ? bus : CurrentBus()) {}
+
+ChannelBus* CurrentBus() {
+  if (const RuntimeScope* scope = CurrentRuntimeScope()) {
+    if (ChannelBus* bus = scope->bus.load(std::memory_order_acquire)) return bus;
+  }
+  return ChannelBus::Default();
+}
 
 Node::~Node() { Shutdown(); }
 

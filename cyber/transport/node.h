@@ -24,9 +24,12 @@
 //
 // Why collaborators come in: the scheduler that runs reader callbacks and the
 // ChannelBus that connects nodes are constructor arguments, so a test builds
-// its own and shares nothing with other tests. Null means the process-wide
-// default (scheduler::DefaultScheduler(), ChannelBus::Default()), which is
-// what robot code written for Cyber RT expects.
+// its own and shares nothing with other tests. Null means the current
+// runtime's (cyber/runtime/runtime_scope.h): in a graph's code (a
+// component's Init(), a callback), that graph's scheduler and bus; outside
+// any, the process-wide defaults (scheduler::DefaultScheduler(),
+// ChannelBus::Default()), which is what robot code written for Cyber RT
+// expects.
 //
 // Errors (absl::Status; the message names the node, the channel and the
 // problem): InvalidArgument for an empty channel name, an empty callback or a
@@ -74,10 +77,14 @@ struct ReaderConfig {
   uint32_t pending_queue_size = 1;
 };
 
+// The channel bus of the runtime whose code runs on this thread, else the
+// process-wide ChannelBus::Default().
+ChannelBus* CurrentBus();
+
 class Node {
  public:
-  // `scheduler` null: scheduler::DefaultScheduler(). `bus` null: the
-  // process-wide ChannelBus::Default().
+  // `scheduler` null: scheduler::CurrentScheduler(). `bus` null:
+  // CurrentBus() (both: the current runtime's, see above).
   explicit Node(std::string name, scheduler::Scheduler* scheduler = nullptr,
                 ChannelBus* bus = nullptr);
   ~Node();

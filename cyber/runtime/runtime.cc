@@ -1,0 +1,52 @@
+#include "cyber/runtime/runtime.h"
+
+#include <thread>
+#include <utility>
+
+#include "cyber/time/steady_clock.h"
+
+namespace cyber {
+
+namespace {
+
+scheduler::Scheduler::Options SchedulerOptions(Runtime::Options& o) {
+  scheduler::Scheduler::Options s;
+  s.name = o.name;
+  if (o.config.groups.empty() && !o.run_threads) {
+    // Routines run on the owner's thread, one at a time: one group.
+    s.config = scheduler::DefaultSchedulerConfig(1);
+  } else {
+    s.config = std::move(o.config);  // empty: one processor per core
+  }
+  s.stack_size = o.stack_size;
+  s.run_threads = o.run_threads;
+  return s;
+}
+
+timer::TickDriver::Options TimerOptions(const Runtime::Options& o) {
+  timer::TickDriver::Options d;
+  d.name = o.name + "-tick";
+  d.tick = o.tick;
+  d.run_thread = o.run_threads;
+  return d;
+}
+
+}  // namespace
+
+Runtime::Runtime(Options options)
+    : name_(options.name),
+      clock_(options.clock != nullptr ? options.clock : SteadyClock::Get()),
+      scheduler_(SchedulerOptions(options)),
+      timers_(clock_, &scheduler_, TimerOptions(options)) {
+  scheduler_.SetTimerDriver(&timers_);
+  scheduler_.scope()->bus.store(&bus_, std::memory_order_release);
+}
+
+Runtime::~Runtime() { Shutdown(); }
+
+void Runtime::Shutdown() {
+  timers_.Shutdown();
+  scheduler_.Shutdown();
+}
+
+}  // namespace cyber

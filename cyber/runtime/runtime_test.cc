@@ -1,0 +1,170 @@
+// A runtime owns a clock, a timer system, a scheduler and a bus, and code
+// running on its behalf finds it by one rule (the installed RuntimeScope):
+// its routines, and any code that enters it with ScopedRuntime.
+
+#include "cyber/runtime/runtime.h"
+
+#include <atomic>
+#include <future>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "cyber/runtime/runtime_scope.h"
+#include "cyber/task/task.h"
+#include "cyber/time/ambient_clock.h"
+#include "cyber/time/simulated_clock.h"
+#include "cyber/time/time.h"
+#include "cyber/transport/node.h"
+#include "gtest/gtest.h"
+#include "scheduler/croutine.h"
+#include "scheduler/default_scheduler.h"
+#include "timer/timer.h"
+
+namespace cyber {
+namespace {
+
+// A runtime without threads on a simulated clock, stepped by the test.
+class SimulatedRuntimeTest : public ::testing::Test {
+ protected:
+  SimulatedRuntimeTest() : clock_(Instant() + absl::Hours(1)), runtime_(Opts(&clock_)) {}
+
+  static Runtime::Options Opts(SimulatedClock* clock) {
+    Runtime::Options o;
+    o.name = "sim_rt";
+    o.clock = clock;
+    o.run_threads = false;
+    return o;
+  }
+
+  // Steps the wheel and runs what is due, then moves to `t`, repeatedly,
+  // until the clock reads `t` and nothing is left to run at it.
+  void RunUntil(Instant t) {
+    while (true) {
+      Instant next = runtime_.timers()->Step(clock_.Now());
+      runtime_.scheduler()->RunReady();
+      next = runtime_.timers()->Step(clock_.Now());
+      if (runtime_.scheduler()->HasReady()) continue;
+      if (next > t) next = t;
+      if (next <= clock_.Now()) {
+        if (clock_.Now() >= t) return;
+        next = t;
+      }
+      clock_.AdvanceTo(next);
+    }
+  }
+
+  SimulatedClock clock_;
+  Runtime runtime_;
+};
+
+TEST_F(SimulatedRuntimeTest, ItsRoutinesFindItsPieces) {
+  struct Seen {
+    Clock* clock = nullptr;
+    scheduler::Scheduler* scheduler = nullptr;
+    ChannelBus* bus = nullptr;
+    scheduler::Scheduler* node_scheduler = nullptr;
+    ChannelBus* node_bus = nullptr;
+  };
+  auto seen = std::make_shared<Seen>();
+  ASSERT_TRUE(runtime_.scheduler()->Dispatch([seen] {
+    seen->clock = AmbientClock();
+    seen->scheduler = scheduler::CurrentScheduler();
+    seen->bus = CurrentBus();
+    Node node("inside");
+    seen->node_scheduler = node.scheduler();
+    seen->node_bus = node.bus();
+  }));
+  runtime_.scheduler()->RunReady();
+  EXPECT_EQ(seen->clock, &clock_);
+  EXPECT_EQ(seen->scheduler, runtime_.scheduler());
+  EXPECT_EQ(seen->bus, runtime_.bus());
+  EXPECT_EQ(seen->node_scheduler, runtime_.scheduler());
+  EXPECT_EQ(seen->node_bus, runtime_.bus());
+  // Outside any runtime's code: the process defaults.
+  EXPECT_EQ(AmbientClock(), nullptr);
+  EXPECT_EQ(CurrentBus(), ChannelBus::Default());
+}
+
+TEST_F(SimulatedRuntimeTest, EnteredCodeUsesItAndLeavingRestoresTheOuterScope) {
+  std::vector<absl::Duration> fired;
+  {
+    ScopedRuntime enter(runtime_.scope());
+    EXPECT_EQ(CurrentRuntimeScope(), runtime_.scope());
+    EXPECT_EQ(AmbientClock(), &clock_);
+    EXPECT_EQ(scheduler::CurrentScheduler(), runtime_.scheduler());
+    {
+      ScopedRuntime none(nullptr);
+      EXPECT_EQ(AmbientClock(), nullptr);
+    }
+    EXPECT_EQ(AmbientClock(), &clock_);
+    // A plain Timer started here runs on the runtime's wheel and clock.
+    TimerOptions o;
+    o.name = "in_runtime";
+    o.period = absl::Milliseconds(10);
+    o.oneshot = true;
+    const Instant start = clock_.Now();
+    o.callback = [&fired, this, start] { fired.push_back(clock_.Now() - start); };
+    Timer t(o);
+    ASSERT_TRUE(t.Schedule().ok());
+    // Time::Now() reads the runtime's simulated clock.
+    EXPECT_EQ(Time::Now().ToNanosecond(),
+              static_cast<uint64_t>(absl::ToInt64Nanoseconds(clock_.Now().SinceEpoch())));
+    RunUntil(start + absl::Milliseconds(20));
+    t.Stop();
+  }
+  EXPECT_EQ(CurrentRuntimeScope(), nullptr);
+  ASSERT_EQ(fired.size(), 1u);
+  EXPECT_EQ(fired[0], absl::Milliseconds(10));
+}
+
+TEST_F(SimulatedRuntimeTest, SleepForInAnAsyncTaskFollowsItsClock) {
+  absl::Duration slept;
+  auto f = runtime_.scheduler()->Async([&slept, this] {
+    const Instant before = clock_.Now();
+    cyber::SleepFor(absl::Milliseconds(7));
+    slept = clock_.Now() - before;
+    return 3;
+  });
+  RunUntil(clock_.Now() + absl::Milliseconds(50));
+  ASSERT_EQ(f.wait_for(std::chrono::seconds(0)), std::future_status::ready);
+  EXPECT_EQ(f.get(), 3);
+  EXPECT_GE(slept, absl::Milliseconds(7));  // never early
+  EXPECT_LE(slept, absl::Milliseconds(8));  // at most one tick late
+}
+
+// A runtime with threads on the steady clock: a test's own, sharing nothing
+// with the process runtime, shut down in order, safe to outlive.
+TEST(RuntimeTest, ATestsOwnRuntimeRunsAsyncSleepAndTimersThenShutsDownCleanly) {
+  Runtime::Options o;
+  o.name = "own";
+  o.config = scheduler::DefaultSchedulerConfig(2);
+  auto rt = std::make_unique<Runtime>(o);
+  auto f = rt->scheduler()->Async([] {
+    cyber::SleepFor(absl::Milliseconds(3));
+    return scheduler::CurrentScheduler();
+  });
+  EXPECT_EQ(f.get(), rt->scheduler());
+
+  std::promise<void> fired;
+  TimerOptions t;
+  t.name = "own_oneshot";
+  t.period = absl::Milliseconds(4);
+  t.oneshot = true;
+  t.callback = [&fired] { fired.set_value(); };
+  Timer timer(t, rt->timers());
+  ASSERT_TRUE(timer.Schedule().ok());
+  fired.get_future().wait();
+
+  rt->Shutdown();
+  rt->Shutdown();  // idempotent
+  const absl::Status s = timer.Schedule();
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  rt.reset();       // the timer outlives its runtime
+  timer.Stop();     // still safe
+  EXPECT_EQ(timer.Schedule().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+}  // namespace
+}  // namespace cyber
