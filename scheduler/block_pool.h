@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // BlockPool and PoolAllocator: recycled memory for objects of one size, so
 // that making a routine per dispatched callback costs no heap allocation in
 // the steady state.

@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // ExecutionContext and ContextPool: reusable coroutine contexts (a stack and
 // a suspended fiber looping over routine bodies) that CRoutines borrow.
 //

@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // ProcessorGroup and Processor: the threads that run routines.
 //
 // A group is a set of processor threads sharing one SchedulingPolicy (one

@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // RingQueue: a FIFO on a circular buffer that grows by doubling and never
 // shrinks.
 //

@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // RoutineStack and StackPool: guard-paged stacks for coroutines, reused.
 //
 // Why: a stackful coroutine needs its own stack. Allocating one per routine

@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // SchedulingPolicy: which ready routine a processor runs next.
 //
 // Why separate: the mechanism (threads, stacks, switching, waking idle

@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // Announcements of stack switches to ThreadSanitizer. Boost 1.74 has no TSan
 // support, so each coroutine context is registered as a TSan fiber and every
 // switch is announced right before it happens. Compiles to nothing in other

@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // The timer system of the runtime whose code runs on this thread.
 //
 // Why: a component that makes its own Timer with the plain constructors

@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // CallbackExecutor: a small fixed pool of threads that runs timer callbacks
 // off the tick thread, from a bounded FIFO queue.
 //

@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // Dispatcher: where due timer callbacks run.
 //
 // Why an interface: the timer layer must not depend on the scheduler above

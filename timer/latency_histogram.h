@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // LatencyHistogram: fixed-size log-linear histogram of non-negative
 // durations, for per-timer lateness and run-time percentiles.
 //

@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // Stops in progress: every Timer::Stop() (also from the destructor or
 // Configure()) that waits for its timer's running callback is listed here
 // while it waits, so that a stuck one is loud instead of silent.

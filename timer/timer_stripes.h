@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // TimerStripe: the lock and the stop-waiters list that a timer uses, shared
 // with the other timers whose cores hash to the same stripe.
 //

@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // TimingWheel: a two-level hashed timing wheel (work wheel + assistant wheel)
 // with absolute tick numbers, for O(1) arm / cancel / re-arm of many timers.
 //

@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // WheelFrontEnd: the side of a timer system that timers hold — the timing
 // wheel, the tick arithmetic and maximum-delay rule, the wake-up of the tick
 // thread, and the clock reads of timers — shared by std::shared_ptr.

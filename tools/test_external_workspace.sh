@@ -27,6 +27,21 @@ cp "$src"/gps/*.cc "$src"/gps/*.h "$src"/gps/*.dag "$src"/gps/*.proto "$ws/gps/"
 cd "$ws"
 status=0
 bazel test //gps:gps_watchdog_test || status=$?
+# The declared surface: an internal target (the wheel's front end) must not
+# be reachable from another workspace.
+mkdir -p "$ws/probe"
+cat > "$ws/probe/BUILD" <<'PROBE'
+cc_library(name = "internal_probe", deps = ["@cyber_timer//timer:wheel_front_end"])
+PROBE
+if bazel build //probe:internal_probe > "$ws/probe.log" 2>&1; then
+  echo "external workspace: an internal target (//timer:wheel_front_end) is visible"
+  status=1
+elif ! grep -q "is not visible" "$ws/probe.log"; then
+  cat "$ws/probe.log"
+  echo "external workspace: the probe failed, but not on visibility"
+  status=1
+fi
+rm -rf "$ws/probe"
 bazel shutdown >/dev/null 2>&1 || true
 if [ "$status" -eq 0 ]; then
   echo "external workspace: PASS"

@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // CpuRelax: one step of a spin-wait.
 //
 // Why: a thread that polls a flag should tell the core it is only waiting

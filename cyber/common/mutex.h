@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // Mutex, MutexLock and CondVar: thin wrappers around std::mutex and
 // std::condition_variable that carry clang's thread-safety annotations.
 //

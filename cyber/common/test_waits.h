@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // Waiting helpers for multi-threaded tests: wait on a condition, never sleep
 // for a fixed time "to let things settle". The 30 s limits only bound a
 // failing test; a passing one returns as soon as the condition holds.

@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // Protobuf text format with positions: parse a text-format file into its
 // schema while keeping where every field was written, so that validators
 // (the scheduler conf, graph files) can report "file:line:column" for any

@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // WaitList: "wait until that finishes" for code that may run on a plain
 // thread or inside a stackful coroutine, without knowing which.
 //

@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // Reading the protobuf text of a dag file into the schema (dag.proto) while
 // keeping where every field was written, so that the validator
 // (dag_config.cc) can point at the exact line and column of any bad value,

@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // Components for tests of the graph checks (strict mode, unread_outputs,
 // error output) through the mainboard binary and cyber_graph_test: a
 // publisher on a fixed channel and two subscribers of different types, so a

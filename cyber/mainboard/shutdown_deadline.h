@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // ShutdownDeadline: mainboard's bounded run (--run_for) and bounded shutdown
 // (--shutdown_deadline), kept on the steady clock by a thread of its own.
 //

@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // StuckReport: what a shutdown (or a simulated run) that does not finish is
 // waiting for, as lines for the person reading stderr.
 //

@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // Test components for stuck shutdowns (mainboard's --shutdown_deadline,
 // SimulatedGraph's stuck watch), registered by class name:
 //

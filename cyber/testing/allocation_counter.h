@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // AllocationCounter: counts calls of the global operator new, process-wide,
 // so a test or a benchmark can say "this path allocated nothing".
 //

@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // LogCapture: the glog lines of one severity logged while it exists, for a
 // test that asserts what the code under test said (a warning naming the
 // timer, an error with its running counts, and that nothing else was said).

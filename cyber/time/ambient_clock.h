@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // AmbientClock: the clock that "now" means for the code running on this
 // thread right now, when that is not the process's real time.
 //

@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // SleepOnClock: wait until an instant of a Clock the right way for the
 // caller. A scheduler routine parks (its processor runs other routines
 // meanwhile) when the clock is the one its timing wheel keeps; a plain

@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // Reading a scheduler conf's protobuf text into the schema
 // (scheduler_conf.proto) while remembering where each field was written, so
 // the validator (scheduler_config.cc) can say "file:line:column" about any

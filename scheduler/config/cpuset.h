@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // Parsing of CPU lists as conf files write them: "0-3,6" means CPUs 0, 1, 2,
 // 3 and 6 (the kernel's cpuset "list" format, as in Cyber RT confs).
 //

@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // The Linux scheduling policies a processor group may run under, by the names
 // conf files use ("SCHED_OTHER", "SCHED_FIFO", "SCHED_RR"), and the priority
 // range each accepts.

@@ -1,3 +1,6 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
 // Applying a processor group's placement to a thread: CPU affinity and Linux
 // scheduling policy/priority, for the calling thread only.
 //
