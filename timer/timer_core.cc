@@ -62,7 +62,7 @@ const char* TimerCore::StateName(State state) {
 }
 
 Instant TimerCore::ExpectedLocked(int64_t k) const {
-  return origin_ + options_->period * k;
+  return schedule_.Expected(k, options_->period);
 }
 
 void TimerCore::CancelLocked() {
@@ -71,7 +71,7 @@ void TimerCore::CancelLocked() {
 }
 
 absl::Status TimerCore::ArmNextLocked() {
-  const absl::Status status = ArmLocked(ExpectedLocked(k_ + 1));
+  const absl::Status status = ArmLocked(ExpectedLocked(schedule_.call() + 1));
   if (status.ok()) armed_for_next_ = true;
   return status;
 }
@@ -221,8 +221,7 @@ absl::Status TimerCore::BeginLocked(WheelFrontEnd* front,
   // so that periods of whole ticks land exactly on ticks and lose nothing to
   // rounding; the first call is still no earlier than now + period. A
   // oneshot counts from now exactly: its deadline rounds up to a tick.
-  origin_ = options_->oneshot ? now : front_->FireInstant(now);
-  k_ = 1;
+  schedule_.Start(options_->oneshot ? now : front_->FireInstant(now));
   missed_since_last_ = 0;
   refusals_in_a_row_ = 0;
   if (state_ == State::kFinishing || state_ == State::kRunning) {
@@ -234,7 +233,7 @@ absl::Status TimerCore::BeginLocked(WheelFrontEnd* front,
     return absl::OkStatus();
   }
   state_ = State::kArmed;
-  return ArmLocked(ExpectedLocked(k_));
+  return ArmLocked(ExpectedLocked(schedule_.call()));
 }
 
 void TimerCore::Stop() {
@@ -341,7 +340,7 @@ void TimerCore::OnExpired(uint32_t arm_seq) {
         // stalled): that period is missed. Count it now, so starvation
         // shows, and let the queued call stand for the next one (under
         // kSkip: for the latest one due).
-        ++k_;
+        schedule_.Advance();
         ++missed_since_last_;
         ++counters_.missed_periods;
         SkipToLatestDueLocked(front_->ProcessedInstant());
@@ -398,10 +397,10 @@ void TimerCore::HandleRefusal(uint64_t token) {
                       << "\": dispatcher refused the callback; skipping to "
                          "the next period (refusals: "
                       << counters_.dispatch_refusals << ")";
-    ++k_;
+    schedule_.Advance();
     ++missed_since_last_;
     ++counters_.missed_periods;
-    ArmLocked(ExpectedLocked(k_)).IgnoreError();
+    ArmLocked(ExpectedLocked(schedule_.call())).IgnoreError();
   }
 }
 
@@ -430,7 +429,7 @@ void TimerCore::Run(uint64_t token) {
     refusals_in_a_row_ = 0;
     options = options_;  // Configure() from the callback cannot free it
     epoch = config_epoch_;
-    event.expected_time = ExpectedLocked(k_);
+    event.expected_time = ExpectedLocked(schedule_.call());
     event.missed_periods = missed_since_last_;
     event.last_run_duration = absl::Nanoseconds(last_run_ns_);
     missed_since_last_ = 0;
@@ -483,7 +482,7 @@ void TimerCore::Run(uint64_t token) {
     } else if (restart_pending_) {
       restart_pending_ = false;
       state_ = State::kArmed;
-      ArmLocked(ExpectedLocked(k_)).IgnoreError();  // late calls fire at once
+      ArmLocked(ExpectedLocked(schedule_.call())).IgnoreError();  // late calls fire at once
     } else {
       state_ = State::kArmed;
       ScheduleNextLocked(end);
@@ -510,75 +509,32 @@ void TimerCore::RecordCallLocked(const TimerEvent& event,
 }
 
 void TimerCore::SkipToLatestDueLocked(Instant due_by) {
-  if (options_->oneshot || options_->overrun_policy != OverrunPolicy::kSkip) {
-    return;
-  }
-  if (ExpectedLocked(k_ + 1) > due_by) return;  // the common case
-  absl::Duration remainder;
-  const int64_t j =
-      absl::IDivDuration(due_by - origin_, options_->period, &remainder);
-  missed_since_last_ += j - k_;
-  counters_.missed_periods += static_cast<uint64_t>(j - k_);
-  k_ = j;
-  armed_for_next_ = false;  // an arming for the old k_ + 1 is early now
+  const int64_t skipped = schedule_.SkipToLatestDue(due_by, *options_);
+  if (skipped == 0) return;  // the common case
+  missed_since_last_ += skipped;
+  counters_.missed_periods += static_cast<uint64_t>(skipped);
+  armed_for_next_ = false;  // an arming for the old next call is early now
 }
 
 void TimerCore::ScheduleNextLocked(Instant end) {
-  // Decided in ticks, where the wheel decides: call k fires on tick
-  // T(k) = TickOf(expected(k)). The earliest tick anything armed now can
-  // fire on is E = max(tick of `end`, first unprocessed tick). Call k is on
-  // time iff T(k) >= E, i.e. expected(k) > instant of tick E - 1.
-  const absl::Duration period = options_->period;
-  const Tick earliest = front_->EarliestTick(end);
-  const Instant last_missable = front_->InstantOf(earliest - 1);
-  if (ExpectedLocked(k_ + 1) > last_missable) {  // on time: the common case
-    ++k_;
+  // Decided in ticks, where the wheel decides (periodic_schedule.h).
+  const PeriodicSchedule::Next next =
+      schedule_.AfterRun(end, front_->EarliestTick(end), *front_, *options_);
+  if (!next.overrun) {  // on time: the common case
     // Armed for this call already (the provisional arming at the expiry
     // that queued the call just ended, still in the wheel): nothing to do,
     // and the fire touched the wheel's lock once.
     if (armed_seq_ != 0 && armed_for_next_) {
-      armed_for_next_ = false;  // it is armed for k_ now
+      armed_for_next_ = false;  // it is armed for the current call now
       return;
     }
-    ArmLocked(ExpectedLocked(k_)).IgnoreError();
+    ArmLocked(ExpectedLocked(schedule_.call())).IgnoreError();
     return;
   }
   ++counters_.overruns;
-  // j: the last call that cannot fire on its own tick (T(j) < E); calls
-  // k_+1 .. j are missed, j+1 is the first on time.
-  absl::Duration remainder;
-  const int64_t j = absl::IDivDuration(last_missable - origin_, period, &remainder);
-  const int64_t m = j - k_;  // >= 1
-  int64_t skipped = 0;
-  switch (options_->overrun_policy) {
-    case OverrunPolicy::kSkip: {
-      // One late call for period j at tick E, unless the next on-phase call
-      // (j+1, on tick T(j+1) >= E) is less than half a period after it.
-      const absl::Duration gap =
-          front_->InstantOf(front_->TickOf(ExpectedLocked(j + 1))) -
-          front_->InstantOf(earliest);
-      if (gap >= period / 2) {
-        k_ = j;
-        skipped = m - 1;
-      } else {
-        k_ = j + 1;
-        skipped = m;
-      }
-      break;
-    }
-    case OverrunPolicy::kDelay:
-      origin_ = end;  // re-based: next call one period after this run
-      k_ = 1;
-      skipped = m;
-      break;
-    case OverrunPolicy::kBurst:
-      if (m > options_->max_burst) skipped = m - options_->max_burst;
-      k_ += 1 + skipped;  // catch up from there, back to back
-      break;
-  }
-  missed_since_last_ += skipped;
-  counters_.missed_periods += static_cast<uint64_t>(skipped);
-  ArmLocked(ExpectedLocked(k_)).IgnoreError();
+  missed_since_last_ += next.skipped;
+  counters_.missed_periods += static_cast<uint64_t>(next.skipped);
+  ArmLocked(ExpectedLocked(schedule_.call())).IgnoreError();
 }
 
 }  // namespace timer

@@ -14,7 +14,8 @@
 // (its TimerStripe, timer_stripes.h), and a waiting Stop() waits on the
 // stripe's list: a pointer per timer instead of a mutex and a wait list.
 //
-// States (state_, under the stripe's lock):
+// States (state_, under the stripe's lock; k_ is the schedule's current
+// call, schedule_.call()):
 //
 //   kIdle       no schedule, no call in flight
 //   kArmed      schedule on; the wheel entry is armed for call k_
@@ -90,6 +91,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "timer/latency_histogram.h"
+#include "timer/periodic_schedule.h"
 #include "timer/timer_options.h"
 #include "timer/timer_stripes.h"
 #include "timer/wheel_front_end.h"
@@ -163,7 +165,7 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   absl::Status ArmNextLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   void CancelLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   // After a call that ended at `end`: picks the next k per the overrun
-  // policy, in ticks, and arms it.
+  // policy (schedule_.AfterRun, in ticks), counts what it skipped, arms it.
   void ScheduleNextLocked(Instant end)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   // kSkip: if periods after k_ are due by `due_by` (a tick instant), call
@@ -207,9 +209,9 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   std::shared_ptr<WheelFrontEnd> front_ ABSL_GUARDED_BY(stripe_->mu);
   std::shared_ptr<const TimerOptions> options_ ABSL_GUARDED_BY(stripe_->mu);
   absl::Status config_status_ ABSL_GUARDED_BY(stripe_->mu);
-  // Schedule: call k is expected at origin_ + k * period.
-  Instant origin_ ABSL_GUARDED_BY(stripe_->mu);
-  int64_t k_ ABSL_GUARDED_BY(stripe_->mu) = 1;
+  // Schedule: call k is expected at origin + k * period; k_ below is its
+  // current call (periodic_schedule.h).
+  PeriodicSchedule schedule_ ABSL_GUARDED_BY(stripe_->mu);
   // The call in flight (kRunning/kFinishing).
   const void* runner_ ABSL_GUARDED_BY(stripe_->mu) = nullptr;
   int64_t missed_since_last_ ABSL_GUARDED_BY(stripe_->mu) = 0;

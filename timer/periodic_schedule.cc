@@ -1,0 +1,50 @@
+#include "timer/periodic_schedule.h"
+
+namespace cyber {
+namespace timer {
+
+int64_t PeriodicSchedule::SkipToLatestDue(Instant due_by,
+                                          const TimerOptions& options) {
+  if (options.oneshot || options.overrun_policy != OverrunPolicy::kSkip) return 0;
+  if (Expected(k_ + 1, options.period) > due_by) return 0;  // the common case
+  absl::Duration remainder;
+  const int64_t j = absl::IDivDuration(due_by - origin_, options.period, &remainder);
+  const int64_t skipped = j - k_;
+  k_ = j;
+  return skipped;
+}
+
+PeriodicSchedule::Next PeriodicSchedule::ApplyOverrun(int64_t j, Instant end,
+                                                      absl::Duration skip_gap,
+                                                      const TimerOptions& options) {
+  const int64_t missed = j - k_;  // >= 1
+  Next next;
+  next.overrun = true;
+  switch (options.overrun_policy) {
+    case OverrunPolicy::kSkip:
+      // One late call for period j at the earliest tick, unless the next
+      // on-phase call is less than half a period after it: then that one.
+      if (skip_gap >= options.period / 2) {
+        k_ = j;
+        next.skipped = missed - 1;
+      } else {
+        k_ = j + 1;
+        next.skipped = missed;
+      }
+      break;
+    case OverrunPolicy::kDelay:
+      origin_ = end;  // re-based: the next call one period after this run
+      k_ = 1;
+      next.skipped = missed;
+      break;
+    case OverrunPolicy::kBurst:
+      // Back to back for the missed calls, at most max_burst of them.
+      if (missed > options.max_burst) next.skipped = missed - options.max_burst;
+      k_ += 1 + next.skipped;
+      break;
+  }
+  return next;
+}
+
+}  // namespace timer
+}  // namespace cyber

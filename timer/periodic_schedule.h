@@ -1,0 +1,117 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
+// PeriodicSchedule: a periodic timer's phase-locked schedule, and what each
+// overrun policy does after a late call, as a value. No lock, no thread, no
+// clock: the timer's core (timer_core.cc) holds one under its lock and asks
+// it what to arm next; tests drive it directly (periodic_schedule_test.cc).
+//
+// Why apart from the timer: the rules are arithmetic on instants and ticks,
+// and they are where a timer's guarantees live (never drift, never two calls
+// closer than half a period under kSkip, a stall ends in one late call). As
+// a value they are tested exhaustively without threads, and a new overrun
+// policy is one enum value (timer_options.h), one case in AfterRun() and one
+// test.
+//
+// The schedule: call k (k = 1, 2, ...) is expected at origin + k * period.
+// Phase lock is this formula: however late calls run, the k-th expected
+// instant does not move, so drift cannot accumulate. Only kDelay re-bases
+// (origin = the end of the late run).
+//
+// Ticks: the wheel serves call k on tick T(k) = the first tick at or after
+// expected(k) (never early). After a run that ended at `end`, the earliest
+// tick anything armed now can fire on is E (the caller's wheel says: at or
+// after the tick of `end`, after the last processed tick). Call k+1 is on
+// time iff T(k+1) >= E; otherwise the calls that cannot fire on their own
+// tick are missed and the policy decides.
+//
+// Threads: a value; the owner synchronizes.
+
+#ifndef TIMER_PERIODIC_SCHEDULE_H_
+#define TIMER_PERIODIC_SCHEDULE_H_
+
+#include <cstdint>
+
+#include "absl/time/time.h"
+#include "cyber/time/instant.h"
+#include "timer/timer_options.h"
+#include "timer/timing_wheel.h"
+
+namespace cyber {
+namespace timer {
+
+class PeriodicSchedule {
+ public:
+  // What AfterRun() decided.
+  struct Next {
+    bool overrun = false;  // call k+1 could not fire on its own tick
+    int64_t skipped = 0;   // periods skipped (counted as missed)
+  };
+
+  // A new schedule from `origin`: call 1 is expected one period after it.
+  void Start(Instant origin) {
+    origin_ = origin;
+    k_ = 1;
+  }
+
+  // The call the schedule stands at (armed, queued or running).
+  int64_t call() const { return k_; }
+  Instant origin() const { return origin_; }
+  Instant Expected(int64_t k, absl::Duration period) const {
+    return origin_ + period * k;
+  }
+  // Moves on to the next call, on time.
+  void Advance() { ++k_; }
+
+  // kSkip only (else 0): if periods after the current call are due by
+  // `due_by` (a tick instant), the current call stands for the latest of
+  // them; returns how many were skipped. A stall or a late start then ends
+  // in one late call, never a stale call followed by the late one.
+  int64_t SkipToLatestDue(Instant due_by, const TimerOptions& options);
+
+  // After the current call ended at `end`, with `earliest` the first tick
+  // anything armed now can fire on: moves to the next call per the overrun
+  // policy (see OverrunPolicy in timer_options.h). `grid` is the wheel's
+  // tick arithmetic: `Tick TickOf(Instant)` (first tick at or after) and
+  // `Instant InstantOf(Tick)`.
+  template <typename Grid>
+  Next AfterRun(Instant end, Tick earliest, const Grid& grid,
+                const TimerOptions& options);
+
+ private:
+  // The calls k+1 .. j are missed, j + 1 is the first on time (j >= k + 1):
+  // applies the policy.
+  Next ApplyOverrun(int64_t j, Instant end, absl::Duration skip_gap,
+                    const TimerOptions& options);
+
+  Instant origin_;
+  int64_t k_ = 1;
+};
+
+// --- implementation of the template ---------------------------------------
+
+template <typename Grid>
+PeriodicSchedule::Next PeriodicSchedule::AfterRun(Instant end, Tick earliest,
+                                                  const Grid& grid,
+                                                  const TimerOptions& options) {
+  const absl::Duration period = options.period;
+  // Call k fires on T(k) >= E iff expected(k) > instant of tick E - 1.
+  const Instant last_missable = grid.InstantOf(earliest - 1);
+  if (Expected(k_ + 1, period) > last_missable) {  // on time: the common case
+    ++k_;
+    return Next();
+  }
+  // j: the last call that cannot fire on its own tick (T(j) < E).
+  absl::Duration remainder;
+  const int64_t j = absl::IDivDuration(last_missable - origin_, period, &remainder);
+  // kSkip's late call for j would fire on tick E; the next on-phase call
+  // (j + 1) on its own tick T(j + 1) >= E. Their distance:
+  const absl::Duration skip_gap =
+      grid.InstantOf(grid.TickOf(Expected(j + 1, period))) - grid.InstantOf(earliest);
+  return ApplyOverrun(j, end, skip_gap, options);
+}
+
+}  // namespace timer
+}  // namespace cyber
+
+#endif  // TIMER_PERIODIC_SCHEDULE_H_
