@@ -65,6 +65,7 @@
 #include "cyber/transport/reader.h"
 #include "cyber/transport/writer.h"
 #include "scheduler/scheduler.h"
+#include "timer/dispatcher.h"  // timer::Route
 
 namespace cyber {
 
@@ -77,7 +78,9 @@ struct ReaderConfig {
 class Node {
  public:
   // `scheduler` null: scheduler::DefaultScheduler(). `bus` null: the
-  // process-wide ChannelBus::Default().
+  // process-wide ChannelBus::Default(). The node's readers deliver on the
+  // scheduler's route for `name` (its conf entry's priority and group; a
+  // component's node is named like the component).
   explicit Node(std::string name, scheduler::Scheduler* scheduler = nullptr,
                 ChannelBus* bus = nullptr);
   ~Node();
@@ -116,6 +119,8 @@ class Node {
 
   const std::string& name() const { return state_->name; }
   scheduler::Scheduler* scheduler() const { return scheduler_; }
+  // Where its readers' deliveries run, resolved once from the conf.
+  timer::Route route() const { return route_; }
   ChannelBus* bus() const { return bus_; }
 
   void Shutdown();
@@ -135,6 +140,7 @@ class Node {
 
   const std::shared_ptr<transport_internal::NodeState> state_;
   scheduler::Scheduler* const scheduler_;
+  const timer::Route route_;
   ChannelBus* const bus_;
 
   // mu_ protects the following state.
@@ -178,7 +184,7 @@ absl::StatusOr<std::shared_ptr<Reader<M>>> Node::TryCreateReader(
   auto found = bus_->GetChannel<M>(name(), channel);
   if (!found.ok()) return found.status();
   std::shared_ptr<Reader<M>> reader(new Reader<M>(
-      name(), *std::move(found), scheduler_, std::move(callback),
+      name(), *std::move(found), scheduler_, route_, std::move(callback),
       pending_queue_size));
   absl::Status adopted = Adopt("CreateReader", channel, reader);
   if (!adopted.ok()) return adopted;
