@@ -8,7 +8,9 @@
 // Simulated time, a thread-free TickDriver and a dispatcher that records the
 // route of each call and runs it inline: exact and deterministic.
 
+#include <algorithm>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -55,9 +57,9 @@ class RecordingDispatcher final : public Dispatcher {
 
 class TimerRouteTest : public testing::Test {
  protected:
-  TimerRouteTest() : clock_(Instant() + absl::Hours(1)), driver_(&clock_, &dispatcher_, Thread()) {}
+  TimerRouteTest() : clock_(Instant() + absl::Hours(1)), driver_(&clock_, &dispatcher_, ThreadFree()) {}
 
-  static TickDriver::Options Thread() {
+  static TickDriver::Options ThreadFree() {
     TickDriver::Options o;
     o.name = "route";
     o.run_thread = false;
