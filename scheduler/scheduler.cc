@@ -97,6 +97,19 @@ int Scheduler::PriorityFor(const std::string& name) const {
   return it == group.task_priorities.end() ? 0 : it->second;
 }
 
+timer::Route Scheduler::RouteFor(const std::string& name) const {
+  const int group = GroupForTask(name);
+  const auto& priorities = options_.config.groups[group].task_priorities;
+  const auto it = priorities.find(name);
+  return timer::Route{it == priorities.end() ? 0 : it->second, group};
+}
+
+timer::Route Scheduler::CurrentRoute() const {
+  const CRoutine* const current = CRoutine::Current();
+  if (current == nullptr || current->host() != this) return timer::Route{};
+  return timer::Route{current->priority(), current->group()};
+}
+
 int Scheduler::GroupForTask(const std::string& task) const {
   const auto it = options_.config.task_groups.find(task);
   if (it == options_.config.task_groups.end()) return 0;
@@ -171,10 +184,18 @@ bool Scheduler::Dispatch(std::function<void()> task, int priority) {
 
 bool Scheduler::Dispatch(std::function<void()> task, int priority,
                          std::shared_ptr<const void> owner) {
+  return Dispatch(std::move(task), timer::Route{priority, 0}, std::move(owner));
+}
+
+bool Scheduler::Dispatch(std::function<void()> task, timer::Route route,
+                         std::shared_ptr<const void> owner) {
   // One block for the routine and its control block, recycled.
   auto routine = std::allocate_shared<CRoutine>(
       PoolAllocator<CRoutine>(routine_memory_), "dispatched", std::move(task),
-      priority, /*processor=*/-1, this, std::move(owner));
+      route.priority, /*processor=*/-1, this, std::move(owner));
+  if (route.group > 0 && static_cast<size_t>(route.group) < groups_.size()) {
+    routine->set_group(route.group);
+  }
   {
     MutexLock lock(&mu_);
     const absl::Status admitted = Admit(routine);

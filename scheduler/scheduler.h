@@ -116,13 +116,17 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
   void SetTimerDriver(timer::TickDriver* driver);
 
   using timer::Dispatcher::Dispatch;
-  // One routine at `priority` in the first processor group. With `owner`
+  // One routine at `priority` in the first processor group (on a route:
+  // at route.priority in group route.group, an index RouteFor gave out; a
+  // group this scheduler does not have is the first). With `owner`
   // (held until the task has run or been dropped) and a task that fits in
   // std::function's inline buffer, this allocates nothing in the steady
   // state: the routine's memory is recycled (BlockPool), the live set is
   // an intrusive list and the run queues are rings.
   bool Dispatch(std::function<void()> task, int priority) override;
   bool Dispatch(std::function<void()> task, int priority,
+                std::shared_ptr<const void> owner) override;
+  bool Dispatch(std::function<void()> task, timer::Route route,
                 std::shared_ptr<const void> owner) override;
   // Batched hand-over (timer::Dispatcher): routines this thread dispatches
   // or wakes between the two are queued at EndBatch(), with one lock per
@@ -133,6 +137,15 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
   void EndBatch() override;
   // The conf's `tasks { name prio }` for `name` (in its group), else 0.
   int PriorityFor(const std::string& name) const override;
+  // The conf entry's priority and group for `name` ({0, 0}, the first
+  // group, if no group lists it): what timers, reader deliveries and tasks
+  // named so run on. A lookup in the conf's maps: resolve once, not per
+  // dispatch.
+  timer::Route RouteFor(const std::string& name) const override;
+  // The route of the routine running on this thread, if it is one of this
+  // scheduler's; else {0, 0}. Async() runs its work on it, so a task that a
+  // component's callback starts keeps the component's priority and group.
+  timer::Route CurrentRoute() const;
 
   // Errors: AlreadyExists for a duplicate name, InvalidArgument for an empty
   // name or body or a processor index outside the task's group,
@@ -247,7 +260,7 @@ auto Scheduler::Async(F&& f, Args&&... args)
     } catch (...) {
       promise->set_exception(std::current_exception());
     }
-  });
+  }, CurrentRoute(), nullptr);
   if (!accepted) {
     promise->set_exception(std::make_exception_ptr(std::runtime_error(
         "scheduler \"" + options_.name +

@@ -17,6 +17,14 @@
 // refuses it by returning false (queue full, shutting down), in which case
 // the task is destroyed without running and the caller handles the refusal.
 // Thread-safe.
+//
+// Routes. Work carries its route (DESIGN.md, "The runtime"): a priority
+// and a processor group, both taken from the scheduler conf entry of the
+// timer, component or task it runs for. The timer layer knows no groups:
+// it asks its dispatcher once, when a timer binds to a configuration
+// (RouteFor), keeps the Route (two ints, no allocation) and hands it back
+// with every call. What `group` means is the dispatcher's (the scheduler:
+// the index of a processor group); 0 is its default.
 
 #ifndef TIMER_DISPATCHER_H_
 #define TIMER_DISPATCHER_H_
@@ -33,6 +41,18 @@ namespace timer {
 // scheduler at shutdown). The timer layer lets it pass instead of treating
 // it as a callback failure.
 struct ExecutionCancelled {};
+
+// Where a dispatched task runs: its priority (where the dispatcher orders
+// work by priority, higher first) and its processor group (an index the
+// dispatcher gave out through RouteFor; 0 is the default group).
+struct Route {
+  int priority = 0;
+  int group = 0;
+  bool operator==(const Route& o) const {
+    return priority == o.priority && group == o.group;
+  }
+  bool operator!=(const Route& o) const { return !(*this == o); }
+};
 
 class Dispatcher {
  public:
@@ -51,6 +71,10 @@ class Dispatcher {
   // the routine instead, and the timer's fire path allocates nothing.
   virtual bool Dispatch(std::function<void()> task, int priority,
                         std::shared_ptr<const void> owner);
+  // As above, on `route` (priority and group). The default ignores the
+  // group: Dispatch(task, route.priority, owner).
+  virtual bool Dispatch(std::function<void()> task, Route route,
+                        std::shared_ptr<const void> owner);
   // Batched hand-over. Between BeginBatch() and EndBatch() on one thread,
   // a dispatcher may hold back the tasks that thread dispatches and hand
   // them to its workers together at EndBatch(): one lock and at most one
@@ -65,6 +89,10 @@ class Dispatcher {
   // timer with TimerOptions::priority == kPriorityFromConf): e.g. the
   // scheduler conf's `tasks { name prio }`. Default 0.
   virtual int PriorityFor(const std::string& name) const;
+  // The route for work named `name` (its conf entry's priority and group).
+  // Cheap enough to call when a timer binds, never per call. Default:
+  // {PriorityFor(name), 0}.
+  virtual Route RouteFor(const std::string& name) const;
 };
 
 // A batch of Dispatch() calls on this thread, for its scope (see
@@ -94,6 +122,11 @@ class InlineDispatcher final : public Dispatcher {
     return true;
   }
   bool Dispatch(std::function<void()> task, int /*priority*/,
+                std::shared_ptr<const void> /*owner*/) override {
+    task();  // `owner` is held by this call until the task has run
+    return true;
+  }
+  bool Dispatch(std::function<void()> task, Route /*route*/,
                 std::shared_ptr<const void> /*owner*/) override {
     task();  // `owner` is held by this call until the task has run
     return true;

@@ -132,10 +132,11 @@ absl::Status TimerCore::BindLocked(WheelFrontEnd* front,
                                   : front->shared_from_this();
   }
   // An automatic name is in no scheduler conf: no lookup.
-  priority_ = options_->priority >= 0 ? options_->priority
-              : options_->name.empty()
-                  ? 0
-                  : front_->dispatcher()->PriorityFor(options_->name);
+  const Route conf = options_->name.empty()
+                         ? Route{}
+                         : front_->dispatcher()->RouteFor(options_->name);
+  priority_ = options_->priority >= 0 ? options_->priority : conf.priority;
+  group_ = conf.group;
   bound_ = true;
   return absl::OkStatus();
 }
@@ -213,7 +214,10 @@ absl::Status TimerCore::BeginLocked(WheelFrontEnd* front,
                : "cyber::Shutdown() was called; cyber::Init() starts a new one",
         ")"));
   }
-  if (state_ == State::kIdle) {
+  // Idle: bind (to `front`, for this configuration). A call still running
+  // whose callback reconfigured its timer (Configure() unbinds) binds again
+  // on the system it runs on, so the next call takes the new route.
+  if (state_ == State::kIdle || (!bound_ && front_.get() == front)) {
     const absl::Status bound = BindLocked(front, std::move(front_ref));
     if (!bound.ok()) return bound;
   }
@@ -325,7 +329,7 @@ TimerStatistics TimerCore::Statistics() const {
 
 void TimerCore::OnExpired(uint32_t arm_seq) {
   uint64_t token;
-  int priority;
+  Route route;
   Dispatcher* dispatcher;
   {
     MutexLock lock(&stripe_->mu);
@@ -363,13 +367,13 @@ void TimerCore::OnExpired(uint32_t arm_seq) {
       ArmNextLocked().IgnoreError();
       state_ = State::kQueued;  // (an arm failure only ends the next period)
     }
-    priority = priority_;
+    route = Route{priority_, group_};
     dispatcher = front_->dispatcher();
   }
   // The task is two words (std::function keeps it inline: no allocation);
   // the dispatcher holds the core alive beside it until it has run.
   if (!dispatcher->Dispatch([core = this, token] { core->Run(token); },
-                            priority, shared_from_this())) {
+                            route, shared_from_this())) {
     HandleRefusal(token);
   }
 }

@@ -174,8 +174,11 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   // followed by the late one.
   void SkipToLatestDueLocked(Instant due_by)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
-  // Binds to `front` (kIdle only), validating the options for its wheel.
-  // Nothing to do when the core is bound there for this configuration.
+  // Binds to `front` (kIdle, or `front` is front_), validating the options
+  // for its wheel and resolving the route of the calls (its dispatcher's
+  // RouteFor: the conf entry named like the timer; an explicit priority
+  // replaces the entry's). Nothing to do when the core is bound there for
+  // this configuration.
   absl::Status BindLocked(WheelFrontEnd* front,
                           std::shared_ptr<WheelFrontEnd> front_ref)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
@@ -198,11 +201,16 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   bool armed_for_next_ ABSL_GUARDED_BY(stripe_->mu) = false;
   uint8_t refusals_in_a_row_ ABSL_GUARDED_BY(stripe_->mu) = 0;
   uint16_t stop_waiters_ ABSL_GUARDED_BY(stripe_->mu) = 0;
-  int32_t priority_ ABSL_GUARDED_BY(stripe_->mu) = 0;  // resolved at binding
+  // The route of its calls (Route: priority_, group_), resolved at binding
+  // and again at the first Start() after a Configure(), even one from the
+  // running call: never per call. Two fields, not a Route, so each fills a
+  // gap the layout already had.
+  int32_t priority_ ABSL_GUARDED_BY(stripe_->mu) = 0;
   const uint32_t id_;  // the automatic name is "timer#<id_>"
   uint32_t config_epoch_ ABSL_GUARDED_BY(stripe_->mu) = 0;  // per Configure
   uint32_t armed_seq_ ABSL_GUARDED_BY(stripe_->mu) = 0;  // 0: not armed
   uint32_t calls_ended_ ABSL_GUARDED_BY(stripe_->mu) = 0;
+  int32_t group_ ABSL_GUARDED_BY(stripe_->mu) = 0;  // see priority_
   uint64_t queued_token_ ABSL_GUARDED_BY(stripe_->mu) = 0;  // kQueued run
   // Where the current (or last) schedule runs; fixed for the core's life
   // when given at construction.

@@ -11,6 +11,7 @@ Node::Node(std::string name, scheduler::Scheduler* scheduler, ChannelBus* bus)
     : state_(std::make_shared<transport_internal::NodeState>(std::move(name))),
       scheduler_(scheduler != nullptr ? scheduler
                                       : scheduler::CurrentScheduler()),
+      route_(scheduler_->RouteFor(state_->name)),
       bus_(bus != nullptr ? bus : CurrentBus()) {}
 
 ChannelBus* CurrentBus() {

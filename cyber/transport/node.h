@@ -68,6 +68,7 @@
 #include "cyber/transport/reader.h"
 #include "cyber/transport/writer.h"
 #include "scheduler/scheduler.h"
+#include "timer/dispatcher.h"  // timer::Route
 
 namespace cyber {
 
@@ -84,7 +85,9 @@ ChannelBus* CurrentBus();
 class Node {
  public:
   // `scheduler` null: scheduler::CurrentScheduler(). `bus` null:
-  // CurrentBus() (both: the current runtime's, see above).
+  // CurrentBus() (both: the current runtime's, see above). The node's
+  // readers deliver on the scheduler's route for `name` (its conf entry's
+  // priority and group; a component's node is named like the component).
   explicit Node(std::string name, scheduler::Scheduler* scheduler = nullptr,
                 ChannelBus* bus = nullptr);
   ~Node();
@@ -123,6 +126,8 @@ class Node {
 
   const std::string& name() const { return state_->name; }
   scheduler::Scheduler* scheduler() const { return scheduler_; }
+  // Where its readers' deliveries run, resolved once from the conf.
+  timer::Route route() const { return route_; }
   ChannelBus* bus() const { return bus_; }
 
   void Shutdown();
@@ -142,6 +147,7 @@ class Node {
 
   const std::shared_ptr<transport_internal::NodeState> state_;
   scheduler::Scheduler* const scheduler_;
+  const timer::Route route_;
   ChannelBus* const bus_;
 
   // mu_ protects the following state.
@@ -185,7 +191,7 @@ absl::StatusOr<std::shared_ptr<Reader<M>>> Node::TryCreateReader(
   auto found = bus_->GetChannel<M>(name(), channel);
   if (!found.ok()) return found.status();
   std::shared_ptr<Reader<M>> reader(new Reader<M>(
-      name(), *std::move(found), scheduler_, std::move(callback),
+      name(), *std::move(found), scheduler_, route_, std::move(callback),
       pending_queue_size));
   absl::Status adopted = Adopt("CreateReader", channel, reader);
   if (!adopted.ok()) return adopted;

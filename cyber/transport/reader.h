@@ -16,6 +16,9 @@
 //    never on the writer's thread, never concurrently with itself, and in the
 //    order messages were pushed (per writer: write order; concurrent writers
 //    interleave in the order their pushes took this reader's lock).
+//  * The drain runs on the reader's route (timer::Route: priority and
+//    processor group), its node's: for a component's node, the scheduler
+//    conf entry named like the component (Node::route()).
 //  * A drain hands the processor back (CRoutine::Yield) every
 //    kMessagesPerSlice messages, so one busy reader does not starve other
 //    routines of its processor group.
@@ -73,6 +76,7 @@
 #include "cyber/transport/channel_bus.h"
 #include "scheduler/croutine.h"
 #include "scheduler/scheduler.h"
+#include "timer/dispatcher.h"  // timer::Route
 
 namespace cyber {
 
@@ -150,10 +154,12 @@ class Reader final : public transport_internal::ReaderBase,
 
   Reader(std::string node,
          std::shared_ptr<transport_internal::Channel<M>> channel,
-         scheduler::Scheduler* scheduler, Callback callback, size_t capacity)
+         scheduler::Scheduler* scheduler, timer::Route route,
+         Callback callback, size_t capacity)
       : node_(std::move(node)),
         channel_(std::move(channel)),
         scheduler_(scheduler),
+        route_(route),
         callback_(std::move(callback)),
         capacity_(capacity) {}
 
@@ -170,6 +176,7 @@ class Reader final : public transport_internal::ReaderBase,
   const std::string node_;
   const std::shared_ptr<transport_internal::Channel<M>> channel_;
   scheduler::Scheduler* const scheduler_;
+  const timer::Route route_;  // where its drains run
   const Callback callback_;
   const size_t capacity_;
 
@@ -227,10 +234,12 @@ void Reader<M>::Deliver(const std::shared_ptr<const M>& message) {
 template <typename M>
 void Reader<M>::ScheduleDrain(uint64_t generation) {
   auto task = std::make_shared<DrainTask>(this->shared_from_this(), generation);
-  const bool accepted = scheduler_->Dispatch([task] {
-    task->started = true;
-    task->reader->Drain();
-  });
+  const bool accepted = scheduler_->Dispatch(
+      [task] {
+        task->started = true;
+        task->reader->Drain();
+      },
+      route_, nullptr);
   task.reset();  // if refused, this was the last reference: ReleaseDrain ran
   if (accepted) return;
   uint64_t refusals = 0;
