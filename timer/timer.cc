@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "cyber/common/log.h"
 #include "timer/default_timer_system.h"
+#include "timer/period_rules.h"
 #include "timer/timer_core.h"
 
 namespace cyber {
@@ -53,7 +54,7 @@ absl::Status Timer::Configure(TimerOptions options) {
       fixed ? ValidateTimerOptions(options, name, fixed->tick(),
                                    fixed->max_delay())
             : ValidateTimerOptions(options, name, kTimerResolution,
-                                   kTimerResolution * int64_t{kMaxDelayTicks});
+                                   MaxDelay(kTimerResolution));
   const std::shared_ptr<TimerCore> core = core_;  // as in Stop()
   core->Configure(std::make_shared<const TimerOptions>(std::move(options)),
                   status);

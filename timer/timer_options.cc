@@ -1,6 +1,7 @@
 #include "timer/timer_options.h"
 
 #include "absl/strings/str_cat.h"
+#include "timer/period_rules.h"
 
 namespace cyber {
 namespace timer {
@@ -28,22 +29,11 @@ absl::Status ValidateTimerOptions(const TimerOptions& o, absl::string_view name,
                                   absl::Duration max_period) {
   // Messages are built only on failure.
   const auto who = [name] { return absl::StrCat("timer \"", name, "\": "); };
-  const char* what = o.oneshot ? "delay" : "period";
-  if (o.period <= absl::ZeroDuration()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(who(), what, " ", absl::FormatDuration(o.period),
-                     " must be positive (the minimum is the ",
-                     absl::FormatDuration(resolution), " resolution)"));
-  }
-  if (o.period < resolution) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        who(), what, " ", absl::FormatDuration(o.period), " is below the ",
-        absl::FormatDuration(resolution), " resolution"));
-  }
-  if (o.period > max_period) {
-    return absl::OutOfRangeError(absl::StrCat(
-        who(), what, " ", absl::FormatDuration(o.period),
-        " exceeds the maximum ", absl::FormatDuration(max_period)));
+  if (absl::Status s = CheckPeriod(absl::StrCat("timer \"", name, "\""),
+                                   o.oneshot ? "delay" : "period", o.period,
+                                   resolution, max_period);
+      !s.ok()) {
+    return s;
   }
   if (!o.callback && !o.event_callback) {
     return absl::InvalidArgumentError(absl::StrCat(who(), "callback is empty"));

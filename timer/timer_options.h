@@ -108,7 +108,8 @@ struct TimerOptions {
 };
 
 // Checks `options` for a timer whose wheel has the given resolution and
-// maximum delay. The error names the timer, the field and the value.
+// maximum delay. The error names the timer, the field and the value; the
+// period (or delay) by the rule every layer shares (timer/period_rules.h).
 absl::Status ValidateTimerOptions(const TimerOptions& options,
                                   absl::Duration resolution,
                                   absl::Duration max_period);

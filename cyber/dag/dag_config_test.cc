@@ -6,6 +6,7 @@
 #include <fstream>
 #include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -14,6 +15,8 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
+#include "timer/testing/simulated_timer_system.h"
+#include "timer/timer.h"
 #include "timer/timing_wheel.h"
 
 namespace cyber {
@@ -220,7 +223,7 @@ module_config {
   EXPECT_EQ(a.timer_components[0].name, "fast");
   EXPECT_EQ(a.timer_components[0].interval, absl::Milliseconds(2));
   EXPECT_EQ(a.timer_components[1].name, "slow");
-  EXPECT_EQ(a.timer_components[1].interval, kMaxTimerInterval);
+  EXPECT_EQ(a.timer_components[1].interval, absl::Hours(24));
   ExpectLocation(a.timer_components[1].where, Loc("several.dag", 5, 3));
 
   const ModuleSpec& b = graph->modules[1];
@@ -292,10 +295,9 @@ module_config {
   EXPECT_TRUE(module.timer_components[1].unread_outputs.empty());
 }
 
-TEST(ParseGraphTest, MaxIntervalFitsTheTimingWheel) {
-  EXPECT_LE(kMaxTimerInterval,
-            timer::kTimerResolution *
-                static_cast<int64_t>(timer::kMaxDelayTicks));
+TEST(ParseGraphTest, MaxIntervalIsTheTimingWheels) {
+  EXPECT_EQ(MaxTimerInterval(),
+            timer::kTimerResolution * static_cast<int64_t>(timer::kMaxDelayTicks));
 }
 
 // --- Errors ------------------------------------------------------------------
@@ -432,21 +434,62 @@ TEST(ParseGraphErrorTest, ConfigName) {
 }
 
 TEST(ParseGraphErrorTest, TimerInterval) {
+  // The Timer's words (timer/period_rules.h), after the location.
   ExpectInvalid(TimerDag("interval: 0 name: \"poll\""),
-                {"bad.dag:6:7: timer component \"poll\": interval 0 ms: must "
-                 "be at least the 2 ms timer resolution"});
+                {"bad.dag:6:7: timer component \"poll\": interval 0 must be "
+                 "positive (the minimum is the 2ms resolution)"});
   // Missing: the config block's location.
   ExpectInvalid(TimerDag("name: \"poll\""),
-                {"bad.dag:5:5: timer component \"poll\": interval 0 ms (not "
-                 "set): must be at least the 2 ms timer resolution"});
+                {"bad.dag:5:5: timer component \"poll\": interval not set (a "
+                 "timer component needs one of at least the 2ms resolution)"});
   ExpectInvalid(TimerDag("interval: 1 name: \"poll\""),
-                {"bad.dag:6:7: timer component \"poll\": interval 1 ms is "
-                 "below the 2 ms resolution"});
-  ExpectInvalid(TimerDag("interval: 86400001 name: \"poll\""),
-                {"bad.dag:6:7: timer component \"poll\": interval 86400001 ms "
-                 "is above the maximum of 86400000 ms (24h)"});
-  ExpectInvalid(TimerDag("interval: 4294967295 name: \"poll\""),
-                {"bad.dag:6:7:", "interval 4294967295 ms is above"});
+                {"bad.dag:6:7: timer component \"poll\": interval 1ms is "
+                 "below the 2ms resolution"});
+}
+
+// The loader accepts exactly the periods a Timer accepts: one function
+// decides both (timer::CheckPeriod), with the wheel's maximum.
+TEST(ParseGraphErrorTest, TheLoaderAndTheTimerAgreeOnTheLimits) {
+  timer::SimulatedTimerSystem system;
+  const auto timer_status = [&](absl::Duration period) {
+    TimerOptions o;
+    o.name = "poll";
+    o.period = period;
+    o.callback = [] {};
+    Timer t(std::move(o), &system.driver());
+    absl::Status s = t.Schedule();
+    t.Stop();
+    return s;
+  };
+  // The maximum is the Timer's on the default wheel, not a second number.
+  EXPECT_EQ(MaxTimerInterval(), system.driver().max_delay());
+  EXPECT_TRUE(timer_status(MaxTimerInterval()).ok());
+  const absl::Status over = timer_status(MaxTimerInterval() + timer::kTimerResolution);
+  EXPECT_EQ(over.code(), absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(over.message(),
+            "timer \"poll\": period 2386h5m34.594s exceeds the maximum 2386h5m34.592s");
+  // A dag interval (uint32 milliseconds) cannot be written above it: the
+  // largest is accepted by both.
+  static_assert(uint64_t{UINT32_MAX} * 1000000 <=
+                    uint64_t{2} * 1000000 * timer::kMaxDelayTicks,
+                "every uint32 ms interval fits the wheel");
+  absl::StatusOr<Graph> largest =
+      ParseGraph(TimerDag("interval: 4294967295 name: \"poll\""), "max.dag");
+  ASSERT_TRUE(largest.ok()) << largest.status();
+  EXPECT_EQ(largest->modules[0].timer_components[0].interval,
+            absl::Milliseconds(4294967295));
+  EXPECT_TRUE(timer_status(absl::Milliseconds(4294967295)).ok());
+  // Below one tick: refused by both, in the same words.
+  absl::StatusOr<Graph> fast = ParseGraph(TimerDag("interval: 1 name: \"poll\""), "bad.dag");
+  ASSERT_FALSE(fast.ok());
+  const absl::Status timer_fast = timer_status(absl::Milliseconds(1));
+  EXPECT_EQ(timer_fast.message(), "timer \"poll\": period 1ms is below the 2ms resolution");
+  EXPECT_EQ(fast.status().message(),
+            "bad.dag:6:7: timer component \"poll\": interval 1ms is below the 2ms resolution");
+  // The smallest: accepted by both.
+  absl::StatusOr<Graph> tick = ParseGraph(TimerDag("interval: 2 name: \"poll\""), "ok.dag");
+  EXPECT_TRUE(tick.ok()) << tick.status();
+  EXPECT_TRUE(timer_status(timer::kTimerResolution).ok());
 }
 
 TEST(ParseGraphErrorTest, Readers) {
@@ -622,7 +665,7 @@ TEST(LoadGraphFileTest, ErrorsNameTheFilePath) {
   WriteFile(path, TimerDag("name: \"poll\" interval: 1"));
   absl::StatusOr<Graph> graph = LoadGraphFile(path);
   ExpectStatus(graph.status(), absl::StatusCode::kInvalidArgument,
-               {absl::StrCat(path, ":6:20:"), "interval 1 ms"});
+               {absl::StrCat(path, ":6:20:"), "interval 1ms"});
 }
 
 // --- Several graphs ------------------------------------------------------------

@@ -48,8 +48,8 @@ module_config {
 }
 DAG
 expect_status 1 "$bin" -d zero.dag --run_for=1s --status=never
-expect_one_plain_line 'zero.dag:4:26: timer component "pub": interval 0 ms: must be at least'
-expect_location_once "zero.dag:" "interval 0 ms"
+expect_one_plain_line 'zero.dag:4:26: timer component "pub": interval 0 must be positive'
+expect_location_once "zero.dag:" "interval 0 must"
 
 expect_status 1 "$bin" -d missing.dag --run_for=1s --status=never
 expect_one_plain_line 'missing.dag: cannot open dag file: No such file or directory'

@@ -7,11 +7,16 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "cyber/common/log.h"
 #include "cyber/mainboard/stuck_report.h"
 #include "cyber/time/ambient_clock.h"
+#include "scheduler/config/scheduler_config.h"
+#include "timer/wheel_front_end.h"
 #include "timer/timer_stop_registry.h"
 
 namespace cyber {
@@ -213,34 +218,185 @@ bool SimulatedGraph::RunTo(Instant end, const std::function<bool()>& done) {
   return done && done();
 }
 
-absl::Status SimulatedGraph::At(Instant at, std::function<void()> action) {
-  if (stopping_.load()) {
-    return absl::FailedPreconditionError("simulated graph: At() after Stop()");
-  }
-  const std::string what =
-      absl::StrCat("simulated graph: At(", absl::FormatDuration(at - start_), " since start): ");
-  if (!action) return absl::InvalidArgumentError(what + "action is empty");
-  const absl::Duration delay = at - clock_.Now();
-  if (delay < absl::ZeroDuration()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, "that instant has passed (now ", absl::FormatDuration(Elapsed()), ")"));
-  }
-  if (delay == absl::ZeroDuration()) {
-    if (!scheduler_.Dispatch(std::move(action), 0)) {
-      return absl::FailedPreconditionError("simulated graph: At(now): scheduler refused");
+// The actions At() was given, and the one wheel entry that runs them.
+//
+// Why not a Timer per action: a Timer refuses a delay below one tick (its
+// rule, owned elsewhere), and the wheel does not order the entries of one
+// tick. Here the pending actions wait in a map ordered by (instant, call),
+// and the entry is armed for the first of them; when it expires (in the
+// driver's Step(), on the driving thread) every action whose tick has come
+// is dispatched in that order, and the entry is re-armed for the next. An
+// action whose tick is the present (the present on a tick, at() == now) is
+// dispatched at once, behind those due with it.
+//
+// Dispatched at the highest priority, so an action runs before the graph's
+// other work queued at its tick (a Proc() of the same instant included);
+// actions keep their order among themselves (FIFO within a level).
+//
+// Threads: the driving thread calls Add() and OnExpired(); the stop's
+// helper calls StopAndWait() while the driving thread runs routines.
+class SimulatedGraph::Actions final : public timer::ExpiryTargetOf<Actions> {
+ public:
+  Actions(timer::TickDriver* driver, scheduler::Scheduler* scheduler)
+      : driver_(driver), scheduler_(scheduler) {}
+
+  // Runs `action` on the first tick at or after `at`. `name` names it in
+  // logs. REQUIRES: at >= the present, at most the wheel's maximum delay
+  // after it (At() checks). Errors: as TickDriver::Arm, FailedPrecondition
+  // after StopAndWait().
+  absl::Status Add(Instant at, std::string name, std::function<void()> action) {
+    std::vector<Pending> due;
+    {
+      MutexLock lock(&mu_);
+      if (stopped_) {
+        return absl::FailedPreconditionError(name + ": the graph is stopping");
+      }
+      const Key key{at, next_seq_++};
+      pending_.emplace(key, Pending{std::move(name), std::move(action)});
+      const Instant now = driver_->clock()->Now();
+      if (driver_->front_end()->FireInstant(at) <= now) {
+        TakeDue(now, &due);  // its tick is the present: now, in order
+      } else {
+        const absl::Status armed = ArmForFirst();
+        if (!armed.ok()) {
+          pending_.erase(key);
+          return armed;
+        }
+      }
     }
+    Dispatch(&due);
     return absl::OkStatus();
   }
-  TimerOptions o;
-  o.name = absl::StrCat("sim_action@", absl::FormatDuration(at - start_));
-  o.period = delay;  // a oneshot's delay rounds up to a tick: never early
-  o.oneshot = true;
-  o.callback = std::move(action);
-  auto t = std::make_unique<Timer>(std::move(o), &driver_);
-  absl::Status s = t->Schedule();
-  if (!s.ok()) return s;
-  actions_.push_back(std::move(t));
-  return absl::OkStatus();
+
+  // The tick of the first pending action (or a stale arming) has come.
+  void OnExpired(uint32_t /*arm_seq*/) {
+    std::vector<Pending> due;
+    {
+      MutexLock lock(&mu_);
+      TakeDue(driver_->clock()->Now(), &due);
+      if (!ArmForFirst().ok()) {
+        // Only a shut-down driver refuses an instant At() accepted; nothing
+        // will run any more anyway.
+        AERROR << "simulated graph: " << pending_.size()
+               << " actions will not run (the timer system is shut down)";
+      }
+    }
+    Dispatch(&due);
+  }
+
+  // Drops the pending actions, then waits until the dispatched ones have
+  // run (the driving thread runs them meanwhile). Call from another thread.
+  // Leaves the entry disarmed, as its destruction requires.
+  void StopAndWait() {
+    std::map<Key, Pending> dropped;  // destroyed outside mu_ (user captures)
+    MutexLock lock(&mu_);
+    stopped_ = true;
+    dropped.swap(pending_);
+    driver_->Cancel(this);
+    while (in_flight_ > 0) all_done_.Wait(&mu_);
+  }
+
+ private:
+  // Ordered by instant, then by the order of the At() calls.
+  struct Key {
+    Instant at;
+    uint64_t seq;
+    bool operator<(const Key& o) const {
+      return at < o.at || (at == o.at && seq < o.seq);
+    }
+  };
+  struct Pending {
+    std::string name;
+    std::function<void()> action;
+  };
+  // Held by a dispatched action until it has run or been dropped.
+  class InFlight {
+   public:
+    explicit InFlight(std::shared_ptr<Actions> actions) : actions_(std::move(actions)) {
+      MutexLock lock(&actions_->mu_);
+      ++actions_->in_flight_;
+    }
+    ~InFlight() {
+      MutexLock lock(&actions_->mu_);
+      if (--actions_->in_flight_ == 0) actions_->all_done_.SignalAll();
+    }
+    InFlight(const InFlight&) = delete;
+    InFlight& operator=(const InFlight&) = delete;
+
+   private:
+    const std::shared_ptr<Actions> actions_;
+  };
+
+  // Moves the actions whose tick is at or before `now` to `due`, in order.
+  void TakeDue(Instant now, std::vector<Pending>* due) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    const timer::WheelFrontEnd& front = *driver_->front_end();
+    auto it = pending_.begin();
+    for (; it != pending_.end() && front.FireInstant(it->first.at) <= now; ++it) {
+      due->push_back(std::move(it->second));
+    }
+    pending_.erase(pending_.begin(), it);
+  }
+
+  // Arms the entry for the first pending action (re-arming moves it), or
+  // cancels it if none is left.
+  absl::Status ArmForFirst() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (pending_.empty()) {
+      driver_->Cancel(this);
+      return absl::OkStatus();
+    }
+    return driver_->Arm(this, pending_.begin()->first.at).status();
+  }
+
+  // Outside mu_: the scheduler only queues, but takes its own locks.
+  void Dispatch(std::vector<Pending>* due) {
+    if (due->empty()) return;
+    const std::shared_ptr<Actions> self =
+        std::static_pointer_cast<Actions>(shared_from_this());
+    for (Pending& p : *due) {
+      auto in_flight = std::make_shared<InFlight>(self);
+      const bool accepted = scheduler_->Dispatch(
+          [action = std::move(p.action), in_flight = std::move(in_flight)] { action(); },
+          scheduler::kMaxTaskPriority);
+      if (!accepted) {
+        AERROR << p.name << ": refused by the scheduler; the action does not run";
+      }
+    }
+    due->clear();
+  }
+
+  timer::TickDriver* const driver_;
+  scheduler::Scheduler* const scheduler_;
+  Mutex mu_;
+  CondVar all_done_;
+  std::map<Key, Pending> pending_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_seq_ ABSL_GUARDED_BY(mu_) = 0;
+  int in_flight_ ABSL_GUARDED_BY(mu_) = 0;
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+absl::Status SimulatedGraph::At(Instant at, std::function<void()> action) {
+  const std::string graph = absl::StrCat("simulated graph \"", name_, "\": ");
+  if (stopping_.load()) {
+    return absl::FailedPreconditionError(graph + "At() after Stop()");
+  }
+  const std::string what =
+      absl::StrCat(graph, "At(", absl::FormatDuration(at - start_), " since start): ");
+  if (!action) return absl::InvalidArgumentError(what + "action is empty");
+  const absl::Duration ahead = at - clock_.Now();
+  if (ahead < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, "that instant has passed (now ", absl::FormatDuration(Elapsed()),
+        " since start)"));
+  }
+  if (ahead > driver_.max_delay()) {
+    return absl::OutOfRangeError(absl::StrCat(
+        what, absl::FormatDuration(ahead), " from now is beyond the timing wheel's maximum delay ",
+        absl::FormatDuration(driver_.max_delay())));
+  }
+  // Made at the first action (on the driving thread, like every At()).
+  if (!actions_) actions_ = std::make_shared<Actions>(&driver_, &scheduler_);
+  return actions_->Add(at, absl::StrCat(graph, "action at ", absl::FormatDuration(at - start_)),
+                       std::move(action));
 }
 
 absl::Status SimulatedGraph::StopComponent(const std::string& name) {
@@ -261,7 +417,7 @@ void SimulatedGraph::Stop() {
   }
   stopped_ = true;
   RunWhileServing("Stop()", [this] {
-    for (auto& a : actions_) a->Stop();
+    if (actions_) actions_->StopAndWait();
     launcher_.Stop();
     tap_node_->Shutdown();
   });

@@ -198,10 +198,22 @@ class SimulatedGraph final : private ProcObserver {
     return RunTo(Now() + limit, done);
   }
 
-  // Runs `action` as a routine of the graph when the clock reaches `at` (on
-  // the first 2 ms tick at or after it; never earlier) — fault injection:
-  // stop a component, write a message, ... Errors: InvalidArgument for an
-  // instant in the past or an empty action, FailedPrecondition after Stop().
+  // Runs `action` as a routine of the graph when the clock reaches `at` —
+  // fault injection: stop a component, write a message, ... It runs on the
+  // first tick (Options::tick, 2 ms) at or after `at`, never earlier, for
+  // any `at` from the present on: less than a tick ahead, or from a
+  // present between ticks (after RunFor(1ms)), it runs on the next tick; at
+  // the present on a tick (After(0) at the start) it runs in the current
+  // step (called from a routine: before time moves on; between runs: at
+  // the start of the next Run*()).
+  // Order, the same every run: actions due at one tick run in the order of
+  // their instants, then of their At() calls, and before the graph's other
+  // work queued at that tick (a Proc() of the same instant included: they
+  // are dispatched at the highest priority).
+  // Errors: InvalidArgument for an instant in the past or an empty action;
+  // OutOfRange beyond the wheel's maximum delay from now (~99 days at 2 ms);
+  // FailedPrecondition after Stop(). Stop() drops actions not yet due and
+  // waits for those running.
   absl::Status At(Instant at, std::function<void()> action);
   absl::Status After(absl::Duration delay, std::function<void()> action) {
     return At(Now() + delay, std::move(action));
@@ -278,7 +290,9 @@ class SimulatedGraph final : private ProcObserver {
   ChannelBus& bus_;
   Launcher launcher_;
   std::shared_ptr<Node> tap_node_;
-  std::vector<std::unique_ptr<Timer>> actions_;
+  // What At() was given (simulated_graph.cc); made by the first At().
+  class Actions;
+  std::shared_ptr<Actions> actions_;
   // Resumes at one instant before time moves on regardless (yield loops).
   static constexpr size_t kMaxResumesPerInstant = size_t{1} << 14;
   bool yield_loop_reported_ = false;

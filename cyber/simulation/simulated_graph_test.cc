@@ -8,7 +8,9 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cyber/component/component.h"
@@ -168,6 +170,21 @@ class InputSink : public Component<Stamp> {
 };
 CYBER_REGISTER_COMPONENT(InputSink)
 
+// Logs "proc@<ms since the graph's start>" in every Proc (g_log_start is
+// the graph's start instant as Time::Now() reads it).
+std::vector<std::string>* g_log = nullptr;
+int64_t g_log_start_ns = 0;
+class LoggingTicker : public TimerComponent {
+ public:
+  bool Init() override { return true; }
+  bool Proc() override {
+    const int64_t ms = (Time::Now().ToNanosecond() - g_log_start_ns) / 1000000;
+    g_log->push_back("proc@" + std::to_string(ms));
+    return true;
+  }
+};
+CYBER_REGISTER_COMPONENT(LoggingTicker)
+
 std::string WriteFile(const std::string& name, const std::string& text) {
   const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
   std::ofstream(path) << text;
@@ -319,7 +336,119 @@ TEST_F(SimulatedGraphTest, AnActionInThePastIsRefused) {
   graph.RunFor(absl::Seconds(1));
   const absl::Status s = graph.At(graph.Now() - absl::Milliseconds(1), [] {});
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(s.message().find("has passed"), std::string::npos) << s.message();
+  EXPECT_EQ(s.message(),
+            "simulated graph \"sim\": At(999ms since start): that instant has passed "
+            "(now 1s since start)");
+  // Neither is an empty action, nor one beyond the wheel's range.
+  EXPECT_EQ(graph.After(absl::Milliseconds(2), nullptr).code(),
+            absl::StatusCode::kInvalidArgument);
+  const absl::Status far = graph.After(graph.driver().max_delay() + absl::Milliseconds(2), [] {});
+  EXPECT_EQ(far.code(), absl::StatusCode::kOutOfRange) << far;
+  EXPECT_NE(far.message().find("beyond the timing wheel's maximum delay"), std::string::npos)
+      << far.message();
+  // The maximum itself is accepted.
+  EXPECT_TRUE(graph.After(graph.driver().max_delay(), [] {}).ok());
+}
+
+// Records the simulated instant (since the graph's start) at which each
+// action ran.
+struct ActionLog {
+  std::vector<absl::Duration> at;
+  std::function<void()> Recorder(SimulatedGraph* graph) {
+    return [this, graph] { at.push_back(graph->Elapsed()); };
+  }
+};
+
+TEST_F(SimulatedGraphTest, AnActionLessThanOneTickAheadRunsOnTheNextTick) {
+  SimulatedGraph graph;  // 2 ms tick; the start is on a tick
+  ActionLog log;
+  ASSERT_TRUE(graph.After(absl::Milliseconds(1), log.Recorder(&graph)).ok());
+  graph.RunFor(absl::Milliseconds(1));
+  EXPECT_TRUE(log.at.empty());  // never early
+  graph.RunFor(absl::Milliseconds(1));
+  EXPECT_EQ(log.at, std::vector<absl::Duration>{absl::Milliseconds(2)});
+}
+
+TEST_F(SimulatedGraphTest, AnActionForNowOnATickRunsInTheCurrentStep) {
+  SimulatedGraph graph;
+  ActionLog log;
+  ASSERT_TRUE(graph.After(absl::ZeroDuration(), log.Recorder(&graph)).ok());
+  graph.RunFor(absl::ZeroDuration());
+  EXPECT_EQ(log.at, std::vector<absl::Duration>{absl::ZeroDuration()});
+  // From inside an action at 4 ms: the new one runs at 4 ms too.
+  ASSERT_TRUE(graph
+                  .After(absl::Milliseconds(4),
+                         [&] {
+                           log.at.push_back(graph.Elapsed());
+                           EXPECT_TRUE(graph.After(absl::ZeroDuration(),
+                                                   log.Recorder(&graph)).ok());
+                         })
+                  .ok());
+  graph.RunFor(absl::Milliseconds(4));
+  EXPECT_EQ(log.at, (std::vector<absl::Duration>{absl::ZeroDuration(), absl::Milliseconds(4),
+                                                 absl::Milliseconds(4)}));
+}
+
+TEST_F(SimulatedGraphTest, AnActionBetweenTicksRunsOnTheFirstTickAtOrAfterIt) {
+  SimulatedGraph graph;
+  ActionLog log;
+  ASSERT_TRUE(graph.At(graph.Now() + absl::Milliseconds(3), log.Recorder(&graph)).ok());
+  graph.RunFor(absl::Milliseconds(10));
+  EXPECT_EQ(log.at, std::vector<absl::Duration>{absl::Milliseconds(4)});
+}
+
+TEST_F(SimulatedGraphTest, ActionsFromAPresentBetweenTicksRunOnTheNextTicks) {
+  SimulatedGraph graph;
+  graph.RunFor(absl::Milliseconds(1));  // the present is not on a tick
+  std::vector<std::pair<std::string, absl::Duration>> ran;
+  const auto record = [&](std::string name) {
+    return [&ran, &graph, name] { ran.emplace_back(name, graph.Elapsed()); };
+  };
+  ASSERT_TRUE(graph.After(absl::ZeroDuration(), record("now")).ok());
+  ASSERT_TRUE(graph.After(absl::Milliseconds(1), record("+1ms")).ok());
+  ASSERT_TRUE(graph.After(absl::Milliseconds(2), record("+2ms")).ok());
+  ASSERT_TRUE(graph.At(graph.Now() + absl::Milliseconds(3), record("+3ms")).ok());
+  graph.RunFor(absl::ZeroDuration());
+  EXPECT_TRUE(ran.empty());  // now (1 ms) is between ticks: the next is at 2 ms
+  graph.RunFor(absl::Milliseconds(10));
+  EXPECT_EQ(ran, (std::vector<std::pair<std::string, absl::Duration>>{
+                     {"now", absl::Milliseconds(2)},
+                     {"+1ms", absl::Milliseconds(2)},
+                     {"+2ms", absl::Milliseconds(4)},
+                     {"+3ms", absl::Milliseconds(4)}}));
+}
+
+TEST_F(SimulatedGraphTest, ActionsDueAtOneTickRunInInstantThenCallOrder) {
+  SimulatedGraph graph;
+  std::vector<int> ran;
+  // 4 ms and 3 ms both run on the 4 ms tick: 3 ms first, whatever the
+  // order of the calls; at one instant, in the order of the calls.
+  for (int i = 0; i < 100; ++i) {
+    const absl::Duration d = absl::Milliseconds(i % 2 == 0 ? 4 : 3);
+    ASSERT_TRUE(graph.After(d, [&ran, i] { ran.push_back(i); }).ok());
+  }
+  graph.RunFor(absl::Milliseconds(4));
+  ASSERT_EQ(ran.size(), 100u);
+  for (int k = 0; k < 50; ++k) {
+    EXPECT_EQ(ran[k], 2 * k + 1) << k;
+    EXPECT_EQ(ran[50 + k], 2 * k) << k;
+  }
+}
+
+TEST_F(SimulatedGraphTest, AnActionRunsBeforeTheGraphsCallsAtItsTick) {
+  std::vector<std::string> log;
+  g_log = &log;
+  SimulatedGraph graph;
+  ASSERT_TRUE(graph.Launch({TimerGraph("logging.dag", "LoggingTicker", "logger", 10)}).ok());
+  g_log_start_ns = absl::ToInt64Nanoseconds(graph.Now().SinceEpoch());
+  // Armed after the component's timer, for its tick: it runs first.
+  ASSERT_TRUE(graph.After(absl::Milliseconds(20), [&] { log.push_back("action@20"); }).ok());
+  ASSERT_TRUE(graph.After(absl::Milliseconds(9), [&] { log.push_back("action@10"); }).ok());
+  graph.RunFor(absl::Milliseconds(30));
+  EXPECT_EQ(log, (std::vector<std::string>{"action@10", "proc@10", "action@20", "proc@20",
+                                           "proc@30"}));
+  graph.Stop();
+  g_log = nullptr;
 }
 
 TEST_F(SimulatedGraphTest, AYieldLoopDoesNotStopTime) {
