@@ -2,7 +2,6 @@
 
 #include <mutex>
 #include <thread>
-#include <vector>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -45,12 +44,14 @@ namespace scheduler {
 namespace {
 
 std::mutex g_mu;
-Scheduler* g_scheduler = nullptr;  // guarded by g_mu
+// The process scheduler, shared with the Nodes (and their readers) that
+// deliver on it and with each cyber::Async call in flight outside any
+// runtime, so one replaced after a shutdown is freed when the last of them
+// lets go, never while one of them may still use it. The holder itself is
+// never destroyed: no scheduler is torn down by static destruction at exit.
+std::shared_ptr<Scheduler>& g_scheduler = *new std::shared_ptr<Scheduler>();  // g_mu
 // g_scheduler is shut down (kept, refusing work, until the next start).
 bool g_shut_down = false;  // guarded by g_mu
-// Shut-down schedulers stay allocated: Timers and tasks may still point at
-// them (they refuse new work). Reachable, so not reported as leaks.
-std::vector<Scheduler*>* g_retired = new std::vector<Scheduler*>();
 
 Scheduler::Options OptionsFromFlags() {
   Scheduler::Options o;
@@ -106,27 +107,30 @@ namespace {
 // Makes the process scheduler, wired at birth: timer callbacks run on it,
 // and SleepFor arms its wheel. (A scheduler without a wheel made SleepFor
 // in an Async task abort the process when Init was never called.)
-Scheduler* MakeLocked() {
-  Scheduler* s = new Scheduler(OptionsFromFlags());
-  s->SetTimerDriver(timer::InstallDefaultTimerSystem(s));
+std::shared_ptr<Scheduler> MakeLocked() {
+  auto s = std::make_shared<Scheduler>(OptionsFromFlags());
+  s->SetTimerDriver(timer::InstallDefaultTimerSystem(s.get()));
   return s;
 }
 }  // namespace
 
-Scheduler* DefaultScheduler() {
+std::shared_ptr<Scheduler> DefaultSchedulerRef() {
   std::lock_guard<std::mutex> lock(g_mu);
   if (g_scheduler == nullptr) g_scheduler = MakeLocked();
   return g_scheduler;
 }
 
+Scheduler* DefaultScheduler() { return DefaultSchedulerRef().get(); }
+
 Scheduler* StartDefaultScheduler() {
+  std::shared_ptr<Scheduler> replaced;  // freed outside g_mu if unused
   std::lock_guard<std::mutex> lock(g_mu);
   if (g_scheduler == nullptr || g_shut_down) {
-    if (g_scheduler != nullptr) g_retired->push_back(g_scheduler);
+    replaced = std::move(g_scheduler);
     g_scheduler = MakeLocked();
     g_shut_down = false;
   }
-  return g_scheduler;
+  return g_scheduler.get();
 }
 
 Scheduler* CurrentScheduler() {
@@ -138,8 +142,18 @@ Scheduler* CurrentScheduler() {
   return DefaultScheduler();
 }
 
+std::shared_ptr<Scheduler> CurrentSchedulerRef() {
+  if (const RuntimeScope* scope = CurrentRuntimeScope()) {
+    if (Scheduler* s = scope->scheduler.load(std::memory_order_acquire)) {
+      // Its runtime outlives its own code: nothing to hold.
+      return std::shared_ptr<Scheduler>(std::shared_ptr<Scheduler>(), s);
+    }
+  }
+  return DefaultSchedulerRef();
+}
+
 void ShutdownDefaultScheduler() {
-  Scheduler* s = nullptr;
+  std::shared_ptr<Scheduler> s;
   {
     std::lock_guard<std::mutex> lock(g_mu);
     if (g_scheduler == nullptr || g_shut_down) return;

@@ -26,6 +26,7 @@
 #ifndef SCHEDULER_DEFAULT_SCHEDULER_H_
 #define SCHEDULER_DEFAULT_SCHEDULER_H_
 
+#include <memory>
 #include <utility>
 
 #include "scheduler/scheduler.h"
@@ -34,6 +35,11 @@ namespace cyber {
 namespace scheduler {
 
 Scheduler* DefaultScheduler();
+// The same, shared: DefaultScheduler()'s pointer stays valid while the
+// process runs it, or while somebody holds it this way (a Node does).
+// After a shutdown, the next StartDefaultScheduler() drops the process's
+// own reference: nothing is kept for ever.
+std::shared_ptr<Scheduler> DefaultSchedulerRef();
 // A running process scheduler: the current one, or a new one (with a new
 // process timer system) if there is none or it is shut down.
 Scheduler* StartDefaultScheduler();
@@ -49,6 +55,9 @@ void ShutdownDefaultScheduler();
 // scheduler::Instance(), Node), so a graph's tasks stay on its scheduler
 // and clock.
 Scheduler* CurrentScheduler();
+// The same, holding it when it is the process scheduler (a runtime's own
+// scheduler outlives the runtime's code and is not held).
+std::shared_ptr<Scheduler> CurrentSchedulerRef();
 
 }  // namespace scheduler
 
@@ -57,8 +66,8 @@ Scheduler* CurrentScheduler();
 // future carries its result or exception.
 template <typename F, typename... Args>
 auto Async(F&& f, Args&&... args) {
-  return scheduler::CurrentScheduler()->Async(std::forward<F>(f),
-                                              std::forward<Args>(args)...);
+  return scheduler::CurrentSchedulerRef()->Async(std::forward<F>(f),
+                                                 std::forward<Args>(args)...);
 }
 
 }  // namespace cyber

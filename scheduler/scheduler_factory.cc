@@ -17,15 +17,15 @@ bool Report(const absl::Status& status) {
 }  // namespace
 
 bool CyberSchedulerApi::CreateTask(std::function<void()> func, const std::string& name) {
-  return Report(scheduler()->CreateTask(name, std::move(func)));
+  return Report(CurrentSchedulerRef()->CreateTask(name, std::move(func)));
 }
 
 bool CyberSchedulerApi::NotifyTask(const std::string& name) {
-  return Report(scheduler()->NotifyTask(name));
+  return Report(CurrentSchedulerRef()->NotifyTask(name));
 }
 
 bool CyberSchedulerApi::RemoveTask(const std::string& name) {
-  return Report(scheduler()->RemoveTask(name));
+  return Report(CurrentSchedulerRef()->RemoveTask(name));
 }
 
 Scheduler* CyberSchedulerApi::scheduler() const { return CurrentScheduler(); }

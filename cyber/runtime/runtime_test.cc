@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "cyber/init/init.h"
 #include "cyber/runtime/runtime_scope.h"
 #include "cyber/task/task.h"
 #include "cyber/time/ambient_clock.h"
@@ -164,6 +165,32 @@ TEST(RuntimeTest, ATestsOwnRuntimeRunsAsyncSleepAndTimersThenShutsDownCleanly) {
   rt.reset();       // the timer outlives its runtime
   timer.Stop();     // still safe
   EXPECT_EQ(timer.Schedule().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+// The process runtime: Init -> Shutdown -> Init is a clean restart, and a
+// shut-down process scheduler is freed once nothing uses it (a Node made
+// in the first run holds it until it goes).
+TEST(ProcessRuntimeTest, InitShutdownInitKeepsNothingForEver) {
+  ASSERT_TRUE(Init("runtime_test"));
+  std::weak_ptr<scheduler::Scheduler> first = scheduler::DefaultSchedulerRef();
+  auto node = std::make_unique<Node>("outlives_its_run");
+  auto reader = node->TryCreateReader<int>("/outlives", [](const std::shared_ptr<const int>&) {});
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  Shutdown();
+  EXPECT_FALSE(first.expired());
+  ASSERT_TRUE(Init("runtime_test"));
+  EXPECT_NE(scheduler::DefaultScheduler(), first.lock().get());
+  EXPECT_FALSE(first.expired());  // the node and its reader still hold it
+  node.reset();
+  reader = absl::StatusOr<std::shared_ptr<Reader<int>>>(nullptr);
+  EXPECT_TRUE(first.expired());
+  // The new run works, SleepFor in an Async task included.
+  auto f = cyber::Async([] {
+    cyber::SleepFor(absl::Milliseconds(2));
+    return 9;
+  });
+  EXPECT_EQ(f.get(), 9);
+  Shutdown();
 }
 
 }  // namespace

@@ -9,8 +9,12 @@ namespace cyber {
 
 Node::Node(std::string name, scheduler::Scheduler* scheduler, ChannelBus* bus)
     : state_(std::make_shared<transport_internal::NodeState>(std::move(name))),
-      scheduler_(scheduler != nullptr ? scheduler
-                                      : scheduler::CurrentScheduler()),
+      scheduler_owner_(
+          scheduler != nullptr
+              ? std::shared_ptr<scheduler::Scheduler>(
+                    std::shared_ptr<scheduler::Scheduler>(), scheduler)
+              : scheduler::CurrentSchedulerRef()),
+      scheduler_(scheduler_owner_.get()),
       route_(scheduler_->RouteFor(state_->name)),
       bus_(bus != nullptr ? bus : CurrentBus()) {}
 

@@ -146,6 +146,10 @@ class Node {
   void LogCreateFailure(const absl::Status& status) const;
 
   const std::shared_ptr<transport_internal::NodeState> state_;
+  // Holds the process scheduler when the node defaulted to it (its readers
+  // hold it too): one replaced after cyber::Shutdown is freed once no node
+  // delivers on it. Empty for a scheduler given (its owner keeps it).
+  const std::shared_ptr<scheduler::Scheduler> scheduler_owner_;
   scheduler::Scheduler* const scheduler_;
   const timer::Route route_;
   ChannelBus* const bus_;
@@ -191,8 +195,8 @@ absl::StatusOr<std::shared_ptr<Reader<M>>> Node::TryCreateReader(
   auto found = bus_->GetChannel<M>(name(), channel);
   if (!found.ok()) return found.status();
   std::shared_ptr<Reader<M>> reader(new Reader<M>(
-      name(), *std::move(found), scheduler_, route_, std::move(callback),
-      pending_queue_size));
+      name(), *std::move(found), scheduler_owner_, route_,
+      std::move(callback), pending_queue_size));
   absl::Status adopted = Adopt("CreateReader", channel, reader);
   if (!adopted.ok()) return adopted;
   // After Adopt: a concurrent Shutdown() either shuts the reader down before

@@ -154,11 +154,12 @@ class Reader final : public transport_internal::ReaderBase,
 
   Reader(std::string node,
          std::shared_ptr<transport_internal::Channel<M>> channel,
-         scheduler::Scheduler* scheduler, timer::Route route,
+         std::shared_ptr<scheduler::Scheduler> scheduler, timer::Route route,
          Callback callback, size_t capacity)
       : node_(std::move(node)),
         channel_(std::move(channel)),
-        scheduler_(scheduler),
+        scheduler_owner_(std::move(scheduler)),
+        scheduler_(scheduler_owner_.get()),
         route_(route),
         callback_(std::move(callback)),
         capacity_(capacity) {}
@@ -175,6 +176,8 @@ class Reader final : public transport_internal::ReaderBase,
 
   const std::string node_;
   const std::shared_ptr<transport_internal::Channel<M>> channel_;
+  // The node's (see Node::scheduler_owner_): may hold the process scheduler.
+  const std::shared_ptr<scheduler::Scheduler> scheduler_owner_;
   scheduler::Scheduler* const scheduler_;
   const timer::Route route_;  // where its drains run
   const Callback callback_;
