@@ -97,7 +97,11 @@ Instant TickDriver::StepWith(Instant now, std::vector<Due>* due) {
   expired_.fetch_add(due->size(), std::memory_order_relaxed);
   due->clear();
   // Tickless: sleep until the next expiry or cascade, forever if none.
-  return wheel.TickToInstant(wheel.PlanWake());
+  const Tick plan = wheel.PlanWake();
+  // The dispatcher learns it too (on real steady time only): its workers
+  // may get ready for the hand-off (Dispatcher::ExpectWork).
+  front_->AnnouncePlan();
+  return wheel.TickToInstant(plan);
 }
 
 void TickDriver::Loop() {
