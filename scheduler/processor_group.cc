@@ -143,11 +143,7 @@ std::shared_ptr<CRoutine> ProcessorGroup::Next(int index) {
 void ProcessorGroup::WatchLocked() {
   using Clock = std::chrono::steady_clock;
   const uint64_t seen = enqueued_.load(std::memory_order_acquire);
-  // Asked without our lock (it takes the wheel's).
-  mu_.Unlock();
   const std::optional<Clock::time_point> next = anticipation_.next_work();
-  mu_.Lock();
-  if (stop_ || enqueued_.load(std::memory_order_acquire) != seen) return;
   if (!next) {
     SleepLocked(nullptr);  // nothing expected: idle like the others
     return;

@@ -20,17 +20,19 @@
 // Timer hand-off without a second wake-up (Anticipation). A due timer's
 // callback otherwise waits for two wake-ups in series: the tick thread's,
 // then, when it hands the callback over, an idle processor's. With an
-// Anticipation, one idle processor (the watcher) asks when the next timer
-// work is due, sleeps until `lead` before it and then spins, at most until
+// Anticipation, one idle processor (the watcher) reads when timer work is
+// next expected (what the timer system last told the scheduler:
+// timer::Dispatcher::ExpectWork; the group never looks at a wheel), sleeps
+// until `lead` before it and then spins, at most until
 // `spin_limit` past it, for the hand-off: the two wake-ups happen side by
 // side and the hand-off is a store the spinner sees. The spinner yields the
 // CPU every few hundred nanoseconds (the tick thread may be waking on the
 // very CPU it spins on). The watcher learns how late its own timed
 // wake-ups come (an idle virtual CPU wakes late, later after a long sleep)
-// and wakes that much earlier. It asks again before spinning, so a timeout
-// cancelled meanwhile costs no spin; with nothing expected it blocks like
-// any idle processor (no wake-ups when idle). The spin is counted
-// (stats()).
+// and wakes that much earlier. It reads again before spinning, so a
+// timeout cancelled meanwhile (the cancel announces it) costs no spin; with
+// nothing expected it blocks like any idle processor (no wake-ups when
+// idle). The spin is counted (stats()).
 //
 // A group made with run_threads false has no threads at all: its owner runs
 // the queued routines on its own thread with RunOne() (a simulated graph
@@ -64,7 +66,8 @@ namespace scheduler {
 // How a group's idle processors anticipate timer work (see above).
 struct TimerAnticipation {
   // When the next timer work is due (steady clock), if any is expected.
-  // Called with no lock of the group held. Null: no anticipation.
+  // Called under the group's lock: quick, takes no lock (a load of what the
+  // timer system announced). Null: no anticipation.
   std::function<std::optional<std::chrono::steady_clock::time_point>()>
       next_work;
   std::chrono::nanoseconds lead{0};

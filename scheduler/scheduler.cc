@@ -5,7 +5,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "cyber/common/log.h"
-#include "cyber/time/steady_clock.h"
 
 namespace cyber {
 namespace scheduler {
@@ -49,7 +48,7 @@ Scheduler::Scheduler(Options options)
     // Timer callbacks run in the first group: its processors anticipate.
     ProcessorGroup::Anticipation anticipation;
     if (g == 0 && options_.anticipate_timer_work) {
-      anticipation.next_work = [this] { return NextTimerEvent(); };
+      anticipation.next_work = [this] { return ExpectedTimerWork(); };
       anticipation.lead = absl::ToChronoNanoseconds(
           std::max(options_.timer_handoff_lead, absl::ZeroDuration()));
       anticipation.spin_limit = absl::ToChronoNanoseconds(
@@ -77,18 +76,21 @@ void Scheduler::SetTimerDriver(timer::TickDriver* driver) {
   scope_.timers.store(front.get(), std::memory_order_release);
 }
 
-std::optional<std::chrono::steady_clock::time_point> Scheduler::NextTimerEvent()
-    const {
-  // Only a wheel that dispatches here, on the steady clock (the front end
-  // loaded is the one checked: SetTimerDriver may change it meanwhile).
-  timer::WheelFrontEnd* front = timer_driver();
-  if (front == nullptr || front->closed() || front->dispatcher() != this ||
-      dynamic_cast<SteadyClock*>(front->clock()) == nullptr) {
-    return std::nullopt;
-  }
-  const timer::Tick tick = front->wheel().NextEventTick();
-  if (tick == timer::kNoTick) return std::nullopt;
-  return SteadyClock::ToTimePoint(front->InstantOf(tick));
+void Scheduler::ExpectWork(
+    std::optional<std::chrono::steady_clock::time_point> when) {
+  expected_work_ns_.store(
+      when ? std::chrono::duration_cast<std::chrono::nanoseconds>(
+                 when->time_since_epoch())
+                 .count()
+           : kNothingExpected,
+      std::memory_order_relaxed);
+}
+
+std::optional<std::chrono::steady_clock::time_point>
+Scheduler::ExpectedTimerWork() const {
+  const int64_t ns = expected_work_ns_.load(std::memory_order_relaxed);
+  if (ns == kNothingExpected) return std::nullopt;
+  return std::chrono::steady_clock::time_point(std::chrono::nanoseconds(ns));
 }
 
 int Scheduler::PriorityFor(const std::string& name) const {

@@ -81,11 +81,11 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
     // same every time (cyber/simulation/simulated_graph.h).
     bool run_threads = true;
     // Timer hand-off without a second wake-up (processor_group.h,
-    // "Anticipation"): while the timer driver given to SetTimerDriver runs
-    // on the steady clock and dispatches here, one idle processor of the first group wakes
-    // `timer_handoff_lead` before the wheel's next event and spins until
-    // the tick thread hands the event's callbacks over, at most until
-    // `timer_handoff_spin` past the event. The spin costs CPU per event
+    // "Anticipation"): while a timer system on the steady clock that
+    // dispatches here expects work (it says when: ExpectWork), one idle
+    // processor of the first group wakes `timer_handoff_lead` before then
+    // and spins until the tick thread hands the event's callbacks over, at
+    // most until `timer_handoff_spin` past it. The spin costs CPU per event
     // (Stats::handoff_spin); false: processors wait to be signalled.
     bool anticipate_timer_work = true;
     absl::Duration timer_handoff_lead = absl::Microseconds(50);
@@ -135,6 +135,10 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
   // a batch open); the tick thread's pass has none.
   void BeginBatch() override;
   void EndBatch() override;
+  // What the timer system announces (timer::Dispatcher): stored, for the
+  // anticipating processors. One atomic store; any thread.
+  void ExpectWork(
+      std::optional<std::chrono::steady_clock::time_point> when) override;
   // The conf's `tasks { name prio }` for `name` (in its group), else 0.
   int PriorityFor(const std::string& name) const override;
   // The conf entry's priority and group for `name` ({0, 0}, the first
@@ -209,9 +213,10 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
   absl::StatusOr<std::shared_ptr<CRoutine>> FindTask(const std::string& name,
                                                      bool remove);
   int GroupForTask(const std::string& task) const;
-  // When the timer driver's next event is due, if it runs on the steady
-  // clock and has one (the processors' Anticipation::next_work).
-  std::optional<std::chrono::steady_clock::time_point> NextTimerEvent() const;
+  // When timer work is next expected, as last announced (ExpectWork); the
+  // processors' Anticipation::next_work.
+  std::optional<std::chrono::steady_clock::time_point> ExpectedTimerWork()
+      const;
 
   const Options options_;
   ContextPool contexts_;
@@ -221,6 +226,10 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
   std::vector<std::unique_ptr<ProcessorGroup>> groups_;
   // Recycled memory for dispatched routines (see block_pool.h).
   const std::shared_ptr<BlockPool> routine_memory_;
+  // The last ExpectWork(): steady_clock nanoseconds since its epoch, or
+  // kNothingExpected.
+  static constexpr int64_t kNothingExpected = INT64_MIN;
+  std::atomic<int64_t> expected_work_ns_{kNothingExpected};
 
   mutable Mutex mu_;
   CondVar all_finished_;

@@ -29,8 +29,10 @@
 #ifndef TIMER_DISPATCHER_H_
 #define TIMER_DISPATCHER_H_
 
+#include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -85,6 +87,21 @@ class Dispatcher {
   // batching.
   virtual void BeginBatch() {}
   virtual void EndBatch() {}
+  // When the timer system next expects to hand this dispatcher work: the
+  // instant of its wheel's next event (an expiry or a cascade, so it may
+  // bring nothing), or nullopt for "nothing expected" (empty wheel, shut
+  // down). Pushed by the timer system whenever that changes: its tick
+  // thread in each pass, before EndBatch() hands the pass's work over;
+  // Arm/Cancel on the arming thread when they move the next event later
+  // (one that moves it earlier wakes the tick thread, which announces).
+  // Only a timer system whose clock is real steady time announces
+  // (Clock::ToSteadyTime); on a simulated clock it never calls this. Calls
+  // are serialized per timer system and the last one holds; several timer
+  // systems feeding one dispatcher interleave.
+  // Called under a lock of the timer system: must be quick (a store), must
+  // not block and must not call into the timer system. Default: ignored.
+  virtual void ExpectWork(
+      std::optional<std::chrono::steady_clock::time_point> /*when*/) {}
   // The priority for work named `name` when its owner leaves it unset (a
   // timer with TimerOptions::priority == kPriorityFromConf): e.g. the
   // scheduler conf's `tasks { name prio }`. Default 0.

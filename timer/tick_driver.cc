@@ -87,17 +87,31 @@ Instant TickDriver::StepWith(Instant now, std::vector<Due>* due) {
     due->push_back({static_cast<ExpiryTarget*>(e)->shared_from_this(),
                     e->arm_seq()});
   });
-  if (!due->empty()) {
+  // Tickless: sleep until the next expiry or cascade, forever if none. The
+  // dispatcher learns it too, on real steady time only
+  // (Dispatcher::ExpectWork): its workers get ready for that hand-off.
+  const auto plan = [this, &wheel] {
+    const Tick next = wheel.PlanWake();
+    front_->AnnouncePlan();
+    return next;
+  };
+  Tick next;
+  if (due->empty()) {
+    next = plan();
+  } else {
     // One hand-over for the whole pass: the dispatcher queues what the
     // expiries dispatch (and the routines they wake) under one lock, with
     // at most one wake-up per processor, at the end of this scope.
     DispatchBatch batch(front_->dispatcher());
     for (Due& d : *due) d.target->Expire(d.arm_seq);
+    // Planned (after the expiries' re-arms) and announced before the
+    // hand-over: a worker that runs this pass's work and goes idle reads
+    // the next event, not this one.
+    next = plan();
   }
   expired_.fetch_add(due->size(), std::memory_order_relaxed);
   due->clear();
-  // Tickless: sleep until the next expiry or cascade, forever if none.
-  return wheel.TickToInstant(wheel.PlanWake());
+  return wheel.TickToInstant(next);
 }
 
 void TickDriver::Loop() {

@@ -21,6 +21,15 @@
 // pass are one batch of the dispatcher (Dispatcher::BeginBatch): what they
 // dispatch is handed over together when the pass ends.
 //
+// The driver tells its dispatcher when work is expected
+// (Dispatcher::ExpectWork): in each pass, before the pass's work is handed
+// over (so a worker that runs it and goes idle reads the next event), the
+// instant it will sleep until, and "nothing" when it will block on an
+// empty wheel or shuts down; a cancel or re-arm that moves that instant
+// later tells it at once (see wheel_front_end.h). Only on a clock that is
+// real steady time (Clock::ToSteadyTime): a driver on a simulated clock
+// announces nothing, so nobody spins on real time for simulated events.
+//
 // The wheel and what timers need of it live in a WheelFrontEnd that timers
 // hold by shared_ptr (front_end()), so timers and their queued runs may
 // outlive this driver: Shutdown() (or the destructor) closes the front end,

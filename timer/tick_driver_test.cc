@@ -1,8 +1,11 @@
 #include "timer/tick_driver.h"
 
+#include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "cyber/time/simulated_clock.h"
@@ -172,6 +175,204 @@ TEST(TickDriverStepTest, ThreadFreeDriverExpiresOnStepAndPlansTheNextEvent) {
   ASSERT_EQ(log.fires.size(), 1u);
   EXPECT_EQ(log.fires[0].second, start + 10 * kMs);
   EXPECT_EQ(driver.stats().wakeups, 0u);  // no thread, nothing woke
+}
+
+// --- Announcements (Dispatcher::ExpectWork) --------------------------------
+
+using SteadyTime = std::chrono::steady_clock::time_point;
+using Expectation = std::optional<SteadyTime>;
+
+// Runs tasks inline and records what the timer system announces.
+class RecordingDispatcher final : public Dispatcher {
+ public:
+  using Dispatcher::Dispatch;
+  bool Dispatch(std::function<void()> task, int /*priority*/) override {
+    task();
+    return true;
+  }
+  void ExpectWork(Expectation when) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    announced_.push_back(when);
+  }
+  std::vector<Expectation> announced() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return announced_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<Expectation> announced_;
+};
+
+// A SimulatedClock that claims its instants are real steady time, so that
+// announcements can be watched in simulated time: instant t is
+// steady_clock's epoch + t. (A plain SimulatedClock makes no such claim.)
+class SteadyTimeSimulatedClock final : public Clock {
+ public:
+  explicit SteadyTimeSimulatedClock(Instant start) : sim_(start) {}
+  Instant Now() const override { return sim_.Now(); }
+  void SleepUntil(Instant deadline) override { sim_.SleepUntil(deadline); }
+  WakeReason WaitUntil(Instant deadline, WakeupEvent* wakeup) override {
+    return sim_.WaitUntil(deadline, wakeup);
+  }
+  Expectation ToSteadyTime(Instant t) const override { return Steady(t); }
+  static SteadyTime Steady(Instant t) {
+    return SteadyTime(std::chrono::nanoseconds(
+        absl::ToInt64Nanoseconds(t.SinceEpoch())));
+  }
+  SimulatedClock* sim() { return &sim_; }
+
+ private:
+  SimulatedClock sim_;
+};
+
+TickDriver::Options WithoutThread() {
+  TickDriver::Options options;
+  options.run_thread = false;
+  return options;
+}
+
+class TickDriverAnnouncementTest : public ::testing::Test {
+ protected:
+  std::shared_ptr<RecordingTarget> Target(int id) {
+    auto t = std::make_shared<RecordingTarget>(id, &clock_, &log_);
+    targets_.push_back(t);
+    return t;
+  }
+  void TearDown() override {
+    for (auto& t : targets_) driver_.Cancel(t.get());
+  }
+  static Expectation At(Instant t) {
+    return SteadyTimeSimulatedClock::Steady(t);
+  }
+
+  SteadyTimeSimulatedClock clock_{Instant() + absl::Hours(5)};
+  const Instant start_ = clock_.Now();  // the wheel's epoch: ticks at 2 ms
+  RecordingDispatcher dispatcher_;
+  TickDriver driver_{&clock_, &dispatcher_, WithoutThread()};
+  Log log_;
+  std::vector<std::shared_ptr<RecordingTarget>> targets_;
+};
+
+TEST_F(TickDriverAnnouncementTest, ArmingAnnouncesTheEarlierDeadline) {
+  driver_.Step(start_);
+  EXPECT_TRUE(dispatcher_.announced().empty());  // empty wheel, as before
+  auto late = Target(1);
+  auto early = Target(2);
+  ASSERT_TRUE(driver_.Arm(late.get(), start_ + 10 * kMs).ok());
+  // An earlier event wakes the tick thread; it announces when it plans.
+  driver_.Step(start_);
+  EXPECT_EQ(dispatcher_.announced(),
+            std::vector<Expectation>({At(start_ + 10 * kMs)}));
+  ASSERT_TRUE(driver_.Arm(early.get(), start_ + 4 * kMs).ok());
+  driver_.Step(start_);
+  EXPECT_EQ(dispatcher_.announced().back(), At(start_ + 4 * kMs));
+  // A later arm changes nothing, and a plan that did not change is not
+  // announced again.
+  ASSERT_TRUE(driver_.Arm(Target(3).get(), start_ + 40 * kMs).ok());
+  driver_.Step(start_);
+  EXPECT_EQ(dispatcher_.announced().size(), 2u);
+  // The deadline rounds up to its tick, as the expiry does.
+  ASSERT_TRUE(driver_.Arm(Target(4).get(), start_ + absl::Microseconds(2500))
+                  .ok());
+  driver_.Step(start_);
+  EXPECT_EQ(dispatcher_.announced().back(), At(start_ + 4 * kMs));
+  ASSERT_TRUE(driver_.Arm(Target(5).get(), start_ + absl::Microseconds(500))
+                  .ok());
+  driver_.Step(start_);
+  EXPECT_EQ(dispatcher_.announced().back(), At(start_ + 2 * kMs));
+}
+
+TEST_F(TickDriverAnnouncementTest, CancellingTheOnlyTimerAnnouncesNothing) {
+  auto timeout = Target(1);
+  ASSERT_TRUE(driver_.Arm(timeout.get(), start_ + 200 * kMs).ok());
+  driver_.Step(start_);
+  ASSERT_EQ(dispatcher_.announced().back(), At(start_ + 200 * kMs));
+  // On the cancelling thread, at once: no Step, no wake of the tick thread.
+  EXPECT_TRUE(driver_.Cancel(timeout.get()));
+  EXPECT_EQ(dispatcher_.announced(),
+            std::vector<Expectation>({At(start_ + 200 * kMs), std::nullopt}));
+  driver_.Step(start_);  // the tick thread's pass agrees: said once
+  EXPECT_EQ(dispatcher_.announced().size(), 2u);
+}
+
+TEST_F(TickDriverAnnouncementTest, CancelOrRearmOfTheNextEventAnnouncesWhatIsNext) {
+  auto first = Target(1);
+  auto second = Target(2);
+  auto other = Target(3);
+  ASSERT_TRUE(driver_.Arm(first.get(), start_ + 4 * kMs).ok());
+  ASSERT_TRUE(driver_.Arm(second.get(), start_ + 10 * kMs).ok());
+  ASSERT_TRUE(driver_.Arm(other.get(), start_ + 30 * kMs).ok());
+  driver_.Step(start_);
+  ASSERT_EQ(dispatcher_.announced().back(), At(start_ + 4 * kMs));
+  EXPECT_TRUE(driver_.Cancel(other.get()));  // not next: nothing to say
+  EXPECT_EQ(dispatcher_.announced().size(), 1u);
+  EXPECT_TRUE(driver_.Cancel(first.get()));
+  EXPECT_EQ(dispatcher_.announced().back(), At(start_ + 10 * kMs));
+  // A watchdog kicked later: the re-arm announces where it went.
+  ASSERT_TRUE(driver_.Arm(second.get(), start_ + 20 * kMs).ok());
+  EXPECT_EQ(dispatcher_.announced().back(), At(start_ + 20 * kMs));
+  EXPECT_EQ(dispatcher_.announced().size(), 3u);
+}
+
+TEST_F(TickDriverAnnouncementTest, AnExpiryAnnouncesTheNextEventThenNothing) {
+  ASSERT_TRUE(driver_.Arm(Target(1).get(), start_ + 4 * kMs).ok());
+  ASSERT_TRUE(driver_.Arm(Target(2).get(), start_ + 10 * kMs).ok());
+  driver_.Step(start_);
+  clock_.sim()->AdvanceTo(start_ + 4 * kMs);
+  driver_.Step(clock_.Now());
+  EXPECT_EQ(dispatcher_.announced().back(), At(start_ + 10 * kMs));
+  clock_.sim()->AdvanceTo(start_ + 10 * kMs);
+  driver_.Step(clock_.Now());
+  EXPECT_EQ(log_.fires.size(), 2u);
+  EXPECT_EQ(dispatcher_.announced(),
+            std::vector<Expectation>({At(start_ + 4 * kMs),
+                                      At(start_ + 10 * kMs), std::nullopt}));
+}
+
+TEST(TickDriverAnnouncementThreadTest, TheTickThreadAnnouncesAndShutdownEnds) {
+  SteadyTimeSimulatedClock clock(Instant() + absl::Hours(5));
+  const Instant start = clock.Now();
+  RecordingDispatcher dispatcher;
+  TickDriver driver(&clock, &dispatcher);
+  Log log;
+  auto late = std::make_shared<RecordingTarget>(1, &clock, &log);
+  auto early = std::make_shared<RecordingTarget>(2, &clock, &log);
+  ASSERT_TRUE(driver.Arm(late.get(), start + absl::Seconds(1)).ok());
+  driver.AwaitIdle();  // it planned its sleep, and announced before that
+  EXPECT_EQ(dispatcher.announced().back(),
+            SteadyTimeSimulatedClock::Steady(start + absl::Seconds(1)));
+  ASSERT_TRUE(driver.Arm(early.get(), start + 10 * kMs).ok());
+  driver.AwaitIdle();
+  EXPECT_EQ(dispatcher.announced().back(),
+            SteadyTimeSimulatedClock::Steady(start + 10 * kMs));
+  driver.Shutdown();  // nothing will expire any more
+  EXPECT_EQ(dispatcher.announced().back(), std::nullopt);
+  const size_t said = dispatcher.announced().size();
+  driver.Cancel(early.get());  // shut down: silent
+  driver.Cancel(late.get());
+  EXPECT_EQ(dispatcher.announced().size(), said);
+}
+
+TEST(TickDriverAnnouncementThreadTest, ASimulatedClockDriverAnnouncesNothing) {
+  // Its instants are not real time: no steady-time consumer may spin on
+  // them.
+  SimulatedClock clock(Instant() + absl::Hours(5));
+  const Instant start = clock.Now();
+  RecordingDispatcher dispatcher;
+  TickDriver driver(&clock, &dispatcher);
+  Log log;
+  auto a = std::make_shared<RecordingTarget>(1, &clock, &log);
+  auto b = std::make_shared<RecordingTarget>(2, &clock, &log);
+  ASSERT_TRUE(driver.Arm(a.get(), start + 4 * kMs).ok());
+  ASSERT_TRUE(driver.Arm(b.get(), start + 10 * kMs).ok());
+  driver.AwaitIdle();
+  clock.AdvanceTo(start + 4 * kMs);
+  driver.AwaitIdle();
+  EXPECT_EQ(log.fires.size(), 1u);
+  driver.Cancel(b.get());
+  driver.Shutdown();
+  EXPECT_TRUE(dispatcher.announced().empty());
 }
 
 }  // namespace

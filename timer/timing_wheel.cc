@@ -174,7 +174,9 @@ absl::StatusOr<TimingWheel::ArmResult> TimingWheel::Arm(WheelEntry* entry,
     return absl::OutOfRangeError(
         "TimingWheel: cannot arm an entry for kNoTick (an infinite deadline)");
   }
+  Tick vacated = kNoTick;
   if (entry->level_ != WheelEntry::kIdle) {
+    vacated = EventTickOfLocked(entry);
     UnlinkLocked(entry);
   } else {
     ++size_;
@@ -187,15 +189,33 @@ absl::StatusOr<TimingWheel::ArmResult> TimingWheel::Arm(WheelEntry* entry,
   if (event < planned_wake_) {
     planned_wake_ = event;
     result.wake_needed = true;
+  } else {
+    result.plan_later = ReplanLaterLocked(vacated);
   }
   return result;
 }
 
-bool TimingWheel::Cancel(WheelEntry* entry) {
+bool TimingWheel::Cancel(WheelEntry* entry, bool* plan_later) {
   MutexLock lock(&mu_);
-  if (entry->level_ == WheelEntry::kIdle) return false;
+  if (entry->level_ == WheelEntry::kIdle) {
+    if (plan_later != nullptr) *plan_later = false;
+    return false;
+  }
+  const Tick vacated = EventTickOfLocked(entry);
   UnlinkLocked(entry);
   --size_;
+  const bool later = ReplanLaterLocked(vacated);
+  if (plan_later != nullptr) *plan_later = later;
+  return true;
+}
+
+bool TimingWheel::ReplanLaterLocked(Tick vacated) {
+  // Only the planned tick's last entry moves the plan: others cost a
+  // compare. (A plan already processed matches no armed entry.)
+  if (vacated != planned_wake_ || vacated == kNoTick) return false;
+  const Tick next = NextEventTickLocked();
+  if (next == planned_wake_) return false;  // others share the tick
+  planned_wake_ = next;
   return true;
 }
 
@@ -246,6 +266,11 @@ Tick TimingWheel::NextEventTick() const {
 Tick TimingWheel::PlanWake() {
   MutexLock lock(&mu_);
   planned_wake_ = NextEventTickLocked();
+  return planned_wake_;
+}
+
+Tick TimingWheel::planned_wake() const {
+  MutexLock lock(&mu_);
   return planned_wake_;
 }
 

@@ -168,6 +168,11 @@ class TimingWheel {
     // True if this entry moved the wheel's next event earlier than the wake
     // planned by the last PlanWake(): a sleeping driver must be woken.
     bool wake_needed;
+    // True if this re-arm took the entry away from the planned wake and
+    // the wheel's next event is now later: the plan moved later (see
+    // planned_wake()). No wake-up is needed; a driver that announces its
+    // plan announces it again.
+    bool plan_later = false;
   };
   using ExpiredFn = absl::FunctionRef<void(WheelEntry*)>;
 
@@ -207,8 +212,10 @@ class TimingWheel {
   absl::StatusOr<ArmResult> Arm(WheelEntry* entry, Tick expires,
                                 Tick present = 0);
 
-  // Disarms `entry`. Returns true if it was armed. O(1).
-  bool Cancel(WheelEntry* entry);
+  // Disarms `entry`. Returns true if it was armed. O(1). If `plan_later`
+  // is given, sets it to whether this moved the plan later, as
+  // ArmResult::plan_later.
+  bool Cancel(WheelEntry* entry, bool* plan_later = nullptr);
 
   // True while `entry` is armed in this wheel.
   bool IsArmed(const WheelEntry* entry) const;
@@ -230,6 +237,11 @@ class TimingWheel {
   // As NextEventTick(), and records it as the tick a driver will sleep
   // until, so that Arm() reports `wake_needed` for anything earlier.
   Tick PlanWake();
+  // The plan: the last PlanWake(), moved earlier by arms (wake_needed)
+  // and later by cancels and re-arms that empty it (plan_later), so it is
+  // the next event whenever nothing is due (kNoTick: none, or no plan yet).
+  // A driver woken at a plan moved later finds nothing and plans again.
+  Tick planned_wake() const;
   // Number of armed entries.
   size_t size() const;
 
@@ -259,6 +271,9 @@ class TimingWheel {
   void ExpireWorkSlotLocked(uint64_t slot, ExpiredFn on_expired)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   Tick NextEventTickLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // After an entry whose event tick was `vacated` left it: moves the plan
+  // to the next event if that emptied the planned tick; true if it did.
+  bool ReplanLaterLocked(Tick vacated) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The tick at which a driver must be awake for `e` (its expiry, or the
   // cascade that moves it to the work wheel).
   Tick EventTickOfLocked(const WheelEntry* e) const

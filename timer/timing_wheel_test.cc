@@ -268,6 +268,41 @@ TEST(TimingWheelTest, ArmReportsWhenASleepingDriverMustWake) {
   for (WheelEntry* e : {&a, &b, &c}) wheel.Cancel(e);
 }
 
+TEST(TimingWheelTest, CancelOrRearmOfThePlannedEventMovesThePlanLater) {
+  TimingWheel wheel(Instant(), kTick);
+  WheelEntry a, b, c, d;
+  ASSERT_TRUE(wheel.Arm(&a, 20).ok());
+  ASSERT_TRUE(wheel.Arm(&b, 20).ok());
+  ASSERT_TRUE(wheel.Arm(&c, 50).ok());
+  EXPECT_EQ(wheel.PlanWake(), 20u);
+  bool later = true;
+  EXPECT_TRUE(wheel.Cancel(&a, &later));
+  EXPECT_FALSE(later);  // b still fires at the plan
+  EXPECT_EQ(wheel.planned_wake(), 20u);
+  EXPECT_TRUE(wheel.Cancel(&c, &later));
+  EXPECT_FALSE(later);  // not the plan
+  ASSERT_TRUE(wheel.Arm(&c, 50).ok());
+  auto rb = wheel.Arm(&b, 70);  // the plan's last entry moves away
+  ASSERT_TRUE(rb.ok());
+  EXPECT_FALSE(rb->wake_needed);
+  EXPECT_TRUE(rb->plan_later);
+  EXPECT_EQ(wheel.planned_wake(), 50u);
+  auto rd = wheel.Arm(&d, 60);  // after the moved plan: no wake
+  ASSERT_TRUE(rd.ok());
+  EXPECT_FALSE(rd->wake_needed);
+  EXPECT_FALSE(rd->plan_later);
+  EXPECT_TRUE(wheel.Cancel(&c, &later));
+  EXPECT_TRUE(later);
+  EXPECT_EQ(wheel.planned_wake(), 60u);
+  EXPECT_TRUE(wheel.Cancel(&d, &later));
+  EXPECT_TRUE(later);
+  EXPECT_TRUE(wheel.Cancel(&b, &later));
+  EXPECT_TRUE(later);
+  EXPECT_EQ(wheel.planned_wake(), kNoTick);  // empty: nothing planned
+  EXPECT_FALSE(wheel.Cancel(&b, &later));
+  EXPECT_FALSE(later);
+}
+
 TEST(TimingWheelTest, HugeJumpOnAnEmptyWheelIsInstant) {
   TimingWheel wheel(Instant(), kTick);
   wheel.AdvanceTo(Tick{1} << 40, [](WheelEntry*) { FAIL(); });

@@ -14,7 +14,8 @@ WheelFrontEnd::WheelFrontEnd(std::string name, Clock* clock,
     : name_(std::move(name)),
       clock_(clock),
       dispatcher_(dispatcher),
-      wheel_(clock->Now(), tick) {}
+      wheel_(clock->Now(), tick),
+      announces_(clock->ToSteadyTime(Instant()).has_value()) {}
 
 absl::StatusOr<TimingWheel::ArmResult> WheelFrontEnd::Arm(ExpiryTarget* target,
                                                           Instant deadline) {
@@ -41,8 +42,23 @@ absl::StatusOr<TimingWheel::ArmResult> WheelFrontEnd::Arm(ExpiryTarget* target,
   if (result.ok() && result->wake_needed) {
     // After the wheel arm: a plan that counts this request includes it.
     RequestWake();
+  } else if (result.ok() && result->plan_later) {
+    AnnouncePlan();  // a re-arm away from the plan: no wake-up needed
   }
   return result;
+}
+
+void WheelFrontEnd::AnnouncePlan() {
+  if (!announces_) return;
+  MutexLock lock(&announce_mu_);
+  if (closed()) return;  // the dispatcher and clock may be gone
+  // Read under announce_mu_: whoever announces last tells the latest plan.
+  const Tick plan = wheel_.planned_wake();
+  if (plan == announced_) return;
+  announced_ = plan;
+  dispatcher_->ExpectWork(plan == kNoTick
+                              ? std::nullopt
+                              : clock_->ToSteadyTime(wheel_.TickToInstant(plan)));
 }
 
 bool WheelFrontEnd::TryNow(Instant* now) const {
@@ -67,6 +83,13 @@ void WheelFrontEnd::Close() {
   // Clock reads take nanoseconds (a simulated clock's, a lock): wait them out.
   while (clock_readers_.load(std::memory_order_seq_cst) != 0) {
     std::this_thread::yield();
+  }
+  // An announcement in progress ends before this; later ones see closed_.
+  // Nothing will expire from now on: say so.
+  MutexLock lock(&announce_mu_);
+  if (announced_ != kNoTick) {
+    announced_ = kNoTick;
+    dispatcher_->ExpectWork(std::nullopt);
   }
 }
 

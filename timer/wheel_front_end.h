@@ -20,6 +20,17 @@
 // (not from an idle wheel's stale tick). Timers ask here and never reach
 // into the wheel.
 //
+// Announcements. On a clock that is real steady time (Clock::ToSteadyTime)
+// the front end tells its dispatcher when work is expected
+// (Dispatcher::ExpectWork): the instant of the wheel's plan, the tick the
+// driver will next wake for. The tick thread announces after planning each
+// sleep (AnnouncePlan); an Arm or Cancel that moves the plan later announces
+// on its own thread (one that moves it earlier wakes the tick thread, which
+// announces): cancelling a timeout never leaves a stale expectation, and
+// never wakes the tick thread. Announcements are serialized and each reads
+// the plan afresh, so the last one made holds the latest plan. Close()
+// announces "nothing expected" and ends them.
+//
 // Threads: every method from any thread.
 
 #ifndef TIMER_WHEEL_FRONT_END_H_
@@ -93,7 +104,16 @@ class WheelFrontEnd : public std::enable_shared_from_this<WheelFrontEnd> {
   // from the clock's present.
   absl::StatusOr<TimingWheel::ArmResult> Arm(ExpiryTarget* target,
                                              Instant deadline);
-  bool Cancel(ExpiryTarget* target) { return wheel_.Cancel(target); }
+  bool Cancel(ExpiryTarget* target) {
+    bool plan_later = false;
+    const bool was_armed = wheel_.Cancel(target, &plan_later);
+    if (plan_later) AnnouncePlan();
+    return was_armed;
+  }
+  // Tells the dispatcher the wheel's plan if it changed since the last
+  // announcement (see the header comment). No-op unless the clock is real
+  // steady time, and once closed.
+  void AnnouncePlan();
 
   // The clock's present, or false once closed (the clock may be gone).
   bool TryNow(Instant* now) const;
@@ -143,6 +163,12 @@ class WheelFrontEnd : public std::enable_shared_from_this<WheelFrontEnd> {
   WakeupEvent wakeup_;
   std::atomic<bool> closed_{false};
   mutable std::atomic<int> clock_readers_{0};
+  // Whether the clock is real steady time: announcements are made.
+  const bool announces_;
+  // Serializes announcements with each other and with Close().
+  Mutex announce_mu_;
+  // The plan last announced (kNoTick: nothing expected).
+  Tick announced_ ABSL_GUARDED_BY(announce_mu_) = kNoTick;
 };
 
 }  // namespace timer

@@ -12,6 +12,9 @@
 #ifndef CYBER_TIME_CLOCK_H_
 #define CYBER_TIME_CLOCK_H_
 
+#include <chrono>
+#include <optional>
+
 #include "absl/time/time.h"
 #include "cyber/time/instant.h"
 #include "cyber/time/wakeup_event.h"
@@ -34,6 +37,15 @@ class Clock {
   virtual WakeReason WaitUntil(Instant deadline, WakeupEvent* wakeup) = 0;
 
   void SleepFor(absl::Duration d) { SleepUntil(Now() + d); }
+
+  // `t` on std::chrono::steady_clock, if this clock's instants are real
+  // CLOCK_MONOTONIC time (SteadyClock); nullopt otherwise (a simulated
+  // clock's instants say nothing about real time). What a timer system on
+  // this clock may tell others about real time (Dispatcher::ExpectWork).
+  virtual std::optional<std::chrono::steady_clock::time_point> ToSteadyTime(
+      Instant /*t*/) const {
+    return std::nullopt;
+  }
 };
 
 }  // namespace cyber

@@ -25,6 +25,10 @@ class SteadyClock final : public Clock {
   Instant Now() const override;
   void SleepUntil(Instant deadline) override;
   WakeReason WaitUntil(Instant deadline, WakeupEvent* wakeup) override;
+  std::optional<std::chrono::steady_clock::time_point> ToSteadyTime(
+      Instant t) const override {
+    return ToTimePoint(t);
+  }
 
   // The same instant as a std::chrono::steady_clock time point.
   static std::chrono::steady_clock::time_point ToTimePoint(Instant t);
