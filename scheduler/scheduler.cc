@@ -66,8 +66,8 @@ Scheduler::Scheduler(Options options)
 Scheduler::~Scheduler() { Shutdown(); }
 
 void Scheduler::SetTimerDriver(timer::TickDriver* driver) {
-  std::shared_ptr<timer::WheelFrontEnd> front =
-      driver != nullptr ? driver->front_end() : nullptr;
+  std::shared_ptr<timer::TimerSystem> front =
+      driver != nullptr ? driver->system() : nullptr;
   MutexLock lock(&drivers_mu_);
   if (front) drivers_.push_back(front);
   // Clock first: a routine that sees the new wheel sees its clock.

@@ -1,0 +1,234 @@
+#include "timer/timer_system.h"
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <thread>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "cyber/common/log.h"
+
+namespace cyber {
+namespace timer {
+
+TimerSystem::TimerSystem(Clock* clock, Dispatcher* dispatcher, Options options)
+    : options_(std::move(options)),
+      clock_(clock),
+      dispatcher_(dispatcher),
+      wheel_(clock->Now(), options_.tick),
+      announces_(clock->ToSteadyTime(Instant()).has_value()) {
+  ACHECK(dispatcher != nullptr) << "timer system \"" << options_.name
+                                << "\": dispatcher is null";
+}
+
+TimerSystem::~TimerSystem() {
+  ACHECK(!thread_.joinable()) << "timer system \"" << options_.name
+                              << "\": destroyed with its tick thread running";
+}
+
+void TimerSystem::Start() {
+  if (!options_.run_thread || thread_.joinable() || closed()) return;
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), options_.name.substr(0, 15).c_str());
+    Loop();
+  });
+}
+
+void TimerSystem::Shutdown() {
+  MutexLock lock(&shutdown_mu_);
+  if (closed()) return;
+  stopping_.store(true);
+  wakeup_.Notify();
+  if (thread_.joinable()) thread_.join();
+  Close();
+  MutexLock idle(&idle_mu_);
+  idle_changed_.SignalAll();
+}
+
+void TimerSystem::AwaitIdle() const {
+  if (!options_.run_thread) return;  // nothing runs behind the caller's back
+  if (!track_idle_.exchange(true)) {
+    // One pass more, which records its sleep. Counted: a plan recorded
+    // before this pass (the thread may already have read track_idle_) must
+    // not count as idle, or the pass would follow as an unexpected wake-up.
+    const_cast<TimerSystem*>(this)->RequestWake();
+  }
+  MutexLock lock(&idle_mu_);
+  // Idle: asleep, on a plan that includes every arm that asked for a wake,
+  // until a time that has not come yet.
+  while (!closed() && (!sleeping_ || planned_requests_ != wake_requests() ||
+                       sleeping_until_ <= clock_->Now())) {
+    // Each of these states ends with the tick thread going back to sleep,
+    // which signals: a due deadline or a notification makes its wait return
+    // at once.
+    idle_changed_.Wait(&idle_mu_);
+  }
+}
+
+Instant TimerSystem::PlannedWake() const {
+  MutexLock lock(&idle_mu_);
+  return sleeping_until_;
+}
+
+TimerSystem::Stats TimerSystem::stats() const {
+  Stats s;
+  s.wakeups = wakeups_.load(std::memory_order_relaxed);
+  s.expired = expired_.load(std::memory_order_relaxed);
+  return s;
+}
+
+Instant TimerSystem::Step(Instant now) {
+  ACHECK(!options_.run_thread) << "timer system \"" << options_.name
+                               << "\": Step() on a system with a tick thread";
+  const Instant wake = StepWith(now, &step_due_);
+  MutexLock lock(&idle_mu_);
+  sleeping_until_ = wake;
+  return wake;
+}
+
+Instant TimerSystem::StepWith(Instant now, std::vector<Due>* due) {
+  // Advance by measured time: every tick whose instant has passed.
+  wheel_.AdvanceTo(wheel_.InstantToTick(now), [due](WheelEntry* e) {
+    // Armed implies alive: its owner cancels before releasing it, and that
+    // cancel needs the lock we are under.
+    due->push_back({static_cast<ExpiryTarget*>(e)->shared_from_this(),
+                    e->arm_seq()});
+  });
+  // Tickless: sleep until the next expiry or cascade, forever if none. The
+  // dispatcher learns it too, on real steady time only
+  // (Dispatcher::ExpectWork): its workers get ready for that hand-off.
+  const auto plan = [this] {
+    const Tick next = wheel_.PlanWake();
+    AnnouncePlan();
+    return next;
+  };
+  Tick next;
+  if (due->empty()) {
+    next = plan();
+  } else {
+    // One hand-over for the whole pass: the dispatcher queues what the
+    // expiries dispatch (and the routines they wake) under one lock, with
+    // at most one wake-up per processor, at the end of this scope.
+    DispatchBatch batch(dispatcher_);
+    for (Due& d : *due) d.target->Expire(d.arm_seq);
+    // Planned (after the expiries' re-arms) and announced before the
+    // hand-over: a worker that runs this pass's work and goes idle reads
+    // the next event, not this one.
+    next = plan();
+  }
+  expired_.fetch_add(due->size(), std::memory_order_relaxed);
+  due->clear();
+  return wheel_.TickToInstant(next);
+}
+
+void TimerSystem::Loop() {
+  std::vector<Due> due;  // reused: no allocation once it has grown
+  while (!stopping_.load()) {
+    // Only for AwaitIdle(), once somebody uses it (tests, simulations); the
+    // production loop reads no counter and takes no lock for it. A pass that
+    // misses the flag is followed by one that sees it: AwaitIdle() requests
+    // a wake after setting it.
+    const bool track = track_idle_.load(std::memory_order_acquire);
+    // Read before planning: a request counted here is in the plan (an arm
+    // counts itself after it is in the wheel) or is still pending below.
+    const uint64_t requests_seen = track ? wake_requests() : 0;
+    const Instant wake = StepWith(clock_->Now(), &due);
+    // A pending notification ends the wait below at once: not asleep yet
+    // (AwaitIdle() would return and a wake-up would follow it).
+    if (track && !wakeup_.pending()) {
+      MutexLock lock(&idle_mu_);
+      sleeping_ = true;
+      sleeping_until_ = wake;
+      planned_requests_ = requests_seen;
+      idle_changed_.SignalAll();
+    }
+    // An Arm() that beats this plan notifies the wake-up event (sticky, so
+    // even one that lands before the wait begins is not lost).
+    clock_->WaitUntil(wake, &wakeup_);
+    if (track) {
+      MutexLock lock(&idle_mu_);
+      sleeping_ = false;
+    }
+    wakeups_.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+absl::StatusOr<TimingWheel::ArmResult> TimerSystem::Arm(ExpiryTarget* target,
+                                                          Instant deadline) {
+  if (closed()) {
+    return absl::FailedPreconditionError(
+        "timer system \"" + options_.name + "\": shut down, cannot arm");
+  }
+  const Tick expires = wheel_.DeadlineToTick(deadline);
+  auto result = wheel_.Arm(target, expires);
+  if (!result.ok() && result.status().code() == absl::StatusCode::kOutOfRange &&
+      expires != kNoTick) {
+    // The wheel measures the maximum delay from its last processed tick,
+    // which lags the clock while the wheel is idle. Measure it from the
+    // present instead (rounded up, so that a delay of exactly the maximum
+    // from an instant between ticks fits). Only on this rare path is the
+    // clock read.
+    Instant now;
+    if (!TryNow(&now)) {
+      return absl::FailedPreconditionError(
+          "timer system \"" + options_.name + "\": shut down, cannot arm");
+    }
+    result = wheel_.Arm(target, expires, wheel_.DeadlineToTick(now));
+  }
+  if (result.ok() && result->wake_needed) {
+    // After the wheel arm: a plan that counts this request includes it.
+    RequestWake();
+  } else if (result.ok() && result->plan_later) {
+    AnnouncePlan();  // a re-arm away from the plan: no wake-up needed
+  }
+  return result;
+}
+
+void TimerSystem::AnnouncePlan() {
+  if (!announces_) return;
+  MutexLock lock(&announce_mu_);
+  if (closed()) return;  // the dispatcher and clock may be gone
+  // Read under announce_mu_: whoever announces last tells the latest plan.
+  const Tick plan = wheel_.planned_wake();
+  if (plan == announced_) return;
+  announced_ = plan;
+  dispatcher_->ExpectWork(plan == kNoTick
+                              ? std::nullopt
+                              : clock_->ToSteadyTime(wheel_.TickToInstant(plan)));
+}
+
+bool TimerSystem::TryNow(Instant* now) const {
+  // Dekker-style with Close(): either Close() sees this reader and waits for
+  // it, or this reader sees closed_ and does not touch the clock.
+  clock_readers_.fetch_add(1, std::memory_order_seq_cst);
+  if (closed_.load(std::memory_order_seq_cst)) {
+    clock_readers_.fetch_sub(1, std::memory_order_release);
+    return false;
+  }
+  *now = clock_->Now();
+  clock_readers_.fetch_sub(1, std::memory_order_release);
+  return true;
+}
+
+Tick TimerSystem::EarliestTick(Instant t) const {
+  return std::max(wheel_.DeadlineToTick(t), wheel_.now() + 1);
+}
+
+void TimerSystem::Close() {
+  closed_.store(true, std::memory_order_seq_cst);
+  // Clock reads take nanoseconds (a simulated clock's, a lock): wait them out.
+  while (clock_readers_.load(std::memory_order_seq_cst) != 0) {
+    std::this_thread::yield();
+  }
+  // An announcement in progress ends before this; later ones see closed_.
+  // Nothing will expire from now on: say so.
+  MutexLock lock(&announce_mu_);
+  if (announced_ != kNoTick) {
+    announced_ = kNoTick;
+    dispatcher_->ExpectWork(std::nullopt);
+  }
+}
+
+}  // namespace timer
+}  // namespace cyber

@@ -1,0 +1,260 @@
+// Internal to this repository: not part of the API (docs/api.md lists the
+// API headers); its Bazel target is visible only inside this repository.
+//
+// TimerSystem: a whole timer system in one type — the timing wheel, all
+// tick arithmetic and the maximum-delay rule, the tick thread (or, for a
+// simulation, a thread-free Step()), the tick thread's wake-up, and the
+// clock reads of timers. Timers hold it by std::shared_ptr; a TickDriver
+// (timer/tick_driver.h) owns one and shuts it down when destroyed.
+//
+// Why shared: a timer's core can outlive both its Timer handle and the
+// TickDriver (a run already handed to a dispatcher holds the core). A core
+// that pointed at the driver would then cancel into freed memory. Here every
+// core holds the system alive, so its wheel entry can always be cancelled,
+// whatever order the driver, the timers and their queued runs go away in
+// (ownership, not declaration order). Shutdown() stops and joins the tick
+// thread and closes the system: arms are refused from then on and no timer
+// reads the clock again (TryNow fails), so the clock only has to outlive
+// the Shutdown(), as the tick thread requires anyway.
+//
+// The tick thread is tickless: it sleeps until the wheel's next event (an
+// expiry or a cascade), blocks indefinitely on an empty wheel, and is woken
+// when an arm makes the next event earlier. It sleeps on absolute deadlines
+// of its Clock (CLOCK_MONOTONIC for SteadyClock), and on each wake advances
+// the wheel to the tick the clock *measures*: a late wake processes every
+// skipped tick in order, none lost. On expiry it takes a reference to the
+// target (under the wheel's lock, where an armed target is alive), releases
+// the lock and calls target->Expire(arm_seq); the expiries of one pass are
+// one dispatcher batch (Dispatcher::BeginBatch). Without a thread
+// (Options::run_thread false) the owner calls Step() instead: with a
+// SimulatedClock the whole system runs deterministically.
+//
+// One owner of tick arithmetic: a deadline maps to the first tick at or
+// after it (never early); the maximum delay counts from the clock's present
+// (not from an idle wheel's stale tick). Timers ask here and never reach
+// into the wheel.
+//
+// Announcements. On a clock that is real steady time (Clock::ToSteadyTime)
+// the system tells its dispatcher when work is expected
+// (Dispatcher::ExpectWork): the instant of the wheel's plan, the tick the
+// tick thread will next wake for. The tick thread announces after planning
+// each sleep (AnnouncePlan); an Arm or Cancel that moves the plan later
+// announces on its own thread (one that moves it earlier wakes the tick
+// thread, which announces): cancelling a timeout never leaves a stale
+// expectation, and never wakes the tick thread. Announcements are
+// serialized and each reads the plan afresh, so the last one made holds the
+// latest plan. Close() announces "nothing expected" and ends them.
+//
+// Threads: every method from any thread, including from Expire(), except
+// Step() (one caller at a time, no tick thread) and Shutdown() (not from
+// the tick thread).
+
+#ifndef TIMER_TIMER_SYSTEM_H_
+#define TIMER_TIMER_SYSTEM_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "cyber/common/mutex.h"
+#include "cyber/time/clock.h"
+#include "cyber/time/wakeup_event.h"
+#include "timer/dispatcher.h"
+#include "timer/timing_wheel.h"
+
+namespace cyber {
+namespace timer {
+
+// Something the tick thread can expire. REQUIRES: owned by std::shared_ptr
+// whenever it is armed. Derive from ExpiryTargetOf<T> below.
+//
+// No virtual functions: 56 bytes instead of 96. The one call goes through
+// a function pointer stored after the entry, and the owner (a shared_ptr
+// made for the derived type) deletes the right type.
+class ExpiryTarget : public WheelEntry,
+                     public std::enable_shared_from_this<ExpiryTarget> {
+ public:
+  using ExpiredFn = void (*)(ExpiryTarget* target, uint32_t arm_seq);
+
+  // Called on the tick thread, without any lock held, for the arming whose
+  // arm_seq() was `arm_seq` (a target re-armed since may see a stale one):
+  // runs the derived class's OnExpired(arm_seq).
+  void Expire(uint32_t arm_seq) { on_expired_(this, arm_seq); }
+
+ protected:
+  explicit ExpiryTarget(ExpiredFn on_expired) : on_expired_(on_expired) {}
+  ~ExpiryTarget() = default;
+
+ private:
+  const ExpiredFn on_expired_;
+};
+
+// The base of an expiry target of type T, which has a public
+// `void OnExpired(uint32_t arm_seq)`.
+template <typename T>
+class ExpiryTargetOf : public ExpiryTarget {
+ protected:
+  ExpiryTargetOf()
+      : ExpiryTarget([](ExpiryTarget* target, uint32_t arm_seq) {
+          static_cast<T*>(target)->OnExpired(arm_seq);
+        }) {}
+  ~ExpiryTargetOf() = default;
+};
+static_assert(sizeof(ExpiryTarget) == 56,
+              "entry, owner link and one function pointer: under a cache line");
+
+class TimerSystem : public std::enable_shared_from_this<TimerSystem> {
+ public:
+  struct Options {
+    absl::Duration tick = kTimerResolution;
+    std::string name = "timer-tick";  // thread name (<= 15 chars kept)
+    // false: no tick thread; the owner advances the system with Step()
+    // (SimulatedTimerSystem, SimulatedGraph: no thread at all).
+    bool run_thread = true;
+  };
+  struct Stats {
+    uint64_t wakeups = 0;  // returns from the tick thread's sleep
+    uint64_t expired = 0;  // targets handed Expire()
+  };
+
+  // The wheel's epoch is clock->Now(). `clock` and `dispatcher` must stay
+  // valid until Shutdown() returns. Start() starts the tick thread.
+  TimerSystem(Clock* clock, Dispatcher* dispatcher, Options options);
+  ~TimerSystem();  // REQUIRES: shut down (or never started)
+  TimerSystem(const TimerSystem&) = delete;
+  TimerSystem& operator=(const TimerSystem&) = delete;
+
+  // Starts the tick thread (Options::run_thread); once, by the owner.
+  void Start();
+  // Stops and joins the tick thread, then closes the system (idempotent).
+  // Armed targets stay armed but will not expire; their owners cancel them.
+  void Shutdown();
+
+  // Arms `target` for the first tick at or after `deadline` (re-arms if
+  // armed), waking the tick thread if that is earlier than its plan.
+  // Errors: FailedPrecondition once closed; OutOfRange beyond max_delay()
+  // from the clock's present (a deadline at most max_delay() after
+  // clock()->Now() is always accepted, also after an idle wheel has not
+  // advanced for a long time).
+  absl::StatusOr<TimingWheel::ArmResult> Arm(ExpiryTarget* target,
+                                             Instant deadline);
+  bool Cancel(ExpiryTarget* target) {
+    bool plan_later = false;
+    const bool was_armed = wheel_.Cancel(target, &plan_later);
+    if (plan_later) AnnouncePlan();
+    return was_armed;
+  }
+  // Tells the dispatcher the wheel's plan if it changed since the last
+  // announcement (see the header comment). No-op unless the clock is real
+  // steady time, and once closed.
+  void AnnouncePlan();
+
+  // Thread-free driving (Options::run_thread false): expires, in tick order,
+  // everything due at `now` (Expire on the calling thread), and returns the
+  // instant the next event is due (InfiniteFuture if none). The tick thread
+  // runs exactly this, then sleeps until the instant it returned.
+  // REQUIRES: no tick thread; one caller at a time.
+  Instant Step(Instant now);
+
+  // For simulations and tests: blocks until the tick thread has handled
+  // everything due at the clock's current time (including what it handed to
+  // an inline dispatcher) and sleeps until a later instant. With a
+  // SimulatedClock, advancing time only after this makes every expiry happen
+  // at exactly its tick's instant. The tick thread records its sleeps only
+  // once somebody has called this (the first call wakes it once to start),
+  // so a production loop takes no lock of its own. Without a thread:
+  // returns at once.
+  void AwaitIdle() const;
+  // The instant the tick thread sleeps until, or the last Step() returned
+  // (InfiniteFuture if none); with a thread only meaningful after
+  // AwaitIdle().
+  Instant PlannedWake() const;
+  Stats stats() const;
+
+  // The clock's present, or false once closed (the clock may be gone).
+  bool TryNow(Instant* now) const;
+  // The instant of the tick a deadline fires on (never before it).
+  Instant FireInstant(Instant deadline) const {
+    return wheel_.TickToInstant(wheel_.DeadlineToTick(deadline));
+  }
+  // The earliest tick anything armed now can fire on, given that it is at
+  // least `t` now: a processed tick can no longer fire.
+  Tick EarliestTick(Instant t) const;
+  // The instant of the last tick at or before `t`.
+  Instant TickFloor(Instant t) const {
+    return wheel_.TickToInstant(wheel_.InstantToTick(t));
+  }
+  // The instant of the last tick the tick thread processed.
+  Instant ProcessedInstant() const { return wheel_.TickToInstant(wheel_.now()); }
+  Tick TickOf(Instant deadline) const { return wheel_.DeadlineToTick(deadline); }
+  Instant InstantOf(Tick tick) const { return wheel_.TickToInstant(tick); }
+  absl::Duration tick() const { return wheel_.tick(); }
+  absl::Duration max_delay() const { return wheel_.max_delay(); }
+
+  bool closed() const { return closed_.load(std::memory_order_acquire); }
+
+  const std::string& name() const { return options_.name; }
+  Clock* clock() const { return clock_; }
+  Dispatcher* dispatcher() const { return dispatcher_; }
+  TimingWheel& wheel() { return wheel_; }
+  const TimingWheel& wheel() const { return wheel_; }
+  // Wakes of the tick thread requested so far (arms that beat its plan,
+  // AwaitIdle's extra pass, Shutdown), for AwaitIdle. The count and the
+  // pending flag change in one critical section of the event: a plan made
+  // after reading N requests, with no notification pending when it is
+  // recorded, covers every one of those N.
+  uint64_t wake_requests() const { return wakeup_.notifications(); }
+  // One more pass of the tick thread, counted.
+  void RequestWake() { wakeup_.Notify(); }
+
+ private:
+  struct Due {
+    std::shared_ptr<ExpiryTarget> target;
+    uint32_t arm_seq;
+  };
+  // Refuses arms from now on and waits for clock reads in progress.
+  void Close();
+  void Loop();
+  Instant StepWith(Instant now, std::vector<Due>* due);
+
+  const Options options_;
+  Clock* const clock_;
+  Dispatcher* const dispatcher_;
+  TimingWheel wheel_;
+  WakeupEvent wakeup_;
+  std::atomic<bool> closed_{false};
+  mutable std::atomic<int> clock_readers_{0};
+  // Whether the clock is real steady time: announcements are made.
+  const bool announces_;
+  // Serializes announcements with each other and with Close().
+  Mutex announce_mu_;
+  // The plan last announced (kNoTick: nothing expected).
+  Tick announced_ ABSL_GUARDED_BY(announce_mu_) = kNoTick;
+
+  // The tick thread's side.
+  std::atomic<bool> stopping_{false};
+  std::atomic<uint64_t> wakeups_{0};
+  std::atomic<uint64_t> expired_{0};
+  Mutex shutdown_mu_;  // serializes Shutdown()
+  // Set by the first AwaitIdle(): the loop then records its sleeps.
+  mutable std::atomic<bool> track_idle_{false};
+  std::vector<Due> step_due_;  // Step()'s, reused
+  // Whether the tick thread is in its sleep, and until when (see AwaitIdle).
+  mutable Mutex idle_mu_;
+  mutable CondVar idle_changed_;
+  bool sleeping_ ABSL_GUARDED_BY(idle_mu_) = false;
+  Instant sleeping_until_ ABSL_GUARDED_BY(idle_mu_);
+  // How many wake requests the current plan includes.
+  uint64_t planned_requests_ ABSL_GUARDED_BY(idle_mu_) = 0;
+  std::thread thread_;
+};
+
+}  // namespace timer
+}  // namespace cyber
+
+#endif  // TIMER_TIMER_SYSTEM_H_
