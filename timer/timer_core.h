@@ -36,8 +36,9 @@
 // Where each operation raises which event of the table (timer_state.h has
 // the whole table, with every invalid pair):
 //
-//   Configure()  Stop(), then kConfigure: kArmed/kQueued -> kIdle,
-//                kRunning(RestartPending) -> kFinishing (a Start() that
+//   Configure()  Stop(), then kConfigure: kUnconfigured/kArmed/kQueued ->
+//                kIdle, kRunning(RestartPending) -> kFinishing; retired
+//                stays retired (a Start() that
 //                raced in after the Stop() is undone)
 //   Start()      refused in kUnconfigured/kRetiring/kRetired; no change in
 //                kArmed/kQueued/kRunning(RestartPending) (already on);
