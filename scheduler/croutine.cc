@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "cyber/common/log.h"
-#include "timer/wheel_front_end.h"
+#include "timer/timer_system.h"
 
 namespace cyber {
 namespace scheduler {
@@ -53,7 +53,7 @@ CRoutine::~CRoutine() {
   // it), so its fiber is empty here and nothing needs forced unwinding.
   ACHECK(!context_) << "routine \"" << name_ << "\" destroyed while suspended";
   // Never in a wheel: no wheel lock to take.
-  if (timer::WheelFrontEnd* front = ArmedFrontAtDestruction()) {
+  if (timer::TimerSystem* front = ArmedFrontAtDestruction()) {
     front->Cancel(this);
   }
 }
@@ -126,7 +126,7 @@ void CRoutine::Unpark() {
 }
 
 bool CRoutine::ParkUntil(Instant deadline, Clock* clock) {
-  timer::WheelFrontEnd* driver = host_->timer_driver();
+  timer::TimerSystem* driver = host_->timer_driver();
   if (driver == nullptr || driver->clock() != clock) return false;
   SleepUntil(deadline);
   return true;
@@ -139,7 +139,7 @@ void CRoutine::SleepFor(absl::Duration d) {
     SleepUntil(Instant::InfiniteFuture());
     return;
   }
-  timer::WheelFrontEnd* driver = self->host_->timer_driver();
+  timer::TimerSystem* driver = self->host_->timer_driver();
   ACHECK(driver != nullptr) << "routine \"" << self->name_
                             << "\": SleepFor needs a timing wheel";
   Instant now;
@@ -155,7 +155,7 @@ void CRoutine::SleepUntil(Instant deadline) {
   CRoutine* self = Current();
   ACHECK(self != nullptr) << "CRoutine::SleepUntil() called outside a routine";
   self->CancellationPoint();
-  timer::WheelFrontEnd* driver = self->host_->timer_driver();
+  timer::TimerSystem* driver = self->host_->timer_driver();
   ACHECK(driver != nullptr) << "routine \"" << self->name_
                             << "\": SleepUntil needs a timing wheel";
   Instant start;

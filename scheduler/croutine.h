@@ -44,7 +44,7 @@
 #include "cyber/time/instant.h"
 #include "scheduler/execution_context.h"
 #include "cyber/runtime/runtime_scope.h"
-#include "timer/wheel_front_end.h"
+#include "timer/timer_system.h"
 
 namespace cyber {
 namespace scheduler {
@@ -79,7 +79,7 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
     virtual ContextPool* context_pool() = 0;
     // The timing wheel SleepFor arms; null if none (SleepFor then fails).
     // Stays valid while the host lives.
-    timer::WheelFrontEnd* timer_driver() const {
+    timer::TimerSystem* timer_driver() const {
       return scope_.timers.load(std::memory_order_acquire);
     }
     // True once the scheduler shuts down: suspension points then throw.
@@ -208,7 +208,7 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
   // armed_front_ in the destructor: the last reference is gone, every
   // write to it happened before (the reference count orders them), and no
   // other thread can reach the routine any more: no lock needed.
-  timer::WheelFrontEnd* ArmedFrontAtDestruction() const
+  timer::TimerSystem* ArmedFrontAtDestruction() const
       ABSL_NO_THREAD_SAFETY_ANALYSIS {
     return armed_front_;
   }
@@ -242,7 +242,7 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
   // and that wheel is the one to cancel on, without asking the host, which
   // may be gone when the last reference is dropped (the tick thread holds
   // one while it expires the routine's sleep).
-  timer::WheelFrontEnd* armed_front_ ABSL_GUARDED_BY(mu_) = nullptr;
+  timer::TimerSystem* armed_front_ ABSL_GUARDED_BY(mu_) = nullptr;
   std::atomic<bool> cancel_{false};
   std::shared_ptr<const void> owner_;  // released with body_
   LiveLink live_link_;  // the scheduler's, under its lock

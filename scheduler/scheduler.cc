@@ -67,8 +67,8 @@ Scheduler::Scheduler(Options options)
 Scheduler::~Scheduler() { Shutdown(); }
 
 void Scheduler::SetTimerDriver(timer::TickDriver* driver) {
-  std::shared_ptr<timer::WheelFrontEnd> front =
-      driver != nullptr ? driver->front_end() : nullptr;
+  std::shared_ptr<timer::TimerSystem> front =
+      driver != nullptr ? driver->system() : nullptr;
   MutexLock lock(&drivers_mu_);
   if (front) drivers_.push_back(front);
   // Clock first: a routine that sees the new wheel sees its clock.
@@ -81,7 +81,7 @@ std::optional<std::chrono::steady_clock::time_point> Scheduler::NextTimerEvent()
     const {
   // Only a wheel that dispatches here, on the steady clock (the front end
   // loaded is the one checked: SetTimerDriver may change it meanwhile).
-  timer::WheelFrontEnd* front = timer_driver();
+  timer::TimerSystem* front = timer_driver();
   if (front == nullptr || front->closed() || front->dispatcher() != this ||
       dynamic_cast<SteadyClock*>(front->clock()) == nullptr) {
     return std::nullopt;

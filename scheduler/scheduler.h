@@ -216,7 +216,7 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
   const Options options_;
   ContextPool contexts_;
   Mutex drivers_mu_;
-  std::vector<std::shared_ptr<timer::WheelFrontEnd>> drivers_
+  std::vector<std::shared_ptr<timer::TimerSystem>> drivers_
       ABSL_GUARDED_BY(drivers_mu_);  // keeps every front end set alive
   std::vector<std::unique_ptr<ProcessorGroup>> groups_;
   // Recycled memory for dispatched routines (see block_pool.h).

@@ -3,14 +3,14 @@
 namespace cyber {
 namespace timer {
 
-WheelFrontEnd* AmbientTimerFrontEndPointer() {
+TimerSystem* AmbientTimerFrontEndPointer() {
   const RuntimeScope* const scope = CurrentRuntimeScope();
   return scope != nullptr ? scope->timers.load(std::memory_order_acquire)
                           : nullptr;
 }
 
-std::shared_ptr<WheelFrontEnd> AmbientTimerFrontEnd() {
-  WheelFrontEnd* const front = AmbientTimerFrontEndPointer();
+std::shared_ptr<TimerSystem> AmbientTimerFrontEnd() {
+  TimerSystem* const front = AmbientTimerFrontEndPointer();
   return front != nullptr ? front->shared_from_this() : nullptr;
 }
 

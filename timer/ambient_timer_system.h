@@ -21,7 +21,7 @@
 #include <memory>
 
 #include "cyber/runtime/runtime_scope.h"
-#include "timer/wheel_front_end.h"
+#include "timer/timer_system.h"
 
 namespace cyber {
 namespace timer {
@@ -29,10 +29,10 @@ namespace timer {
 // This thread's ambient timer system, or null outside any runtime's code.
 // REQUIRES of whoever installs one in a scope: it is owned by a
 // std::shared_ptr (every TickDriver's is) and stays alive while installed.
-std::shared_ptr<WheelFrontEnd> AmbientTimerFrontEnd();
+std::shared_ptr<TimerSystem> AmbientTimerFrontEnd();
 // The same without taking a reference (null if none): only valid while the
 // scope lasts.
-WheelFrontEnd* AmbientTimerFrontEndPointer();
+TimerSystem* AmbientTimerFrontEndPointer();
 
 }  // namespace timer
 }  // namespace cyber

@@ -48,15 +48,15 @@ ProcessSystem* g_current = nullptr;                                // g_mu
 std::vector<std::unique_ptr<ProcessSystem>>* g_systems =           // g_mu
     new std::vector<std::unique_ptr<ProcessSystem>>();
 // g_current's front end, written under g_mu, read without it (the hint).
-std::atomic<const WheelFrontEnd*> g_current_front{nullptr};
+std::atomic<const TimerSystem*> g_current_front{nullptr};
 // The fallback's front end once made (never made again: the stage never
 // returns to kNeverInstalled), and whether a timer on it was reported.
-std::atomic<const WheelFrontEnd*> g_fallback_front{nullptr};
+std::atomic<const TimerSystem*> g_fallback_front{nullptr};
 std::atomic<bool> g_fallback_reported{false};
 
 void SetCurrentLocked(ProcessSystem* system) {
   g_current = system;
-  g_current_front.store(system != nullptr ? system->driver.front_end().get()
+  g_current_front.store(system != nullptr ? system->driver.system().get()
                                           : nullptr,
                         std::memory_order_release);
 }
@@ -65,7 +65,7 @@ ProcessSystem* CurrentLocked() {
   if (g_current == nullptr && g_stage == Stage::kNeverInstalled) {
     g_systems->push_back(std::make_unique<ProcessSystem>(nullptr, "timer-fallback"));
     SetCurrentLocked(g_systems->back().get());
-    g_fallback_front.store(g_current->driver.front_end().get(),
+    g_fallback_front.store(g_current->driver.system().get(),
                            std::memory_order_release);
   }
   return g_current;
@@ -73,23 +73,23 @@ ProcessSystem* CurrentLocked() {
 
 }  // namespace
 
-std::shared_ptr<WheelFrontEnd> DefaultTimerFrontEnd() {
-  if (std::shared_ptr<WheelFrontEnd> ambient = AmbientTimerFrontEnd()) {
+std::shared_ptr<TimerSystem> DefaultTimerFrontEnd() {
+  if (std::shared_ptr<TimerSystem> ambient = AmbientTimerFrontEnd()) {
     return ambient;
   }
   std::lock_guard<std::mutex> lock(g_mu);
   ProcessSystem* s = CurrentLocked();
-  return s != nullptr ? s->driver.front_end() : nullptr;
+  return s != nullptr ? s->driver.system() : nullptr;
 }
 
-const WheelFrontEnd* DefaultTimerFrontEndHint() {
-  if (const WheelFrontEnd* ambient = AmbientTimerFrontEndPointer()) {
+const TimerSystem* DefaultTimerFrontEndHint() {
+  if (const TimerSystem* ambient = AmbientTimerFrontEndPointer()) {
     return ambient;
   }
   return g_current_front.load(std::memory_order_acquire);
 }
 
-void NoteDefaultTimerStart(const WheelFrontEnd* front,
+void NoteDefaultTimerStart(const TimerSystem* front,
                            absl::FunctionRef<std::string()> timer_name) {
   if (front == nullptr || g_fallback_reported.load(std::memory_order_relaxed) ||
       front != g_fallback_front.load(std::memory_order_acquire)) {

@@ -13,7 +13,7 @@
 //   shut down        none: DefaultTimerFrontEnd() is null and Schedule()
 //                    fails with FailedPrecondition, until the next install.
 // Shutdown stops every tick thread and executor it made and frees them;
-// timers hold only the shared WheelFrontEnd (timer/wheel_front_end.h), which
+// timers hold only the shared TimerSystem (timer/timer_system.h), which
 // refuses arms once closed, so nothing keeps a pointer to a dead system.
 //
 // Threads: all functions are thread-safe.
@@ -27,7 +27,7 @@
 #include "absl/functional/function_ref.h"
 #include "timer/dispatcher.h"
 #include "timer/tick_driver.h"
-#include "timer/wheel_front_end.h"
+#include "timer/timer_system.h"
 
 namespace cyber {
 namespace timer {
@@ -36,14 +36,14 @@ namespace timer {
 // the caller runs a graph's code (timer/ambient_timer_system.h: a routine of
 // a scheduler with its own wheel, a component's Init() or Clear()), else
 // the process system; null after a shutdown (see above).
-std::shared_ptr<WheelFrontEnd> DefaultTimerFrontEnd();
+std::shared_ptr<TimerSystem> DefaultTimerFrontEnd();
 
 // Which front end DefaultTimerFrontEnd() would return now, without taking a
 // reference or a lock, for a caller that holds a reference to a front end
 // and only asks "is mine still the current one?" (a Timer restarting on the
 // system it ran on). Never dereference it: it may be freed at any moment.
 // Null when DefaultTimerFrontEnd() would make the fallback or return null.
-const WheelFrontEnd* DefaultTimerFrontEndHint();
+const TimerSystem* DefaultTimerFrontEndHint();
 
 // The current system's driver (for tools that report its statistics, and
 // for the scheduler's SleepFor); null after a shutdown. Valid until the next
@@ -57,7 +57,7 @@ TickDriver* DefaultTickDriver();
 // wired (cyber::Init was not called), so its callbacks run on a small thread
 // pool where scheduler conf priorities, groups and CPU affinity do not apply.
 // Otherwise two atomic loads. Null `front`: nothing.
-void NoteDefaultTimerStart(const WheelFrontEnd* front,
+void NoteDefaultTimerStart(const TimerSystem* front,
                            absl::FunctionRef<std::string()> timer_name);
 
 // Makes a new process system on the steady clock whose callbacks run on

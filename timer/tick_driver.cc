@@ -12,7 +12,7 @@ namespace timer {
 
 TickDriver::TickDriver(Clock* clock, Dispatcher* dispatcher, Options options)
     : options_(std::move(options)),
-      front_(std::make_shared<WheelFrontEnd>(options_.name, clock, dispatcher,
+      front_(std::make_shared<TimerSystem>(options_.name, clock, dispatcher,
                                              options_.tick)) {
   ACHECK(dispatcher != nullptr) << "TickDriver: dispatcher is null";
   if (!options_.run_thread) return;

@@ -11,7 +11,7 @@
 // With a SimulatedClock the whole timer system runs deterministically, in
 // simulated time.
 //
-// What is armed here is an ExpiryTarget (timer/wheel_front_end.h): a
+// What is armed here is an ExpiryTarget (timer/timer_system.h): a
 // WheelEntry owned by a std::shared_ptr. On expiry the driver takes a
 // reference (under the wheel's lock, where the target is guaranteed alive
 // because it is armed), releases the lock, and calls
@@ -21,8 +21,8 @@
 // pass are one batch of the dispatcher (Dispatcher::BeginBatch): what they
 // dispatch is handed over together when the pass ends.
 //
-// The wheel and what timers need of it live in a WheelFrontEnd that timers
-// hold by shared_ptr (front_end()), so timers and their queued runs may
+// The wheel and what timers need of it live in a TimerSystem that timers
+// hold by shared_ptr (system()), so timers and their queued runs may
 // outlive this driver: Shutdown() (or the destructor) closes the front end,
 // and from then on timers get FailedPrecondition instead of a dangling
 // pointer.
@@ -48,7 +48,7 @@
 #include "cyber/time/wakeup_event.h"
 #include "timer/dispatcher.h"
 #include "timer/timing_wheel.h"
-#include "timer/wheel_front_end.h"
+#include "timer/timer_system.h"
 
 namespace cyber {
 namespace timer {
@@ -120,7 +120,7 @@ class TickDriver {
   absl::Duration tick() const { return front_->tick(); }
   absl::Duration max_delay() const { return front_->max_delay(); }
   // What timers on this driver hold (see the header comment).
-  const std::shared_ptr<WheelFrontEnd>& front_end() const { return front_; }
+  const std::shared_ptr<TimerSystem>& system() const { return front_; }
   Stats stats() const;
 
  private:
@@ -132,7 +132,7 @@ class TickDriver {
   Instant StepWith(Instant now, std::vector<Due>* due);
 
   const Options options_;
-  const std::shared_ptr<WheelFrontEnd> front_;
+  const std::shared_ptr<TimerSystem> front_;
   std::atomic<bool> stopping_{false};
   std::atomic<uint64_t> wakeups_{0};
   std::atomic<uint64_t> expired_{0};

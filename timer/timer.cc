@@ -22,8 +22,8 @@ TimerOptions FromCyberOption(TimerOption opt) {
   return o;
 }
 
-std::shared_ptr<WheelFrontEnd> FrontEndOf(TickDriver* driver) {
-  return driver != nullptr ? driver->front_end() : nullptr;
+std::shared_ptr<TimerSystem> FrontEndOf(TickDriver* driver) {
+  return driver != nullptr ? driver->system() : nullptr;
 }
 
 }  // namespace
@@ -48,8 +48,8 @@ absl::Status Timer::Configure(TimerOptions options) {
   // Checked against the wheel it will run on; a timer bound at Schedule()
   // is checked again there against the system it binds to.
   const std::string name = options.name.empty() ? core_->name() : options.name;
-  WheelFrontEnd* const fixed =
-      core_->has_fixed_front_end() ? core_->fixed_front_end() : nullptr;
+  TimerSystem* const fixed =
+      core_->has_fixed_system() ? core_->fixed_system() : nullptr;
   absl::Status status =
       fixed ? ValidateTimerOptions(options, name, fixed->tick(),
                                    fixed->max_delay())
@@ -67,12 +67,12 @@ void Timer::SetTimerOption(TimerOption opt) {
 }
 
 absl::Status Timer::Schedule() {
-  if (core_->has_fixed_front_end()) return core_->StartFixed(/*reset=*/false);
+  if (core_->has_fixed_system()) return core_->StartFixed(/*reset=*/false);
   return core_->StartDefault(/*reset=*/false);
 }
 
 absl::Status Timer::Reset() {
-  if (core_->has_fixed_front_end()) return core_->StartFixed(/*reset=*/true);
+  if (core_->has_fixed_system()) return core_->StartFixed(/*reset=*/true);
   return core_->StartDefault(/*reset=*/true);
 }
 

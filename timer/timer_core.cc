@@ -27,7 +27,7 @@ uint32_t NextTimerId() {
 }
 }  // namespace
 
-TimerCore::TimerCore(std::shared_ptr<WheelFrontEnd> front)
+TimerCore::TimerCore(std::shared_ptr<TimerSystem> front)
     : stripe_(StripeFor(this)), fixed_(front != nullptr), id_(NextTimerId()) {
   MutexLock lock(&stripe_->mu);
   front_ = std::move(front);
@@ -112,8 +112,8 @@ void TimerCore::Configure(std::shared_ptr<const TimerOptions> options,
   config_status_ = std::move(status);
 }
 
-absl::Status TimerCore::BindLocked(WheelFrontEnd* front,
-                                   std::shared_ptr<WheelFrontEnd> front_ref) {
+absl::Status TimerCore::BindLocked(TimerSystem* front,
+                                   std::shared_ptr<TimerSystem> front_ref) {
   // Bound here for this configuration already: the common restart of a
   // timeout costs nothing more.
   if (bound_ && front_.get() == front) return absl::OkStatus();
@@ -139,33 +139,33 @@ absl::Status TimerCore::BindLocked(WheelFrontEnd* front,
 }
 
 absl::Status TimerCore::StartFixed(bool reset) {
-  return Begin(fixed_front_end(), nullptr, reset);
+  return Begin(fixed_system(), nullptr, reset);
 }
 
 absl::Status TimerCore::StartDefault(bool reset) {
   // The common case: the timer starts again on the system it last ran on,
   // still the current one. Compared, never dereferenced: if it is front_,
   // the core's own reference keeps it alive.
-  const WheelFrontEnd* const hint = DefaultTimerFrontEndHint();
+  const TimerSystem* const hint = DefaultTimerFrontEndHint();
   if (hint != nullptr) {
     MutexLock lock(&stripe_->mu);
     if (front_.get() == hint) return BeginLocked(front_.get(), nullptr, reset);
   }
-  std::shared_ptr<WheelFrontEnd> front = DefaultTimerFrontEnd();
-  WheelFrontEnd* const raw = front.get();
+  std::shared_ptr<TimerSystem> front = DefaultTimerFrontEnd();
+  TimerSystem* const raw = front.get();
   NoteDefaultTimerStart(raw, [this] { return name(); });
   return Begin(raw, std::move(front), reset);
 }
 
-absl::Status TimerCore::Begin(WheelFrontEnd* front,
-                              std::shared_ptr<WheelFrontEnd> front_ref,
+absl::Status TimerCore::Begin(TimerSystem* front,
+                              std::shared_ptr<TimerSystem> front_ref,
                               bool reset) {
   MutexLock lock(&stripe_->mu);
   return BeginLocked(front, std::move(front_ref), reset);
 }
 
-absl::Status TimerCore::BeginLocked(WheelFrontEnd* front,
-                                    std::shared_ptr<WheelFrontEnd> front_ref,
+absl::Status TimerCore::BeginLocked(TimerSystem* front,
+                                    std::shared_ptr<TimerSystem> front_ref,
                                     bool reset) {
   if (Retired(state_)) {
     return absl::FailedPreconditionError(

@@ -6,7 +6,7 @@
 // options inside it, never the core, so "a call is running" is a fact about
 // the timer, not about a configuration. The core is shared (std::shared_ptr)
 // between the handle, the wheel entry in flight and a run queued in a
-// dispatcher; whatever it points to it holds (the WheelFrontEnd by
+// dispatcher; whatever it points to it holds (the TimerSystem by
 // shared_ptr, the options by shared_ptr snapshot per run), so it can outlive
 // its handle and its TickDriver safely.
 //
@@ -116,7 +116,7 @@
 #include "timer/timer_options.h"
 #include "timer/timer_state.h"
 #include "timer/timer_stripes.h"
-#include "timer/wheel_front_end.h"
+#include "timer/timer_system.h"
 
 namespace cyber {
 namespace timer {
@@ -127,7 +127,7 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   using Event = TimerStateEvent;
 
   // `front` null: bound at each Start() (the process default).
-  explicit TimerCore(std::shared_ptr<WheelFrontEnd> front);
+  explicit TimerCore(std::shared_ptr<TimerSystem> front);
   ~TimerCore();
 
   // Stops (as Stop()) and replaces the options; `status` is what validating
@@ -143,7 +143,7 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   // retired, or the timer system is shut down.
   //
   // StartFixed: on the core's own front end (REQUIRES:
-  // has_fixed_front_end()). StartDefault: on the process default
+  // has_fixed_system()). StartDefault: on the process default
   // (DefaultTimerFrontEnd()); no lookup and no reference count when the
   // timer restarts on the system it last ran on.
   absl::Status StartFixed(bool reset);
@@ -157,10 +157,10 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   std::string name() const;
   // The name given in the options; empty for an automatic name.
   std::string given_name() const;
-  bool has_fixed_front_end() const { return fixed_; }
-  // The fixed front end (REQUIRES: has_fixed_front_end()); set at
+  bool has_fixed_system() const { return fixed_; }
+  // The fixed front end (REQUIRES: has_fixed_system()); set at
   // construction and never changed, so read without the lock.
-  WheelFrontEnd* fixed_front_end() const ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  TimerSystem* fixed_system() const ABSL_NO_THREAD_SAFETY_ANALYSIS {
     return front_.get();
   }
 
@@ -169,10 +169,10 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
  private:
   // `front` is the system to start on (null: shut down); `front_ref` owns
   // it when the core may have to bind to it (null when front is front_).
-  absl::Status Begin(WheelFrontEnd* front,
-                     std::shared_ptr<WheelFrontEnd> front_ref, bool reset);
-  absl::Status BeginLocked(WheelFrontEnd* front,
-                           std::shared_ptr<WheelFrontEnd> front_ref, bool reset)
+  absl::Status Begin(TimerSystem* front,
+                     std::shared_ptr<TimerSystem> front_ref, bool reset);
+  absl::Status BeginLocked(TimerSystem* front,
+                           std::shared_ptr<TimerSystem> front_ref, bool reset)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   void Run(uint64_t token);
   // Stop() (event kStop) or Retire() (kRetire).
@@ -211,8 +211,8 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   // RouteFor: the conf entry named like the timer; an explicit priority
   // replaces the entry's). Nothing to do when the core is bound there for
   // this configuration.
-  absl::Status BindLocked(WheelFrontEnd* front,
-                          std::shared_ptr<WheelFrontEnd> front_ref)
+  absl::Status BindLocked(TimerSystem* front,
+                          std::shared_ptr<TimerSystem> front_ref)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   void HandleRefusal(uint64_t token);
   void RecordCallLocked(const TimerEvent& event, absl::Duration run_time)
@@ -258,7 +258,7 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   uint64_t queued_token_ ABSL_GUARDED_BY(stripe_->mu) = 0;  // kQueued run
   // Where the current (or last) schedule runs; fixed for the core's life
   // when given at construction.
-  std::shared_ptr<WheelFrontEnd> front_ ABSL_GUARDED_BY(stripe_->mu);
+  std::shared_ptr<TimerSystem> front_ ABSL_GUARDED_BY(stripe_->mu);
   std::shared_ptr<const TimerOptions> options_ ABSL_GUARDED_BY(stripe_->mu);
   absl::Status config_status_ ABSL_GUARDED_BY(stripe_->mu);
   // Schedule: call k is expected at origin + k * period; k_ below is its

@@ -35,7 +35,7 @@ std::shared_ptr<const TimerOptions> Periodic(const char* name,
 // Two cores on one stripe: allocates until two collide (with 1024 stripes,
 // a few dozen allocations on average); the others are freed.
 std::pair<std::shared_ptr<TimerCore>, std::shared_ptr<TimerCore>>
-TwoCoresOnOneStripe(const std::shared_ptr<WheelFrontEnd>& front) {
+TwoCoresOnOneStripe(const std::shared_ptr<TimerSystem>& front) {
   std::vector<std::shared_ptr<TimerCore>> cores;
   while (true) {
     cores.push_back(std::make_shared<TimerCore>(front));
@@ -65,7 +65,7 @@ TEST(TimerStripeTest, StopWaitsForItsOwnCallWhileTheNeighbourKeepsEndingCalls) {
   CallbackExecutor executor(eo);
   TickDriver driver(SteadyClock::Get(), &executor);
   // (Not a structured binding: C++17 lambdas cannot capture one.)
-  const auto pair = TwoCoresOnOneStripe(driver.front_end());
+  const auto pair = TwoCoresOnOneStripe(driver.system());
   const std::shared_ptr<TimerCore> blocked = pair.first;
   const std::shared_ptr<TimerCore> neighbour = pair.second;
   ASSERT_EQ(StripeFor(blocked.get()), StripeFor(neighbour.get()));

@@ -1,4 +1,4 @@
-#include "timer/wheel_front_end.h"
+#include "timer/timer_system.h"
 
 #include <algorithm>
 #include <thread>
@@ -9,14 +9,14 @@
 namespace cyber {
 namespace timer {
 
-WheelFrontEnd::WheelFrontEnd(std::string name, Clock* clock,
+TimerSystem::TimerSystem(std::string name, Clock* clock,
                              Dispatcher* dispatcher, absl::Duration tick)
     : name_(std::move(name)),
       clock_(clock),
       dispatcher_(dispatcher),
       wheel_(clock->Now(), tick) {}
 
-absl::StatusOr<TimingWheel::ArmResult> WheelFrontEnd::Arm(ExpiryTarget* target,
+absl::StatusOr<TimingWheel::ArmResult> TimerSystem::Arm(ExpiryTarget* target,
                                                           Instant deadline) {
   if (closed()) {
     return absl::FailedPreconditionError(
@@ -45,7 +45,7 @@ absl::StatusOr<TimingWheel::ArmResult> WheelFrontEnd::Arm(ExpiryTarget* target,
   return result;
 }
 
-bool WheelFrontEnd::TryNow(Instant* now) const {
+bool TimerSystem::TryNow(Instant* now) const {
   // Dekker-style with Close(): either Close() sees this reader and waits for
   // it, or this reader sees closed_ and does not touch the clock.
   clock_readers_.fetch_add(1, std::memory_order_seq_cst);
@@ -58,11 +58,11 @@ bool WheelFrontEnd::TryNow(Instant* now) const {
   return true;
 }
 
-Tick WheelFrontEnd::EarliestTick(Instant t) const {
+Tick TimerSystem::EarliestTick(Instant t) const {
   return std::max(wheel_.DeadlineToTick(t), wheel_.now() + 1);
 }
 
-void WheelFrontEnd::Close() {
+void TimerSystem::Close() {
   closed_.store(true, std::memory_order_seq_cst);
   // Clock reads take nanoseconds (a simulated clock's, a lock): wait them out.
   while (clock_readers_.load(std::memory_order_seq_cst) != 0) {

@@ -1,7 +1,7 @@
 // Internal to this repository: not part of the API (docs/api.md lists the
 // API headers); its Bazel target is visible only inside this repository.
 //
-// WheelFrontEnd: the side of a timer system that timers hold — the timing
+// TimerSystem: the side of a timer system that timers hold — the timing
 // wheel, the tick arithmetic and maximum-delay rule, the wake-up of the tick
 // thread, and the clock reads of timers — shared by std::shared_ptr.
 //
@@ -22,8 +22,8 @@
 //
 // Threads: every method from any thread.
 
-#ifndef TIMER_WHEEL_FRONT_END_H_
-#define TIMER_WHEEL_FRONT_END_H_
+#ifndef TIMER_TIMER_SYSTEM_H_
+#define TIMER_TIMER_SYSTEM_H_
 
 #include <atomic>
 #include <cstdint>
@@ -79,13 +79,13 @@ class ExpiryTargetOf : public ExpiryTarget {
 static_assert(sizeof(ExpiryTarget) == 56,
               "entry, owner link and one function pointer: under a cache line");
 
-class WheelFrontEnd : public std::enable_shared_from_this<WheelFrontEnd> {
+class TimerSystem : public std::enable_shared_from_this<TimerSystem> {
  public:
   // `clock` and `dispatcher` must stay valid until Close() returns.
-  WheelFrontEnd(std::string name, Clock* clock, Dispatcher* dispatcher,
+  TimerSystem(std::string name, Clock* clock, Dispatcher* dispatcher,
                 absl::Duration tick);
-  WheelFrontEnd(const WheelFrontEnd&) = delete;
-  WheelFrontEnd& operator=(const WheelFrontEnd&) = delete;
+  TimerSystem(const TimerSystem&) = delete;
+  TimerSystem& operator=(const TimerSystem&) = delete;
 
   // Arms `target` for the first tick at or after `deadline` (re-arms if
   // armed), waking the tick thread if that is earlier than its plan.
@@ -148,4 +148,4 @@ class WheelFrontEnd : public std::enable_shared_from_this<WheelFrontEnd> {
 }  // namespace timer
 }  // namespace cyber
 
-#endif  // TIMER_WHEEL_FRONT_END_H_
+#endif  // TIMER_TIMER_SYSTEM_H_

@@ -49,7 +49,7 @@ std::unique_ptr<RuntimeScope> ScopeOf(const ComponentContext& context) {
   auto scope = std::make_unique<RuntimeScope>("launcher");
   if (context.timer_driver != nullptr) {
     scope->clock.store(context.timer_driver->clock());
-    scope->timers.store(context.timer_driver->front_end().get());
+    scope->timers.store(context.timer_driver->system().get());
   }
   scope->scheduler.store(context.scheduler);
   scope->bus.store(context.bus);

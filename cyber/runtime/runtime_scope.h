@@ -45,7 +45,7 @@ namespace cyber {
 class Clock;
 class ChannelBus;
 namespace timer {
-class WheelFrontEnd;
+class TimerSystem;
 }  // namespace timer
 namespace scheduler {
 class Scheduler;
@@ -60,7 +60,7 @@ struct RuntimeScope {
   // Each: null means the process default for that piece. Owned elsewhere
   // (by the runtime); valid while the scope is installed anywhere.
   std::atomic<Clock*> clock{nullptr};
-  std::atomic<timer::WheelFrontEnd*> timers{nullptr};
+  std::atomic<timer::TimerSystem*> timers{nullptr};
   std::atomic<scheduler::Scheduler*> scheduler{nullptr};
   std::atomic<ChannelBus*> bus{nullptr};
 };

@@ -16,7 +16,7 @@
 #include "cyber/mainboard/stuck_report.h"
 #include "cyber/time/ambient_clock.h"
 #include "scheduler/config/scheduler_config.h"
-#include "timer/wheel_front_end.h"
+#include "timer/timer_system.h"
 #include "timer/timer_stop_registry.h"
 
 namespace cyber {
@@ -254,7 +254,7 @@ class SimulatedGraph::Actions final : public timer::ExpiryTargetOf<Actions> {
       const Key key{at, next_seq_++};
       pending_.emplace(key, Pending{std::move(name), std::move(action)});
       const Instant now = driver_->clock()->Now();
-      if (driver_->front_end()->FireInstant(at) <= now) {
+      if (driver_->system()->FireInstant(at) <= now) {
         TakeDue(now, &due);  // its tick is the present: now, in order
       } else {
         const absl::Status armed = ArmForFirst();
@@ -329,7 +329,7 @@ class SimulatedGraph::Actions final : public timer::ExpiryTargetOf<Actions> {
 
   // Moves the actions whose tick is at or before `now` to `due`, in order.
   void TakeDue(Instant now, std::vector<Pending>* due) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    const timer::WheelFrontEnd& front = *driver_->front_end();
+    const timer::TimerSystem& front = *driver_->system();
     auto it = pending_.begin();
     for (; it != pending_.end() && front.FireInstant(it->first.at) <= now; ++it) {
       due->push_back(std::move(it->second));
