@@ -45,20 +45,14 @@ std::string TimerCore::NameLocked() const {
   return absl::StrCat("timer#", id_);
 }
 
-const char* TimerCore::StateName(State state) {
-  switch (state) {
-    case State::kIdle:
-      return "idle";
-    case State::kArmed:
-      return "armed";
-    case State::kQueued:
-      return "queued";
-    case State::kRunning:
-      return "running";
-    case State::kFinishing:
-      return "finishing";
-  }
-  return "unknown";
+void TimerCore::TransitionLocked(Event event) {
+  const std::optional<State> next = TimerStateAfter(state_, event);
+  // An invalid pair is a broken invariant of this file; a build without
+  // DCHECKs leaves the state as it is.
+  DCHECK(next.has_value()) << "timer \"" << NameLocked() << "\": "
+                           << TimerStateEventName(event) << " in state "
+                           << TimerStateName(state_);
+  if (next.has_value()) state_ = *next;
 }
 
 Instant TimerCore::ExpectedLocked(int64_t k) const {
@@ -71,17 +65,23 @@ void TimerCore::CancelLocked() {
 }
 
 absl::Status TimerCore::ArmNextLocked() {
-  const absl::Status status = ArmLocked(ExpectedLocked(schedule_.call() + 1));
+  const absl::Status status =
+      TryArmLocked(ExpectedLocked(schedule_.call() + 1));
   if (status.ok()) armed_for_next_ = true;
   return status;
 }
 
 absl::Status TimerCore::ArmLocked(Instant deadline) {
+  const absl::Status status = TryArmLocked(deadline);
+  if (!status.ok()) TransitionLocked(Event::kArmFailed);
+  return status;
+}
+
+absl::Status TimerCore::TryArmLocked(Instant deadline) {
   armed_for_next_ = false;
   auto armed = front_->Arm(this, deadline);
   if (!armed.ok()) {
     armed_seq_ = 0;
-    state_ = State::kIdle;
     const absl::Status status(
         armed.status().code(),
         absl::StrCat("timer \"", NameLocked(), "\": ", armed.status().message()));
@@ -99,9 +99,7 @@ void TimerCore::Configure(std::shared_ptr<const TimerOptions> options,
   // A Start() that raced in after the Stop() is undone: the new options
   // begin with the next Start().
   CancelLocked();
-  if (state_ == State::kArmed || state_ == State::kQueued) state_ = State::kIdle;
-  if (state_ == State::kRunning) state_ = State::kFinishing;
-  restart_pending_ = false;
+  TransitionLocked(Event::kConfigure);
   // Statistics describe one configuration: they start again at zero (a
   // call of the old one still running is not counted in the new).
   ++config_epoch_;
@@ -112,7 +110,6 @@ void TimerCore::Configure(std::shared_ptr<const TimerOptions> options,
   bound_ = false;  // validate and resolve the priority again at Start()
   options_ = std::move(options);
   config_status_ = std::move(status);
-  configured_ = true;
 }
 
 absl::Status TimerCore::BindLocked(TimerSystem* front,
@@ -170,41 +167,30 @@ absl::Status TimerCore::Begin(TimerSystem* front,
 absl::Status TimerCore::BeginLocked(TimerSystem* front,
                                     std::shared_ptr<TimerSystem> front_ref,
                                     bool reset) {
-  if (retired_) {
+  if (Retired(state_)) {
     return absl::FailedPreconditionError(
         absl::StrCat("timer \"", NameLocked(), "\": destroyed"));
   }
-  if (!configured_) {
+  if (state_ == State::kUnconfigured) {
     return absl::FailedPreconditionError(absl::StrCat(
         "timer \"", NameLocked(),
         "\": Start() before SetTimerOption()/Configure(): no period or "
         "callback set"));
   }
   if (!config_status_.ok()) return config_status_;
-  if ((state_ == State::kArmed || state_ == State::kQueued) &&
-      front_->closed()) {
+  if (AwaitingCall(state_) && front_->closed()) {
     // Its system shut down under it: the schedule is over.
     CancelLocked();
-    state_ = State::kIdle;
+    TransitionLocked(Event::kSystemShutDown);
   }
-  switch (state_) {
-    case State::kArmed:
-    case State::kQueued:
-      if (!reset) return absl::OkStatus();  // already on
-      // A new countdown: the armed entry is cancelled, a queued run drops
-      // out (its token no longer matches), and the schedule starts afresh.
-      CancelLocked();
-      state_ = State::kIdle;
-      break;
-    case State::kRunning:
-      if (!reset) return absl::OkStatus();  // already on
-      // Its call runs: the new schedule is armed when that call ends (as a
-      // restart from kFinishing), never beside it.
-      CancelLocked();
-      break;
-    case State::kIdle:
-    case State::kFinishing:
-      break;
+  if (!reset && ScheduleOn(state_)) return absl::OkStatus();  // already on
+  if (reset) {
+    // A new countdown: the armed entry is cancelled, a queued run drops out
+    // (its token no longer matches), and the schedule starts afresh; a
+    // running call's next arming is cancelled, and the new schedule is
+    // armed when that call ends, never beside it.
+    CancelLocked();
+    TransitionLocked(Event::kDropCountdown);
   }
   Instant now;
   if (front == nullptr || !front->TryNow(&now)) {
@@ -228,19 +214,19 @@ absl::Status TimerCore::BeginLocked(TimerSystem* front,
   schedule_.Start(options_->oneshot ? now : front_->FireInstant(now));
   missed_since_last_ = 0;
   refusals_in_a_row_ = 0;
-  if (state_ == State::kFinishing || state_ == State::kRunning) {
-    // Its call is still running (it is restarting itself, or was stopped
-    // and started again meanwhile, or reset): arm when that call ends, never
-    // beside it.
-    state_ = State::kRunning;
-    restart_pending_ = true;
-    return absl::OkStatus();
-  }
-  state_ = State::kArmed;
+  // Its call may still be running (it is restarting itself, or was stopped
+  // and started again meanwhile, or reset): then kRunningRestartPending, and
+  // armed when that call ends, never beside it.
+  TransitionLocked(Event::kNewSchedule);
+  if (state_ != State::kArmed) return absl::OkStatus();
   return ArmLocked(ExpectedLocked(schedule_.call()));
 }
 
-void TimerCore::Stop() {
+void TimerCore::Stop() { StopWith(Event::kStop); }
+
+void TimerCore::Retire() { StopWith(Event::kRetire); }
+
+void TimerCore::StopWith(Event event) {
   const void* const me = CurrentExecutionId();
   // Lists this stop while it waits (timer_stop_registry.h); declared before
   // the lock, so that it is taken off the list (and a "returned after"
@@ -248,19 +234,10 @@ void TimerCore::Stop() {
   std::optional<timer_internal::StopWaitRecord> waiting;
   MutexLock lock(&stripe_->mu);
   CancelLocked();
-  restart_pending_ = false;
-  switch (state_) {
-    case State::kIdle:
-      return;
-    case State::kArmed:
-    case State::kQueued:  // its run finds the state changed and drops out
-      state_ = State::kIdle;
-      return;
-    case State::kRunning:
-    case State::kFinishing:
-      state_ = State::kFinishing;
-      break;
-  }
+  // A queued run finds the state changed and drops out; a call in flight
+  // ends in kFinishing (kRetiring), never re-arming.
+  TransitionLocked(event);
+  if (!CallInFlight(state_)) return;
   if (runner_ == me) return;  // from the callback itself: no re-arm, no wait
   // Wait for the end of the call in flight; while we wait its end never
   // re-arms (stop_waiters_), whatever the callback does to its timer.
@@ -281,20 +258,13 @@ void TimerCore::Stop() {
   --stop_waiters_;
 }
 
-void TimerCore::Retire() {
-  {
-    MutexLock lock(&stripe_->mu);
-    retired_ = true;
-  }
-  Stop();
-}
-
 bool TimerCore::IsRunning() const {
   MutexLock lock(&stripe_->mu);
-  if (state_ == State::kRunning) return true;
+  if (state_ == State::kRunning || state_ == State::kRunningRestartPending) {
+    return true;
+  }
   // Armed or queued on a system that shut down: never going to run.
-  return (state_ == State::kArmed || state_ == State::kQueued) &&
-         !front_->closed();
+  return AwaitingCall(state_) && !front_->closed();
 }
 
 std::string TimerCore::name() const {
@@ -335,7 +305,9 @@ void TimerCore::OnExpired(uint32_t arm_seq) {
     MutexLock lock(&stripe_->mu);
     if (arm_seq == 0 || arm_seq != armed_seq_) return;  // stale
     armed_seq_ = 0;
-    switch (state_) {
+    const State before = state_;
+    TransitionLocked(Event::kExpire);
+    switch (before) {
       case State::kArmed:
         break;
       case State::kQueued:
@@ -348,24 +320,21 @@ void TimerCore::OnExpired(uint32_t arm_seq) {
         ++missed_since_last_;
         ++counters_.missed_periods;
         SkipToLatestDueLocked(front_->ProcessedInstant());
-        ArmNextLocked().IgnoreError();
+        if (!ArmNextLocked().ok()) TransitionLocked(Event::kArmFailed);
         return;
-      case State::kRunning:  // an overrun: the call's end re-arms
-      case State::kIdle:
-      case State::kFinishing:
+      default:  // kRunning: an overrun, the call's end re-arms
         return;
     }
     // Dispatched late (the tick thread was stalled, or processed a batch of
     // ticks at once): under kSkip this call stands for the latest due period.
     SkipToLatestDueLocked(front_->ProcessedInstant());
-    state_ = State::kQueued;
     token = ++queued_token_;
     if (!options_->oneshot) {
       // Provisionally arm the next period now, on the tick thread, so the
       // tick thread plans its next sleep with it; the call's own re-arm
-      // then lands on the same tick and needs no extra wake-up.
+      // then lands on the same tick and needs no extra wake-up. A failure
+      // only ends the next period: the state stays kQueued.
       ArmNextLocked().IgnoreError();
-      state_ = State::kQueued;  // (an arm failure only ends the next period)
     }
     route = Route{priority_, group_};
     dispatcher = front_->dispatcher();
@@ -383,7 +352,7 @@ void TimerCore::HandleRefusal(uint64_t token) {
   MutexLock lock(&stripe_->mu);
   ++counters_.dispatch_refusals;
   if (state_ != State::kQueued || token != queued_token_) return;  // stopped
-  state_ = State::kArmed;
+  TransitionLocked(Event::kDispatchRefused);
   if (options_->oneshot) {
     const absl::Duration backoff =
         std::min(front_->tick() * (int64_t{1} << refusals_in_a_row_),
@@ -418,7 +387,7 @@ void TimerCore::Run(uint64_t token) {
     if (!front_->TryNow(&event.actual_time)) {
       // The timer system shut down while this call was queued.
       CancelLocked();
-      state_ = State::kIdle;
+      TransitionLocked(Event::kSystemShutDown);
       AWARN << "timer \"" << NameLocked()
             << "\": its timer system shut down; the timer stopped";
       return;
@@ -428,7 +397,8 @@ void TimerCore::Run(uint64_t token) {
     // Begun late (a busy processor, or a stall while it was queued): under
     // kSkip it stands for the latest period due by now.
     SkipToLatestDueLocked(front_->TickFloor(event.actual_time));
-    state_ = options_->oneshot ? State::kFinishing : State::kRunning;
+    TransitionLocked(options_->oneshot ? Event::kOneshotCallBegins
+                                       : Event::kCallBegins);
     runner_ = CurrentExecutionId();
     refusals_in_a_row_ = 0;
     options = options_;  // Configure() from the callback cannot free it
@@ -477,18 +447,18 @@ void TimerCore::Run(uint64_t token) {
     }
     runner_ = nullptr;
     ++calls_ended_;
-    const bool keep_on = state_ == State::kRunning && stop_waiters_ == 0 &&
-                         !retired_ && !cancelled && system_up;
+    // Retired implies kRetiring here: never kept on.
+    const bool keep_on = (state_ == State::kRunning ||
+                          state_ == State::kRunningRestartPending) &&
+                         stop_waiters_ == 0 && !cancelled && system_up;
     if (!keep_on) {
       CancelLocked();
-      state_ = State::kIdle;
-      restart_pending_ = false;
-    } else if (restart_pending_) {
-      restart_pending_ = false;
-      state_ = State::kArmed;
+      TransitionLocked(Event::kCallEndsStop);
+    } else if (state_ == State::kRunningRestartPending) {
+      TransitionLocked(Event::kCallEndsKeepOn);
       ArmLocked(ExpectedLocked(schedule_.call())).IgnoreError();  // late calls fire at once
     } else {
-      state_ = State::kArmed;
+      TransitionLocked(Event::kCallEndsKeepOn);
       ScheduleNextLocked(end);
     }
     stripe_->call_ended.WakeAll();

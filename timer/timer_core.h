@@ -14,54 +14,75 @@
 // (its TimerStripe, timer_stripes.h), and a waiting Stop() waits on the
 // stripe's list: a pointer per timer instead of a mutex and a wait list.
 //
-// States (state_, under the stripe's lock; k_ is the schedule's current
-// call, schedule_.call()):
+// States and transitions: one TimerState (timer_state.h), state_, under
+// the stripe's lock; it changes only through the transition table there
+// (TransitionLocked), never by assignment. k_ is the schedule's current
+// call, schedule_.call(). In brief:
 //
-//   kIdle       no schedule, no call in flight
-//   kArmed      schedule on; the wheel entry is armed for call k_
-//   kQueued     schedule on; call k_ handed to the dispatcher, not begun
-//   kRunning    schedule on; the callback of call k_ runs
-//   kFinishing  schedule off; a callback still runs (stopped while running,
-//               or a oneshot, whose schedule ends when its call begins)
+//   kUnconfigured  never configured: Start() refused
+//   kIdle          no schedule, no call in flight
+//   kArmed         schedule on; the wheel entry is armed for call k_
+//   kQueued        schedule on; call k_ handed to the dispatcher, not begun
+//   kRunning       schedule on; the callback of call k_ runs
+//   kRunningRestartPending  a callback runs and a new schedule (a restart
+//                  from kFinishing, or Reset()) is armed when it ends
+//   kFinishing     schedule off; a callback still runs (stopped while
+//                  running, or a oneshot, whose schedule ends when its call
+//                  begins)
+//   kRetiring      retired (the handle is gone: Start() refused); its last
+//                  callback still runs
+//   kRetired       retired; nothing runs or will
 //
-// Transitions (event: from -> to). Anything not listed leaves the state.
+// Where each operation raises which event of the table (timer_state.h has
+// the whole table, with every invalid pair):
 //
-//   Start          kIdle -> kArmed            (new schedule from now)
-//                  kFinishing -> kRunning     (restart while its call runs;
-//                                              armed when the call ends)
-//                  kArmed/kQueued/kRunning: already on, OK, no change
-//   Reset          kIdle -> kArmed, kFinishing -> kRunning (as Start)
-//                  kArmed/kQueued -> kArmed   (entry cancelled or queued run
-//                                              dropped; new schedule from now)
-//                  kRunning -> kRunning       (new schedule from now, armed
-//                                              when the running call ends)
-//   Stop           kArmed/kQueued -> kIdle    (wheel entry cancelled; a
-//                                              queued run is dropped)
-//                  kRunning -> kFinishing, then waits for the call to end
-//                  (unless called by that call itself); kFinishing: waits
-//   expiry         kArmed -> kQueued          (dispatched; a periodic timer
-//                                              is provisionally armed for
-//                                              k_+1 so the tick thread plans
-//                                              its sleep with it; under
-//                                              kSkip a call dispatched when
-//                                              later periods are due too
-//                                              stands for the latest, also
-//                                              when it begins late)
-//                  kQueued: the provisional arming came due before the call
-//                  began (starved): that period is counted missed and the
-//                  queued call stands for the next one
-//                  kRunning: an overrun; resolved when the call ends
-//   dispatch refused  kQueued -> kArmed       (periodic: next period, the
-//                  refused one counted missed; oneshot: retried with a
-//                  backoff of 1, 2, 4 ... ticks up to 1 s, never busily)
-//   call begins    kQueued -> kRunning (periodic) / kFinishing (oneshot)
-//   call ends      kRunning -> kArmed         (next call per the overrun
-//                                              policy, decided in ticks)
-//                  kRunning -> kIdle          if a Stop() waits, the timer
-//                                             is retired or its system shut
-//                                             down
-//                  kFinishing -> kIdle
-//   system shut down (seen at a call or a Start): -> kIdle, FailedPrecondition
+//   Configure()  Stop(), then kConfigure: kUnconfigured/kArmed/kQueued ->
+//                kIdle, kRunning(RestartPending) -> kFinishing; retired
+//                stays retired (a Start() that
+//                raced in after the Stop() is undone)
+//   Start()      refused in kUnconfigured/kRetiring/kRetired; no change in
+//                kArmed/kQueued/kRunning(RestartPending) (already on);
+//                kNewSchedule: kIdle -> kArmed (new schedule from now),
+//                kFinishing -> kRunningRestartPending (restart while its
+//                call runs; armed when the call ends)
+//   Reset()      as Start(), but kDropCountdown first: kArmed/kQueued ->
+//                kIdle (entry cancelled or queued run dropped), kRunning:
+//                its next arming cancelled; then kNewSchedule (kIdle ->
+//                kArmed; kRunning/kFinishing -> kRunningRestartPending)
+//   Stop()       kStop: kArmed/kQueued -> kIdle (wheel entry cancelled; a
+//                queued run is dropped); kRunning(RestartPending) ->
+//                kFinishing; then, in kFinishing or kRetiring, waits for
+//                the call to end (unless called by that call itself)
+//   Retire()     kRetire, as Stop() but to kRetired/kRetiring, in the same
+//                hold of the lock: no Start() gets in between
+//   expiry       kExpire: kArmed -> kQueued (dispatched; a periodic timer
+//                is provisionally armed for k_+1 so the tick thread plans
+//                its sleep with it (armed_for_next_); under kSkip a call
+//                dispatched when later periods are due too stands for the
+//                latest, also when it begins late)
+//                kQueued: the provisional arming came due before the call
+//                began (starved): that period is counted missed and the
+//                queued call stands for the next one
+//                kRunning: an overrun; resolved when the call ends
+//   dispatch refused  kDispatchRefused: kQueued -> kArmed (periodic: next
+//                period, the refused one counted missed; oneshot: retried
+//                with a backoff of 1, 2, 4 ... ticks up to 1 s, never
+//                busily)
+//   call begins  kCallBegins: kQueued -> kRunning (periodic);
+//                kOneshotCallBegins: kQueued -> kFinishing (oneshot)
+//   call ends    kCallEndsKeepOn: kRunning -> kArmed (next call per the
+//                overrun policy, decided in ticks), kRunningRestartPending
+//                -> kArmed (the new schedule's first call)
+//                kCallEndsStop, if a Stop() waits, it was stopped or
+//                retired, its system shut down or the dispatcher cancelled
+//                the call: kRunning(RestartPending)/kFinishing -> kIdle,
+//                kRetiring -> kRetired
+//   arm refused by the wheel  kArmFailed: kArmed/kQueued -> kIdle (logged;
+//                Start() returns the error). A failed provisional arming
+//                at an expiry only ends the next period: kQueued stays
+//   system shut down (seen at a Start() or when a queued call begins):
+//                kSystemShutDown: kArmed/kQueued -> kIdle,
+//                FailedPrecondition
 //
 // Stop() waits for a call of another execution (thread or coroutine; see
 // cyber/common/wait_list.h) on a WaitList: a thread blocks, a coroutine
@@ -93,6 +114,7 @@
 #include "timer/latency_histogram.h"
 #include "timer/periodic_schedule.h"
 #include "timer/timer_options.h"
+#include "timer/timer_state.h"
 #include "timer/timer_stripes.h"
 #include "timer/timer_system.h"
 
@@ -101,7 +123,8 @@ namespace timer {
 
 class TimerCore final : public ExpiryTargetOf<TimerCore> {
  public:
-  enum class State : uint8_t { kIdle, kArmed, kQueued, kRunning, kFinishing };
+  using State = TimerState;
+  using Event = TimerStateEvent;
 
   // `front` null: bound at each Start() (the process default).
   explicit TimerCore(std::shared_ptr<TimerSystem> front);
@@ -140,7 +163,6 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   TimerSystem* fixed_system() const ABSL_NO_THREAD_SAFETY_ANALYSIS {
     return front_.get();
   }
-  static const char* StateName(State state);
 
   void OnExpired(uint32_t arm_seq);
 
@@ -153,14 +175,24 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
                            std::shared_ptr<TimerSystem> front_ref, bool reset)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   void Run(uint64_t token);
+  // Stop() (event kStop) or Retire() (kRetire).
+  void StopWith(Event event);
+  // The one way state_ changes: to TimerStateAfter(state_, event).
+  // REQUIRES: the pair is valid (DCHECKed; left unchanged otherwise).
+  void TransitionLocked(Event event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   std::string NameLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   Instant ExpectedLocked(int64_t k) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   // Arms for call k_ (or the instant `deadline`), recording the arming; on
-  // failure logs, goes kIdle and returns the error.
+  // failure logs, raises kArmFailed (-> kIdle) and returns the error.
+  // REQUIRES: kArmed or kQueued.
   absl::Status ArmLocked(Instant deadline)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
-  // ArmLocked for call k_ + 1 (the provisional arming at an expiry),
+  // ArmLocked without the state change: on failure logs and returns the
+  // error, the state as it was.
+  absl::Status TryArmLocked(Instant deadline)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
+  // TryArmLocked for call k_ + 1 (the provisional arming at an expiry),
   // remembering that it is (armed_for_next_).
   absl::Status ArmNextLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   void CancelLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
@@ -190,15 +222,27 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   // timer_stripes.h): one pointer instead of a mutex per timer.
   TimerStripe* const stripe_;
 
-  State state_ ABSL_GUARDED_BY(stripe_->mu) = State::kIdle;
+  // The whole lifecycle (configured, retired, restart pending included):
+  // changed only by TransitionLocked.
+  State state_ ABSL_GUARDED_BY(stripe_->mu) = State::kUnconfigured;
   const bool fixed_;  // front_ was given at construction and never changes
-  bool configured_ ABSL_GUARDED_BY(stripe_->mu) = false;
-  bool retired_ ABSL_GUARDED_BY(stripe_->mu) = false;
-  bool restart_pending_ ABSL_GUARDED_BY(stripe_->mu) = false;  // kRunning
-  bool bound_ ABSL_GUARDED_BY(stripe_->mu) = false;  // to front_, this config
-  // The wheel entry is armed for call k_ + 1 (by ArmNextLocked; while
-  // armed_seq_ != 0): the end of call k_ then has nothing to re-arm.
+  // Not lifecycle state, so fields beside state_, each for its reason:
+  //
+  // bound_: a cache's validity: priority_/group_ were resolved, and the
+  // options validated, for (this configuration, front_). Configure()
+  // invalidates it; it says nothing about what the timer does, and is
+  // true or false in every state.
+  bool bound_ ABSL_GUARDED_BY(stripe_->mu) = false;
+  // armed_for_next_: wheel-entry bookkeeping, which call the entry is
+  // armed for: k_ + 1 (by ArmNextLocked; meaningful while armed_seq_ != 0),
+  // so the end of call k_ has nothing to re-arm. It pairs with armed_seq_,
+  // which the wheel's expiry, a skip (SkipToLatestDueLocked) and every
+  // arming change independently of the lifecycle; folding it in would
+  // double kQueued and kRunning without making a transition clearer.
   bool armed_for_next_ ABSL_GUARDED_BY(stripe_->mu) = false;
+  // Counters: dispatch refusals in a row (a oneshot's retry backoff), and
+  // the Stop()s waiting for the call in flight (while any waits, the call's
+  // end never re-arms: kCallEndsStop).
   uint8_t refusals_in_a_row_ ABSL_GUARDED_BY(stripe_->mu) = 0;
   uint16_t stop_waiters_ ABSL_GUARDED_BY(stripe_->mu) = 0;
   // The route of its calls (Route: priority_, group_), resolved at binding
