@@ -1,23 +1,24 @@
 // The process-wide scheduler, and cyber::Async on it.
 //
-// Created on first use from flags: --scheduler_conf (a Cyber-style scheduler
-// conf in protobuf text format), or else one group described by
-// --scheduler_processors (0: one per core), --scheduler_cpuset,
-// --scheduler_affinity, --scheduler_policy and --scheduler_priority; and
-// --routine_stack_size. It is made wired to a process timer system
-// (timer/default_timer_system.h) whose callbacks it runs and whose wheel
-// its SleepFor arms, so Async, SleepFor, CreateTask and Node work whoever
-// asks first.
+// The process scheduler is the process runtime's (cyber/runtime/
+// process_runtime.h, which says how it is made from the --scheduler_*
+// flags and how it lives); this header is the scheduler-shaped view of it
+// that Cyber-style code uses. It is wired to the runtime's timer system,
+// the process timer system (timer/default_timer_system.h), whose callbacks
+// it runs and whose wheel its SleepFor arms, so Async, SleepFor, CreateTask
+// and Node work whoever asks first.
 //
-// Its life, and what DefaultScheduler() returns at each stage:
+// Its life follows the runtime's, and what DefaultScheduler() returns at
+// each stage:
 //   never started  made on first use (a program that never calls Init);
 //   started        StartDefaultScheduler() (cyber::Init) keeps a running
-//                  one or makes a new one;
-//   shut down      ShutdownDefaultScheduler() (cyber::Shutdown) stops the
-//                  timer system, then the scheduler, which is kept and
-//                  returned, refusing work with a clear error (an Async
-//                  future holds it; CreateTask returns FailedPrecondition),
-//                  until the next StartDefaultScheduler(). Never an abort.
+//                  one or makes a new one (a new process runtime);
+//   shut down      ShutdownDefaultScheduler() (cyber::Shutdown) shuts the
+//                  process runtime down: its timer system, then the
+//                  scheduler, which is kept and returned, refusing work
+//                  with a clear error (an Async future holds it; CreateTask
+//                  returns FailedPrecondition), until the next
+//                  StartDefaultScheduler(). Never an abort.
 // A bad conf file is reported (AERROR, naming file, line and field) and
 // the default configuration is used instead, so the process still runs.
 //
@@ -36,15 +37,16 @@ namespace scheduler {
 
 Scheduler* DefaultScheduler();
 // The same, shared: DefaultScheduler()'s pointer stays valid while the
-// process runs it, or while somebody holds it this way (a Node does).
-// After a shutdown, the next StartDefaultScheduler() drops the process's
-// own reference: nothing is kept for ever.
+// process runs it, or while somebody holds it this way (a Node does). The
+// reference holds the whole process runtime (an aliasing shared_ptr). After
+// a shutdown, the next StartDefaultScheduler() drops the process's own
+// reference: nothing is kept for ever.
 std::shared_ptr<Scheduler> DefaultSchedulerRef();
-// A running process scheduler: the current one, or a new one (with a new
-// process timer system) if there is none or it is shut down.
+// A running process scheduler: the current one, or a new one (a new
+// process runtime) if there is none or it is shut down.
 Scheduler* StartDefaultScheduler();
-// Shuts the process timer system and then the default scheduler down
-// (idempotent); see above.
+// Shuts the process runtime down: its timer system, then the default
+// scheduler (idempotent); see above.
 void ShutdownDefaultScheduler();
 
 // The scheduler of the runtime whose code runs on this thread: the

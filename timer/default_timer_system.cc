@@ -3,7 +3,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
-#include <vector>
+#include <utility>
 
 #include "cyber/common/log.h"
 #include "cyber/time/steady_clock.h"
@@ -15,26 +15,24 @@ namespace timer {
 
 namespace {
 
-struct ProcessSystem {
-  // `dispatcher` null: run callbacks on an executor of our own.
-  explicit ProcessSystem(Dispatcher* dispatcher, const char* name)
-      : executor(dispatcher == nullptr ? std::make_unique<CallbackExecutor>(
-                                             CallbackExecutor::Options{})
-                                       : nullptr),
-        driver(SteadyClock::Get(),
-               dispatcher == nullptr ? executor.get() : dispatcher,
-               Options(name)) {}
-  ~ProcessSystem() {
+// The fallback: a system of our own on the steady clock whose callbacks run
+// on an executor of our own, for timers started before any process runtime
+// exists.
+struct FallbackSystem {
+  FallbackSystem()
+      : executor(CallbackExecutor::Options{}),
+        driver(SteadyClock::Get(), &executor, DriverOptions()) {}
+  ~FallbackSystem() {
     // Tick thread first (no new expiries), then the callbacks queued.
     driver.Shutdown();
-    if (executor) executor->Shutdown();
+    executor.Shutdown();
   }
-  static TickDriver::Options Options(const char* name) {
+  static TickDriver::Options DriverOptions() {
     TickDriver::Options o;
-    o.name = name;
+    o.name = "timer-fallback";
     return o;
   }
-  std::unique_ptr<CallbackExecutor> executor;
+  CallbackExecutor executor;
   TickDriver driver;
 };
 
@@ -42,11 +40,18 @@ enum class Stage { kNeverInstalled, kInstalled, kShutDown };
 
 std::mutex g_mu;
 Stage g_stage = Stage::kNeverInstalled;  // guarded by g_mu
-// The system new timers bind to (null when shut down), and every system
-// made since the last shutdown (the fallback keeps serving its timers).
-ProcessSystem* g_current = nullptr;                                // g_mu
-std::vector<std::unique_ptr<ProcessSystem>>* g_systems =           // g_mu
-    new std::vector<std::unique_ptr<ProcessSystem>>();
+// The driver new timers bind to (null when shut down): the installed one
+// (the process runtime's), or the fallback's before any install.
+TickDriver* g_current = nullptr;  // guarded by g_mu
+// The installed system, held so that a shutdown can close it whatever
+// happens to its driver's owner. Null when none is installed.
+std::shared_ptr<TimerSystem>& g_installed =  // guarded by g_mu
+    *new std::shared_ptr<TimerSystem>();
+// The fallback, made at most once and kept (serving the timers started on
+// it) until the next shutdown. The holders are never destroyed: no tick
+// thread is torn down by static destruction at exit.
+std::unique_ptr<FallbackSystem>& g_fallback =  // guarded by g_mu
+    *new std::unique_ptr<FallbackSystem>();
 // g_current's front end, written under g_mu, read without it (the hint).
 std::atomic<const TimerSystem*> g_current_front{nullptr};
 // The fallback's front end once made (never made again: the stage never
@@ -54,18 +59,17 @@ std::atomic<const TimerSystem*> g_current_front{nullptr};
 std::atomic<const TimerSystem*> g_fallback_front{nullptr};
 std::atomic<bool> g_fallback_reported{false};
 
-void SetCurrentLocked(ProcessSystem* system) {
-  g_current = system;
-  g_current_front.store(system != nullptr ? system->driver.system().get()
-                                          : nullptr,
+void SetCurrentLocked(TickDriver* driver) {
+  g_current = driver;
+  g_current_front.store(driver != nullptr ? driver->system().get() : nullptr,
                         std::memory_order_release);
 }
 
-ProcessSystem* CurrentLocked() {
+TickDriver* CurrentLocked() {
   if (g_current == nullptr && g_stage == Stage::kNeverInstalled) {
-    g_systems->push_back(std::make_unique<ProcessSystem>(nullptr, "timer-fallback"));
-    SetCurrentLocked(g_systems->back().get());
-    g_fallback_front.store(g_current->driver.system().get(),
+    g_fallback = std::make_unique<FallbackSystem>();
+    SetCurrentLocked(&g_fallback->driver);
+    g_fallback_front.store(g_current->system().get(),
                            std::memory_order_release);
   }
   return g_current;
@@ -78,8 +82,8 @@ std::shared_ptr<TimerSystem> DefaultTimerFrontEnd() {
     return ambient;
   }
   std::lock_guard<std::mutex> lock(g_mu);
-  ProcessSystem* s = CurrentLocked();
-  return s != nullptr ? s->driver.system() : nullptr;
+  TickDriver* driver = CurrentLocked();
+  return driver != nullptr ? driver->system() : nullptr;
 }
 
 const TimerSystem* DefaultTimerFrontEndHint() {
@@ -107,27 +111,29 @@ void NoteDefaultTimerStart(const TimerSystem* front,
 
 TickDriver* DefaultTickDriver() {
   std::lock_guard<std::mutex> lock(g_mu);
-  ProcessSystem* s = CurrentLocked();
-  return s != nullptr ? &s->driver : nullptr;
+  return CurrentLocked();
 }
 
-TickDriver* InstallDefaultTimerSystem(Dispatcher* dispatcher) {
+void InstallDefaultTimerSystem(TickDriver* driver) {
   std::lock_guard<std::mutex> lock(g_mu);
-  g_systems->push_back(std::make_unique<ProcessSystem>(dispatcher, "timer-tick"));
-  SetCurrentLocked(g_systems->back().get());
+  g_installed = driver->system();
+  SetCurrentLocked(driver);
   g_stage = Stage::kInstalled;
-  return &g_current->driver;
 }
 
 void ShutdownDefaultTimerSystem() {
-  std::vector<std::unique_ptr<ProcessSystem>> systems;
+  std::shared_ptr<TimerSystem> installed;
+  std::unique_ptr<FallbackSystem> fallback;
   {
     std::lock_guard<std::mutex> lock(g_mu);
     g_stage = Stage::kShutDown;
     SetCurrentLocked(nullptr);
-    systems.swap(*g_systems);
+    installed = std::move(g_installed);
+    fallback = std::move(g_fallback);
   }
-  systems.clear();  // outside g_mu: joins threads, may wait for callbacks
+  // Outside g_mu: joins threads, may wait for callbacks.
+  if (installed != nullptr) installed->Shutdown();
+  fallback.reset();
 }
 
 }  // namespace timer

@@ -1,18 +1,20 @@
 // The process timer system: what a Timer made without a TickDriver binds to
-// when it starts (as Cyber RT code's timers do). The one place it is made,
-// looked up and torn down; cyber::Init/Shutdown (cyber/init) are the one
-// place that calls Install/Shutdown.
+// when it starts (as Cyber RT code's timers do). The one place it is looked
+// up; the process runtime (cyber/runtime/process_runtime.h, made on first
+// use or by cyber::Init) is the one place that calls Install/Shutdown.
 //
 // Its life, and what a Timer's Schedule() gets at each stage:
 //   never installed  a fallback system (steady clock, callbacks on a small
-//                    CallbackExecutor), created on first use, so a plain
-//                    Timer works in a program that never calls Init();
-//   installed        the system Init() made with the scheduler as its
-//                    dispatcher; the fallback (if any) keeps serving the
-//                    timers already started on it until they stop;
+//                    CallbackExecutor), made here on first use, so a plain
+//                    Timer works in a program that has no process runtime
+//                    yet (no Init, no Async, no Node);
+//   installed        the process runtime's timer system, whose callbacks
+//                    run on its scheduler; the fallback (if any) keeps
+//                    serving the timers already started on it until they
+//                    stop;
 //   shut down        none: DefaultTimerFrontEnd() is null and Schedule()
 //                    fails with FailedPrecondition, until the next install.
-// Shutdown stops every tick thread and executor it made and frees them;
+// Shutdown closes the installed system and stops and frees the fallback;
 // timers hold only the shared TimerSystem (timer/timer_system.h), which
 // refuses arms once closed, so nothing keeps a pointer to a dead system.
 //
@@ -25,7 +27,6 @@
 #include <string>
 
 #include "absl/functional/function_ref.h"
-#include "timer/dispatcher.h"
 #include "timer/tick_driver.h"
 #include "timer/timer_system.h"
 
@@ -60,14 +61,15 @@ TickDriver* DefaultTickDriver();
 void NoteDefaultTimerStart(const TimerSystem* front,
                            absl::FunctionRef<std::string()> timer_name);
 
-// Makes a new process system on the steady clock whose callbacks run on
-// `dispatcher` (the scheduler), replacing the current one for timers that
-// start from now on. REQUIRES: `dispatcher` outlives the next
+// Makes `driver`'s system (the process runtime's) the process system,
+// replacing the current one for timers that start from now on. The driver
+// stays its owner's. REQUIRES: `driver` outlives the next
 // ShutdownDefaultTimerSystem().
-TickDriver* InstallDefaultTimerSystem(Dispatcher* dispatcher);
+void InstallDefaultTimerSystem(TickDriver* driver);
 
-// Stops and frees every system made here (idempotent). Timers on them stop
-// firing; a queued call is dropped; Schedule() fails until the next install.
+// Closes the installed system and stops and frees the fallback
+// (idempotent). Timers on them stop firing; a queued call is dropped;
+// Schedule() fails until the next install.
 void ShutdownDefaultTimerSystem();
 
 }  // namespace timer

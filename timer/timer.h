@@ -69,11 +69,12 @@
 // fails with FailedPrecondition). A Timer without one binds to the process
 // timer system at each Schedule()/Start() from the idle state, never at
 // construction:
-//   * after cyber::Init(): the scheduler's coroutine pool — always, however
-//     early the Timer was constructed;
-//   * before the first cyber::Init(): a fallback system running callbacks on
-//     a small thread pool; a timer started there keeps running there until
-//     it is stopped (its next Start() after Init() binds to the scheduler);
+//   * once the process runtime exists (cyber/runtime/process_runtime.h:
+//     cyber::Init(), or a first cyber::Async or Node): its scheduler's
+//     coroutine pool — always, however early the Timer was constructed;
+//   * before that: a fallback system running callbacks on a small thread
+//     pool; a timer started there keeps running there until it is stopped
+//     (its next Start() after Init() binds to the scheduler);
 //   * after cyber::Shutdown() (until the next Init()): Schedule() returns
 //     FailedPrecondition naming the timer, Start() logs it (AERROR), and
 //     nothing runs or retries. Init() again gives working timers, also to

@@ -12,8 +12,7 @@
 
 #include "cyber/common/log.h"
 #include "gflags/gflags.h"
-#include "scheduler/default_scheduler.h"
-#include "timer/default_timer_system.h"
+#include "cyber/runtime/process_runtime.h"
 
 namespace cyber {
 
@@ -140,12 +139,12 @@ bool Init(const char* binary_name) {
     while (sem_trywait(&g_shutdown_requested) == 0) {
     }
   }
-  // The process scheduler, wired to its timer system at birth (made here,
-  // or kept if an Async or a Node made it before Init): timer callbacks run
-  // as its coroutines and SleepFor arms its wheel. A Timer binds to the
-  // process system when it starts, so every timer started from now on runs
-  // there, however early it was constructed.
-  scheduler::StartDefaultScheduler();
+  // The process runtime (made here, or kept if an Async or a Node
+  // made it before Init): timer callbacks run as its scheduler's coroutines
+  // and SleepFor arms its wheel. A Timer binds to the process timer system
+  // when it starts, so every timer started from now on runs there, however
+  // early it was constructed.
+  StartProcessRuntime();
   g_state.store(static_cast<int>(State::kInitialized));
   InstallHandlers();
   AINFO << "cyber::Init: " << binary_name << " initialized";
@@ -159,8 +158,7 @@ void Shutdown() {
   g_state.store(static_cast<int>(State::kShuttingDown));
   // Ordered: timers first (no new callbacks), then the scheduler that runs
   // them (cancels and drains its routines, joins its processors).
-  timer::ShutdownDefaultTimerSystem();
-  scheduler::ShutdownDefaultScheduler();
+  ShutdownProcessRuntime();
   RestoreHandlers();
   g_state.store(static_cast<int>(State::kShutDown));
   sem_post(&g_shutdown_requested);  // release WaitForShutdown()

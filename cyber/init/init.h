@@ -15,10 +15,10 @@
 // binary's logs stay on stderr unless its user asked for files) and turns
 // SIGINT/SIGTERM into a request to stop: OK() becomes false and WaitForShutdown() returns. A second
 // SIGINT/SIGTERM while shutting down kills the process the default way, so a
-// hung shutdown can always be interrupted. This is also the one place that
-// wires the process-wide timer and scheduler instances together: Init()
-// makes the scheduler's coroutine pool the timers' dispatcher and gives the
-// scheduler the timing wheel for SleepFor; Shutdown() stops the timers, then
+// hung shutdown can always be interrupted. Init() also starts the process
+// runtime (cyber/runtime/process_runtime.h: one clock, timer system,
+// scheduler and bus, wired together; kept if first use made it already, a
+// new one after a Shutdown()); Shutdown() shuts it down, timers first, then
 // the scheduler.
 //
 // Every function is thread-safe and idempotent: Init() twice is one Init(),

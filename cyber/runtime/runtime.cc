@@ -1,5 +1,6 @@
 #include "cyber/runtime/runtime.h"
 
+#include <memory>
 #include <thread>
 #include <utility>
 
@@ -20,12 +21,13 @@ scheduler::Scheduler::Options SchedulerOptions(Runtime::Options& o) {
   }
   s.stack_size = o.stack_size;
   s.run_threads = o.run_threads;
+  s.anticipate_timer_work = o.anticipate_timer_work;
   return s;
 }
 
 timer::TickDriver::Options TimerOptions(const Runtime::Options& o) {
   timer::TickDriver::Options d;
-  d.name = o.name + "-tick";
+  d.name = o.tick_thread_name.empty() ? o.name + "-tick" : o.tick_thread_name;
   d.tick = o.tick;
   d.run_thread = o.run_threads;
   return d;
@@ -36,10 +38,13 @@ timer::TickDriver::Options TimerOptions(const Runtime::Options& o) {
 Runtime::Runtime(Options options)
     : name_(options.name),
       clock_(options.clock != nullptr ? options.clock : SteadyClock::Get()),
+      owned_bus_(options.bus == nullptr ? std::make_unique<ChannelBus>()
+                                        : nullptr),
+      bus_(options.bus != nullptr ? options.bus : owned_bus_.get()),
       scheduler_(SchedulerOptions(options)),
       timers_(clock_, &scheduler_, TimerOptions(options)) {
   scheduler_.SetTimerDriver(&timers_);
-  scheduler_.scope()->bus.store(&bus_, std::memory_order_release);
+  scheduler_.scope()->bus.store(bus_, std::memory_order_release);
 }
 
 Runtime::~Runtime() { Shutdown(); }

@@ -21,9 +21,13 @@
 // and then a plain `cyber::Timer`, `cyber::Async`, `Node("x")`,
 // `Time::Now()` use this runtime.
 //
+// The process runtime is one of these too (cyber/runtime/process_runtime.h:
+// made on first use or by cyber::Init, on the steady clock, its scheduler
+// and tick thread from the --scheduler_* flags, on ChannelBus::Default()).
+//
 // Shutdown() is ordered: timers first (no new callbacks), then the
 // scheduler (cancels and drains its routines, joins its processors); the
-// bus is freed last. Timers and nodes may outlive the runtime: a Timer then
+// bus (when the runtime owns it) is freed last. Timers and nodes may outlive the runtime: a Timer then
 // gets FailedPrecondition (the timer system refuses arms once shut down).
 //
 // Threads: accessors from any thread; Shutdown() and the destructor not from
@@ -61,7 +65,16 @@ class Runtime {
     // (scheduler()->RunReady) on its own thread: a simulated graph.
     bool run_threads = true;
     absl::Duration tick = timer::kTimerResolution;
+    // The tick thread's name; empty: `name` + "-tick".
+    std::string tick_thread_name;
     size_t stack_size = scheduler::kDefaultStackSize;
+    // See scheduler::Scheduler::Options::anticipate_timer_work.
+    bool anticipate_timer_work = true;
+    // The bus the runtime's nodes use; null: one the runtime owns. The
+    // process runtime passes ChannelBus::Default(), so every node of the
+    // process talks to every other, whichever run made it.
+    // REQUIRES: outlives the runtime.
+    ChannelBus* bus = nullptr;
   };
 
   explicit Runtime(Options options);
@@ -76,14 +89,16 @@ class Runtime {
   Clock* clock() const { return clock_; }
   timer::TickDriver* timers() { return &timers_; }
   scheduler::Scheduler* scheduler() { return &scheduler_; }
-  ChannelBus* bus() { return &bus_; }
+  ChannelBus* bus() { return bus_; }
   // What code running on behalf of this runtime has installed (see above).
   const RuntimeScope* scope() const { return scheduler_.scope(); }
 
  private:
   const std::string name_;
   Clock* const clock_;
-  ChannelBus bus_;  // first in, last out: deliveries in flight reach it
+  // First in, last out: deliveries in flight reach the bus.
+  const std::unique_ptr<ChannelBus> owned_bus_;  // null: options.bus
+  ChannelBus* const bus_;
   scheduler::Scheduler scheduler_;
   timer::TickDriver timers_;  // dispatches into scheduler_
 };

@@ -8,7 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "cyber/transport/writer.h"  // NodeState
+#include "cyber/transport/node_state.h"
 
 namespace cyber {
 namespace transport_internal {

@@ -54,7 +54,7 @@ class Reader;
 
 namespace transport_internal {
 
-struct NodeState;  // writer.h
+struct NodeState;  // node_state.h
 
 // A readable name for a type: the demangled typeid(...).name() (the raw name
 // if demangling fails), e.g. "cyber::perception::Obstacles".

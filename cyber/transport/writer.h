@@ -31,6 +31,7 @@
 
 #include "cyber/common/log.h"
 #include "cyber/transport/channel_bus.h"
+#include "cyber/transport/node_state.h"
 #include "cyber/transport/reader.h"
 
 namespace cyber {
@@ -39,17 +40,6 @@ struct WriterStats {
   uint64_t written = 0;  // Write() calls that delivered (returned true)
   uint64_t refused = 0;  // Write() calls that returned false
 };
-
-namespace transport_internal {
-
-// What a Node shares with its writers, which may outlive it.
-struct NodeState {
-  explicit NodeState(std::string n) : name(std::move(n)) {}
-  const std::string name;
-  std::atomic<bool> shut_down{false};
-};
-
-}  // namespace transport_internal
 
 template <typename M>
 class Writer {
