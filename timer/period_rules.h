@@ -40,6 +40,14 @@ inline absl::Duration MaxDelay(absl::Duration tick) {
   return tick * static_cast<int64_t>(kMaxDelayTicks);
 }
 
+// Whether CheckPeriod would accept `period`: the check alone, for hot
+// paths (a timer binding at its first Schedule()) that build the message
+// only when it fails.
+inline bool PeriodInRange(absl::Duration period, absl::Duration resolution,
+                          absl::Duration max) {
+  return period > absl::ZeroDuration() && period >= resolution && period <= max;
+}
+
 // OK if `period` is within [resolution, max]. Otherwise an error whose
 // message is "<subject>: <field> <period> <why>", e.g.
 //   timer "imu": period 0 must be positive (the minimum is the 2ms resolution)

@@ -68,6 +68,21 @@ absl::Status ScheduleStatus(absl::Duration period, bool oneshot) {
   return s;
 }
 
+// The check the timer runs at every binding, without building a message,
+// says what CheckPeriod says.
+TEST(PeriodRulesTest, PeriodInRangeAgreesWithCheckPeriod) {
+  const absl::Duration max = MaxDelay(kTimerResolution);
+  for (absl::Duration p :
+       {-absl::Milliseconds(5), absl::ZeroDuration(), absl::Nanoseconds(1),
+        absl::Milliseconds(1), kTimerResolution - absl::Nanoseconds(1),
+        kTimerResolution, absl::Milliseconds(3), absl::Hours(25), max,
+        max + absl::Nanoseconds(1), absl::InfiniteDuration()}) {
+    EXPECT_EQ(PeriodInRange(p, kTimerResolution, max),
+              CheckPeriod("timer \"t\"", "period", p, kTimerResolution, max).ok())
+        << absl::FormatDuration(p);
+  }
+}
+
 TEST(PeriodRulesTest, ATimerRefusesWhatTheRuleRefusesInTheSameWords) {
   const absl::Duration max = MaxDelay(kTimerResolution);
   for (bool oneshot : {false, true}) {

@@ -29,11 +29,10 @@ absl::Status ValidateTimerOptions(const TimerOptions& o, absl::string_view name,
                                   absl::Duration max_period) {
   // Messages are built only on failure.
   const auto who = [name] { return absl::StrCat("timer \"", name, "\": "); };
-  if (absl::Status s = CheckPeriod(absl::StrCat("timer \"", name, "\""),
-                                   o.oneshot ? "delay" : "period", o.period,
-                                   resolution, max_period);
-      !s.ok()) {
-    return s;
+  if (!PeriodInRange(o.period, resolution, max_period)) {
+    return CheckPeriod(absl::StrCat("timer \"", name, "\""),
+                       o.oneshot ? "delay" : "period", o.period, resolution,
+                       max_period);
   }
   if (!o.callback && !o.event_callback) {
     return absl::InvalidArgumentError(absl::StrCat(who(), "callback is empty"));
