@@ -187,7 +187,7 @@ absl::StatusOr<TimingWheel::ArmResult> TimingWheel::Arm(WheelEntry* entry,
   ArmResult result{entry->arm_seq_, entry->expires_, false};
   const Tick event = EventTickOfLocked(entry);
   if (event < planned_wake_) {
-    planned_wake_ = event;
+    SetPlanLocked(event);
     result.wake_needed = true;
   } else {
     result.plan_later = ReplanLaterLocked(vacated);
@@ -215,7 +215,7 @@ bool TimingWheel::ReplanLaterLocked(Tick vacated) {
   if (vacated != planned_wake_ || vacated == kNoTick) return false;
   const Tick next = NextEventTickLocked();
   if (next == planned_wake_) return false;  // others share the tick
-  planned_wake_ = next;
+  SetPlanLocked(next);
   return true;
 }
 
@@ -265,13 +265,13 @@ Tick TimingWheel::NextEventTick() const {
 
 Tick TimingWheel::PlanWake() {
   MutexLock lock(&mu_);
-  planned_wake_ = NextEventTickLocked();
+  SetPlanLocked(NextEventTickLocked());
   return planned_wake_;
 }
 
 Tick TimingWheel::planned_wake() const {
-  MutexLock lock(&mu_);
-  return planned_wake_;
+  // Published under mu_ with every change of the plan; read without it.
+  return published_plan_.load(std::memory_order_acquire);
 }
 
 void TimingWheel::StartCascadeLocked(Tick boundary) {

@@ -73,6 +73,7 @@
 #define TIMER_TIMING_WHEEL_H_
 
 #include <cstddef>
+#include <atomic>
 #include <cstdint>
 
 #include "absl/base/thread_annotations.h"
@@ -291,6 +292,15 @@ class TimingWheel {
   mutable Mutex mu_;
   Tick now_ ABSL_GUARDED_BY(mu_) = 0;
   Tick planned_wake_ ABSL_GUARDED_BY(mu_) = kNoTick;
+  // planned_wake_, published for planned_wake() (an announcer reads it
+  // without taking mu_ a second time: each change is published before the
+  // lock is released, so whoever reads after its own change sees it or a
+  // newer plan).
+  std::atomic<Tick> published_plan_{kNoTick};
+  void SetPlanLocked(Tick plan) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    planned_wake_ = plan;
+    published_plan_.store(plan, std::memory_order_release);
+  }
   size_t size_ ABSL_GUARDED_BY(mu_) = 0;
   SlotList work_[kWorkLists] ABSL_GUARDED_BY(mu_);
   // Assistant lists: one per assistant slot plus one, the pending list (the
