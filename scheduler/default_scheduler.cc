@@ -32,20 +32,14 @@ Scheduler* StartDefaultScheduler() { return StartProcessRuntime()->scheduler(); 
 void ShutdownDefaultScheduler() { ShutdownProcessRuntime(); }
 
 Scheduler* CurrentScheduler() {
-  if (const RuntimeScope* scope = CurrentRuntimeScope()) {
-    if (Scheduler* s = scope->scheduler.load(std::memory_order_acquire)) {
-      return s;
-    }
-  }
+  if (Scheduler* s = FromCurrentRuntime(&RuntimeScope::scheduler)) return s;
   return DefaultScheduler();
 }
 
 std::shared_ptr<Scheduler> CurrentSchedulerRef() {
-  if (const RuntimeScope* scope = CurrentRuntimeScope()) {
-    if (Scheduler* s = scope->scheduler.load(std::memory_order_acquire)) {
-      // Its runtime outlives its own code: nothing to hold.
-      return std::shared_ptr<Scheduler>(std::shared_ptr<Scheduler>(), s);
-    }
+  if (Scheduler* s = FromCurrentRuntime(&RuntimeScope::scheduler)) {
+    // Its runtime outlives its own code: nothing to hold.
+    return std::shared_ptr<Scheduler>(std::shared_ptr<Scheduler>(), s);
   }
   return DefaultSchedulerRef();
 }

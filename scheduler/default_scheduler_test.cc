@@ -22,6 +22,8 @@ namespace {
 TEST(DefaultSchedulerTest, SleepForInAnAsyncTaskWorksWithoutInit) {
   FLAGS_scheduler_processors = 2;
   auto f = cyber::Async([] {
+    // A routine parks on the real wheel: the test is that it comes back
+    // (no abort); nothing about its timing is asserted.
     scheduler::CRoutine::SleepFor(absl::Milliseconds(3));
     return 5;
   });
@@ -52,6 +54,8 @@ TEST(DefaultSchedulerTest, AfterShutdownAsyncFailsClearlyUntilTheNextStart) {
   EXPECT_EQ(s, scheduler::DefaultScheduler());
   EXPECT_EQ(s, scheduler::StartDefaultScheduler());  // running: kept
   auto f = cyber::Async([] {
+    // A routine parks on the real wheel: the test is that it comes back
+    // (no abort); nothing about its timing is asserted.
     scheduler::CRoutine::SleepFor(absl::Milliseconds(3));
     return 6;
   });

@@ -94,9 +94,7 @@ Scheduler::ExpectedTimerWork() const {
 }
 
 int Scheduler::PriorityFor(const std::string& name) const {
-  const ProcessorGroupConfig& group = options_.config.groups[GroupForTask(name)];
-  const auto it = group.task_priorities.find(name);
-  return it == group.task_priorities.end() ? 0 : it->second;
+  return RouteFor(name).priority;
 }
 
 timer::Route Scheduler::RouteFor(const std::string& name) const {

@@ -4,9 +4,7 @@ namespace cyber {
 namespace timer {
 
 TimerSystem* AmbientTimerFrontEndPointer() {
-  const RuntimeScope* const scope = CurrentRuntimeScope();
-  return scope != nullptr ? scope->timers.load(std::memory_order_acquire)
-                          : nullptr;
+  return FromCurrentRuntime(&RuntimeScope::timers);
 }
 
 std::shared_ptr<TimerSystem> AmbientTimerFrontEnd() {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "cyber/time/simulated_clock.h"
@@ -40,8 +41,13 @@ class RecordingTarget final : public ExpiryTargetOf<RecordingTarget> {
   Log* const log_;
 };
 
-class TickDriverSimTest : public ::testing::Test {
+// A driver on a clock of type C dispatching to a D, and the targets a test
+// makes, each cancelled at its end (an armed target must be).
+template <typename C, typename D>
+class RecordingDriverTest : public ::testing::Test {
  protected:
+  explicit RecordingDriverTest(TickDriver::Options options = {})
+      : driver_(&clock_, &dispatcher_, std::move(options)) {}
   std::shared_ptr<RecordingTarget> Target(int id) {
     auto t = std::make_shared<RecordingTarget>(id, &clock_, &log_);
     targets_.push_back(t);
@@ -51,12 +57,15 @@ class TickDriverSimTest : public ::testing::Test {
     for (auto& t : targets_) driver_.Cancel(t.get());
   }
 
-  SimulatedClock clock_{Instant() + absl::Hours(5)};
-  InlineDispatcher dispatcher_;
-  TickDriver driver_{&clock_, &dispatcher_};
+  C clock_{Instant() + absl::Hours(5)};
+  D dispatcher_;
+  TickDriver driver_;
   Log log_;
   std::vector<std::shared_ptr<RecordingTarget>> targets_;
 };
+
+class TickDriverSimTest
+    : public RecordingDriverTest<SimulatedClock, InlineDispatcher> {};
 
 TEST_F(TickDriverSimTest, EmptyWheelBlocksWithoutWakingUp) {
   driver_.AwaitIdle();  // (its first call wakes the thread once, by design)
@@ -232,26 +241,15 @@ TickDriver::Options WithoutThread() {
   return options;
 }
 
-class TickDriverAnnouncementTest : public ::testing::Test {
+class TickDriverAnnouncementTest
+    : public RecordingDriverTest<SteadyTimeSimulatedClock, RecordingDispatcher> {
  protected:
-  std::shared_ptr<RecordingTarget> Target(int id) {
-    auto t = std::make_shared<RecordingTarget>(id, &clock_, &log_);
-    targets_.push_back(t);
-    return t;
-  }
-  void TearDown() override {
-    for (auto& t : targets_) driver_.Cancel(t.get());
-  }
+  TickDriverAnnouncementTest() : RecordingDriverTest(WithoutThread()) {}
   static Expectation At(Instant t) {
     return SteadyTimeSimulatedClock::Steady(t);
   }
 
-  SteadyTimeSimulatedClock clock_{Instant() + absl::Hours(5)};
   const Instant start_ = clock_.Now();  // the wheel's epoch: ticks at 2 ms
-  RecordingDispatcher dispatcher_;
-  TickDriver driver_{&clock_, &dispatcher_, WithoutThread()};
-  Log log_;
-  std::vector<std::shared_ptr<RecordingTarget>> targets_;
 };
 
 TEST_F(TickDriverAnnouncementTest, ArmingAnnouncesTheEarlierDeadline) {

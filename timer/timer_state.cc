@@ -5,33 +5,23 @@ namespace timer {
 
 namespace {
 
-// One entry of the table: a state, "no change" or "invalid".
-enum class Entry : uint8_t {
-  kUnconfigured,
-  kIdle,
-  kArmed,
-  kQueued,
-  kRunning,
-  kRunningRestartPending,
-  kFinishing,
-  kRetiring,
-  kRetired,
-  kSame,     // "=" in timer_state.h
-  kInvalid,  // "."
-};
-static_assert(static_cast<int>(Entry::kSame) == kTimerStateCount,
-              "Entry lists the states first, in TimerState's order");
+// One entry of the table: a state (its TimerState value), "no change" or
+// "invalid" (the two values after the last state).
+using Entry = uint8_t;
+constexpr Entry Of(TimerState state) { return static_cast<Entry>(state); }
 
-constexpr Entry I = Entry::kIdle;
-constexpr Entry A = Entry::kArmed;
-constexpr Entry Q = Entry::kQueued;
-constexpr Entry R = Entry::kRunning;
-constexpr Entry P = Entry::kRunningRestartPending;
-constexpr Entry F = Entry::kFinishing;
-constexpr Entry X = Entry::kRetiring;
-constexpr Entry D = Entry::kRetired;
-constexpr Entry S = Entry::kSame;
-constexpr Entry N = Entry::kInvalid;
+constexpr Entry I = Of(TimerState::kIdle);
+constexpr Entry A = Of(TimerState::kArmed);
+constexpr Entry Q = Of(TimerState::kQueued);
+constexpr Entry R = Of(TimerState::kRunning);
+constexpr Entry P = Of(TimerState::kRunningRestartPending);
+constexpr Entry F = Of(TimerState::kFinishing);
+constexpr Entry X = Of(TimerState::kRetiring);
+constexpr Entry D = Of(TimerState::kRetired);
+static_assert(Of(TimerState::kRetired) + 1 == kTimerStateCount,
+              "kTimerStateCount counts the states: S and N are no state");
+constexpr Entry S = kTimerStateCount;      // "=" in timer_state.h
+constexpr Entry N = kTimerStateCount + 1;  // "."
 
 // Rows in TimerStateEvent's order, columns in TimerState's; the same table
 // as in timer_state.h. No event leads to kUnconfigured: only a new core is
@@ -58,8 +48,8 @@ std::optional<TimerState> TimerStateAfter(TimerState state,
                                           TimerStateEvent event) {
   const Entry entry =
       kTable[static_cast<int>(event)][static_cast<int>(state)];
-  if (entry == Entry::kInvalid) return std::nullopt;
-  if (entry == Entry::kSame) return state;
+  if (entry == N) return std::nullopt;
+  if (entry == S) return state;
   return static_cast<TimerState>(entry);
 }
 

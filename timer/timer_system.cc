@@ -52,7 +52,7 @@ void TimerSystem::AwaitIdle() const {
     // One pass more, which records its sleep. Counted: a plan recorded
     // before this pass (the thread may already have read track_idle_) must
     // not count as idle, or the pass would follow as an unexpected wake-up.
-    const_cast<TimerSystem*>(this)->RequestWake();
+    RequestWake();
   }
   MutexLock lock(&idle_mu_);
   // Idle: asleep, on a plan that includes every arm that asked for a wake,

@@ -210,7 +210,7 @@ class TimerSystem : public std::enable_shared_from_this<TimerSystem> {
   // recorded, covers every one of those N.
   uint64_t wake_requests() const { return wakeup_.notifications(); }
   // One more pass of the tick thread, counted.
-  void RequestWake() { wakeup_.Notify(); }
+  void RequestWake() const { wakeup_.Notify(); }
 
  private:
   struct Due {
@@ -226,7 +226,8 @@ class TimerSystem : public std::enable_shared_from_this<TimerSystem> {
   Clock* const clock_;
   Dispatcher* const dispatcher_;
   TimingWheel wheel_;
-  WakeupEvent wakeup_;
+  // Mutable: a synchronization object, notified from const AwaitIdle().
+  mutable WakeupEvent wakeup_;
   std::atomic<bool> closed_{false};
   mutable std::atomic<int> clock_readers_{0};
   // Whether the clock is real steady time: announcements are made.

@@ -41,6 +41,8 @@ timer::TimerOptions Oneshot(const char* name, std::function<void()> callback) {
 // First in this file: nothing has made the process runtime yet.
 TEST(ProcessRuntimeTest, BeforeInitFirstUseMakesItAndItsPiecesAreTheRuntimes) {
   auto f = cyber::Async([] {
+    // A routine parks on the real wheel: the test is that it comes back
+    // (no abort); nothing about its timing is asserted.
     scheduler::CRoutine::SleepFor(absl::Milliseconds(2));
     return scheduler::CurrentScheduler();
   });
@@ -125,6 +127,8 @@ TEST(ProcessRuntimeTest, InitAfterShutdownMakesANewOneAndTheOldIsFreedWhenUnused
   // The new run works: its timer system is the process one, SleepFor too.
   EXPECT_EQ(timer::DefaultTickDriver(), ProcessRuntime()->timers());
   auto f = cyber::Async([] {
+    // A routine parks on the real wheel: the test is that it comes back
+    // (no abort); nothing about its timing is asserted.
     scheduler::CRoutine::SleepFor(absl::Milliseconds(2));
     return 8;
   });

@@ -78,6 +78,17 @@ inline thread_local const RuntimeScope* t_scope = nullptr;
 // The scope installed on this thread, or null outside any runtime's code.
 const RuntimeScope* CurrentRuntimeScope();
 
+// One field of the installed scope (&RuntimeScope::clock, ::timers,
+// ::scheduler, ::bus), or null when no scope is installed or it names
+// none: the one lookup every layer makes, e.g.
+//   Clock* c = FromCurrentRuntime(&RuntimeScope::clock);
+template <typename T>
+T* FromCurrentRuntime(std::atomic<T*> RuntimeScope::*field) {
+  const RuntimeScope* const scope = CurrentRuntimeScope();
+  return scope != nullptr ? (scope->*field).load(std::memory_order_acquire)
+                          : nullptr;
+}
+
 // Installs `scope` (null: none, i.e. the process defaults) on this thread
 // until destroyed; then the previous one is back.
 class ScopedRuntime {

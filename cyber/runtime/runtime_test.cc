@@ -143,6 +143,8 @@ TEST(RuntimeTest, ATestsOwnRuntimeRunsAsyncSleepAndTimersThenShutsDownCleanly) {
   o.config = scheduler::DefaultSchedulerConfig(2);
   auto rt = std::make_unique<Runtime>(o);
   auto f = rt->scheduler()->Async([] {
+    // A routine parks on the real wheel: the test is that it comes back
+    // (no abort); nothing about its timing is asserted.
     cyber::SleepFor(absl::Milliseconds(3));
     return scheduler::CurrentScheduler();
   });
@@ -186,6 +188,8 @@ TEST(ProcessRuntimeTest, InitShutdownInitKeepsNothingForEver) {
   EXPECT_TRUE(first.expired());
   // The new run works, SleepFor in an Async task included.
   auto f = cyber::Async([] {
+    // A routine parks on the real wheel: the test is that it comes back
+    // (no abort); nothing about its timing is asserted.
     cyber::SleepFor(absl::Milliseconds(2));
     return 9;
   });

@@ -16,10 +16,6 @@ bool DrivesClock(const Clock* clock) {
   return clock != nullptr && t_driven_clock == clock;
 }
 
-Clock* AmbientClock() {
-  const RuntimeScope* const scope = CurrentRuntimeScope();
-  return scope != nullptr ? scope->clock.load(std::memory_order_acquire)
-                          : nullptr;
-}
+Clock* AmbientClock() { return FromCurrentRuntime(&RuntimeScope::clock); }
 
 }  // namespace cyber

@@ -19,9 +19,7 @@ Node::Node(std::string name, scheduler::Scheduler* scheduler, ChannelBus* bus)
       bus_(bus != nullptr ? bus : CurrentBus()) {}
 
 ChannelBus* CurrentBus() {
-  if (const RuntimeScope* scope = CurrentRuntimeScope()) {
-    if (ChannelBus* bus = scope->bus.load(std::memory_order_acquire)) return bus;
-  }
+  if (ChannelBus* bus = FromCurrentRuntime(&RuntimeScope::bus)) return bus;
   return ChannelBus::Default();
 }
 
