@@ -159,6 +159,8 @@ using timer::Timer;
 using timer::TimerEvent;
 using timer::TimerOption;
 using timer::TimerOptions;
+using timer::TimerPhase;
+using timer::TimerPrecision;
 using timer::TimerStatistics;
 using timer::TIMER_RESOLUTION_MS;
 

@@ -18,6 +18,32 @@ const char* OverrunPolicyName(OverrunPolicy policy) {
   return "unknown";
 }
 
+const char* TimerPrecisionName(TimerPrecision precision) {
+  switch (precision) {
+    case TimerPrecision::kTick:
+      return "kTick";
+    case TimerPrecision::kExact:
+      return "kExact";
+  }
+  return "unknown";
+}
+
+const char* TimerPhaseName(TimerPhase phase) {
+  switch (phase) {
+    case TimerPhase::kNotStarted:
+      return "kNotStarted";
+    case TimerPhase::kScheduled:
+      return "kScheduled";
+    case TimerPhase::kRunning:
+      return "kRunning";
+    case TimerPhase::kFired:
+      return "kFired";
+    case TimerPhase::kCancelled:
+      return "kCancelled";
+  }
+  return "unknown";
+}
+
 absl::Status ValidateTimerOptions(const TimerOptions& o,
                                   absl::Duration resolution,
                                   absl::Duration max_period) {

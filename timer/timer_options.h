@@ -51,6 +51,32 @@ enum class OverrunPolicy {
 
 const char* OverrunPolicyName(OverrunPolicy policy);
 
+// Where a oneshot's call lands relative to its deadline. (A periodic timer
+// needs no choice: each call k is armed for start + k * period exactly,
+// whatever the period.)
+enum class TimerPrecision {
+  // On the first tick boundary at or after the deadline: never early, at
+  // most one tick late, and the tick thread wakes once for every timer due
+  // on that tick (few wake-ups with many timeouts). The default.
+  kTick,
+  // At the deadline itself: the tick thread wakes for it (wake-up latency
+  // only). One more wake-up per call when the deadline is between ticks.
+  kExact,
+};
+
+const char* TimerPrecisionName(TimerPrecision precision);
+
+// What a timer is doing, or how its last schedule ended (Timer::phase()).
+enum class TimerPhase {
+  kNotStarted,  // configured (or never), not started since
+  kScheduled,   // a call is armed or queued (a periodic timer between calls)
+  kRunning,     // its callback is running now
+  kFired,       // a oneshot whose call ran (or runs no more): done
+  kCancelled,   // stopped (Stop, Cancel, CancelAll) while a call was pending
+};
+
+const char* TimerPhaseName(TimerPhase phase);
+
 // Passed to callbacks that want to know about their timing.
 struct TimerEvent {
   Instant expected_time;  // start + k * period (or start + delay)
@@ -105,6 +131,13 @@ struct TimerOptions {
   // and maxima every timer keeps cost nothing extra. TimerComponent turns
   // it on for its timer.
   bool latency_percentiles = false;
+  // Oneshots: kTick (the default) fires on the first tick at or after the
+  // deadline; kExact at the deadline itself. Periodic timers ignore it.
+  TimerPrecision precision = TimerPrecision::kTick;
+  // Called when a cancel prevented a pending call (Stop(), Cancel(),
+  // Configure(), the destructor, TickDriver::CancelAll()), once per cancel,
+  // on the cancelling thread, with no lock held. Optional.
+  std::function<void()> on_cancel;
 };
 
 // Checks `options` for a timer whose wheel has the given resolution and
