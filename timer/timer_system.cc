@@ -89,7 +89,7 @@ Instant TimerSystem::Step(Instant now) {
 
 Instant TimerSystem::StepWith(Instant now, std::vector<Due>* due) {
   // Advance by measured time: every tick whose instant has passed.
-  wheel_.AdvanceTo(wheel_.InstantToTick(now), [due](WheelEntry* e) {
+  wheel_.AdvanceToInstant(now, [due](WheelEntry* e) {
     // Armed implies alive: its owner cancels before releasing it, and that
     // cancel needs the lock we are under.
     due->push_back({static_cast<ExpiryTarget*>(e)->shared_from_this(),
@@ -99,11 +99,11 @@ Instant TimerSystem::StepWith(Instant now, std::vector<Due>* due) {
   // dispatcher learns it too, on real steady time only
   // (Dispatcher::ExpectWork): its workers get ready for that hand-off.
   const auto plan = [this] {
-    const Tick next = wheel_.PlanWake();
+    const Instant next = wheel_.PlanWake();
     AnnouncePlan();
     return next;
   };
-  Tick next;
+  Instant next;
   if (due->empty()) {
     next = plan();
   } else {
@@ -119,7 +119,7 @@ Instant TimerSystem::StepWith(Instant now, std::vector<Due>* due) {
   }
   expired_.fetch_add(due->size(), std::memory_order_relaxed);
   due->clear();
-  return wheel_.TickToInstant(next);
+  return next;
 }
 
 void TimerSystem::Loop() {
@@ -156,14 +156,27 @@ void TimerSystem::Loop() {
 
 absl::StatusOr<TimingWheel::ArmResult> TimerSystem::Arm(ExpiryTarget* target,
                                                           Instant deadline) {
+  return ArmWith(target, deadline, /*exact=*/false);
+}
+
+absl::StatusOr<TimingWheel::ArmResult> TimerSystem::ArmExact(
+    ExpiryTarget* target, Instant deadline) {
+  return ArmWith(target, deadline, /*exact=*/true);
+}
+
+absl::StatusOr<TimingWheel::ArmResult> TimerSystem::ArmWith(
+    ExpiryTarget* target, Instant deadline, bool exact) {
   if (closed()) {
     return absl::FailedPreconditionError(
         "timer system \"" + options_.name + "\": shut down, cannot arm");
   }
-  const Tick expires = wheel_.DeadlineToTick(deadline);
-  auto result = wheel_.Arm(target, expires);
+  const auto arm = [&](Tick present) {
+    return exact ? wheel_.ArmExact(target, deadline, present)
+                 : wheel_.Arm(target, wheel_.DeadlineToTick(deadline), present);
+  };
+  auto result = arm(0);
   if (!result.ok() && result.status().code() == absl::StatusCode::kOutOfRange &&
-      expires != kNoTick) {
+      !deadline.IsInfiniteFuture()) {
     // The wheel measures the maximum delay from its last processed tick,
     // which lags the clock while the wheel is idle. Measure it from the
     // present instead (rounded up, so that a delay of exactly the maximum
@@ -174,7 +187,7 @@ absl::StatusOr<TimingWheel::ArmResult> TimerSystem::Arm(ExpiryTarget* target,
       return absl::FailedPreconditionError(
           "timer system \"" + options_.name + "\": shut down, cannot arm");
     }
-    result = wheel_.Arm(target, expires, wheel_.DeadlineToTick(now));
+    result = arm(wheel_.DeadlineToTick(now));
   }
   if (result.ok() && result->wake_needed) {
     // After the wheel arm: a plan that counts this request includes it.
@@ -185,17 +198,24 @@ absl::StatusOr<TimingWheel::ArmResult> TimerSystem::Arm(ExpiryTarget* target,
   return result;
 }
 
+bool TimerSystem::InRange(Instant deadline) const {
+  if (deadline.IsInfiniteFuture()) return false;
+  Instant now;
+  if (!TryNow(&now)) return true;  // the arm says why it cannot
+  return deadline - now <= max_delay();
+}
+
 void TimerSystem::AnnouncePlan() {
   if (!announces_) return;
   MutexLock lock(&announce_mu_);
   if (closed()) return;  // the dispatcher and clock may be gone
   // Read under announce_mu_: whoever announces last tells the latest plan.
-  const Tick plan = wheel_.planned_wake();
+  const Instant plan = wheel_.planned_wake();
   if (plan == announced_) return;
   announced_ = plan;
-  dispatcher_->ExpectWork(plan == kNoTick
+  dispatcher_->ExpectWork(plan.IsInfiniteFuture()
                               ? std::nullopt
-                              : clock_->ToSteadyTime(wheel_.TickToInstant(plan)));
+                              : clock_->ToSteadyTime(plan));
 }
 
 bool TimerSystem::TryNow(Instant* now) const {
@@ -224,8 +244,8 @@ void TimerSystem::Close() {
   // An announcement in progress ends before this; later ones see closed_.
   // Nothing will expire from now on: say so.
   MutexLock lock(&announce_mu_);
-  if (announced_ != kNoTick) {
-    announced_ = kNoTick;
+  if (!announced_.IsInfiniteFuture()) {
+    announced_ = Instant::InfiniteFuture();
     dispatcher_->ExpectWork(std::nullopt);
   }
 }

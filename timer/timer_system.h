@@ -73,7 +73,7 @@ namespace timer {
 // Something the tick thread can expire. REQUIRES: owned by std::shared_ptr
 // whenever it is armed. Derive from ExpiryTargetOf<T> below.
 //
-// No virtual functions: 56 bytes instead of 96. The one call goes through
+// No virtual functions: 64 bytes instead of 104. The one call goes through
 // a function pointer stored after the entry, and the owner (a shared_ptr
 // made for the derived type) deletes the right type.
 class ExpiryTarget : public WheelEntry,
@@ -105,8 +105,8 @@ class ExpiryTargetOf : public ExpiryTarget {
         }) {}
   ~ExpiryTargetOf() = default;
 };
-static_assert(sizeof(ExpiryTarget) == 56,
-              "entry, owner link and one function pointer: under a cache line");
+static_assert(sizeof(ExpiryTarget) == 64,
+              "entry, owner link and one function pointer: one cache line");
 
 class TimerSystem : public std::enable_shared_from_this<TimerSystem> {
  public:
@@ -143,6 +143,15 @@ class TimerSystem : public std::enable_shared_from_this<TimerSystem> {
   // advanced for a long time).
   absl::StatusOr<TimingWheel::ArmResult> Arm(ExpiryTarget* target,
                                              Instant deadline);
+  // As Arm, but for the instant `deadline` itself (TimingWheel::ArmExact):
+  // the tick thread wakes for it. A deadline already passed expires at the
+  // tick thread's next pass (woken for it).
+  absl::StatusOr<TimingWheel::ArmResult> ArmExact(ExpiryTarget* target,
+                                                  Instant deadline);
+  // Whether Arm/ArmExact accept `deadline` as to its distance: finite and
+  // at most max_delay() after the clock's present (true once closed: the
+  // arm then says why it fails). Reads the clock.
+  bool InRange(Instant deadline) const;
   bool Cancel(ExpiryTarget* target) {
     bool plan_later = false;
     const bool was_armed = wheel_.Cancel(target, &plan_later);
@@ -189,8 +198,9 @@ class TimerSystem : public std::enable_shared_from_this<TimerSystem> {
   Instant TickFloor(Instant t) const {
     return wheel_.TickToInstant(wheel_.InstantToTick(t));
   }
-  // The instant of the last tick the tick thread processed.
-  Instant ProcessedInstant() const { return wheel_.TickToInstant(wheel_.now()); }
+  // The latest instant the tick thread (or Step) processed: every deadline
+  // at or before it has expired.
+  Instant ProcessedInstant() const { return wheel_.processed(); }
   Tick TickOf(Instant deadline) const { return wheel_.DeadlineToTick(deadline); }
   Instant InstantOf(Tick tick) const { return wheel_.TickToInstant(tick); }
   absl::Duration tick() const { return wheel_.tick(); }
@@ -221,6 +231,8 @@ class TimerSystem : public std::enable_shared_from_this<TimerSystem> {
   void Close();
   void Loop();
   Instant StepWith(Instant now, std::vector<Due>* due);
+  absl::StatusOr<TimingWheel::ArmResult> ArmWith(ExpiryTarget* target,
+                                                 Instant deadline, bool exact);
 
   const Options options_;
   Clock* const clock_;
@@ -234,8 +246,8 @@ class TimerSystem : public std::enable_shared_from_this<TimerSystem> {
   const bool announces_;
   // Serializes announcements with each other and with Close().
   Mutex announce_mu_;
-  // The plan last announced (kNoTick: nothing expected).
-  Tick announced_ ABSL_GUARDED_BY(announce_mu_) = kNoTick;
+  // The plan last announced (InfiniteFuture: nothing expected).
+  Instant announced_ ABSL_GUARDED_BY(announce_mu_) = Instant::InfiniteFuture();
 
   // The tick thread's side.
   std::atomic<bool> stopping_{false};

@@ -45,6 +45,7 @@ TimingWheel::TimingWheel(Instant epoch, absl::Duration tick)
   MutexLock lock(&mu_);
   for (SlotList& s : work_) s.head.prev_ = s.head.next_ = &s.head;
   for (SlotList& s : assistant_) s.head.prev_ = s.head.next_ = &s.head;
+  held_.head.prev_ = held_.head.next_ = &held_.head;
   for (uint64_t i = 0; i < kAssistantWheelSlots; ++i) {
     list_of_slot_[i] = static_cast<uint8_t>(i);
     slot_of_list_[i] = static_cast<uint8_t>(i);
@@ -100,6 +101,35 @@ Instant TimingWheel::TickToInstant(Tick tick) const {
   return epoch_ + tick_ * static_cast<int64_t>(tick);
 }
 
+namespace {
+
+// Whole nanoseconds in `d`, rounded up / down (saturating).
+int64_t CeilNanoseconds(absl::Duration d) {
+  int64_t ns = absl::ToInt64Nanoseconds(d);  // towards zero
+  if (ns != INT64_MAX && absl::Nanoseconds(ns) < d) ++ns;
+  return ns;
+}
+int64_t FloorNanoseconds(absl::Duration d) {
+  int64_t ns = absl::ToInt64Nanoseconds(d);
+  if (ns != INT64_MIN && absl::Nanoseconds(ns) > d) --ns;
+  return ns;
+}
+
+}  // namespace
+
+int64_t TimingWheel::TickNs(Tick tick) const {
+  if (tick == kNoTick) return kNoWake;
+  if (tick_is_whole_ns_ && tick <= static_cast<Tick>(INT64_MAX / tick_ns_)) {
+    return static_cast<int64_t>(tick) * tick_ns_;
+  }
+  return CeilNanoseconds(tick_ * static_cast<int64_t>(tick));
+}
+
+Instant TimingWheel::NsToInstant(int64_t ns) const {
+  if (ns == kNoWake) return Instant::InfiniteFuture();
+  return epoch_ + absl::Nanoseconds(ns);
+}
+
 WheelEntry* TimingWheel::SlotHeadLocked(WheelEntry::Level level,
                                         uint64_t slot) {
   return level == WheelEntry::kWork ? &work_[slot].head
@@ -107,14 +137,15 @@ WheelEntry* TimingWheel::SlotHeadLocked(WheelEntry::Level level,
 }
 
 void TimingWheel::LinkLocked(WheelEntry* e) {
-  // REQUIRES: e->expires_ >= now_ (== now_ only inside a cascade, for an
-  // entry that expires at the very tick being processed).
+  // REQUIRES: LinkTick(e) >= now_ (== now_ only inside a cascade, for an
+  // entry released at the very tick being processed).
   // This revolution and the next go to the work wheel, later ones to the
   // assistant slot of their revolution.
-  const Tick revolution = RevolutionOf(e->expires_);
+  const Tick link = LinkTick(e);
+  const Tick revolution = RevolutionOf(link);
   if (revolution <= RevolutionOf(now_) + 1) {
     e->level_ = WheelEntry::kWork;
-    e->slot_ = static_cast<uint16_t>(e->expires_ & kWorkListMask);
+    e->slot_ = static_cast<uint16_t>(link & kWorkListMask);
     work_bits_[e->slot_ >> 6] |= uint64_t{1} << (e->slot_ & 63);
   } else {
     const uint64_t slot = revolution & kAssistantMask;
@@ -139,6 +170,8 @@ void TimingWheel::UnlinkLocked(WheelEntry* e) {
     if (head->next_ == head) {  // slot became empty
       work_bits_[e->slot_ >> 6] &= ~(uint64_t{1} << (e->slot_ & 63));
     }
+  } else if (e->level_ == WheelEntry::kHeld) {
+    // A plain list: nothing else to update.
   } else if (--assistant_size_[e->slot_] == 0) {
     const uint8_t slot = slot_of_list_[e->slot_];
     if (slot != kNoSlot) assistant_bits_ &= ~(uint64_t{1} << slot);
@@ -147,8 +180,26 @@ void TimingWheel::UnlinkLocked(WheelEntry* e) {
   e->level_ = WheelEntry::kIdle;
 }
 
+void TimingWheel::InsertHeldLocked(WheelEntry* e) {
+  // From the back: deadlines mostly arrive in order.
+  const int64_t deadline = HeldDeadlineNs(e);
+  WheelEntry* head = &held_.head;
+  WheelEntry* after = head->prev_;
+  while (after != head && HeldDeadlineNs(after) > deadline) after = after->prev_;
+  e->level_ = WheelEntry::kHeld;
+  e->prev_ = after;
+  e->next_ = after->next_;
+  after->next_->prev_ = e;
+  after->next_ = e;
+}
+
+int64_t TimingWheel::EventNsOfLocked(const WheelEntry* e) const {
+  if (e->level_ == WheelEntry::kHeld) return HeldDeadlineNs(e);
+  return TickNs(EventTickOfLocked(e));
+}
+
 Tick TimingWheel::EventTickOfLocked(const WheelEntry* e) const {
-  if (e->level_ == WheelEntry::kWork) return e->expires_;
+  if (e->level_ == WheelEntry::kWork) return LinkTick(e);
   if (e->slot_ == pending_list_) return pending_boundary_;
   // The next visit of its assistant slot: the next multiple of 512 after now
   // whose assistant index matches.
@@ -158,10 +209,7 @@ Tick TimingWheel::EventTickOfLocked(const WheelEntry* e) const {
   return next_boundary + dist * kWorkWheelSpan;
 }
 
-absl::StatusOr<TimingWheel::ArmResult> TimingWheel::Arm(WheelEntry* entry,
-                                                        Tick expires,
-                                                        Tick present) {
-  MutexLock lock(&mu_);
+absl::Status TimingWheel::CheckRangeLocked(Tick expires, Tick present) const {
   const Tick from = std::max(now_, present);
   if (expires != kNoTick && expires > from &&
       expires - from > kMaxDelayTicks) {
@@ -174,18 +222,25 @@ absl::StatusOr<TimingWheel::ArmResult> TimingWheel::Arm(WheelEntry* entry,
     return absl::OutOfRangeError(
         "TimingWheel: cannot arm an entry for kNoTick (an infinite deadline)");
   }
-  Tick vacated = kNoTick;
+  return absl::OkStatus();
+}
+
+int64_t TimingWheel::DetachForArmLocked(WheelEntry* entry) {
+  int64_t vacated = kNoWake;
   if (entry->level_ != WheelEntry::kIdle) {
-    vacated = EventTickOfLocked(entry);
+    vacated = EventNsOfLocked(entry);
     UnlinkLocked(entry);
   } else {
     ++size_;
   }
-  entry->expires_ = std::max(expires, now_ + 1);
   ++entry->arm_seq_;
-  LinkLocked(entry);
+  return vacated;
+}
+
+TimingWheel::ArmResult TimingWheel::FinishArmLocked(WheelEntry* entry,
+                                                    int64_t vacated) {
   ArmResult result{entry->arm_seq_, entry->expires_, false};
-  const Tick event = EventTickOfLocked(entry);
+  const int64_t event = EventNsOfLocked(entry);
   if (event < planned_wake_) {
     SetPlanLocked(event);
     result.wake_needed = true;
@@ -195,13 +250,52 @@ absl::StatusOr<TimingWheel::ArmResult> TimingWheel::Arm(WheelEntry* entry,
   return result;
 }
 
+absl::StatusOr<TimingWheel::ArmResult> TimingWheel::Arm(WheelEntry* entry,
+                                                        Tick expires,
+                                                        Tick present) {
+  MutexLock lock(&mu_);
+  if (absl::Status s = CheckRangeLocked(expires, present); !s.ok()) return s;
+  const int64_t vacated = DetachForArmLocked(entry);
+  entry->expires_ = std::max(expires, now_ + 1);
+  entry->early_ns_ = 0;
+  LinkLocked(entry);
+  return FinishArmLocked(entry, vacated);
+}
+
+absl::StatusOr<TimingWheel::ArmResult> TimingWheel::ArmExact(WheelEntry* entry,
+                                                             Instant deadline,
+                                                             Tick present) {
+  const Tick expires = DeadlineToTick(deadline);  // kNoTick if infinite
+  // Deadline in ns since the epoch, rounded up (never early); before the
+  // epoch is as good as at it (long due).
+  const int64_t deadline_ns =
+      expires == kNoTick ? kNoWake
+                         : std::max<int64_t>(0, CeilNanoseconds(deadline - epoch_));
+  MutexLock lock(&mu_);
+  if (absl::Status s = CheckRangeLocked(expires, present); !s.ok()) return s;
+  const int64_t vacated = DetachForArmLocked(entry);
+  entry->expires_ = expires;
+  // How far before its tick the deadline is; an offset too large to store
+  // (a tick over 4.29 s) is stored smaller: later, never early.
+  const int64_t early = TickNs(expires) - deadline_ns;
+  entry->early_ns_ =
+      static_cast<uint32_t>(std::clamp<int64_t>(early, 0, UINT32_MAX));
+  if (deadline_ns <= processed_ns_ || LinkTick(entry) <= now_) {
+    // Due within the tick being waited for, or already: held.
+    InsertHeldLocked(entry);
+  } else {
+    LinkLocked(entry);
+  }
+  return FinishArmLocked(entry, vacated);
+}
+
 bool TimingWheel::Cancel(WheelEntry* entry, bool* plan_later) {
   MutexLock lock(&mu_);
   if (entry->level_ == WheelEntry::kIdle) {
     if (plan_later != nullptr) *plan_later = false;
     return false;
   }
-  const Tick vacated = EventTickOfLocked(entry);
+  const int64_t vacated = EventNsOfLocked(entry);
   UnlinkLocked(entry);
   --size_;
   const bool later = ReplanLaterLocked(vacated);
@@ -209,11 +303,11 @@ bool TimingWheel::Cancel(WheelEntry* entry, bool* plan_later) {
   return true;
 }
 
-bool TimingWheel::ReplanLaterLocked(Tick vacated) {
-  // Only the planned tick's last entry moves the plan: others cost a
+bool TimingWheel::ReplanLaterLocked(int64_t vacated) {
+  // Only the planned event's last entry moves the plan: others cost a
   // compare. (A plan already processed matches no armed entry.)
-  if (vacated != planned_wake_ || vacated == kNoTick) return false;
-  const Tick next = NextEventTickLocked();
+  if (vacated != planned_wake_ || vacated == kNoWake) return false;
+  const int64_t next = NextEventNsLocked();
   if (next == planned_wake_) return false;  // others share the tick
   SetPlanLocked(next);
   return true;
@@ -263,15 +357,27 @@ Tick TimingWheel::NextEventTick() const {
   return NextEventTickLocked();
 }
 
-Tick TimingWheel::PlanWake() {
-  MutexLock lock(&mu_);
-  SetPlanLocked(NextEventTickLocked());
-  return planned_wake_;
+int64_t TimingWheel::NextEventNsLocked() const {
+  const int64_t tick_event = TickNs(NextEventTickLocked());
+  const WheelEntry* first = held_.head.next_;
+  if (first == &held_.head) return tick_event;
+  return std::min(tick_event, HeldDeadlineNs(first));
 }
 
-Tick TimingWheel::planned_wake() const {
+Instant TimingWheel::NextEvent() const {
+  MutexLock lock(&mu_);
+  return NsToInstant(NextEventNsLocked());
+}
+
+Instant TimingWheel::PlanWake() {
+  MutexLock lock(&mu_);
+  SetPlanLocked(NextEventNsLocked());
+  return NsToInstant(planned_wake_);
+}
+
+Instant TimingWheel::planned_wake() const {
   // Published under mu_ with every change of the plan; read without it.
-  return published_plan_.load(std::memory_order_acquire);
+  return NsToInstant(published_plan_.load(std::memory_order_acquire));
 }
 
 void TimingWheel::StartCascadeLocked(Tick boundary) {
@@ -328,7 +434,8 @@ void TimingWheel::CascadeStepLocked() {
   cascade_stats_.max_per_tick = std::max(cascade_stats_.max_per_tick, moved);
 }
 
-void TimingWheel::ExpireWorkSlotLocked(uint64_t slot, ExpiredFn on_expired) {
+void TimingWheel::ExpireWorkSlotLocked(uint64_t slot, int64_t now_ns,
+                                       ExpiredFn on_expired) {
   WheelEntry* head = &work_[slot].head;
   WheelEntry* e = head->next_;
   if (e == head) return;
@@ -341,31 +448,67 @@ void TimingWheel::ExpireWorkSlotLocked(uint64_t slot, ExpiredFn on_expired) {
     WheelEntry* next = e->next_;
     __builtin_prefetch(next);
     // Each work list holds one tick of this revolution or the next.
-    ACHECK(e->expires_ == now_) << "wheel invariant: entry for tick "
-                                << e->expires_ << " in list of tick " << now_;
-    e->prev_ = e->next_ = nullptr;
-    e->level_ = WheelEntry::kIdle;
-    --size_;
-    on_expired(e);
+    ACHECK(LinkTick(e) == now_) << "wheel invariant: entry for tick "
+                                 << LinkTick(e) << " in list of tick " << now_;
+    if (e->early_ns_ != 0 && HeldDeadlineNs(e) > now_ns) {
+      InsertHeldLocked(e);  // an exact deadline within the next tick
+    } else {
+      e->prev_ = e->next_ = nullptr;
+      e->level_ = WheelEntry::kIdle;
+      --size_;
+      on_expired(e);
+    }
     e = next;
   }
 }
 
 void TimingWheel::AdvanceTo(Tick to, ExpiredFn on_expired) {
   MutexLock lock(&mu_);
+  AdvanceLocked(to, to == kNoTick ? kNoWake - 1 : FloorNanoseconds(tick_ * static_cast<int64_t>(to)),
+                on_expired);
+}
+
+void TimingWheel::AdvanceToInstant(Instant now, ExpiredFn on_expired) {
+  const Tick to = InstantToTick(now);
+  const int64_t now_ns = now.IsInfiniteFuture()
+                             ? kNoWake - 1
+                             : FloorNanoseconds(now - epoch_);
+  MutexLock lock(&mu_);
+  AdvanceLocked(to, now_ns, on_expired);
+}
+
+void TimingWheel::AdvanceLocked(Tick to, int64_t now_ns, ExpiredFn on_expired) {
+  WheelEntry* const held = &held_.head;
   while (true) {
     const Tick next = NextEventTickLocked();
-    if (next == kNoTick || next > to) break;
+    const bool tick_due = next != kNoTick && next <= to;
+    // A held deadline that has come, before the next tick if that is due
+    // too: in time order.
+    WheelEntry* first = held->next_;
+    if (first != held && HeldDeadlineNs(first) <= now_ns &&
+        (!tick_due || HeldDeadlineNs(first) <= TickNs(next))) {
+      UnlinkLocked(first);
+      --size_;
+      on_expired(first);
+      continue;
+    }
+    if (!tick_due) break;
     now_ = next;
     CascadeStepLocked();
-    ExpireWorkSlotLocked(now_ & kWorkListMask, on_expired);
+    ExpireWorkSlotLocked(now_ & kWorkListMask, now_ns, on_expired);
   }
   if (to > now_) now_ = to;
+  if (now_ns > processed_ns_) processed_ns_ = now_ns;
 }
 
 Tick TimingWheel::now() const {
   MutexLock lock(&mu_);
   return now_;
+}
+
+Instant TimingWheel::processed() const {
+  MutexLock lock(&mu_);
+  return NsToInstant(processed_ns_);
 }
 
 size_t TimingWheel::size() const {

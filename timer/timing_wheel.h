@@ -47,6 +47,18 @@
 // at B as before. An Arm() for [B, B + 512) goes straight to the work wheel.
 // None of this is observable: every entry expires at its tick, as before.
 //
+// Exact deadlines (ArmExact). A deadline between two ticks c-1 and c is
+// not rounded up to c: the entry waits in the wheel at tick c-1 (linked
+// there like any entry, so cascades and bitmaps are unchanged) and, when
+// tick c-1 is processed, moves to the "held" list, ordered by deadline,
+// from which AdvanceToInstant() expires it once the time given reaches its
+// deadline. The held list only ever holds deadlines less than a tick ahead
+// of the last processed tick (or already due), so it stays short, and its
+// head is part of the next event: a driver sleeping until NextEvent()
+// wakes at the deadline itself. An exact deadline already passed (a delay
+// <= 0) goes straight to the held list and expires at the next advance.
+// A deadline on a tick is an ordinary entry of that tick.
+//
 // The wheel has no thread and no clock. It moves only when AdvanceTo(tick) is
 // called, and it jumps straight over empty stretches: one bitmap per level
 // finds the next non-empty slot in O(1), so NextEventTick() tells a driver how
@@ -126,12 +138,13 @@ static_assert(kMaxDelayTicks * 2 > uint64_t{99} * 24 * 3600 * 1000,
 // belongs to the wheel; the owner must Cancel() it (or let it expire) before
 // destroying it.
 //
-// 32 bytes. Not over-aligned: alignas(32) made every object that embeds
+// 40 bytes. Not over-aligned: alignas(32) made every object that embeds
 // an entry 32-byte aligned, which cost each Timer 96 bytes of padding and
 // aligned allocation (584 vs 488 B in //timer:timer_benchmark), and bought
 // nothing measurable: cancel / re-arm / arm at 1e6 entries in
 // //timer:timing_wheel_benchmark were 59-62 / 106-110 / 10 ns either way
-// (2026-11-25), though an entry may now straddle two cache lines.
+// (2026-11-25), though an entry may now straddle two cache lines. The
+// 8 bytes over the former 32 hold an exact deadline's offset (early_ns_).
 class WheelEntry {
  public:
   WheelEntry() = default;
@@ -143,22 +156,28 @@ class WheelEntry {
   // compared for equality, to recognise a stale expiry). Stable while the
   // wheel's lock is held, e.g. inside AdvanceTo's `on_expired`.
   uint32_t arm_seq() const { return arm_seq_; }
-  // Absolute expiry tick of the latest Arm().
+  // Absolute expiry tick of the latest Arm(): for an exact arming
+  // (ArmExact), the first tick at or after its deadline.
   Tick expires() const { return expires_; }
 
  private:
   friend class TimingWheel;
 
-  enum Level : uint8_t { kIdle, kWork, kAssistant };
+  // kHeld: an exact entry whose deadline is less than one tick away, in
+  // the wheel's deadline-ordered list (see "Exact deadlines" above).
+  enum Level : uint8_t { kIdle, kWork, kAssistant, kHeld };
 
   WheelEntry* prev_ = nullptr;
   WheelEntry* next_ = nullptr;
   Tick expires_ = 0;
   uint32_t arm_seq_ = 0;
+  // Exact arming: how long before tick expires_ the deadline is, in ns
+  // (0: on the tick). Nonzero entries wait in the tick before, then held.
+  uint32_t early_ns_ = 0;
   uint16_t slot_ = 0;
   Level level_ = kIdle;
 };
-static_assert(sizeof(WheelEntry) == 32, "one entry, half a cache line");
+static_assert(sizeof(WheelEntry) == 40, "one entry, 40 bytes");
 
 class TimingWheel {
  public:
@@ -213,6 +232,19 @@ class TimingWheel {
   absl::StatusOr<ArmResult> Arm(WheelEntry* entry, Tick expires,
                                 Tick present = 0);
 
+  // Arms `entry` to expire at the instant `deadline` itself rather than at
+  // the tick after it: the first AdvanceToInstant(t) with t >= deadline
+  // expires it (AdvanceTo(tick) counts as the tick's instant). A deadline
+  // already passed (at or before the last instant advanced to) expires at
+  // the next advance. Re-arms if armed. O(1), no allocation, except that
+  // an entry whose deadline is under a tick away is inserted into the held
+  // list in deadline order (from its back: O(1) when deadlines come in
+  // order). ArmResult::expires is the first tick at or after `deadline`.
+  // Errors: as Arm (the maximum delay counts in ticks), and OutOfRange
+  // for an infinite deadline.
+  absl::StatusOr<ArmResult> ArmExact(WheelEntry* entry, Instant deadline,
+                                     Tick present = 0);
+
   // Disarms `entry`. Returns true if it was armed. O(1). If `plan_later`
   // is given, sets it to whether this moved the plan later, as
   // ArmResult::plan_later.
@@ -227,22 +259,35 @@ class TimingWheel {
   // see the header comment) after unlinking it, in tick order (the order
   // among entries of one tick is unspecified). Empty stretches are skipped
   // in O(1). Afterwards now() == max(now(), to).
+  // (An exact entry expires once the tick's instant reaches its deadline.)
   void AdvanceTo(Tick to, ExpiredFn on_expired);
+  // As AdvanceTo(the last tick at or before `now`), and also expires the
+  // exact entries whose deadline is at or before `now`; all in time order.
+  // A driver calls this with the time it measured.
+  void AdvanceToInstant(Instant now, ExpiredFn on_expired);
 
   // The last processed tick.
   Tick now() const;
+  // The latest instant advanced to (the tick's instant after AdvanceTo):
+  // every deadline at or before it has expired.
+  Instant processed() const;
   // The next tick at which AdvanceTo has work (an expiry, or a multiple of
   // 512 at which a pending cascade or a non-empty assistant slot is due), or
   // kNoTick for an empty wheel. Never later than the next expiry. O(1).
   Tick NextEventTick() const;
-  // As NextEventTick(), and records it as the tick a driver will sleep
+  // The instant of the next event: NextEventTick()'s, or the deadline of a
+  // held exact entry if earlier (InfiniteFuture for an empty wheel). A
+  // driver sleeps until this. O(1).
+  Instant NextEvent() const;
+  // As NextEvent(), and records it as the instant a driver will sleep
   // until, so that Arm() reports `wake_needed` for anything earlier.
-  Tick PlanWake();
+  Instant PlanWake();
   // The plan: the last PlanWake(), moved earlier by arms (wake_needed)
   // and later by cancels and re-arms that empty it (plan_later), so it is
-  // the next event whenever nothing is due (kNoTick: none, or no plan yet).
-  // A driver woken at a plan moved later finds nothing and plans again.
-  Tick planned_wake() const;
+  // the next event whenever nothing is due (InfiniteFuture: none, or no
+  // plan yet). A driver woken at a plan moved later finds nothing and
+  // plans again.
+  Instant planned_wake() const;
   // Number of armed entries.
   size_t size() const;
 
@@ -259,6 +304,35 @@ class TimingWheel {
     WheelEntry head;  // sentinel; only its links are used
   };
 
+  // Event times in the plan are whole nanoseconds since the epoch, rounded
+  // up (a driver woken at one is never early); kNoWake: none.
+  static constexpr int64_t kNoWake = INT64_MAX;
+  int64_t TickNs(Tick tick) const;
+  Instant NsToInstant(int64_t ns) const;
+  // Unlinks `entry` if armed (returning its event time, else kNoWake) and
+  // gives it a new arm_seq.
+  int64_t DetachForArmLocked(WheelEntry* entry)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  ArmResult FinishArmLocked(WheelEntry* entry, int64_t vacated)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status CheckRangeLocked(Tick expires, Tick present) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The tick whose processing releases `e` (expires_, or the tick before
+  // for an exact deadline between ticks).
+  static Tick LinkTick(const WheelEntry* e) {
+    return e->early_ns_ != 0 ? e->expires_ - 1 : e->expires_;
+  }
+  // A held entry's deadline, in ns since the epoch.
+  int64_t HeldDeadlineNs(const WheelEntry* e) const {
+    return TickNs(e->expires_) - e->early_ns_;
+  }
+  void InsertHeldLocked(WheelEntry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void AdvanceLocked(Tick to, int64_t now_ns, ExpiredFn on_expired)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  int64_t NextEventNsLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  int64_t EventNsOfLocked(const WheelEntry* e) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   void LinkLocked(WheelEntry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void UnlinkLocked(WheelEntry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Detaches the assistant slot visited at boundary tick `boundary` as the
@@ -269,12 +343,13 @@ class TimingWheel {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The cascade work of processed tick now_.
   void CascadeStepLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void ExpireWorkSlotLocked(uint64_t slot, ExpiredFn on_expired)
+  void ExpireWorkSlotLocked(uint64_t slot, int64_t now_ns,
+                            ExpiredFn on_expired)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   Tick NextEventTickLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // After an entry whose event tick was `vacated` left it: moves the plan
   // to the next event if that emptied the planned tick; true if it did.
-  bool ReplanLaterLocked(Tick vacated) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool ReplanLaterLocked(int64_t vacated) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The tick at which a driver must be awake for `e` (its expiry, or the
   // cascade that moves it to the work wheel).
   Tick EventTickOfLocked(const WheelEntry* e) const
@@ -291,18 +366,22 @@ class TimingWheel {
 
   mutable Mutex mu_;
   Tick now_ ABSL_GUARDED_BY(mu_) = 0;
-  Tick planned_wake_ ABSL_GUARDED_BY(mu_) = kNoTick;
+  // The latest instant advanced to, in ns since the epoch (rounded down).
+  int64_t processed_ns_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t planned_wake_ ABSL_GUARDED_BY(mu_) = kNoWake;
   // planned_wake_, published for planned_wake() (an announcer reads it
   // without taking mu_ a second time: each change is published before the
   // lock is released, so whoever reads after its own change sees it or a
   // newer plan).
-  std::atomic<Tick> published_plan_{kNoTick};
-  void SetPlanLocked(Tick plan) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+  std::atomic<int64_t> published_plan_{kNoWake};
+  void SetPlanLocked(int64_t plan) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     planned_wake_ = plan;
     published_plan_.store(plan, std::memory_order_release);
   }
   size_t size_ ABSL_GUARDED_BY(mu_) = 0;
   SlotList work_[kWorkLists] ABSL_GUARDED_BY(mu_);
+  // Exact entries due within a tick (or already), by deadline.
+  SlotList held_ ABSL_GUARDED_BY(mu_);
   // Assistant lists: one per assistant slot plus one, the pending list (the
   // cascade in progress). Detaching a slot's list swaps it with the empty
   // pending list in O(1): an assistant entry's slot_ is its list index, and

@@ -254,14 +254,14 @@ TEST(TimingWheelTest, NextEventTickIsExpiryOrCascade) {
 TEST(TimingWheelTest, ArmReportsWhenASleepingDriverMustWake) {
   TimingWheel wheel(Instant(), kTick);
   WheelEntry a, b, c;
-  EXPECT_EQ(wheel.PlanWake(), kNoTick);
+  EXPECT_EQ(wheel.PlanWake(), Instant::InfiniteFuture());
   auto ra = wheel.Arm(&a, 50);
   ASSERT_TRUE(ra.ok());
   EXPECT_TRUE(ra->wake_needed);  // the driver planned to sleep forever
   auto rb = wheel.Arm(&b, 60);
   ASSERT_TRUE(rb.ok());
   EXPECT_FALSE(rb->wake_needed);  // 60 is after the new plan (50)
-  EXPECT_EQ(wheel.PlanWake(), 50u);
+  EXPECT_EQ(wheel.PlanWake(), wheel.TickToInstant(50));
   auto rc = wheel.Arm(&c, 20);
   ASSERT_TRUE(rc.ok());
   EXPECT_TRUE(rc->wake_needed);
@@ -274,11 +274,11 @@ TEST(TimingWheelTest, CancelOrRearmOfThePlannedEventMovesThePlanLater) {
   ASSERT_TRUE(wheel.Arm(&a, 20).ok());
   ASSERT_TRUE(wheel.Arm(&b, 20).ok());
   ASSERT_TRUE(wheel.Arm(&c, 50).ok());
-  EXPECT_EQ(wheel.PlanWake(), 20u);
+  EXPECT_EQ(wheel.PlanWake(), wheel.TickToInstant(20));
   bool later = true;
   EXPECT_TRUE(wheel.Cancel(&a, &later));
   EXPECT_FALSE(later);  // b still fires at the plan
-  EXPECT_EQ(wheel.planned_wake(), 20u);
+  EXPECT_EQ(wheel.planned_wake(), wheel.TickToInstant(20));
   EXPECT_TRUE(wheel.Cancel(&c, &later));
   EXPECT_FALSE(later);  // not the plan
   ASSERT_TRUE(wheel.Arm(&c, 50).ok());
@@ -286,19 +286,19 @@ TEST(TimingWheelTest, CancelOrRearmOfThePlannedEventMovesThePlanLater) {
   ASSERT_TRUE(rb.ok());
   EXPECT_FALSE(rb->wake_needed);
   EXPECT_TRUE(rb->plan_later);
-  EXPECT_EQ(wheel.planned_wake(), 50u);
+  EXPECT_EQ(wheel.planned_wake(), wheel.TickToInstant(50));
   auto rd = wheel.Arm(&d, 60);  // after the moved plan: no wake
   ASSERT_TRUE(rd.ok());
   EXPECT_FALSE(rd->wake_needed);
   EXPECT_FALSE(rd->plan_later);
   EXPECT_TRUE(wheel.Cancel(&c, &later));
   EXPECT_TRUE(later);
-  EXPECT_EQ(wheel.planned_wake(), 60u);
+  EXPECT_EQ(wheel.planned_wake(), wheel.TickToInstant(60));
   EXPECT_TRUE(wheel.Cancel(&d, &later));
   EXPECT_TRUE(later);
   EXPECT_TRUE(wheel.Cancel(&b, &later));
   EXPECT_TRUE(later);
-  EXPECT_EQ(wheel.planned_wake(), kNoTick);  // empty: nothing planned
+  EXPECT_EQ(wheel.planned_wake(), Instant::InfiniteFuture());  // empty: nothing planned
   EXPECT_FALSE(wheel.Cancel(&b, &later));
   EXPECT_FALSE(later);
 }
