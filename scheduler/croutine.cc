@@ -181,7 +181,7 @@ void CRoutine::SleepUntil(Instant deadline) {
         self->sleep_seq_ = 0;
       } else {
         // Armed under our lock: OnExpired (which takes it) sees sleep_seq_.
-        auto armed = driver->Arm(self, leg);
+        auto armed = driver->ArmExact(self, leg);  // at the deadline itself
         if (!armed.ok()) {
           // Only a shut-down timer system refuses an arm within the maximum
           // delay: the process is shutting down and the sleep can never end,

@@ -14,6 +14,23 @@ int64_t PeriodicSchedule::SkipToLatestDue(Instant due_by,
   return skipped;
 }
 
+PeriodicSchedule::Next PeriodicSchedule::AfterRun(Instant end,
+                                                  const TimerOptions& options) {
+  const absl::Duration period = options.period;
+  if (Expected(k_ + 1, period) >= end) {  // on time: the common case
+    ++k_;
+    return Next();
+  }
+  // j: the last call expected before `end` (j >= k + 1).
+  absl::Duration remainder;
+  int64_t j = absl::IDivDuration(end - origin_, period, &remainder);
+  if (remainder == absl::ZeroDuration()) --j;  // expected at `end`: on time
+  // kSkip's late call for j would fire now (at `end`); the next on-phase
+  // call (j + 1) at its own instant. Their distance:
+  const absl::Duration skip_gap = Expected(j + 1, period) - end;
+  return ApplyOverrun(j, end, skip_gap, options);
+}
+
 PeriodicSchedule::Next PeriodicSchedule::ApplyOverrun(int64_t j, Instant end,
                                                       absl::Duration skip_gap,
                                                       const TimerOptions& options) {
@@ -22,7 +39,7 @@ PeriodicSchedule::Next PeriodicSchedule::ApplyOverrun(int64_t j, Instant end,
   next.overrun = true;
   switch (options.overrun_policy) {
     case OverrunPolicy::kSkip:
-      // One late call for period j at the earliest tick, unless the next
+      // One late call for period j at once, unless the next
       // on-phase call is less than half a period after it: then that one.
       if (skip_gap >= options.period / 2) {
         k_ = j;

@@ -18,12 +18,12 @@
 // instant does not move, so drift cannot accumulate. Only kDelay re-bases
 // (origin = the end of the late run).
 //
-// Ticks: the wheel serves call k on tick T(k) = the first tick at or after
-// expected(k) (never early). After a run that ended at `end`, the earliest
-// tick anything armed now can fire on is E (the caller's wheel says: at or
-// after the tick of `end`, after the last processed tick). Call k+1 is on
-// time iff T(k+1) >= E; otherwise the calls that cannot fire on their own
-// tick are missed and the policy decides.
+// Exact: the timer arms call k for its expected instant itself
+// (TimingWheel::ArmExact), whatever the period, so the schedule needs no
+// tick arithmetic. After a run that ended at `end`, call k+1 is on time iff
+// it is expected at or after `end`; the calls expected before `end` are
+// missed and the policy decides. (A call armed for an instant already
+// passed fires at the tick thread's next pass: "at once".)
 //
 // Threads: a value; the owner synchronizes.
 
@@ -35,7 +35,6 @@
 #include "absl/time/time.h"
 #include "cyber/time/instant.h"
 #include "timer/timer_options.h"
-#include "timer/timing_wheel.h"
 
 namespace cyber {
 namespace timer {
@@ -69,14 +68,9 @@ class PeriodicSchedule {
   // in one late call, never a stale call followed by the late one.
   int64_t SkipToLatestDue(Instant due_by, const TimerOptions& options);
 
-  // After the current call ended at `end`, with `earliest` the first tick
-  // anything armed now can fire on: moves to the next call per the overrun
-  // policy (see OverrunPolicy in timer_options.h). `grid` is the wheel's
-  // tick arithmetic: `Tick TickOf(Instant)` (first tick at or after) and
-  // `Instant InstantOf(Tick)`.
-  template <typename Grid>
-  Next AfterRun(Instant end, Tick earliest, const Grid& grid,
-                const TimerOptions& options);
+  // After the current call ended at `end`: moves to the next call per the
+  // overrun policy (see OverrunPolicy in timer_options.h).
+  Next AfterRun(Instant end, const TimerOptions& options);
 
  private:
   // The calls k+1 .. j are missed, j + 1 is the first on time (j >= k + 1):
@@ -87,29 +81,6 @@ class PeriodicSchedule {
   Instant origin_;
   int64_t k_ = 1;
 };
-
-// --- implementation of the template ---------------------------------------
-
-template <typename Grid>
-PeriodicSchedule::Next PeriodicSchedule::AfterRun(Instant end, Tick earliest,
-                                                  const Grid& grid,
-                                                  const TimerOptions& options) {
-  const absl::Duration period = options.period;
-  // Call k fires on T(k) >= E iff expected(k) > instant of tick E - 1.
-  const Instant last_missable = grid.InstantOf(earliest - 1);
-  if (Expected(k_ + 1, period) > last_missable) {  // on time: the common case
-    ++k_;
-    return Next();
-  }
-  // j: the last call that cannot fire on its own tick (T(j) < E).
-  absl::Duration remainder;
-  const int64_t j = absl::IDivDuration(last_missable - origin_, period, &remainder);
-  // kSkip's late call for j would fire on tick E; the next on-phase call
-  // (j + 1) on its own tick T(j + 1) >= E. Their distance:
-  const absl::Duration skip_gap =
-      grid.InstantOf(grid.TickOf(Expected(j + 1, period))) - grid.InstantOf(earliest);
-  return ApplyOverrun(j, end, skip_gap, options);
-}
 
 }  // namespace timer
 }  // namespace cyber

@@ -1,5 +1,6 @@
 // The periodic schedule and its overrun policies, without threads, clocks or
-// a wheel: a uniform tick grid stands in for the wheel's tick arithmetic.
+// a wheel: every call is armed for its exact instant, so a run's end is all
+// the schedule needs.
 
 #include "timer/periodic_schedule.h"
 
@@ -11,18 +12,7 @@ namespace cyber {
 namespace timer {
 namespace {
 
-constexpr absl::Duration kTick = absl::Milliseconds(2);
 const Instant kEpoch = Instant() + absl::Hours(1);
-
-// The wheel's rule: a deadline fires on the first tick at or after it.
-struct UniformTicks {
-  Tick TickOf(Instant deadline) const {
-    return static_cast<Tick>(absl::Ceil(deadline - kEpoch, kTick) / kTick);
-  }
-  Instant InstantOf(Tick tick) const {
-    return kEpoch + kTick * static_cast<int64_t>(tick);
-  }
-};
 
 Instant At(int64_t ms) { return kEpoch + absl::Milliseconds(ms); }
 
@@ -34,12 +24,9 @@ TimerOptions Periodic(int64_t period_ms, OverrunPolicy policy, int max_burst = 3
   return o;
 }
 
-// What the wheel would say after a run that ended at `end` (nothing
-// processed beyond it): the tick of `end`.
 PeriodicSchedule::Next RunEndedAt(PeriodicSchedule& s, Instant end,
                                   const TimerOptions& o) {
-  const UniformTicks grid;
-  return s.AfterRun(end, grid.TickOf(end), grid, o);
+  return s.AfterRun(end, o);
 }
 
 TEST(PeriodicScheduleTest, PhaseLockedOverTenThousandOnTimeCalls) {
@@ -62,9 +49,9 @@ TEST(PeriodicScheduleTest, SkipMakesOneLateCallForTheLatestMissedPeriod) {
   const TimerOptions o = Periodic(10, OverrunPolicy::kSkip);
   PeriodicSchedule s;
   s.Start(At(0));
-  // Call 1 (10 ms) ran until 31 ms: calls 2 (20) and 3 (30) cannot fire on
-  // their ticks. The late call for 3 at 32 ms is 8 ms before call 4 (40 ms),
-  // at least half a period: it stays, call 2 is skipped.
+  // Call 1 (10 ms) ran until 31 ms: calls 2 (20) and 3 (30) cannot fire at
+  // their instants. The late call for 3 at 31 ms is 9 ms before call 4
+  // (40 ms), at least half a period: it stays, call 2 is skipped.
   const PeriodicSchedule::Next next = RunEndedAt(s, At(31), o);
   EXPECT_TRUE(next.overrun);
   EXPECT_EQ(next.skipped, 1);
@@ -76,9 +63,9 @@ TEST(PeriodicScheduleTest, SkipDropsALateCallTooCloseToTheNextOnPhaseCall) {
   const TimerOptions o = Periodic(10, OverrunPolicy::kSkip);
   PeriodicSchedule s;
   s.Start(At(0));
-  // Ran until 35 ms: a late call at 36 ms would be 4 ms before call 4
+  // Ran until 36 ms: a late call then would be 4 ms before call 4
   // (40 ms), less than half a period: calls 2 and 3 are skipped.
-  const PeriodicSchedule::Next next = RunEndedAt(s, At(35), o);
+  const PeriodicSchedule::Next next = RunEndedAt(s, At(36), o);
   EXPECT_TRUE(next.overrun);
   EXPECT_EQ(next.skipped, 2);
   EXPECT_EQ(s.call(), 4);
@@ -86,21 +73,48 @@ TEST(PeriodicScheduleTest, SkipDropsALateCallTooCloseToTheNextOnPhaseCall) {
 }
 
 TEST(PeriodicScheduleTest, SkipNeverSchedulesTwoCallsCloserThanHalfAPeriod) {
-  const UniformTicks grid;
-  for (int64_t period_ms : {4, 5, 7, 10, 33}) {
-    const TimerOptions o = Periodic(period_ms, OverrunPolicy::kSkip);
-    for (int64_t end_ms = period_ms; end_ms < 12 * period_ms; ++end_ms) {
+  for (int64_t period_us : {500, 1000, 3000, 4000, 5000, 7000, 10000, 33000}) {
+    TimerOptions o = Periodic(0, OverrunPolicy::kSkip);
+    o.period = absl::Microseconds(period_us);
+    for (int64_t end_us = period_us; end_us < 12 * period_us; end_us += 100) {
       PeriodicSchedule s;
       s.Start(At(0));
-      const Tick earliest = grid.TickOf(At(end_ms));
-      const PeriodicSchedule::Next next = s.AfterRun(At(end_ms), earliest, grid, o);
+      const Instant end = At(0) + absl::Microseconds(end_us);
+      const PeriodicSchedule::Next next = s.AfterRun(end, o);
+      // The next call fires at its instant, or at once if that has passed.
+      const Instant fires = std::max(s.Expected(s.call(), o.period), end);
+      EXPECT_GE(fires, end);
       if (!next.overrun) continue;
-      const Instant fires = std::max(grid.InstantOf(grid.TickOf(s.Expected(s.call(), o.period))),
-                                     grid.InstantOf(earliest));
-      const Instant then = grid.InstantOf(grid.TickOf(s.Expected(s.call() + 1, o.period)));
-      EXPECT_GE(then - fires, o.period / 2) << "period " << period_ms << " ms, end " << end_ms;
+      const Instant then = s.Expected(s.call() + 1, o.period);
+      EXPECT_GE(then - fires, o.period / 2) << "period " << period_us << " us, end " << end_us;
       EXPECT_GE(next.skipped, 0);
     }
+  }
+}
+
+TEST(PeriodicScheduleTest, ACallExpectedAtTheRunsEndIsOnTime) {
+  const TimerOptions o = Periodic(10, OverrunPolicy::kSkip);
+  PeriodicSchedule s;
+  s.Start(At(0));
+  EXPECT_FALSE(RunEndedAt(s, At(20), o).overrun);  // call 2 is due right now
+  EXPECT_EQ(s.call(), 2);
+  PeriodicSchedule t;
+  t.Start(At(0));
+  EXPECT_TRUE(RunEndedAt(t, At(20) + absl::Nanoseconds(1), o).overrun);
+}
+
+TEST(PeriodicScheduleTest, SubTickPeriodsArePhaseLocked) {
+  for (absl::Duration period : {absl::Microseconds(500), absl::Milliseconds(1),
+                                absl::Microseconds(1500)}) {
+    TimerOptions o = Periodic(0, OverrunPolicy::kSkip);
+    o.period = period;
+    PeriodicSchedule s;
+    s.Start(At(0));
+    for (int i = 0; i < 60000; ++i) {
+      // Each run ends a little after its call: on time for the next.
+      ASSERT_FALSE(RunEndedAt(s, s.Expected(s.call(), period) + period / 3, o).overrun);
+    }
+    EXPECT_EQ(s.Expected(s.call(), period), At(0) + period * 60001);
   }
 }
 

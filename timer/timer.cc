@@ -6,7 +6,6 @@
 #include "absl/strings/str_cat.h"
 #include "cyber/common/log.h"
 #include "timer/default_timer_system.h"
-#include "timer/period_rules.h"
 #include "timer/timer_core.h"
 
 namespace cyber {
@@ -45,16 +44,8 @@ Timer::~Timer() { core_->Retire(); }
 absl::Status Timer::Configure(TimerOptions options) {
   // No name: keep the one it had (an automatic name is not stored).
   if (options.name.empty()) options.name = core_->given_name();
-  // Checked against the wheel it will run on; a timer bound at Schedule()
-  // is checked again there against the system it binds to.
   const std::string name = options.name.empty() ? core_->name() : options.name;
-  TimerSystem* const fixed =
-      core_->has_fixed_system() ? core_->fixed_system() : nullptr;
-  absl::Status status =
-      fixed ? ValidateTimerOptions(options, name, fixed->tick(),
-                                   fixed->max_delay())
-            : ValidateTimerOptions(options, name, kTimerResolution,
-                                   MaxDelay(kTimerResolution));
+  absl::Status status = ValidateTimerOptions(options, name);
   const std::shared_ptr<TimerCore> core = core_;  // as in Stop()
   core->Configure(std::make_shared<const TimerOptions>(std::move(options)),
                   status);

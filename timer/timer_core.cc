@@ -62,6 +62,7 @@ Instant TimerCore::ExpectedLocked(int64_t k) const {
 void TimerCore::CancelLocked() {
   if (armed_seq_ != 0 && front_) front_->Cancel(this);
   armed_seq_ = 0;
+  armed_never_ = false;
 }
 
 absl::Status TimerCore::ArmNextLocked() {
@@ -79,7 +80,24 @@ absl::Status TimerCore::ArmLocked(Instant deadline) {
 
 absl::Status TimerCore::TryArmLocked(Instant deadline) {
   armed_for_next_ = false;
-  auto armed = front_->Arm(this, deadline);
+  armed_never_ = false;
+  // Exact (at the deadline itself): every periodic call, so that any
+  // period keeps its phase; a oneshot that asks for it; a delay <= 0, which
+  // runs at once rather than on the next tick. Otherwise on the tick.
+  const bool exact = !options_->oneshot ||
+                     options_->precision == TimerPrecision::kExact ||
+                     options_->period <= absl::ZeroDuration();
+  auto armed = exact ? front_->ArmExact(this, deadline)
+                     : front_->Arm(this, deadline);
+  if (!armed.ok() && armed.status().code() == absl::StatusCode::kOutOfRange) {
+    // Infinite, or beyond the wheel's range (~99 days): "never". The timer
+    // stays armed (cancellable, pending) and nothing is in the wheel; a
+    // failed arm left a previous arming as it was.
+    if (armed_seq_ != 0) front_->Cancel(this);
+    armed_seq_ = 0;
+    armed_never_ = true;
+    return absl::OkStatus();
+  }
   if (!armed.ok()) {
     armed_seq_ = 0;
     const absl::Status status(
@@ -117,12 +135,8 @@ absl::Status TimerCore::BindLocked(TimerSystem* front,
   // Bound here for this configuration already: the common restart of a
   // timeout costs nothing more.
   if (bound_ && front_.get() == front) return absl::OkStatus();
-  // The options were checked against the default geometry at Configure;
-  // check them against this wheel's (cheap when they are fine).
-  const absl::Status s =
-      ValidateTimerOptions(*options_, NameLocked(), front->tick(),
-                           front->max_delay());
-  if (!s.ok()) return s;
+  // The options were validated at Configure (config_status_); nothing in
+  // them depends on the wheel.
   if (front_.get() != front) {
     if (front_) front_->Cancel(this);
     front_ = front_ref != nullptr ? std::move(front_ref)
@@ -396,7 +410,7 @@ void TimerCore::Run(uint64_t token) {
     // its own callback too) begins a new schedule.
     // Begun late (a busy processor, or a stall while it was queued): under
     // kSkip it stands for the latest period due by now.
-    SkipToLatestDueLocked(front_->TickFloor(event.actual_time));
+    SkipToLatestDueLocked(event.actual_time);
     TransitionLocked(options_->oneshot ? Event::kOneshotCallBegins
                                        : Event::kCallBegins);
     runner_ = CurrentExecutionId();
@@ -491,9 +505,8 @@ void TimerCore::SkipToLatestDueLocked(Instant due_by) {
 }
 
 void TimerCore::ScheduleNextLocked(Instant end) {
-  // Decided in ticks, where the wheel decides (periodic_schedule.h).
-  const PeriodicSchedule::Next next =
-      schedule_.AfterRun(end, front_->EarliestTick(end), *front_, *options_);
+  // Every periodic call is armed for its exact instant (periodic_schedule.h).
+  const PeriodicSchedule::Next next = schedule_.AfterRun(end, *options_);
   if (!next.overrun) {  // on time: the common case
     // Armed for this call already (the provisional arming at the expiry
     // that queued the call just ended, still in the wheel): nothing to do,

@@ -197,7 +197,7 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   absl::Status ArmNextLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   void CancelLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   // After a call that ended at `end`: picks the next k per the overrun
-  // policy (schedule_.AfterRun, in ticks), counts what it skipped, arms it.
+  // policy (schedule_.AfterRun), counts what it skipped, arms it.
   void ScheduleNextLocked(Instant end)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   // kSkip: if periods after k_ are due by `due_by` (a tick instant), call
@@ -240,6 +240,10 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   // arming change independently of the lifecycle; folding it in would
   // double kQueued and kRunning without making a transition clearer.
   bool armed_for_next_ ABSL_GUARDED_BY(stripe_->mu) = false;
+  // armed_never_: the arming is "never" (an infinite delay or period, or
+  // one beyond the wheel's range): the schedule is on (kArmed) and
+  // cancellable, and nothing is in the wheel (armed_seq_ == 0).
+  bool armed_never_ ABSL_GUARDED_BY(stripe_->mu) = false;
   // Counters: dispatch refusals in a row (a oneshot's retry backoff), and
   // the Stop()s waiting for the call in flight (while any waits, the call's
   // end never re-arms: kCallEndsStop).

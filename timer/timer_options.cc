@@ -44,21 +44,19 @@ const char* TimerPhaseName(TimerPhase phase) {
   return "unknown";
 }
 
-absl::Status ValidateTimerOptions(const TimerOptions& o,
-                                  absl::Duration resolution,
-                                  absl::Duration max_period) {
-  return ValidateTimerOptions(o, o.name, resolution, max_period);
+absl::Status ValidateTimerOptions(const TimerOptions& o) {
+  return ValidateTimerOptions(o, o.name);
 }
 
-absl::Status ValidateTimerOptions(const TimerOptions& o, absl::string_view name,
-                                  absl::Duration resolution,
-                                  absl::Duration max_period) {
+absl::Status ValidateTimerOptions(const TimerOptions& o,
+                                  absl::string_view name) {
   // Messages are built only on failure.
   const auto who = [name] { return absl::StrCat("timer \"", name, "\": "); };
-  if (!PeriodInRange(o.period, resolution, max_period)) {
-    return CheckPeriod(absl::StrCat("timer \"", name, "\""),
-                       o.oneshot ? "delay" : "period", o.period, resolution,
-                       max_period);
+  // A oneshot's delay may be anything (<= 0: at once; beyond the wheel's
+  // range: never); a period must be positive (timer/period_rules.h).
+  if (!o.oneshot && !PeriodInRange(o.period)) {
+    return CheckPeriod(absl::StrCat("timer \"", name, "\""), "period",
+                       o.period);
   }
   if (!o.callback && !o.event_callback) {
     return absl::InvalidArgumentError(absl::StrCat(who(), "callback is empty"));

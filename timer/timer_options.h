@@ -110,7 +110,11 @@ struct TimerStatistics {
 // Configuration of a Timer (the modern surface).
 struct TimerOptions {
   std::string name;  // shown in logs, errors and statistics; "timer#N" if empty
-  absl::Duration period = absl::ZeroDuration();  // the delay, for a oneshot
+  // Periodic: the period, > 0, any length (below the tick: served
+  // exactly; beyond the wheel's ~99 days, or InfiniteDuration: never).
+  // Oneshot: the delay from Schedule(), any value: <= 0 runs at once
+  // (counted late), beyond the wheel's range or infinite is "never".
+  absl::Duration period = absl::ZeroDuration();
   bool oneshot = false;
   // Exactly one of the two callbacks is used: `event_callback` if set.
   std::function<void()> callback;
@@ -140,18 +144,15 @@ struct TimerOptions {
   std::function<void()> on_cancel;
 };
 
-// Checks `options` for a timer whose wheel has the given resolution and
-// maximum delay. The error names the timer, the field and the value; the
-// period (or delay) by the rule every layer shares (timer/period_rules.h).
-absl::Status ValidateTimerOptions(const TimerOptions& options,
-                                  absl::Duration resolution,
-                                  absl::Duration max_period);
+// Checks `options`: a callback, a positive period for a periodic timer (the
+// rule every layer shares, timer/period_rules.h; a oneshot's delay may be
+// anything), max_burst and priority. The error names the timer, the field
+// and the value. Nothing depends on the wheel: any tick serves any period.
+absl::Status ValidateTimerOptions(const TimerOptions& options);
 // The same, naming the timer `name` in the error (a Timer's automatic name
 // when options.name is empty).
 absl::Status ValidateTimerOptions(const TimerOptions& options,
-                                  absl::string_view name,
-                                  absl::Duration resolution,
-                                  absl::Duration max_period);
+                                  absl::string_view name);
 
 // Cyber RT's TimerOption: period in milliseconds.
 struct TimerOption {

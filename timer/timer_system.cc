@@ -198,13 +198,6 @@ absl::StatusOr<TimingWheel::ArmResult> TimerSystem::ArmWith(
   return result;
 }
 
-bool TimerSystem::InRange(Instant deadline) const {
-  if (deadline.IsInfiniteFuture()) return false;
-  Instant now;
-  if (!TryNow(&now)) return true;  // the arm says why it cannot
-  return deadline - now <= max_delay();
-}
-
 void TimerSystem::AnnouncePlan() {
   if (!announces_) return;
   MutexLock lock(&announce_mu_);
@@ -231,9 +224,6 @@ bool TimerSystem::TryNow(Instant* now) const {
   return true;
 }
 
-Tick TimerSystem::EarliestTick(Instant t) const {
-  return std::max(wheel_.DeadlineToTick(t), wheel_.now() + 1);
-}
 
 void TimerSystem::Close() {
   closed_.store(true, std::memory_order_seq_cst);

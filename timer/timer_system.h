@@ -148,10 +148,6 @@ class TimerSystem : public std::enable_shared_from_this<TimerSystem> {
   // tick thread's next pass (woken for it).
   absl::StatusOr<TimingWheel::ArmResult> ArmExact(ExpiryTarget* target,
                                                   Instant deadline);
-  // Whether Arm/ArmExact accept `deadline` as to its distance: finite and
-  // at most max_delay() after the clock's present (true once closed: the
-  // arm then says why it fails). Reads the clock.
-  bool InRange(Instant deadline) const;
   bool Cancel(ExpiryTarget* target) {
     bool plan_later = false;
     const bool was_armed = wheel_.Cancel(target, &plan_later);
@@ -190,13 +186,6 @@ class TimerSystem : public std::enable_shared_from_this<TimerSystem> {
   // The instant of the tick a deadline fires on (never before it).
   Instant FireInstant(Instant deadline) const {
     return wheel_.TickToInstant(wheel_.DeadlineToTick(deadline));
-  }
-  // The earliest tick anything armed now can fire on, given that it is at
-  // least `t` now: a processed tick can no longer fire.
-  Tick EarliestTick(Instant t) const;
-  // The instant of the last tick at or before `t`.
-  Instant TickFloor(Instant t) const {
-    return wheel_.TickToInstant(wheel_.InstantToTick(t));
   }
   // The latest instant the tick thread (or Step) processed: every deadline
   // at or before it has expired.

@@ -10,8 +10,8 @@
 // Why strict: a graph is read once at start-up, and a mistake in it is
 // cheapest to fix right then. Every problem is an error whose message starts
 // with "file:line:column:" and names the field and the value, e.g.
-//   dags/perception.dag:12:13: timer component "lidar_poll": interval 1ms
-//   is below the 2ms resolution
+//   dags/perception.dag:12:13: timer component "lidar_poll": interval 0
+//   must be positive
 // Nothing is clamped or skipped. Errors are returned, not logged: the
 // caller shows each once (mainboard prints it; cyber::GraphTest logs it).
 // What is checked:
@@ -21,12 +21,9 @@
 //   - every component has a non-empty class_name and config.name, and names
 //     are unique (timer or not) within a file; CheckGraphs() extends this
 //     across the files a launcher loads together;
-//   - a timer component's interval is set and within
-//     [timer resolution (2 ms), MaxTimerInterval()]: exactly the periods a
-//     Timer accepts, checked and worded by the same function
-//     (timer/period_rules.h); as the field is a uint32 of milliseconds
-//     (at most ~49.7 days) and the wheel reaches ~99.4 days, no value
-//     written is above it today;
+//   - a timer component's interval is set and positive: exactly the
+//     periods a Timer accepts (1 ms runs at 1 kHz exactly), checked and
+//     worded by the same function (timer/period_rules.h);
 //   - a reader has a non-empty channel and a pending_queue_size of at least
 //     1 (a component without readers is allowed);
 //   - every unread_outputs entry is a non-empty channel name, listed once
@@ -114,7 +111,7 @@ struct ComponentSpec {
 struct TimerComponentSpec {
   std::string class_name;
   std::string name;
-  absl::Duration interval;  // in [timer resolution, MaxTimerInterval()]
+  absl::Duration interval;  // > 0 (whole milliseconds)
   std::vector<std::string> unread_outputs;  // as in ComponentSpec
   std::string config_file_path;
   std::string flag_file_path;
@@ -136,9 +133,6 @@ struct Graph {
   std::vector<ModuleSpec> modules;
 };
 
-// Longest timer component interval accepted: the longest period a Timer
-// accepts on the default 2 ms wheel (timer::MaxDelay, ~99.4 days).
-absl::Duration MaxTimerInterval();
 
 // Parses protobuf text in Cyber RT's dag format and validates it. `source`
 // names the text in errors and is the dag file's path for resolving relative

@@ -295,11 +295,6 @@ module_config {
   EXPECT_TRUE(module.timer_components[1].unread_outputs.empty());
 }
 
-TEST(ParseGraphTest, MaxIntervalIsTheTimingWheels) {
-  EXPECT_EQ(MaxTimerInterval(),
-            timer::kTimerResolution * static_cast<int64_t>(timer::kMaxDelayTicks));
-}
-
 // --- Errors ------------------------------------------------------------------
 
 void ExpectInvalid(const std::string& text,
@@ -437,18 +432,15 @@ TEST(ParseGraphErrorTest, TimerInterval) {
   // The Timer's words (timer/period_rules.h), after the location.
   ExpectInvalid(TimerDag("interval: 0 name: \"poll\""),
                 {"bad.dag:6:7: timer component \"poll\": interval 0 must be "
-                 "positive (the minimum is the 2ms resolution)"});
+                 "positive"});
   // Missing: the config block's location.
   ExpectInvalid(TimerDag("name: \"poll\""),
                 {"bad.dag:5:5: timer component \"poll\": interval not set (a "
-                 "timer component needs one of at least the 2ms resolution)"});
-  ExpectInvalid(TimerDag("interval: 1 name: \"poll\""),
-                {"bad.dag:6:7: timer component \"poll\": interval 1ms is "
-                 "below the 2ms resolution"});
+                 "timer component needs a positive one, in milliseconds)"});
 }
 
 // The loader accepts exactly the periods a Timer accepts: one function
-// decides both (timer::CheckPeriod), with the wheel's maximum.
+// decides both (timer::CheckPeriod).
 TEST(ParseGraphErrorTest, TheLoaderAndTheTimerAgreeOnTheLimits) {
   timer::SimulatedTimerSystem system;
   const auto timer_status = [&](absl::Duration period) {
@@ -461,35 +453,22 @@ TEST(ParseGraphErrorTest, TheLoaderAndTheTimerAgreeOnTheLimits) {
     t.Stop();
     return s;
   };
-  // The maximum is the Timer's on the default wheel, not a second number.
-  EXPECT_EQ(MaxTimerInterval(), system.driver().max_delay());
-  EXPECT_TRUE(timer_status(MaxTimerInterval()).ok());
-  const absl::Status over = timer_status(MaxTimerInterval() + timer::kTimerResolution);
-  EXPECT_EQ(over.code(), absl::StatusCode::kOutOfRange);
-  EXPECT_EQ(over.message(),
-            "timer \"poll\": period 2386h5m34.594s exceeds the maximum 2386h5m34.592s");
-  // A dag interval (uint32 milliseconds) cannot be written above it: the
-  // largest is accepted by both.
-  static_assert(uint64_t{UINT32_MAX} * 1000000 <=
-                    uint64_t{2} * 1000000 * timer::kMaxDelayTicks,
-                "every uint32 ms interval fits the wheel");
-  absl::StatusOr<Graph> largest =
-      ParseGraph(TimerDag("interval: 4294967295 name: \"poll\""), "max.dag");
-  ASSERT_TRUE(largest.ok()) << largest.status();
-  EXPECT_EQ(largest->modules[0].timer_components[0].interval,
-            absl::Milliseconds(4294967295));
-  EXPECT_TRUE(timer_status(absl::Milliseconds(4294967295)).ok());
-  // Below one tick: refused by both, in the same words.
-  absl::StatusOr<Graph> fast = ParseGraph(TimerDag("interval: 1 name: \"poll\""), "bad.dag");
-  ASSERT_FALSE(fast.ok());
-  const absl::Status timer_fast = timer_status(absl::Milliseconds(1));
-  EXPECT_EQ(timer_fast.message(), "timer \"poll\": period 1ms is below the 2ms resolution");
-  EXPECT_EQ(fast.status().message(),
-            "bad.dag:6:7: timer component \"poll\": interval 1ms is below the 2ms resolution");
-  // The smallest: accepted by both.
-  absl::StatusOr<Graph> tick = ParseGraph(TimerDag("interval: 2 name: \"poll\""), "ok.dag");
-  EXPECT_TRUE(tick.ok()) << tick.status();
-  EXPECT_TRUE(timer_status(timer::kTimerResolution).ok());
+  // Zero: refused by both, in the same words.
+  absl::StatusOr<Graph> zero = ParseGraph(TimerDag("interval: 0 name: \"poll\""), "bad.dag");
+  ASSERT_FALSE(zero.ok());
+  const absl::Status timer_zero = timer_status(absl::ZeroDuration());
+  EXPECT_EQ(timer_zero.message(), "timer \"poll\": period 0 must be positive");
+  EXPECT_EQ(zero.status().message(),
+            "bad.dag:6:7: timer component \"poll\": interval 0 must be positive");
+  // 1 ms (below the 2 ms tick: served exactly) and the largest uint32 of
+  // milliseconds (~49.7 days): accepted by both.
+  for (uint32_t ms : {1u, 2u, 4294967295u}) {
+    absl::StatusOr<Graph> g = ParseGraph(
+        TimerDag(absl::StrCat("interval: ", ms, " name: \"poll\"")), "ok.dag");
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_EQ(g->modules[0].timer_components[0].interval, absl::Milliseconds(ms));
+    EXPECT_TRUE(timer_status(absl::Milliseconds(ms)).ok()) << ms;
+  }
 }
 
 TEST(ParseGraphErrorTest, Readers) {
@@ -662,10 +641,10 @@ TEST(LoadGraphFileTest, MissingFileIsNotFound) {
 
 TEST(LoadGraphFileTest, ErrorsNameTheFilePath) {
   const std::string path = (fs::path(TestTmpDir()) / "bad.dag").string();
-  WriteFile(path, TimerDag("name: \"poll\" interval: 1"));
+  WriteFile(path, TimerDag("name: \"poll\" interval: 0"));
   absl::StatusOr<Graph> graph = LoadGraphFile(path);
   ExpectStatus(graph.status(), absl::StatusCode::kInvalidArgument,
-               {absl::StrCat(path, ":6:20:"), "interval 1ms"});
+               {absl::StrCat(path, ":6:20:"), "interval 0"});
 }
 
 // --- Several graphs ------------------------------------------------------------

@@ -1,13 +1,13 @@
 // Contract pinned (DESIGN.md, "Timer: contract"; timer_options.h, kSkip):
 // periodic timers are phase-locked (call k expected at origin + k * period,
-// served on the first 2 ms tick at or after it, never early), and an overrun
-// is a run that ends after the next expected call can still be served. With a
-// period that is not a multiple of the tick (2.5 ms) two expected times can
-// share a tick; that alone is neither an overrun nor a reason to skip a call:
-//   (a) zero-duration callbacks for one second: exactly 400 calls, each on
-//       the tick its expected time rounds up to, 0 overruns, 0 missed;
-//   (b) a run ending at +12.2 ms does not skip the call expected at +12.5 ms:
-//       both fall on the 14 ms tick, which has not been processed yet.
+// served at that instant itself, whatever the period, never early), and an
+// overrun is a run that ends after the next expected call. With a period
+// that is not a multiple of the tick (2.5 ms) the calls fall between ticks;
+// that alone is neither an overrun nor a reason to skip a call:
+//   (a) zero-duration callbacks for one second: exactly 400 calls, each at
+//       its expected instant, 0 overruns, 0 missed;
+//   (b) a run ending at +12.2 ms does not skip the call expected at +12.5 ms,
+//       which runs at +12.5 ms.
 //
 // SimulatedTimerSystem: callbacks run inline at their tick's exact instant;
 // a callback "takes time" by advancing the simulated clock. Fully
@@ -25,15 +25,7 @@ namespace cyber {
 namespace timer {
 namespace {
 
-constexpr absl::Duration kTick = kTimerResolution;  // 2 ms
 constexpr absl::Duration kPeriod = absl::Microseconds(2500);
-
-// `d` rounded up to a whole number of ticks.
-absl::Duration CeilToTick(absl::Duration d) {
-  const int64_t tick_ns = absl::ToInt64Nanoseconds(kTick);
-  const int64_t ns = absl::ToInt64Nanoseconds(d);
-  return absl::Nanoseconds((ns + tick_ns - 1) / tick_ns * tick_ns);
-}
 
 TimerOptions Recording(std::vector<TimerEvent>* events,
                        std::function<void(const TimerEvent&)> work) {
@@ -65,12 +57,12 @@ TEST(SkipPolicyOddPeriod, ZeroDurationCallbacksNeverOverrunAtTwoPointFiveMs) {
     const TimerEvent& e = events[i];
     const absl::Duration offset = kPeriod * k;
     const bool right = e.expected_time == origin + offset &&
-                       e.actual_time == origin + CeilToTick(offset) &&
+                       e.actual_time == origin + offset &&
                        e.actual_time >= e.expected_time && e.missed_periods == 0;
     if (!right && wrong++ == 0) {
       ADD_FAILURE() << "call " << k << ": expected +" << (e.expected_time - origin)
                     << " (want +" << offset << "), actual +" << (e.actual_time - origin)
-                    << " (want +" << CeilToTick(offset) << "), missed_periods "
+                    << " (want +" << offset << "), missed_periods "
                     << e.missed_periods;
     }
   }
@@ -87,8 +79,7 @@ TEST(SkipPolicyOddPeriod, RunEndingBeforeTheNextExpectedTimeOnTheSameTickSkipsNo
   std::vector<TimerEvent> events;
   const Instant origin = sim.Now();
   // Call 4 (expected +10 ms, served at the 10 ms tick) runs 2.2 ms: it ends
-  // at +12.2 ms, before call 5's expected +12.5 ms; both are on the 14 ms
-  // tick.
+  // at +12.2 ms, before call 5's expected +12.5 ms.
   Timer t(Recording(&events,
                     [&sim, origin](const TimerEvent& e) {
                       if (e.expected_time == origin + absl::Milliseconds(10)) {
@@ -105,7 +96,7 @@ TEST(SkipPolicyOddPeriod, RunEndingBeforeTheNextExpectedTimeOnTheSameTickSkipsNo
     if (e.expected_time == origin + absl::Microseconds(12500)) call5 = &e;
   }
   ASSERT_NE(call5, nullptr) << "the call expected at +12.5 ms was skipped";
-  EXPECT_EQ(call5->actual_time, origin + absl::Milliseconds(14));
+  EXPECT_EQ(call5->actual_time, origin + absl::Microseconds(12500));
   EXPECT_EQ(call5->missed_periods, 0);
   EXPECT_EQ(call5->last_run_duration, absl::Microseconds(2200));
 
