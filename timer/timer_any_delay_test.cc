@@ -72,38 +72,43 @@ const absl::Duration kOffsets[] = {absl::ZeroDuration(), absl::Microseconds(300)
 
 // --- delay <= 0: at once ----------------------------------------------------
 
+// One case: a oneshot of `delay` <= 0 scheduled `offset` after a tick
+// boundary (each case reports on its own: a helper's ASSERT ends the case).
+void CheckRunsAtOnce(absl::Duration delay, absl::Duration offset,
+                     TimerPrecision precision) {
+  SCOPED_TRACE(Describe(delay, offset) + ", " + TimerPrecisionName(precision));
+  SimulatedTimerSystem sim;
+  sim.RunFor(absl::Milliseconds(10) + offset);
+  std::vector<TimerEvent> events;
+  Timer t(Oneshot(delay, &events, precision), &sim.driver());
+  const Instant now = sim.Now();
+  const absl::Status s = t.Schedule();
+  ASSERT_TRUE(s.ok()) << s;
+  // It runs on a pass of the tick thread, not inside Schedule().
+  EXPECT_TRUE(events.empty()) << "ran inside Schedule()";
+  sim.driver().Step(now);  // the next pass, at the same instant
+  ASSERT_EQ(events.size(), 1u) << "not run on the next pass";
+  EXPECT_EQ(events[0].expected_time, now + delay);
+  EXPECT_EQ(events[0].actual_time, now);
+  EXPECT_EQ(events[0].actual_time - events[0].expected_time, -delay);
+  EXPECT_EQ(events[0].missed_periods, 0);
+  const TimerStatistics stats = t.GetStatistics();
+  EXPECT_EQ(stats.fires, 1u);
+  EXPECT_EQ(stats.early_fires, 0u);
+  EXPECT_EQ(stats.missed_periods, 0u);
+  EXPECT_EQ(stats.dispatch_refusals, 0u);
+  EXPECT_GE(stats.lateness_max, -delay);  // late by -delay: never early
+  EXPECT_FALSE(t.IsRunning());
+  sim.RunFor(absl::Seconds(1));
+  EXPECT_EQ(events.size(), 1u) << "a oneshot runs once";
+}
+
 TEST(TimerAnyDelayTest, ZeroAndNegativeDelaysRunOnTheNextStepAtTheSameInstant) {
   const absl::Duration delays[] = {absl::ZeroDuration(), -absl::Nanoseconds(1),
                                    -absl::Milliseconds(1), -absl::Seconds(10)};
   for (TimerPrecision precision : {TimerPrecision::kTick, TimerPrecision::kExact}) {
     for (absl::Duration delay : delays) {
-      for (absl::Duration offset : kOffsets) {
-        SCOPED_TRACE(Describe(delay, offset) + ", " + TimerPrecisionName(precision));
-        SimulatedTimerSystem sim;
-        sim.RunFor(absl::Milliseconds(10) + offset);
-        std::vector<TimerEvent> events;
-        Timer t(Oneshot(delay, &events, precision), &sim.driver());
-        const Instant now = sim.Now();
-        const absl::Status s = t.Schedule();
-        ASSERT_TRUE(s.ok()) << s;
-        // It runs on a pass of the tick thread, not inside Schedule().
-        EXPECT_TRUE(events.empty()) << "ran inside Schedule()";
-        sim.driver().Step(now);  // the next pass, at the same instant
-        ASSERT_EQ(events.size(), 1u) << "not run on the next pass";
-        EXPECT_EQ(events[0].expected_time, now + delay);
-        EXPECT_EQ(events[0].actual_time, now);
-        EXPECT_EQ(events[0].actual_time - events[0].expected_time, -delay);
-        EXPECT_EQ(events[0].missed_periods, 0);
-        const TimerStatistics stats = t.GetStatistics();
-        EXPECT_EQ(stats.fires, 1u);
-        EXPECT_EQ(stats.early_fires, 0u);
-        EXPECT_EQ(stats.missed_periods, 0u);
-        EXPECT_EQ(stats.dispatch_refusals, 0u);
-        EXPECT_GE(stats.lateness_max, -delay);  // late by -delay: never early
-        EXPECT_FALSE(t.IsRunning());
-        sim.RunFor(absl::Seconds(1));
-        EXPECT_EQ(events.size(), 1u) << "a oneshot runs once";
-      }
+      for (absl::Duration offset : kOffsets) CheckRunsAtOnce(delay, offset, precision);
     }
   }
 }
@@ -152,34 +157,36 @@ TEST(TimerAnyDelayTest, AnArmedTimerReconfiguredToAPastDeadlineRunsAtOnce) {
 
 // --- 0 < delay < tick, default precision: the next tick boundary ------------
 
+void CheckFiresOnTheNextTick(absl::Duration delay, absl::Duration offset) {
+  SCOPED_TRACE(Describe(delay, offset));
+  SimulatedTimerSystem sim;
+  const Instant epoch = sim.Now();
+  sim.RunFor(absl::Milliseconds(10) + offset);
+  std::vector<TimerEvent> events;
+  Timer t(Oneshot(delay, &events), &sim.driver());
+  const Instant now = sim.Now();
+  const absl::Status s = t.Schedule();
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_TRUE(t.IsRunning());
+  const Instant deadline = now + delay;
+  const Instant fire = TickCeil(epoch, deadline);
+  sim.RunUntil(fire - absl::Nanoseconds(1));
+  EXPECT_TRUE(events.empty()) << "fired before its tick";
+  sim.RunUntil(fire);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].expected_time, deadline);
+  EXPECT_EQ(events[0].actual_time, fire);
+  EXPECT_GE(events[0].actual_time, deadline) << "early";
+  EXPECT_LT(events[0].actual_time - deadline, kTick);
+  EXPECT_EQ(t.GetStatistics().early_fires, 0u);
+}
+
 TEST(TimerAnyDelayTest, SubTickDelaysFireOnTheFirstTickAtOrAfterTheDeadline) {
   EXPECT_EQ(TimerOptions().precision, TimerPrecision::kTick) << "the default";
   const absl::Duration delays[] = {absl::Nanoseconds(1), absl::Microseconds(500),
                                    absl::Milliseconds(1), absl::Microseconds(1999)};
   for (absl::Duration delay : delays) {
-    for (absl::Duration offset : kOffsets) {
-      SCOPED_TRACE(Describe(delay, offset));
-      SimulatedTimerSystem sim;
-      const Instant epoch = sim.Now();
-      sim.RunFor(absl::Milliseconds(10) + offset);
-      std::vector<TimerEvent> events;
-      Timer t(Oneshot(delay, &events), &sim.driver());
-      const Instant now = sim.Now();
-      const absl::Status s = t.Schedule();
-      ASSERT_TRUE(s.ok()) << s;
-      EXPECT_TRUE(t.IsRunning());
-      const Instant deadline = now + delay;
-      const Instant fire = TickCeil(epoch, deadline);
-      sim.RunUntil(fire - absl::Nanoseconds(1));
-      EXPECT_TRUE(events.empty()) << "fired before its tick";
-      sim.RunUntil(fire);
-      ASSERT_EQ(events.size(), 1u);
-      EXPECT_EQ(events[0].expected_time, deadline);
-      EXPECT_EQ(events[0].actual_time, fire);
-      EXPECT_GE(events[0].actual_time, deadline) << "early";
-      EXPECT_LT(events[0].actual_time - deadline, kTick);
-      EXPECT_EQ(t.GetStatistics().early_fires, 0u);
-    }
+    for (absl::Duration offset : kOffsets) CheckFiresOnTheNextTick(delay, offset);
   }
 }
 
@@ -204,6 +211,34 @@ TEST(TimerAnyDelayTest, DelaysBetweenTicksRoundUpToTheTickByDefault) {
 
 // --- kExact: the deadline itself -------------------------------------------
 
+void CheckFiresAtTheDeadline(absl::Duration delay, absl::Duration offset) {
+  SCOPED_TRACE(Describe(delay, offset));
+  SimulatedTimerSystem sim;
+  sim.RunFor(absl::Milliseconds(10) + offset);
+  std::vector<TimerEvent> events;
+  std::vector<Instant> now_in_callback;
+  TimerOptions o = Oneshot(delay, &events, TimerPrecision::kExact);
+  o.event_callback = [&](const TimerEvent& e) {
+    events.push_back(e);
+    now_in_callback.push_back(sim.Now());
+  };
+  Timer t(o, &sim.driver());
+  const Instant now = sim.Now();
+  const absl::Status s = t.Schedule();
+  ASSERT_TRUE(s.ok()) << s;
+  const Instant deadline = now + delay;
+  sim.RunUntil(deadline - absl::Nanoseconds(1));
+  EXPECT_TRUE(events.empty()) << "fired before its deadline";
+  sim.RunUntil(deadline);
+  ASSERT_EQ(events.size(), 1u) << "not fired at its deadline";
+  EXPECT_EQ(events[0].expected_time, deadline);
+  EXPECT_EQ(events[0].actual_time, deadline);
+  EXPECT_EQ(now_in_callback[0], deadline);
+  const TimerStatistics stats = t.GetStatistics();
+  EXPECT_EQ(stats.early_fires, 0u);
+  EXPECT_EQ(stats.lateness_max, absl::ZeroDuration());
+}
+
 TEST(TimerAnyDelayTest, ExactPrecisionFiresAtTheDeadlineItself) {
   const absl::Duration delays[] = {
       absl::Nanoseconds(1),     absl::Microseconds(500), absl::Milliseconds(1),
@@ -211,33 +246,7 @@ TEST(TimerAnyDelayTest, ExactPrecisionFiresAtTheDeadlineItself) {
       absl::Milliseconds(2),    absl::Milliseconds(4),   absl::Milliseconds(10),
       absl::Microseconds(1234567)};
   for (absl::Duration delay : delays) {
-    for (absl::Duration offset : kOffsets) {
-      SCOPED_TRACE(Describe(delay, offset));
-      SimulatedTimerSystem sim;
-      sim.RunFor(absl::Milliseconds(10) + offset);
-      std::vector<TimerEvent> events;
-      std::vector<Instant> now_in_callback;
-      TimerOptions o = Oneshot(delay, &events, TimerPrecision::kExact);
-      o.event_callback = [&](const TimerEvent& e) {
-        events.push_back(e);
-        now_in_callback.push_back(sim.Now());
-      };
-      Timer t(o, &sim.driver());
-      const Instant now = sim.Now();
-      const absl::Status s = t.Schedule();
-      ASSERT_TRUE(s.ok()) << s;
-      const Instant deadline = now + delay;
-      sim.RunUntil(deadline - absl::Nanoseconds(1));
-      EXPECT_TRUE(events.empty()) << "fired before its deadline";
-      sim.RunUntil(deadline);
-      ASSERT_EQ(events.size(), 1u) << "not fired at its deadline";
-      EXPECT_EQ(events[0].expected_time, deadline);
-      EXPECT_EQ(events[0].actual_time, deadline);
-      EXPECT_EQ(now_in_callback[0], deadline);
-      const TimerStatistics stats = t.GetStatistics();
-      EXPECT_EQ(stats.early_fires, 0u);
-      EXPECT_EQ(stats.lateness_max, absl::ZeroDuration());
-    }
+    for (absl::Duration offset : kOffsets) CheckFiresAtTheDeadline(delay, offset);
   }
 }
 
@@ -258,6 +267,30 @@ TEST(TimerAnyDelayTest, ExactPrecisionRestartedByResetFiresAtTheNewDeadline) {
 
 // --- "never" ---------------------------------------------------------------
 
+void CheckNeverFires(absl::Duration delay, TimerPrecision precision) {
+  SCOPED_TRACE(absl::FormatDuration(delay) + ", " + TimerPrecisionName(precision));
+  SimulatedTimerSystem sim;
+  sim.RunFor(absl::Microseconds(700));
+  std::vector<TimerEvent> events;
+  Timer t(Oneshot(delay, &events, precision), &sim.driver());
+  const absl::Status s = t.Schedule();
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_TRUE(t.IsRunning());
+  sim.RunFor(absl::Hours(24 * 365 * 3));  // three simulated years
+  EXPECT_TRUE(events.empty()) << "fired at " << events[0].actual_time;
+  EXPECT_TRUE(t.IsRunning()) << "no longer armed";
+  EXPECT_EQ(t.GetStatistics().fires, 0u);
+  t.Stop();
+  EXPECT_FALSE(t.IsRunning());
+  sim.RunFor(absl::Hours(24 * 365));
+  EXPECT_TRUE(events.empty());
+  // And it can be started again: armed again, still silent.
+  ASSERT_TRUE(t.Schedule().ok());
+  EXPECT_TRUE(t.IsRunning());
+  t.Stop();
+  EXPECT_FALSE(t.IsRunning());
+}
+
 TEST(TimerAnyDelayTest, InfiniteOrOutOfRangeDelaysAreArmedAndNeverFire) {
   SimulatedTimerSystem probe;
   const absl::Duration max = probe.driver().max_delay();
@@ -265,29 +298,7 @@ TEST(TimerAnyDelayTest, InfiniteOrOutOfRangeDelaysAreArmedAndNeverFire) {
   const absl::Duration delays[] = {absl::InfiniteDuration(), max + kTick,
                                    max + absl::Nanoseconds(1), absl::Hours(24 * 365)};
   for (TimerPrecision precision : {TimerPrecision::kTick, TimerPrecision::kExact}) {
-    for (absl::Duration delay : delays) {
-      SCOPED_TRACE(absl::FormatDuration(delay) + ", " + TimerPrecisionName(precision));
-      SimulatedTimerSystem sim;
-      sim.RunFor(absl::Microseconds(700));
-      std::vector<TimerEvent> events;
-      Timer t(Oneshot(delay, &events, precision), &sim.driver());
-      const absl::Status s = t.Schedule();
-      ASSERT_TRUE(s.ok()) << s;
-      EXPECT_TRUE(t.IsRunning());
-      sim.RunFor(absl::Hours(24 * 365 * 3));  // three simulated years
-      EXPECT_TRUE(events.empty()) << "fired after " << sim.Now() - Instant();
-      EXPECT_TRUE(t.IsRunning()) << "still armed";
-      EXPECT_EQ(t.GetStatistics().fires, 0u);
-      t.Stop();
-      EXPECT_FALSE(t.IsRunning());
-      sim.RunFor(absl::Hours(24 * 365));
-      EXPECT_TRUE(events.empty());
-      // And it can be started again: armed again, still silent.
-      ASSERT_TRUE(t.Schedule().ok());
-      EXPECT_TRUE(t.IsRunning());
-      t.Stop();
-      EXPECT_FALSE(t.IsRunning());
-    }
+    for (absl::Duration delay : delays) CheckNeverFires(delay, precision);
   }
 }
 

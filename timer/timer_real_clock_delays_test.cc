@@ -151,8 +151,10 @@ TEST_F(TimerRealClockDelaysTest, EveryOneshotDelayFiresAndNeverEarly) {
       a.before = Now();
       const absl::Status s = a.timer->Schedule();
       a.after = Now();
-      ASSERT_TRUE(s.ok()) << absl::FormatDuration(delay) << ": " << s;
-      armed.push_back(std::move(a));
+      // Each refused delay is reported; the accepted ones are still checked.
+      EXPECT_TRUE(s.ok()) << absl::FormatDuration(delay) << ", "
+                          << TimerPrecisionName(precision) << ": " << s;
+      if (s.ok()) armed.push_back(std::move(a));
     }
   }
   for (Armed& a : armed) {
@@ -185,7 +187,8 @@ TEST_F(TimerRealClockDelaysTest, InfiniteAndOutOfRangeDelaysNeverFireAndStop) {
       never.push_back(std::make_unique<Timer>(
           Oneshot("never", delay, &never_log, precision), &driver_));
       const absl::Status s = never.back()->Schedule();
-      ASSERT_TRUE(s.ok()) << absl::FormatDuration(delay) << ": " << s;
+      EXPECT_TRUE(s.ok()) << absl::FormatDuration(delay) << ", "
+                          << TimerPrecisionName(precision) << ": " << s;
       EXPECT_TRUE(never.back()->IsRunning());
     }
   }
@@ -229,8 +232,8 @@ TEST_F(TimerRealClockDelaysTest, SubTickPeriodsKeepTheirPhaseAndAreNeverEarly) {
     r.timer = std::make_unique<Timer>(o, &driver_);
     r.before = Now();
     const absl::Status s = r.timer->Schedule();
-    ASSERT_TRUE(s.ok()) << absl::FormatDuration(period) << ": " << s;
-    running.push_back(std::move(r));
+    EXPECT_TRUE(s.ok()) << absl::FormatDuration(period) << ": " << s;
+    if (s.ok()) running.push_back(std::move(r));
   }
   for (Running& r : running) {
     SCOPED_TRACE(absl::FormatDuration(r.period));
@@ -323,6 +326,8 @@ TEST(TimerRealClockCoalescingTest, TenThousandTimeoutsWakeTheTickThreadAtMostOnc
   // more): then each arm that found the wheel empty woke it, at most once
   // per elapsed tick.
   const int64_t allowed = armed < first_deadline ? ticks + 8 : 2 * ticks + 8;
+  RecordProperty("wakeups", static_cast<int>(wakeups));
+  RecordProperty("ticks", static_cast<int>(ticks));
   EXPECT_LE(static_cast<int64_t>(wakeups), allowed)
       << "over " << absl::FormatDuration(t1 - t0) << " (" << ticks << " ticks)";
   // The point of coalescing: far fewer wake-ups than timeouts.

@@ -12,6 +12,7 @@
 // runtime.
 
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,11 @@ struct Case {
   absl::Duration period;
   absl::Duration offset;  // Schedule() this long after a tick boundary
 };
+
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << "period " << absl::FormatDuration(c.period) << ", scheduled "
+      << absl::FormatDuration(c.offset) << " after a tick boundary";
+}
 
 std::string CaseName(const testing::TestParamInfo<Case>& info) {
   return "period_" + std::to_string(absl::ToInt64Microseconds(info.param.period)) +
