@@ -149,8 +149,11 @@ void PrintConsoleTable(const RunInfo& run,
                   wakeups.c_str(), TimerCpu(r.cpu).c_str());
       continue;
     }
+    // A refused scenario ends at once: its CPU window is too short for a
+    // share of a core to mean anything.
     PrintRow("timer " + r.title, PrecisionCell(r), r.timer, /*timer=*/true,
-             TargetCells(check), wakeups, TimerCpu(r.cpu));
+             TargetCells(check), r.refused ? "-" : wakeups,
+             r.refused ? "- | - | - | -" : TimerCpu(r.cpu));
     PrintRow("floor " + r.title, "-", r.floor, /*timer=*/false, "- | - | -",
              "-", FloorCpu(r.cpu));
   }

@@ -61,9 +61,11 @@
 //
 // Lateness is TimerEvent::actual_time - expected_time: when the callback
 // started running, so it includes the tick thread's wake-up and the hand-off
-// to the dispatcher. A deadline rounds up to a whole 2 ms tick by design
-// (oneshots, and periods that are not whole ticks); "past tick" removes that
-// rounding and is the figure to hold against the floor.
+// to the dispatcher. A kTick oneshot's deadline rounds up to a whole 2 ms
+// tick by design (and, before issue 24, so did the calls of periods that
+// are not whole ticks); "past tick" removes that rounding and is the figure
+// to hold against the floor for them. Periodic timers and kExact oneshots
+// are judged on their lateness itself.
 //
 // Only the report's date reads the wall clock (machine_info.h); every
 // measured instant comes from SteadyClock.
