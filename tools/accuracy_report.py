@@ -454,7 +454,9 @@ def plot_wakeups(summary, wakeups, out_dir):
     full = summary["config"]["wakeup_interval_s"] / 2
     left.axhline(ticking, color="gray", linestyle="--", linewidth=1.0,
                  zorder=1, label=f"a wheel ticking every {tick_ms:g} ms")
-    for s in scenarios:
+    # More scenarios than the default colour cycle has colours (10).
+    colors = plt.cm.tab20(np.linspace(0, 1, 20))
+    for n, s in enumerate(scenarios):
         w = wakeups[s["id"]]
         # Whole intervals only: the last, shorter one gives a noisy rate.
         keep = [i for i, length in enumerate(w["length"]) if length >= full]
@@ -464,7 +466,8 @@ def plot_wakeups(summary, wakeups, out_dir):
         y = [w["per_s"][i] for i in keep]
         x.append(w["start"][keep[-1]] + w["length"][keep[-1]])
         y.append(y[-1])
-        left.step(x, y, where="post", linewidth=1.2, zorder=2, label=s["id"])
+        left.step(x, y, where="post", linewidth=1.2, zorder=2, label=s["id"],
+                  color=colors[n % len(colors)])
     left.set_yscale("symlog", linthresh=1.0)
     left.set_ylim(bottom=0)
     left.set_xlabel("time since the scenario started (s)")
