@@ -192,6 +192,87 @@ def lateness_row(name, s):
 LATENESS_HEADER = ["", "samples", "p50", "p90", "p99", "p99.9", "max", "early"]
 
 
+# --- Issue 24: precision and targets ---------------------------------------
+
+def precision_of(s):
+    """A oneshot's TimerOptions::precision; '-' for the other kinds (and for
+    data from before the field existed, where every oneshot was kTick)."""
+    if s.get("precision"):
+        return s["precision"]
+    return "kTick" if s["kind"] == "oneshot" and "precision" not in s else "-"
+
+
+def target_figures(s):
+    """(basis, p50 over floor in µs, p99 / floor p99) of a scenario: from
+    summary.json "target", or for data from before it, past the tick."""
+    t = s.get("target")
+    if t is not None:
+        return (t["basis"], t.get("p50_over_floor_us"),
+                t.get("p99_over_floor_ratio"))
+    if s["kind"] == "idle":
+        return ("lateness", None, None)
+    p, f = s["timer_past_tick"], s["floor"]
+    return ("past_tick", p["p50_us"] - f["p50_us"],
+            p["p99_us"] / f["p99_us"] if f["p99_us"] > 0 else None)
+
+
+def target_cells(s):
+    """The summary table's p50 over floor, p99 / floor p99 and target."""
+    basis, p50_over, p99_ratio = target_figures(s)
+    mark = " (past tick)" if basis == "past_tick" else ""
+    t = s.get("target") or {}
+    verdict = t.get("verdict", "-")
+    cell = {"meets": "meets", "misses": "**misses**",
+            "refused": "**refused**", "failed": "**failed**"}.get(verdict,
+                                                                  verdict)
+    if t.get("why"):
+        cell += f" ({t['why']})"
+    return [signed_us(p50_over) + mark if p50_over is not None else "-",
+            f"{p99_ratio:.2f}×{mark}" if p99_ratio is not None else "-",
+            cell]
+
+
+TARGET_HEADER = ["p50 over floor", "p99 / floor p99", "target"]
+
+
+def targets_section(summary):
+    """The issue-24 targets and how the run did against them."""
+    scenarios = [s for s in summary["scenarios"] if s.get("target")]
+    if not scenarios:
+        return []
+    p50_us = summary.get("target_p50_over_floor_us", 10)
+    p99 = summary.get("target_p99_over_floor_ratio", 1.2)
+    md = ["## Targets (issue 24)", ""]
+    md.append(
+        "Against the floor of the same run: periodic timers of any period, "
+        f"default settings: lateness p50 <= floor p50 + {p50_us:g} µs and "
+        f"p99 <= {p99:g}× the floor's p99; oneshots with "
+        f"`TimerPrecision::kExact`: lateness p50 <= floor p50 + {p50_us:g} "
+        "µs. A periodic call is due at start + k·period and an exact oneshot "
+        "at its deadline, so their lateness is compared as is (no tick "
+        "rounding taken out). `kTick` oneshots wait for the tick after "
+        "their deadline by design and have no target; the overrun and idle "
+        "scenarios neither.")
+    md.append("")
+    by_verdict = {}
+    for s in scenarios:
+        by_verdict.setdefault(s["target"]["verdict"], []).append(s)
+    judged = [s for s in scenarios if s["target"].get("rule")]
+    meets = by_verdict.get("meets", [])
+    md.append(f"- **{len(meets)} of {len(judged)}** scenarios with a target "
+              "meet it" + (": " + ", ".join(s["id"] for s in meets)
+                           if meets else "") + ".")
+    for s in by_verdict.get("misses", []):
+        md.append(f"- {s['id']} misses: {s['target']['why']}.")
+    for verdict in ("refused", "failed"):
+        for s in by_verdict.get(verdict, []):
+            md.append(f"- {s['id']} {verdict}: {s['error'] or '(no error)'}"
+                      + ("" if s["target"].get("rule") else
+                         " (no target: not counted above)"))
+    md.append("")
+    return md
+
+
 # --- Plots ------------------------------------------------------------------
 
 # Set by --png: a directory for PNG copies of the plots (to look at them
@@ -213,8 +294,7 @@ def save(fig, out_dir, name):
 def plot_lateness_histogram(scenario, timer, floor, out_dir):
     """Lateness distributions of timer (and past tick) vs floor, log-log."""
     series = [("timer", timer.lateness_us, TIMER_COLOR)]
-    rounding = timer.lateness_us - timer.past_tick_us
-    if np.nanmax(rounding, initial=0) > 1.0:  # deadlines were rounded up
+    if served_on_tick(timer).any():  # deadlines were rounded up
         series.append(("timer past tick", timer.past_tick_us,
                        PAST_TICK_COLOR))
     series.append(("floor (clock_nanosleep)", floor.lateness_us, FLOOR_COLOR))
@@ -294,7 +374,7 @@ def plot_phase_error(scenario, timer, floor, out_dir):
                              squeeze=False)
     ax = axes[0][0]
     t = timer.expected_us / 1e6
-    rounded = (timer.lateness_us - timer.past_tick_us) > 1.0
+    rounded = served_on_tick(timer)
     if rounded.any():  # calls due between ticks form a band of their own
         draw_phase(ax, timer.index[~rounded], t[~rounded],
                    timer.lateness_us[~rounded], "timer, due on a tick",
@@ -374,7 +454,9 @@ def plot_wakeups(summary, wakeups, out_dir):
     full = summary["config"]["wakeup_interval_s"] / 2
     left.axhline(ticking, color="gray", linestyle="--", linewidth=1.0,
                  zorder=1, label=f"a wheel ticking every {tick_ms:g} ms")
-    for s in scenarios:
+    # More scenarios than the default colour cycle has colours (10).
+    colors = plt.cm.tab20(np.linspace(0, 1, 20))
+    for n, s in enumerate(scenarios):
         w = wakeups[s["id"]]
         # Whole intervals only: the last, shorter one gives a noisy rate.
         keep = [i for i, length in enumerate(w["length"]) if length >= full]
@@ -384,7 +466,8 @@ def plot_wakeups(summary, wakeups, out_dir):
         y = [w["per_s"][i] for i in keep]
         x.append(w["start"][keep[-1]] + w["length"][keep[-1]])
         y.append(y[-1])
-        left.step(x, y, where="post", linewidth=1.2, zorder=2, label=s["id"])
+        left.step(x, y, where="post", linewidth=1.2, zorder=2, label=s["id"],
+                  color=colors[n % len(colors)])
     left.set_yscale("symlog", linthresh=1.0)
     left.set_ylim(bottom=0)
     left.set_xlabel("time since the scenario started (s)")
@@ -418,11 +501,19 @@ def calls_per_second(s):
     return s["counters"]["fires"] / s["elapsed_s"]
 
 
+def served_on_tick(timer):
+    """Per call: due between ticks and served at or after the next tick (the
+    wheel rounded it up). A call before that tick was not rounded (an exact
+    call, issue 24), however far its deadline was from a tick."""
+    r = timer.lateness_us - timer.past_tick_us
+    return (r > 1.0) & (timer.past_tick_us >= 0)
+
+
 def rounding_share(timer):
     """Fraction of calls whose deadline was rounded up to a later tick, and
     the mean rounding of those."""
     r = timer.lateness_us - timer.past_tick_us
-    rounded = r[r > 1.0]
+    rounded = r[served_on_tick(timer)]
     share = len(rounded) / len(r) if len(r) else 0.0
     return share, (float(np.mean(rounded)) if len(rounded) else 0.0)
 
@@ -441,6 +532,38 @@ def comparison_sentence(s):
             f"({signed_us(t['p50_us'] - f['p50_us'])}), its p99 "
             f"{us(t['p99_us'])} against {us(f['p99_us'])} "
             f"({ratio(t['p99_us'], f['p99_us'])})")
+
+
+def target_sentence(s):
+    """The figures issue 24's target is about, and the verdict."""
+    basis, p50_over, p99_ratio = target_figures(s)
+    what = "past its tick" if basis == "past_tick" else "lateness"
+    t, f = s["timer"], s["floor"]
+    if basis == "past_tick":
+        t = s["timer_past_tick"]
+    out = (f"{what}: median {us(t['p50_us'])} against the floor's "
+           f"{us(f['p50_us'])} ("
+           + (signed_us(p50_over) if p50_over is not None else "-")
+           + f"), p99 {us(t['p99_us'])} against {us(f['p99_us'])} ("
+           + (f"{p99_ratio:.2f}×" if p99_ratio is not None else "-") + ")")
+    target = s.get("target") or {}
+    if target.get("rule"):
+        out += (f"; target {target['rule'].replace('<=', '≤')}: "
+                f"**{target['verdict']}**")
+        if target.get("why"):
+            out += f" ({target['why']})"
+    return out[0].upper() + out[1:]
+
+
+def cpu_phrase(s):
+    """The scenario's CPU cost in a few words."""
+    cpu = s.get("cpu")
+    if not cpu:
+        return "not measured"
+    return (f"tick thread {pct(cpu.get('tick_pct'))}, processors "
+            f"{pct(cpu.get('processors_pct'))}, process "
+            f"{pct(cpu.get('process_pct'))} of a core (the floor thread "
+            f"{pct(cpu.get('floor_pct'))})")
 
 
 def drift_sentence(s):
@@ -579,6 +702,9 @@ def write_report(summary, fires, wakeups, data_dir, out_dir, command):
         ["callbacks run on", f"{cfg['dispatcher']} "
          f"({cfg['dispatcher_threads']} threads)"],
         ["periodic and idle scenarios", f"{cfg['duration_s']:g} s each"],
+        ["oneshot scenarios", f"{cfg['oneshots']} timers each at random "
+         "delays" + (f", {cfg['short_oneshots']} each at a short fixed delay"
+                     if "short_oneshots" in cfg else "")],
         ["floor", cfg["floor"]],
         ["tool command line", f"`{summary['command_line']}`"],
     ]
@@ -594,6 +720,12 @@ def write_report(summary, fires, wakeups, data_dir, out_dir, command):
         "- **floor** = a bare thread sleeping with `clock_nanosleep` to the "
         "same deadlines during the same seconds: the best this machine did.",
         "- **early** = calls before their expected time: must be 0.",
+        "- **precision** = a oneshot's `TimerOptions::precision`: `kTick` "
+        "(the default) serves it on the first tick at or after its "
+        "deadline, `kExact` at the deadline. Periodic timers have no "
+        "choice: call k is due at start + k·period (\"-\" in the tables).",
+        "- **refused** = the timer system refused the scenario's timer "
+        "(`Schedule()` returned the error shown): nothing was measured.",
     ]
     if loads and loads[1] > 0.5 * machine["online_cpus"]:
         md.append(
@@ -609,26 +741,37 @@ def write_report(summary, fires, wakeups, data_dir, out_dir, command):
         if s["kind"] == "idle":
             if s.get("cpu"):  # no lateness, but the CPU of doing nothing
                 rows.append([f"{s['id']} ({s['title']})"] + ["-"] * 12 +
-                            [f"{s['wakeups']['per_s']:.1f}"] + cpu_cells(s))
+                            [target_cells(s)[2],
+                             f"{s['wakeups']['per_s']:.1f}"] + cpu_cells(s))
             continue
         t, p, f = s["timer"], s["timer_past_tick"], s["floor"]
-        rows.append([s["title"], us(t["p50_us"]), us(t["p99_us"]),
-                     us(t["max_us"]), us(p["p50_us"]), us(p["p99_us"]),
-                     us(f["p50_us"]), us(f["p99_us"]), us(f["max_us"]),
-                     t["early"], s["counters"]["missed_periods"],
-                     signed_us(p["p50_us"] - f["p50_us"]),
-                     ratio(p["p99_us"], f["p99_us"]),
-                     f"{s['wakeups']['per_s']:.1f}"] +
+        if s.get("refused"):
+            rows.append([s["title"], precision_of(s)] + ["-"] * 9 +
+                        target_cells(s) + ["-"] +
+                        (["-"] * len(CPU_HEADER) if with_cpu else []))
+            continue
+        rows.append([s["title"], precision_of(s), us(t["p50_us"]),
+                     us(t["p99_us"]), us(t["max_us"]),
+                     us(p["p50_us"]) if p["count"] else "-",
+                     us(p["p99_us"]) if p["count"] else "-",
+                     us(f["p50_us"]), us(f["p99_us"]), t["early"],
+                     s["counters"]["missed_periods"]] + target_cells(s) +
+                    [f"{s['wakeups']['per_s']:.1f}"] +
                     (cpu_cells(s) if with_cpu else []))
-    md.append(table(["scenario", "timer p50", "timer p99", "timer max",
-                     "past tick p50", "past tick p99", "floor p50",
-                     "floor p99", "floor max", "early", "skipped",
-                     "added at p50", "p99 ratio", "wake-ups/s"] +
-                    (CPU_HEADER if with_cpu else []), rows))
+    md.append(table(["scenario", "precision", "timer p50", "timer p99",
+                     "timer max", "past tick p50", "past tick p99",
+                     "floor p50", "floor p99", "early", "skipped"] +
+                    TARGET_HEADER + ["wake-ups/s"] +
+                    (CPU_HEADER if with_cpu else []), rows,
+                    ["---", "---"] + ["---:"] * 11 + ["---"] + ["---:"] *
+                    (1 + (len(CPU_HEADER) if with_cpu else 0))))
     md.append("")
     md.append("*skipped*: periods the timer skipped (its overrun policy); "
-              "*added at p50*: past-tick p50 − floor p50; *p99 ratio*: "
-              "past-tick p99 / floor p99; *wake-ups/s*: of the tick thread.")
+              "*p50 over floor*: timer p50 − floor p50; *p99 / floor p99*: "
+              "timer p99 / floor p99; both on lateness, or past the tick "
+              "where marked (`kTick` oneshots, whose rounding up to the tick "
+              "is by design); *target*: the verdict against issue 24's "
+              "target (next section); *wake-ups/s*: of the tick thread.")
     md.append("")
     if with_cpu:
         md += [cpu_sentence(summary), ""]
@@ -636,38 +779,76 @@ def write_report(summary, fires, wakeups, data_dir, out_dir, command):
         md.append(f"Idle: {plural(s['wakeups']['total'], 'tick-thread wake-up')}"
                   f" in {s['wakeups']['seconds']:.1f} s with no timer armed.")
         md.append("")
+    md += targets_section(summary)
 
-    for s in by_kind.get("oneshot", []):
-        t, p = s["timer"], s["timer_past_tick"]
-        timer, floor = fires_of(fires, s, "timer"), fires_of(fires, s, "floor")
-        share, mean_round = rounding_share(timer)
-        md += [f"## Oneshot timers at random delays", ""]
-        md.append(f"{s['title']}; {t['count']} timers, launched at random "
-                  "gaps so that about a dozen are in flight.")
-        md.append("")
-        md.append(table(LATENESS_HEADER, [
-            lateness_row("timer", t), lateness_row("timer past tick", p),
-            lateness_row("floor", s["floor"])]))
-        md.append("")
+    if by_kind.get("oneshot"):
+        md += ["## Oneshot timers", ""]
         md.append(
-            f"- A oneshot's deadline (Schedule() + delay) lands anywhere in a "
-            f"tick and is served on the next one: {share:.0%} of them were "
-            f"rounded, by {us(mean_round)} on average (half a tick is "
-            f"{ms(cfg['tick_us'] / 2)}); that rounding is most of the "
-            f"timer's lateness (mean {us(t['mean_us'])}).")
-        md.append(f"- {comparison_sentence(s).capitalize()}.")
-        md.append(f"- Wake-ups: {s['wakeups']['per_s']:.1f}/s for "
-                  f"{calls_per_second(s):.1f} calls/s (timers due on the same "
-                  "tick share a wake-up; an arm earlier than the planned wake "
-                  "adds one).")
-        md.append(error_line(s))
-        md += ["", f"![lateness histogram, {s['id']}]"
-               f"({plot_lateness_histogram(s, timer, floor, out_dir)})", ""]
+            "Each scenario launches its timers at random gaps of 1–7 ms (not "
+            "aligned to the tick), once with `kTick` and once with `kExact` "
+            "on the same plan. At random delays about a dozen are in flight; "
+            "at a short fixed delay (1 ms is below a tick, 3 and 5 ms fall "
+            "between ticks) about one.")
+        md.append("")
+        rows = []
+        for s in by_kind["oneshot"]:
+            if s.get("refused"):
+                continue
+            rows.append(lateness_row(f"timer {s['id']}", s["timer"]))
+            if precision_of(s) == "kTick" and s["timer_past_tick"]["count"]:
+                rows.append(lateness_row(f"timer {s['id']} past tick",
+                                         s["timer_past_tick"]))
+            rows.append(lateness_row(f"floor {s['id']}", s["floor"]))
+        if rows:
+            md += [table(LATENESS_HEADER, rows), ""]
+        for s in by_kind["oneshot"]:
+            md += [f"### {s['title']}", ""]
+            if s.get("refused"):
+                md += [f"- **Refused** by the timer system: {s['error']}", ""]
+                continue
+            t = s["timer"]
+            timer, floor = fires_of(fires, s, "timer"), fires_of(fires, s, "floor")
+            share, mean_round = rounding_share(timer)
+            if precision_of(s) == "kTick":
+                md.append(
+                    f"- A oneshot's deadline (Schedule() + delay) lands "
+                    f"anywhere in a tick and is served on the next one: "
+                    f"{share:.0%} of them were rounded, by {us(mean_round)} "
+                    f"on average (half a tick is {ms(cfg['tick_us'] / 2)}); "
+                    "that rounding is most of the timer's lateness (mean "
+                    f"{us(t['mean_us'])}).")
+                md.append(f"- {comparison_sentence(s).capitalize()}.")
+            else:
+                if share > 0.05:
+                    md.append(
+                        f"- `kExact` was asked for, yet {share:.0%} of the "
+                        "calls were served on the tick after their deadline "
+                        f"(by {us(mean_round)} on average): exact oneshots "
+                        "are not served at their deadline by this build.")
+                else:
+                    md.append(
+                        f"- Served at the deadline, not on the tick: "
+                        f"{1 - share:.0%} of the calls ran before the tick "
+                        "their deadline would round up to (or had a deadline "
+                        "on a tick).")
+                md.append(f"- {target_sentence(s)}.")
+            md.append(f"- Wake-ups: {s['wakeups']['per_s']:.1f}/s for "
+                      f"{calls_per_second(s):.1f} calls/s (timers due on the "
+                      "same tick share a wake-up; an arm earlier than the "
+                      "planned wake adds one); CPU: "
+                      f"{cpu_phrase(s)}.")
+            md.append(error_line(s))
+            if len(timer):
+                md += ["", f"![lateness histogram, {s['id']}]"
+                       f"({plot_lateness_histogram(s, timer, floor, out_dir)})"]
+            md.append("")
 
     if by_kind.get("periodic"):
         md += ["## Periodic timers", ""]
         rows = []
         for s in by_kind["periodic"]:
+            if s.get("refused"):
+                continue
             rows.append(lateness_row(f"timer {s['id']}", s["timer"]))
             if s["timer_past_tick"]["p50_us"] != s["timer"]["p50_us"]:
                 rows.append(lateness_row(f"timer {s['id']} past tick",
@@ -677,6 +858,9 @@ def write_report(summary, fires, wakeups, data_dir, out_dir, command):
         for s in by_kind["periodic"]:
             timer, floor = fires_of(fires, s, "timer"), fires_of(fires, s, "floor")
             md += [f"### {s['title']}", ""]
+            if s.get("refused"):
+                md += [f"- **Refused** by the timer system: {s['error']}", ""]
+                continue
             share, mean_round = rounding_share(timer)
             if share > 0:
                 md.append(
@@ -685,9 +869,12 @@ def write_report(summary, fires, wakeups, data_dir, out_dir, command):
                     f"were due between ticks and waited {us(mean_round)} on "
                     "average for the next one (the schedule itself stays "
                     "origin + k·period, so this does not accumulate).")
-            md.append(f"- {comparison_sentence(s).capitalize()}; max "
-                      f"{us(s['timer']['max_us'])} against "
-                      f"{us(s['floor']['max_us'])}.")
+            md.append(f"- {target_sentence(s)}.")
+            if share > 0:
+                md.append(f"- {comparison_sentence(s).capitalize()}.")
+            md.append(f"- Max {us(s['timer']['max_us'])} against the "
+                      f"floor's {us(s['floor']['max_us'])}; CPU: "
+                      f"{cpu_phrase(s)}.")
             md.append(f"- Drift: {drift_sentence(s)}.")
             md.append(skipped_sentence(s))
             md.append(f"- {s['timer']['count']} calls recorded of "
@@ -696,12 +883,14 @@ def write_report(summary, fires, wakeups, data_dir, out_dir, command):
                       f"{s['counters']['overruns']}; wake-ups "
                       f"{s['wakeups']['per_s']:.1f}/s.")
             md.append(error_line(s))
-            md += ["",
-                   f"![lateness histogram, {s['id']}]"
-                   f"({plot_lateness_histogram(s, timer, floor, out_dir)})",
-                   "",
-                   f"![phase error, {s['id']}]"
-                   f"({plot_phase_error(s, timer, floor, out_dir)})", ""]
+            if len(timer):
+                md += ["",
+                       f"![lateness histogram, {s['id']}]"
+                       f"({plot_lateness_histogram(s, timer, floor, out_dir)})",
+                       "",
+                       f"![phase error, {s['id']}]"
+                       f"({plot_phase_error(s, timer, floor, out_dir)})"]
+            md.append("")
 
     for s in by_kind.get("overrun", []):
         timer, floor = fires_of(fires, s, "timer"), fires_of(fires, s, "floor")

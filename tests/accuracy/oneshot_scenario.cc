@@ -53,6 +53,7 @@ ScenarioResult RunOneshotScenario(const ScenarioContext& context,
   r.title = spec.title;
   r.kind = ScenarioKind::kOneshot;
   r.planned_calls = spec.count;
+  r.precision = spec.precision;
   const std::vector<OneshotLaunch> plan = MakeOneshotPlan(spec);
 
   FireLog log;
@@ -65,6 +66,7 @@ ScenarioResult RunOneshotScenario(const ScenarioContext& context,
     options.name = absl::StrCat(spec.id, "-", i);
     options.period = plan[i].delay;
     options.oneshot = true;
+    options.precision = spec.precision;
     const int64_t index = static_cast<int64_t>(i);
     options.event_callback = [&log, wheel, index](const timer::TimerEvent& e) {
       Fire fire;
@@ -98,6 +100,7 @@ ScenarioResult RunOneshotScenario(const ScenarioContext& context,
     const absl::Status status = timers[i]->Schedule();
     if (!status.ok()) {
       r.error = std::string(status.message());
+      r.refused = true;
       break;
     }
     ++scheduled;

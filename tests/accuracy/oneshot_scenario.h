@@ -2,12 +2,17 @@
 // random gaps (about a dozen in flight), next to a floor thread sleeping to
 // the same deadlines.
 //
-// Plan: a fixed-seed list of (launch offset, delay). The scenario's thread
-// sleeps to zero + launch and calls Schedule(); the timer's deadline is then
-// "now + delay", rounded up to the next 2 ms tick by the wheel (so a
-// oneshot's lateness includes up to one tick of rounding; Fire::tick lets
-// the report take it out). Launch gaps are not aligned to the tick grid, so
-// the rounding is spread over a whole tick.
+// Plan: a fixed-seed list of (launch offset, delay); a fixed delay when
+// min_delay == max_delay. The scenario's thread sleeps to zero + launch and
+// calls Schedule(); the timer's deadline is then "now + delay". With
+// TimerPrecision::kTick (the default) the wheel serves it on the next 2 ms
+// tick (so a oneshot's lateness includes up to one tick of rounding;
+// Fire::tick lets the report take it out); with kExact at the deadline
+// itself. Launch gaps are not aligned to the tick grid, so the deadlines
+// are spread over a whole tick.
+//
+// A Schedule() the timer system refuses (a delay it does not support) ends
+// the launches: the result is `refused`, with the status as its error.
 //
 // Floor, concurrent: one thread sleeps to every planned deadline
 // zero + launch + delay, in time order, during the same seconds. The timer's
@@ -27,6 +32,7 @@
 
 #include "absl/time/time.h"
 #include "tests/accuracy/scenario_result.h"
+#include "timer/timer_options.h"
 
 namespace cyber {
 namespace accuracy {
@@ -40,6 +46,9 @@ struct OneshotSpec {
   absl::Duration max_delay;
   absl::Duration min_gap;  // launch gaps uniform in [min_gap, max_gap]
   absl::Duration max_gap;
+  // Where each call lands: on the tick after its deadline (kTick, the
+  // default) or at the deadline (kExact).
+  timer::TimerPrecision precision = timer::TimerPrecision::kTick;
 };
 
 // One oneshot of the plan: launched `launch` after the scenario's zero, due

@@ -71,6 +71,7 @@ ScenarioResult RunPeriodicScenario(const ScenarioContext& context,
   std::optional<PeriodicProbe::Start> start;
   if (!scheduled.ok()) {
     r.error = std::string(scheduled.message());
+    r.refused = true;
   } else {
     start = probe.WaitForStart(begin + spec.period + kStallLimit);
     if (!start.has_value()) {

@@ -24,7 +24,8 @@ struct RunInfo {
   int dispatcher_threads = 0;
   absl::Duration tick;
   absl::Duration duration;  // each periodic and the idle scenario
-  int oneshots = 0;
+  int oneshots = 0;        // each random-delay oneshot scenario
+  int short_oneshots = 0;  // each fixed short-delay oneshot scenario
   uint64_t seed = 0;
   absl::Duration wakeup_interval;
   std::string floor_method;

@@ -63,6 +63,10 @@ struct ScenarioResult {
   ScenarioKind kind = ScenarioKind::kIdle;
   absl::Duration period;  // kPeriodic: the timer's period
   timer::OverrunPolicy policy = timer::OverrunPolicy::kSkip;  // kPeriodic
+  // kOneshot: TimerOptions::precision of its timers. Empty for the others
+  // (a periodic timer's calls are due at start + k * period whatever the
+  // option says; timer_options.h).
+  std::optional<timer::TimerPrecision> precision;
   // The floor's deadlines are the timer's shifted by this (see the scenario).
   absl::Duration floor_shift;
   Instant zero;            // raw-data offsets count from here
@@ -84,6 +88,10 @@ struct ScenarioResult {
   // earlier scenario cancelled (a cancel does not re-plan the sleep).
   std::optional<absl::Duration> planned_wake_at_start;
   std::string error;  // empty if the scenario completed
+  // The timer system refused the scenario's timer (Schedule() returned an
+  // error, which is `error`): e.g. a period or delay the code does not
+  // support yet. The scenario then recorded no calls, or fewer than planned.
+  bool refused = false;
   // The machine's load just before and after (filled in by the tool).
   std::optional<LoadAverage> load_before;
   std::optional<LoadAverage> load_after;

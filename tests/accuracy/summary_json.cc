@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/accuracy/accuracy_target.h"
 #include "tests/accuracy/cpu_usage.h"
 #include "tests/accuracy/json_writer.h"
 
@@ -56,10 +57,13 @@ absl::Duration Median(std::vector<absl::Duration> v) {
 
 // Phase error at the two ends of a periodic run: the first and last calls,
 // and the medians of the first and last kDriftWindow of the calls. Medians
-// of the error past the tick (for timers; the floor has no tick): a stall
-// of the machine near one end does not move a median, and a period that is
-// not a whole number of ticks makes the raw error alternate between two
-// values, whose median flips with the window's parity.
+// of the error past the tick (for timers whose calls all waited for their
+// tick; the floor has no tick): a stall of the machine near one end does not
+// move a median, and a period that is not a whole number of ticks, served
+// on the tick, makes the raw error alternate between two values, whose
+// median flips with the window's parity. A timer with a call before its
+// tick is not tick-rounded (exact calls, issue 24): its error past the tick
+// would alternate instead, so its basis is the lateness.
 void WriteDrift(JsonWriter* w, const char* key, const std::vector<Fire>& f,
                 Instant zero) {
   if (f.empty()) {
@@ -68,7 +72,10 @@ void WriteDrift(JsonWriter* w, const char* key, const std::vector<Fire>& f,
   }
   const size_t n = std::max<size_t>(
       1, static_cast<size_t>(kDriftWindow * static_cast<double>(f.size())));
-  const bool past_tick = f.front().tick.has_value();
+  const bool past_tick =
+      std::all_of(f.begin(), f.end(), [](const Fire& x) {
+        return x.tick.has_value() && x.actual >= *x.tick;
+      });
   auto error = [past_tick](const Fire& x) {
     return past_tick ? x.actual - *x.tick : x.lateness();
   };
@@ -148,12 +155,43 @@ void WriteOverrun(JsonWriter* w, const ScenarioResult& r) {
   w->EndObject();
 }
 
+// The issue-24 target of the scenario and its verdict (accuracy_target.h).
+void WriteTarget(JsonWriter* w, const ScenarioResult& r) {
+  const TargetCheck c = CheckTarget(r);
+  w->BeginObject("target");
+  w->String("basis", TargetBasisName(c.basis));
+  if (c.rule.empty()) {
+    w->Null("rule");
+  } else {
+    w->String("rule", c.rule);
+  }
+  const bool measured = c.verdict != TargetVerdict::kRefused &&
+                        c.verdict != TargetVerdict::kFailed &&
+                        r.kind != ScenarioKind::kIdle;
+  if (measured) {
+    w->Number("p50_over_floor_us", Us(c.p50_over_floor));
+    w->Number("p99_over_floor_ratio", c.p99_ratio);  // NaN: null
+  } else {
+    w->Null("p50_over_floor_us");
+    w->Null("p99_over_floor_ratio");
+  }
+  w->String("verdict", TargetVerdictName(c.verdict));
+  w->String("why", c.why);
+  w->EndObject();
+}
+
 void WriteScenario(JsonWriter* w, const ScenarioResult& r) {
   w->BeginObject("");
   w->String("id", r.id);
   w->String("title", r.title);
   w->String("kind", ScenarioKindName(r.kind));
   w->String("error", r.error);
+  w->Bool("refused", r.refused);
+  if (r.precision.has_value()) {
+    w->String("precision", timer::TimerPrecisionName(*r.precision));
+  } else {
+    w->Null("precision");
+  }
   w->Number("period_us", Us(r.period));
   w->Number("floor_shift_us", Us(r.floor_shift));
   w->Integer("planned_calls", r.planned_calls);
@@ -197,6 +235,7 @@ void WriteScenario(JsonWriter* w, const ScenarioResult& r) {
   w->Number("per_s", WakeupsPerSecond(r));
   w->EndObject();
   WriteCpu(w, r.cpu);
+  WriteTarget(w, r);
   w->EndObject();
 }
 
@@ -226,6 +265,7 @@ std::string SummaryJson(const RunInfo& run,
   w.Integer("dispatcher_threads", run.dispatcher_threads);
   w.Number("duration_s", absl::ToDoubleSeconds(run.duration));
   w.Integer("oneshots", run.oneshots);
+  w.Integer("short_oneshots", run.short_oneshots);
   w.Integer("seed", static_cast<int64_t>(run.seed));
   w.Number("wakeup_interval_s", absl::ToDoubleSeconds(run.wakeup_interval));
   w.String("floor", run.floor_method);
@@ -247,6 +287,8 @@ std::string SummaryJson(const RunInfo& run,
     for (const Fire& f : r.timer) early += f.lateness() < absl::ZeroDuration();
   }
   w.Bool("complete", complete);
+  w.Number("target_p50_over_floor_us", Us(kTargetP50OverFloor));
+  w.Number("target_p99_over_floor_ratio", kTargetP99Ratio);
   w.Integer("timer_early_calls", early);
   w.BeginArray("scenarios");
   for (const ScenarioResult& r : results) WriteScenario(&w, r);

@@ -7,8 +7,12 @@
 // scenarios the phase error at the start and the end of the run (drift);
 // for the overrun scenario the calls around the overrun; the CPU time of the
 // tick thread, the processors, the floor thread and the process over the
-// scenario (object "cpu", each as _s and as _pct of one core). Times are in
-// microseconds (suffix _us) or seconds (_s).
+// scenario (object "cpu", each as _s and as _pct of one core); the
+// oneshots' "precision" ("kTick", "kExact"; null for the others), whether
+// the timer system "refused" the scenario's timer, and the issue-24
+// "target" (accuracy_target.h: basis, rule, p50_over_floor_us,
+// p99_over_floor_ratio, verdict, why). Times are in microseconds (suffix
+// _us) or seconds (_s).
 //
 // A pure function of its inputs; thread-compatible.
 
