@@ -42,10 +42,22 @@ Timer::Timer(TimerOptions options, TickDriver* driver)
 Timer::~Timer() { core_->Retire(); }
 
 absl::Status Timer::Configure(TimerOptions options) {
+  return ConfigureAs(std::move(options), /*cyber_option=*/false);
+}
+
+absl::Status Timer::ConfigureAs(TimerOptions options, bool cyber_option) {
   // No name: keep the one it had (an automatic name is not stored).
   if (options.name.empty()) options.name = core_->given_name();
   const std::string name = options.name.empty() ? core_->name() : options.name;
   absl::Status status = ValidateTimerOptions(options, name);
+  if (status.ok() && cyber_option && options.period == absl::ZeroDuration()) {
+    // Cyber RT refuses a period of 0 for a oneshot as well; code written
+    // for it keeps that error (the modern surface runs a delay of 0 at once).
+    status = absl::InvalidArgumentError(absl::StrCat(
+        "timer \"", name,
+        "\": period 0 must be positive (a Cyber RT TimerOption's, oneshot "
+        "too; TimerOptions accepts a oneshot delay of 0: it runs at once)"));
+  }
   const std::shared_ptr<TimerCore> core = core_;  // as in Stop()
   core->Configure(std::make_shared<const TimerOptions>(std::move(options)),
                   status);
@@ -53,7 +65,8 @@ absl::Status Timer::Configure(TimerOptions options) {
 }
 
 void Timer::SetTimerOption(TimerOption opt) {
-  const absl::Status status = Configure(FromCyberOption(std::move(opt)));
+  const absl::Status status =
+      ConfigureAs(FromCyberOption(std::move(opt)), /*cyber_option=*/true);
   if (!status.ok()) AERROR << "SetTimerOption: " << status.message();
 }
 

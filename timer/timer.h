@@ -147,6 +147,9 @@ class Timer {
   Timer& operator=(const Timer&) = delete;
 
  private:
+  // Configure(); `cyber_option`: from SetTimerOption (Cyber RT's rules).
+  absl::Status ConfigureAs(TimerOptions options, bool cyber_option);
+
   // The one core, for the Timer's whole life (see timer_core.h).
   const std::shared_ptr<TimerCore> core_;
 };

@@ -233,6 +233,13 @@ absl::Status TimerCore::BeginLocked(TimerSystem* front,
   // armed when that call ends, never beside it.
   TransitionLocked(Event::kNewSchedule);
   if (state_ != State::kArmed) return absl::OkStatus();
+  if (options_->period > front_->max_delay()) {
+    // Beyond the wheel's range (or infinite): "never", decided on the
+    // duration itself rather than on the wheel's rounding to ticks.
+    CancelLocked();
+    armed_never_ = true;
+    return absl::OkStatus();
+  }
   return ArmLocked(ExpectedLocked(schedule_.call()));
 }
 
