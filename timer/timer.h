@@ -10,9 +10,11 @@
 //      ...
 //      timer.Stop();
 //
-//    Errors (period 0, below the 2 ms resolution, above the maximum, empty
+//    Errors (period 0 — for a oneshot too, as in Cyber RT —, an empty
 //    callback, Start() before SetTimerOption()) are logged with AERROR,
-//    naming the timer and the value; the timer then does not run.
+//    naming the timer and the value; the timer then does not run. Any
+//    positive period runs: Timer(1, cb, false) at 1 kHz exactly,
+//    Timer(1, cb, true) on the next tick.
 //
 //  * Modern — absl::Duration periods, absl::Status results, callbacks that
 //    may receive a TimerEvent, an overrun policy, statistics, and an explicit
@@ -26,12 +28,17 @@
 //      absl::Status s = imu.Schedule();
 //
 // Guarantees (see timer_core.h for the state machine that enforces them): a
-// timer never fires before its expected time and at most one tick (plus
-// dispatch latency) after it. A periodic schedule starts on the first 2 ms
-// tick boundary at or after Schedule(), so periods of whole ticks are served
-// on the tick itself; a oneshot's delay counts from Schedule() and rounds up
-// to a tick; periodic timers are phase-locked to start + k * period, so
-// drift does not accumulate; a callback never runs concurrently with itself,
+// timer never fires before its expected time. A periodic schedule starts on
+// the first 2 ms tick boundary at or after Schedule(), and call k is armed
+// for start + k * period itself, whatever the period (1 ms and 500 us run at
+// their exact rate, 5 ms on its own phase, not rounded to ticks): each call
+// comes at its instant plus wake-up and dispatch latency, and drift does
+// not accumulate. A oneshot's delay counts from Schedule(): with the default
+// TimerPrecision::kTick it fires on the first tick at or after the deadline
+// (at most one tick late; timeouts due in one tick share one wake-up), with
+// kExact at the deadline itself. Any delay is accepted: <= 0 runs at once
+// (counted late), beyond the wheel's range (~99 days) or InfiniteDuration
+// is "never" (armed, cancellable, never fires). A callback never runs concurrently with itself,
 // whatever it does to its own timer (Stop, Start, Configure, destroy it). A
 // callback that throws is caught, logged with the timer's name and counted;
 // a periodic timer keeps running.

@@ -222,9 +222,10 @@ absl::Status TimerCore::BeginLocked(TimerSystem* front,
     if (!bound.ok()) return bound;
   }
   // A periodic schedule starts on the first tick boundary at or after now,
-  // so that periods of whole ticks land exactly on ticks and lose nothing to
-  // rounding; the first call is still no earlier than now + period. A
-  // oneshot counts from now exactly: its deadline rounds up to a tick.
+  // so that periods of whole ticks land on ticks (one wake-up for all the
+  // timers due there); the first call is still no earlier than now +
+  // period. A oneshot counts from now exactly (kTick: its deadline rounds
+  // up to a tick when armed).
   schedule_.Start(options_->oneshot ? now : front_->FireInstant(now));
   missed_since_last_ = 0;
   refusals_in_a_row_ = 0;
