@@ -194,7 +194,12 @@ void TimingWheel::InsertHeldLocked(WheelEntry* e) {
 }
 
 int64_t TimingWheel::EventNsOfLocked(const WheelEntry* e) const {
-  if (e->level_ == WheelEntry::kHeld) return HeldDeadlineNs(e);
+  // An exact entry in the held list, or in the work wheel at the tick
+  // before its deadline: its deadline (WorkTickEventNsLocked).
+  if (e->level_ == WheelEntry::kHeld ||
+      (e->level_ == WheelEntry::kWork && e->early_ns_ != 0)) {
+    return HeldDeadlineNs(e);
+  }
   return TickNs(EventTickOfLocked(e));
 }
 
@@ -318,7 +323,7 @@ bool TimingWheel::IsArmed(const WheelEntry* entry) const {
   return entry->level_ != WheelEntry::kIdle;
 }
 
-Tick TimingWheel::NextEventTickLocked() const {
+Tick TimingWheel::NextEventTickLocked(Tick* work_tick) const {
   Tick best = kNoTick;
   // Work wheel: the first non-empty list after now, cyclically. Everything in
   // it expires in (now, now + 1024), at a distinct tick per list, so
@@ -337,6 +342,10 @@ Tick TimingWheel::NextEventTickLocked() const {
       break;
     }
   }
+  if (work_tick != nullptr) {
+    *work_tick = best;
+    best = kNoTick;  // the caller wants the other events apart
+  }
   // The cascade in progress must be finished at its boundary.
   if (assistant_size_[pending_list_] != 0) {
     best = std::min(best, pending_boundary_);
@@ -352,16 +361,36 @@ Tick TimingWheel::NextEventTickLocked() const {
   return best;
 }
 
+int64_t TimingWheel::WorkTickEventNsLocked(Tick tick) const {
+  // Only exact deadlines between `tick` and the next (early_ns_ != 0)
+  // wait in this list: then the earliest of them, not the tick itself, is
+  // when a driver must be awake (processing the tick then releases them
+  // all), which saves the tick thread a wake-up per call of, e.g., a 5 ms
+  // periodic timer. Any entry due on the tick, or a long list, makes it
+  // the tick (earlier is always safe).
+  const WheelEntry* head = &work_[tick & kWorkListMask].head;
+  int64_t best = kNoWake;
+  int scanned = 0;
+  for (const WheelEntry* e = head->next_; e != head; e = e->next_) {
+    if (e->early_ns_ == 0 || ++scanned > kExactScanLimit) return TickNs(tick);
+    best = std::min(best, HeldDeadlineNs(e));
+  }
+  return best == kNoWake ? TickNs(tick) : best;
+}
+
 Tick TimingWheel::NextEventTick() const {
   MutexLock lock(&mu_);
   return NextEventTickLocked();
 }
 
 int64_t TimingWheel::NextEventNsLocked() const {
-  const int64_t tick_event = TickNs(NextEventTickLocked());
+  Tick work = kNoTick;
+  const Tick other = NextEventTickLocked(&work);
+  int64_t event = TickNs(other);
+  if (work != kNoTick) event = std::min(event, WorkTickEventNsLocked(work));
   const WheelEntry* first = held_.head.next_;
-  if (first == &held_.head) return tick_event;
-  return std::min(tick_event, HeldDeadlineNs(first));
+  if (first == &held_.head) return event;
+  return std::min(event, HeldDeadlineNs(first));
 }
 
 Instant TimingWheel::NextEvent() const {

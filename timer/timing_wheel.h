@@ -55,7 +55,10 @@
 // deadline. The held list only ever holds deadlines less than a tick ahead
 // of the last processed tick (or already due), so it stays short, and its
 // head is part of the next event: a driver sleeping until NextEvent()
-// wakes at the deadline itself. An exact deadline already passed (a delay
+// wakes at the deadline itself. A tick whose list holds only exact entries
+// (at most 16) does not need a wake-up of its own: its event is their
+// earliest deadline, and processing the tick then releases them all, so a
+// periodic timer between ticks (5 ms) costs one wake-up per call, not two. An exact deadline already passed (a delay
 // <= 0) goes straight to the held list and expires at the next advance.
 // A deadline on a tick is an ordinary entry of that tick.
 //
@@ -346,7 +349,15 @@ class TimingWheel {
   void ExpireWorkSlotLocked(uint64_t slot, int64_t now_ns,
                             ExpiredFn on_expired)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  Tick NextEventTickLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The next tick event; with `work_tick`, the work wheel's next tick goes
+  // there and the result is the other events' (cascade, assistant visit).
+  Tick NextEventTickLocked(Tick* work_tick = nullptr) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // When a driver must be awake for work tick `tick` (see the .cc).
+  int64_t WorkTickEventNsLocked(Tick tick) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Longest list of exact entries WorkTickEventNsLocked scans.
+  static constexpr int kExactScanLimit = 16;
   // After an entry whose event tick was `vacated` left it: moves the plan
   // to the next event if that emptied the planned tick; true if it did.
   bool ReplanLaterLocked(int64_t vacated) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
