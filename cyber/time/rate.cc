@@ -69,6 +69,7 @@ void Rate::Sleep() {
   }
   const Instant now = clock_->Now();
   Instant deadline = NextDeadline();
+  if (now >= deadline) ++overruns_;  // returns at once: say so
   if (now > deadline + period_) {
     // More than a whole period late: jump to the latest deadline not after
     // now, so this call returns at once and the next keeps the phase.
@@ -88,6 +89,7 @@ void Rate::Sleep() {
 void Rate::Reset() {
   start_ = clock_->Now();
   cycle_ = 1;
+  overruns_ = 0;
   last_return_ = Instant::InfiniteFuture();
   actual_cycle_ = absl::ZeroDuration();
 }

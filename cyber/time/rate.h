@@ -5,7 +5,12 @@
 // shift the ones after it, so the average period is exact over any run
 // (no drift). A cycle that overran by whole periods does not cause a burst of
 // immediate returns: the missed deadlines are skipped (and counted) and the
-// phase is kept, the way a sensor poller wants it.
+// phase is kept, the way a sensor poller wants it. A Sleep() that returns
+// at once because its deadline had already passed is an overrun, counted
+// (Overruns()): two returns can only be closer than a period when one is.
+// In a scheduler routine the sleep ends at the deadline itself (not on the
+// timer tick after it), so a Rate of any period, 1 kHz or 2 kHz included,
+// returns at exact steps.
 //
 //   auto rate = Rate::Create(absl::Milliseconds(10), SteadyClock::Get());
 //   while (cyber::OK()) { PollImu(); rate->Sleep(); }
@@ -63,6 +68,9 @@ class Rate {
   Duration CycleTime() const { return Duration::FromAbsl(actual_cycle_); }
   // Deadlines skipped because the loop was late by more than one period.
   int64_t MissedCycles() const { return missed_; }
+  // Sleep() calls made at or after their deadline (the loop overran it):
+  // each returned at once, without pacing.
+  int64_t Overruns() const { return overruns_; }
   // The deadline the next Sleep() waits for.
   Instant NextDeadline() const { return start_ + cycle_ * period_; }
 
@@ -76,6 +84,7 @@ class Rate {
   Instant start_;
   int64_t cycle_ = 1;  // index of the next deadline
   int64_t missed_ = 0;
+  int64_t overruns_ = 0;
   Instant last_return_ = Instant::InfiniteFuture();
   absl::Duration actual_cycle_ = absl::ZeroDuration();
 };

@@ -28,6 +28,7 @@ struct Loop {
   Instant started;                // the graph's clock when the Rate was made
   absl::Duration period;          // the Rate's, as it reports it
   std::vector<Instant> returns;   // the graph's clock after each Sleep()
+  int64_t overruns = -1;          // the Rate's Overruns() at the end
   bool ended = false;
 };
 
@@ -48,6 +49,7 @@ void StartRateLoop(SimulatedGraph* graph, absl::Duration span, Loop* loop,
                               rate.Sleep();
                               loop->returns.push_back(graph->Now());
                             }
+                            loop->overruns = rate.Overruns();
                             loop->ended = true;
                           })
                   .ok());
@@ -63,6 +65,7 @@ void ExpectExactSteps(const Loop& loop, Instant start, absl::Duration period,
     if (loop.returns[i] == loop.returns[i - 1]) ++same_instant;
   }
   EXPECT_EQ(same_instant, 0) << "returns at the instant of the one before";
+  EXPECT_EQ(loop.overruns, 0) << "no return came at once";
   ASSERT_EQ(static_cast<int64_t>(loop.returns.size()), n);
   for (int64_t k = 1; k <= n; ++k) {
     ASSERT_EQ(loop.returns[k - 1], start + period * k) << "return " << k;

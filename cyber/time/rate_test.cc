@@ -80,6 +80,7 @@ TEST(RateTest, OverrunSkipsMissedCyclesAndKeepsPhase) {
   rate->Sleep();  // returns at once, no sleep
   EXPECT_EQ(clock.Now(), Instant() + absl::Milliseconds(35));
   EXPECT_EQ(rate->MissedCycles(), 2);
+  EXPECT_EQ(rate->Overruns(), 1);  // it returned at once: counted
   // Back on phase: the next deadline is 40 ms, not 35 + 10 ms.
   EXPECT_EQ(rate->NextDeadline(), Instant() + absl::Milliseconds(40));
 }
@@ -91,6 +92,7 @@ TEST(RateTest, SlightlyLateCycleIsNotCountedAsMissed) {
   clock.Advance(absl::Milliseconds(15));
   rate->Sleep();
   EXPECT_EQ(rate->MissedCycles(), 0);
+  EXPECT_EQ(rate->Overruns(), 1);  // returned at once at 15 ms
   EXPECT_EQ(rate->NextDeadline(), Instant() + absl::Milliseconds(20));
 }
 
