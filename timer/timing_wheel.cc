@@ -40,7 +40,10 @@ TimingWheel::TimingWheel(Instant epoch, absl::Duration tick)
     : epoch_(epoch),
       tick_(tick),
       tick_ns_(absl::ToInt64Nanoseconds(tick)),
-      tick_is_whole_ns_(absl::Nanoseconds(tick_ns_) == tick) {
+      tick_is_whole_ns_(absl::Nanoseconds(tick_ns_) == tick),
+      fast_tick_limit_(tick_is_whole_ns_ && tick_ns_ > 0
+                           ? static_cast<Tick>(INT64_MAX / tick_ns_)
+                           : 0) {
   ACHECK(tick_ns_ > 0) << "TimingWheel: tick " << tick << " must be positive";
   MutexLock lock(&mu_);
   for (SlotList& s : work_) s.head.prev_ = s.head.next_ = &s.head;
@@ -119,9 +122,7 @@ int64_t FloorNanoseconds(absl::Duration d) {
 
 int64_t TimingWheel::TickNs(Tick tick) const {
   if (tick == kNoTick) return kNoWake;
-  if (tick_is_whole_ns_ && tick <= static_cast<Tick>(INT64_MAX / tick_ns_)) {
-    return static_cast<int64_t>(tick) * tick_ns_;
-  }
+  if (tick <= fast_tick_limit_) return static_cast<int64_t>(tick) * tick_ns_;
   return CeilNanoseconds(tick_ * static_cast<int64_t>(tick));
 }
 

@@ -374,6 +374,9 @@ class TimingWheel {
   const absl::Duration tick_;
   const int64_t tick_ns_;
   const bool tick_is_whole_ns_;  // tick_ == tick_ns_ ns exactly
+  // Ticks up to this have an exact int64 ns instant: tick * tick_ns_
+  // (0 when the tick is not whole nanoseconds: Duration arithmetic).
+  const Tick fast_tick_limit_;
 
   mutable Mutex mu_;
   Tick now_ ABSL_GUARDED_BY(mu_) = 0;
