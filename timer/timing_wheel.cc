@@ -120,9 +120,8 @@ int64_t FloorNanoseconds(absl::Duration d) {
 
 }  // namespace
 
-int64_t TimingWheel::TickNs(Tick tick) const {
+int64_t TimingWheel::TickNsSlow(Tick tick) const {
   if (tick == kNoTick) return kNoWake;
-  if (tick <= fast_tick_limit_) return static_cast<int64_t>(tick) * tick_ns_;
   return CeilNanoseconds(tick_ * static_cast<int64_t>(tick));
 }
 
@@ -194,7 +193,7 @@ void TimingWheel::InsertHeldLocked(WheelEntry* e) {
   after->next_ = e;
 }
 
-int64_t TimingWheel::EventNsOfLocked(const WheelEntry* e) const {
+inline int64_t TimingWheel::EventNsOfLocked(const WheelEntry* e) const {
   // An exact entry in the held list, or in the work wheel at the tick
   // before its deadline: its deadline (WorkTickEventNsLocked).
   if (e->level_ == WheelEntry::kHeld ||
@@ -204,7 +203,7 @@ int64_t TimingWheel::EventNsOfLocked(const WheelEntry* e) const {
   return TickNs(EventTickOfLocked(e));
 }
 
-Tick TimingWheel::EventTickOfLocked(const WheelEntry* e) const {
+inline Tick TimingWheel::EventTickOfLocked(const WheelEntry* e) const {
   if (e->level_ == WheelEntry::kWork) return LinkTick(e);
   if (e->slot_ == pending_list_) return pending_boundary_;
   // The next visit of its assistant slot: the next multiple of 512 after now
@@ -215,23 +214,19 @@ Tick TimingWheel::EventTickOfLocked(const WheelEntry* e) const {
   return next_boundary + dist * kWorkWheelSpan;
 }
 
-absl::Status TimingWheel::CheckRangeLocked(Tick expires, Tick present) const {
-  const Tick from = std::max(now_, present);
-  if (expires != kNoTick && expires > from &&
-      expires - from > kMaxDelayTicks) {
-    return absl::OutOfRangeError(absl::StrCat(
-        "TimingWheel: expiry tick ", expires, " is ", expires - from,
-        " ticks ahead of tick ", from, "; the maximum delay is ",
-        kMaxDelayTicks, " ticks (", absl::FormatDuration(max_delay()), ")"));
-  }
+absl::Status TimingWheel::RangeError(Tick expires, Tick present) const {
   if (expires == kNoTick) {
     return absl::OutOfRangeError(
         "TimingWheel: cannot arm an entry for kNoTick (an infinite deadline)");
   }
-  return absl::OkStatus();
+  const Tick from = std::max(now_, present);
+  return absl::OutOfRangeError(absl::StrCat(
+      "TimingWheel: expiry tick ", expires, " is ", expires - from,
+      " ticks ahead of tick ", from, "; the maximum delay is ",
+      kMaxDelayTicks, " ticks (", absl::FormatDuration(max_delay()), ")"));
 }
 
-int64_t TimingWheel::DetachForArmLocked(WheelEntry* entry) {
+inline int64_t TimingWheel::DetachForArmLocked(WheelEntry* entry) {
   int64_t vacated = kNoWake;
   if (entry->level_ != WheelEntry::kIdle) {
     vacated = EventNsOfLocked(entry);
@@ -243,7 +238,7 @@ int64_t TimingWheel::DetachForArmLocked(WheelEntry* entry) {
   return vacated;
 }
 
-TimingWheel::ArmResult TimingWheel::FinishArmLocked(WheelEntry* entry,
+inline TimingWheel::ArmResult TimingWheel::FinishArmLocked(WheelEntry* entry,
                                                     int64_t vacated) {
   ArmResult result{entry->arm_seq_, entry->expires_, false};
   const int64_t event = EventNsOfLocked(entry);
@@ -260,7 +255,7 @@ absl::StatusOr<TimingWheel::ArmResult> TimingWheel::Arm(WheelEntry* entry,
                                                         Tick expires,
                                                         Tick present) {
   MutexLock lock(&mu_);
-  if (absl::Status s = CheckRangeLocked(expires, present); !s.ok()) return s;
+  if (!InRangeLocked(expires, present)) return RangeError(expires, present);
   const int64_t vacated = DetachForArmLocked(entry);
   entry->expires_ = std::max(expires, now_ + 1);
   entry->early_ns_ = 0;
@@ -278,7 +273,7 @@ absl::StatusOr<TimingWheel::ArmResult> TimingWheel::ArmExact(WheelEntry* entry,
       expires == kNoTick ? kNoWake
                          : std::max<int64_t>(0, CeilNanoseconds(deadline - epoch_));
   MutexLock lock(&mu_);
-  if (absl::Status s = CheckRangeLocked(expires, present); !s.ok()) return s;
+  if (!InRangeLocked(expires, present)) return RangeError(expires, present);
   const int64_t vacated = DetachForArmLocked(entry);
   entry->expires_ = expires;
   // How far before its tick the deadline is; an offset too large to store

@@ -310,7 +310,11 @@ class TimingWheel {
   // Event times in the plan are whole nanoseconds since the epoch, rounded
   // up (a driver woken at one is never early); kNoWake: none.
   static constexpr int64_t kNoWake = INT64_MAX;
-  int64_t TickNs(Tick tick) const;
+  int64_t TickNs(Tick tick) const {
+    return tick <= fast_tick_limit_ ? static_cast<int64_t>(tick) * tick_ns_
+                                    : TickNsSlow(tick);
+  }
+  int64_t TickNsSlow(Tick tick) const;
   Instant NsToInstant(int64_t ns) const;
   // Unlinks `entry` if armed (returning its event time, else kNoWake) and
   // gives it a new arm_seq.
@@ -318,7 +322,14 @@ class TimingWheel {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   ArmResult FinishArmLocked(WheelEntry* entry, int64_t vacated)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::Status CheckRangeLocked(Tick expires, Tick present) const
+  // Whether `expires` is within the maximum delay of max(now_, present)
+  // (and not kNoTick); RangeError says why not.
+  bool InRangeLocked(Tick expires, Tick present) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    const Tick from = now_ > present ? now_ : present;
+    return expires != kNoTick && (expires <= from || expires - from <= kMaxDelayTicks);
+  }
+  absl::Status RangeError(Tick expires, Tick present) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The tick whose processing releases `e` (expires_, or the tick before
   // for an exact deadline between ticks).
