@@ -240,15 +240,16 @@ inline int64_t TimingWheel::DetachForArmLocked(WheelEntry* entry) {
 
 inline TimingWheel::ArmResult TimingWheel::FinishArmLocked(WheelEntry* entry,
                                                     int64_t vacated) {
-  ArmResult result{entry->arm_seq_, entry->expires_, false};
   const int64_t event = EventNsOfLocked(entry);
+  bool wake_needed = false;
+  bool plan_later = false;
   if (event < planned_wake_) {
     SetPlanLocked(event);
-    result.wake_needed = true;
+    wake_needed = true;
   } else {
-    result.plan_later = ReplanLaterLocked(vacated);
+    plan_later = ReplanLaterLocked(vacated);
   }
-  return result;
+  return ArmResult{entry->expires_, entry->arm_seq_, wake_needed, plan_later};
 }
 
 absl::StatusOr<TimingWheel::ArmResult> TimingWheel::Arm(WheelEntry* entry,
