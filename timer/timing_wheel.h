@@ -343,8 +343,7 @@ class TimingWheel {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The cascade work of processed tick now_.
   void CascadeStepLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void ExpireWorkSlotLocked(uint64_t slot, int64_t now_ns,
-                            ExpiredFn on_expired)
+  void ExpireWorkSlotLocked(uint64_t slot, ExpiredFn on_expired)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   Tick NextEventTickLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // After an entry whose event tick was `vacated` left it: moves the plan
