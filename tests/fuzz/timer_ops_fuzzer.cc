@@ -282,6 +282,10 @@ class TimerFuzz {
   uint64_t calls_ = 0;
   uint64_t steps_ = 0;  // times RunUntil woke the tick thread
   uint64_t model_refusals_ = 0;
+  // Held by Schedule() (timer and model) and by each call: a call that
+  // begins at once, before Schedule() has returned, finds the model
+  // started. Recursive: callbacks schedule timers.
+  std::recursive_mutex model_mu_;
 };
 
 absl::Duration TimerFuzz::DecodePeriod(FuzzInput& in) {
@@ -398,6 +402,10 @@ void TimerFuzz::Configure(int i, const Spec& spec, bool reuse) {
 }
 
 void TimerFuzz::Schedule(int i) {
+  // A oneshot whose delay is <= 0 runs at once: on the tick thread, maybe
+  // before Schedule() returns. Its call (OnCall) waits until the model has
+  // started too.
+  std::lock_guard<std::recursive_mutex> lock(model_mu_);
   Slot& s = slots_[i];
   if (s.timer == nullptr) return;
   const Instant now = clock_.Now();
@@ -546,6 +554,7 @@ void TimerFuzz::StopFromAnotherThreadWhileRestarting(int i) {
 }
 
 void TimerFuzz::OnCall(int i, uint64_t incarnation, const TimerEvent* event) {
+  std::lock_guard<std::recursive_mutex> lock(model_mu_);  // see Schedule()
   Slot& s = slots_[i];
   FUZZ_CHECK(s.incarnation == incarnation && s.model != nullptr)
       << Name(i) << ": callback of a destroyed or reconfigured timer";
