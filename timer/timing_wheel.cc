@@ -460,8 +460,7 @@ void TimingWheel::CascadeStepLocked() {
   cascade_stats_.max_per_tick = std::max(cascade_stats_.max_per_tick, moved);
 }
 
-void TimingWheel::ExpireWorkSlotLocked(uint64_t slot, int64_t now_ns,
-                                       ExpiredFn on_expired) {
+void TimingWheel::ExpireWorkSlotLocked(uint64_t slot, ExpiredFn on_expired) {
   WheelEntry* head = &work_[slot].head;
   WheelEntry* e = head->next_;
   if (e == head) return;
@@ -476,8 +475,11 @@ void TimingWheel::ExpireWorkSlotLocked(uint64_t slot, int64_t now_ns,
     // Each work list holds one tick of this revolution or the next.
     ACHECK(LinkTick(e) == now_) << "wheel invariant: entry for tick "
                                  << LinkTick(e) << " in list of tick " << now_;
-    if (e->early_ns_ != 0 && HeldDeadlineNs(e) > now_ns) {
-      InsertHeldLocked(e);  // an exact deadline within the next tick
+    if (e->early_ns_ != 0) {
+      // An exact deadline within the next tick: held, and expired from
+      // there (AdvanceLocked) if already due, so that it comes after this
+      // tick's entries and in deadline order among the held ones.
+      InsertHeldLocked(e);
     } else {
       e->prev_ = e->next_ = nullptr;
       e->level_ = WheelEntry::kIdle;
@@ -521,7 +523,7 @@ void TimingWheel::AdvanceLocked(Tick to, int64_t now_ns, ExpiredFn on_expired) {
     if (!tick_due) break;
     now_ = next;
     CascadeStepLocked();
-    ExpireWorkSlotLocked(now_ & kWorkListMask, now_ns, on_expired);
+    ExpireWorkSlotLocked(now_ & kWorkListMask, on_expired);
   }
   if (to > now_) now_ = to;
   if (now_ns > processed_ns_) processed_ns_ = now_ns;

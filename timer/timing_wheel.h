@@ -362,8 +362,7 @@ class TimingWheel {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The cascade work of processed tick now_.
   void CascadeStepLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void ExpireWorkSlotLocked(uint64_t slot, int64_t now_ns,
-                            ExpiredFn on_expired)
+  void ExpireWorkSlotLocked(uint64_t slot, ExpiredFn on_expired)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The next tick event; with `work_tick`, the work wheel's next tick goes
   // there and the result is the other events' (cascade, assistant visit).

@@ -129,6 +129,23 @@ TEST(TimingWheelTest, PastDeadlineIsClampedToTheNextTick) {
   EXPECT_EQ(fired, 1);
 }
 
+// Found by the wheel fuzzer: exact entries waiting at tick c-1 expired in
+// arming order while that tick was processed, when the advance had already
+// passed their deadlines: before the later-armed entries of tick c-1 (out
+// of tick order) and regardless of their deadlines (out of time order).
+TEST(TimingWheelTest, ExactEntriesPassedByOneAdvanceExpireInTimeOrder) {
+  TimingWheel wheel(Instant(), kTick);
+  WheelEntry late, early, on_tick;
+  const Instant t5 = wheel.TickToInstant(5);
+  ASSERT_TRUE(wheel.ArmExact(&late, t5 + kTick * 3 / 4).ok());
+  ASSERT_TRUE(wheel.ArmExact(&early, t5 + kTick / 4).ok());
+  ASSERT_TRUE(wheel.Arm(&on_tick, 5).ok());
+  std::vector<WheelEntry*> order;
+  wheel.AdvanceToInstant(wheel.TickToInstant(10),
+                         [&](WheelEntry* e) { order.push_back(e); });
+  EXPECT_EQ(order, (std::vector<WheelEntry*>{&on_tick, &early, &late}));
+}
+
 TEST(TimingWheelTest, CancelAndRearm) {
   TimingWheel wheel(Instant(), kTick);
   WheelEntry e;

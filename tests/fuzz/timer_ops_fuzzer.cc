@@ -16,8 +16,10 @@
 // event by event like timer/testing/simulated_timer_system.h. Four
 // timer slots; operations come from three logical threads:
 //   - the main thread (the test driver): configure (valid and invalid
-//     options: zero, negative, below the resolution, odd periods, the exact
-//     maximum and beyond, no callback, kBurst with max_burst < 1), schedule,
+//     options: zero and negative periods, which a oneshot takes as "at
+//     once", sub-tick and off-grid periods and delays (250 us .. 5 ms), the
+//     exact maximum, beyond it and infinite ("never"), kTick or kExact
+//     oneshots, no callback, kBurst with max_burst < 1), schedule,
 //     stop, restart, destroy, advance simulated time (sub-tick, by ticks, by
 //     days, to just before / exactly at the next due tick), switch refusals,
 //     shut the tick driver down;
@@ -33,8 +35,12 @@
 //
 // Checked after every step, against one model per configured timer:
 //   - every call is the one expected next (TimerEvent.expected_time and
-//     missed_periods), not early, not before its tick, and exactly at its tick
-//     unless another callback took simulated time first;
+//     missed_periods), not early, not before it is due (periodic calls, kExact
+//     oneshots and delays <= 0 at their exact instant, kTick oneshots at
+//     their tick), and exactly then (or, armed for an instant already passed,
+//     at once) unless another callback took simulated time first;
+//   - a timer whose period or delay is beyond the wheel's range is running
+//     and never called;
 //   - no call of a stopped, finished, destroyed or reconfigured timer;
 //   - whenever the tick thread is idle, no running timer's call is overdue
 //     (lost), and with refusals on, every due call was refused exactly once;
@@ -276,6 +282,10 @@ class TimerFuzz {
   uint64_t calls_ = 0;
   uint64_t steps_ = 0;  // times RunUntil woke the tick thread
   uint64_t model_refusals_ = 0;
+  // Held by Schedule() (timer and model) and by each call: a call that
+  // begins at once, before Schedule() has returned, finds the model
+  // started. Recursive: callbacks schedule timers.
+  std::recursive_mutex model_mu_;
 };
 
 absl::Duration TimerFuzz::DecodePeriod(FuzzInput& in) {
@@ -291,9 +301,9 @@ absl::Duration TimerFuzz::DecodePeriod(FuzzInput& in) {
       return absl::Milliseconds(static_cast<int64_t>(in.Uint(1, 50)));
     case 4:
       return absl::Nanoseconds(static_cast<int64_t>(in.Uint(0, 12000000)));
-    case 5: {  // invalid
-      const absl::Duration bad[] = {absl::ZeroDuration(), -tick_, absl::Milliseconds(1),
-                                    tick_ - absl::Nanoseconds(1), -absl::InfiniteDuration()};
+    case 5: {  // not positive: a periodic timer refuses it, a oneshot runs at once
+      const absl::Duration bad[] = {absl::ZeroDuration(), -tick_, -absl::Nanoseconds(1),
+                                    -absl::Seconds(1), -absl::InfiniteDuration()};
       return bad[in.Choice(sizeof(bad) / sizeof(bad[0]))];
     }
     case 6: {  // around the limits
@@ -306,6 +316,13 @@ absl::Duration TimerFuzz::DecodePeriod(FuzzInput& in) {
                                      absl::Hours(1),
                                      absl::InfiniteDuration()};
       return edge[in.Choice(sizeof(edge) / sizeof(edge[0]))];
+    }
+    case 7: {  // sub-tick and off-grid periods and delays, served exactly
+      const absl::Duration odd[] = {absl::Microseconds(250), absl::Microseconds(500),
+                                    absl::Milliseconds(1),   absl::Microseconds(1500),
+                                    absl::Milliseconds(3),   absl::Milliseconds(5),
+                                    tick_ - absl::Nanoseconds(1), tick_ / 3};
+      return odd[in.Choice(sizeof(odd) / sizeof(odd[0]))];
     }
     default:
       return tick_ * static_cast<int64_t>(in.Uint(1, 16));
@@ -334,6 +351,9 @@ Spec TimerFuzz::DecodeSpec(FuzzInput& in) {
       break;
   }
   spec.model.max_burst = ((flags >> 5) & 7) - 1;  // -1..6
+  // Policy bits 3 (kSkip, as 0) also ask for TimerPrecision::kExact, which
+  // only oneshots heed.
+  spec.model.exact = ((flags >> 3) & 3) == 3;
   spec.model.period = DecodePeriod(in);
   return spec;
 }
@@ -347,6 +367,7 @@ void TimerFuzz::Configure(int i, const Spec& spec, bool reuse) {
   o.overrun_policy = spec.policy;
   o.max_burst = spec.model.max_burst;
   o.latency_percentiles = KeepsPercentiles(i);
+  o.precision = spec.model.exact ? TimerPrecision::kExact : TimerPrecision::kTick;
   const uint64_t incarnation = ++s.incarnation;  // before the old one stops
   if (spec.model.has_callback) {
     if (spec.event_callback) {
@@ -357,8 +378,7 @@ void TimerFuzz::Configure(int i, const Spec& spec, bool reuse) {
       o.callback = [this, i, incarnation] { OnCall(i, incarnation, nullptr); };
     }
   }
-  const absl::StatusCode code = TimerModel::ConfigCode(
-      spec.model, tick_, driver_.wheel().max_delay());
+  const absl::StatusCode code = TimerModel::ConfigCode(spec.model);
   s.model.reset();
   if (reuse && s.timer != nullptr) {
     const absl::Status status = s.timer->Configure(std::move(o));
@@ -375,11 +395,17 @@ void TimerFuzz::Configure(int i, const Spec& spec, bool reuse) {
   }
   s.config_code = code;
   if (code == absl::StatusCode::kOk) {
-    s.model = std::make_unique<TimerModel>(grid_, spec.model);
+    TimerModel::Options options = spec.model;
+    options.max_delay = driver_.wheel().max_delay();
+    s.model = std::make_unique<TimerModel>(grid_, options);
   }
 }
 
 void TimerFuzz::Schedule(int i) {
+  // A oneshot whose delay is <= 0 runs at once: on the tick thread, maybe
+  // before Schedule() returns. Its call (OnCall) waits until the model has
+  // started too.
+  std::lock_guard<std::recursive_mutex> lock(model_mu_);
   Slot& s = slots_[i];
   if (s.timer == nullptr) return;
   const Instant now = clock_.Now();
@@ -444,6 +470,10 @@ absl::Duration TimerFuzz::RunTime(uint8_t pick, absl::Duration period) const {
 bool TimerFuzz::PerformAction(int i) {
   Slot& s = slots_[i];
   if (s.script.size() < 2) return false;
+  // Past the budget, callbacks do nothing: a oneshot of delay <= 0 that
+  // restarts itself runs at once, for ever, without time moving (found as
+  // a timeout of the first run; the contract, not a bug).
+  if (calls_ >= kMaxEvents) return false;
   if (s.script_pos + 1 >= s.script.size()) s.script_pos = 0;
   const uint8_t kind = static_cast<uint8_t>(s.script[s.script_pos]);
   const uint8_t arg = static_cast<uint8_t>(s.script[s.script_pos + 1]);
@@ -528,6 +558,7 @@ void TimerFuzz::StopFromAnotherThreadWhileRestarting(int i) {
 }
 
 void TimerFuzz::OnCall(int i, uint64_t incarnation, const TimerEvent* event) {
+  std::lock_guard<std::recursive_mutex> lock(model_mu_);  // see Schedule()
   Slot& s = slots_[i];
   FUZZ_CHECK(s.incarnation == incarnation && s.model != nullptr)
       << Name(i) << ": callback of a destroyed or reconfigured timer";
@@ -538,10 +569,11 @@ void TimerFuzz::OnCall(int i, uint64_t incarnation, const TimerEvent* event) {
         << Name(i) << ": TimerEvent.actual_time " << event->actual_time << ", clock "
         << actual;
   }
-  s.model->Dispatched(std::max(tick, grid_.Floor(actual)));
+  s.model->Dispatched(actual);
   const std::string wrong = s.model->CheckCall(
       event != nullptr, event != nullptr ? event->expected_time : Instant(),
-      event != nullptr ? event->missed_periods : 0, actual, tick, !delayed_);
+      event != nullptr ? event->missed_periods : 0, actual, driver_.wheel().processed(),
+      !delayed_);
   FUZZ_CHECK(wrong.empty()) << Name(i) << ": " << wrong;
   const uint64_t generation = s.model->BeginCall(actual);
   ++calls_;
@@ -559,14 +591,16 @@ void TimerFuzz::OnCall(int i, uint64_t incarnation, const TimerEvent* event) {
 
 void TimerFuzz::CatchUpRefusals() {
   if (!dispatcher_.refuse.load() || shut_down_) return;
-  const Tick floor = grid_.Floor(clock_.Now());
+  const Instant now = clock_.Now();
   for (Slot& s : slots_) {
     if (s.model == nullptr) continue;
-    // Every call due by now was refused at its tick (no callback ran to
-    // delay the tick thread), and each refusal re-armed it later.
-    while (s.model->running() && s.model->due_tick() <= floor) {
-      const Tick due = s.model->due_tick();
-      s.model->Refused(grid_.At(due), due);
+    // Every call due by now was refused in the tick thread's pass at the
+    // instant it came due (or at once, if armed after that: no callback
+    // ran to delay the tick thread), and each refusal re-armed it later.
+    while (s.model->running() && !s.model->never() && s.model->due() <= now) {
+      const Instant pass = s.model->pass();
+      s.model->Dispatched(pass);
+      s.model->Refused(pass, grid_.Floor(pass));
       ++model_refusals_;
     }
   }
@@ -613,7 +647,6 @@ std::string CheckDistribution(const char* what, std::vector<absl::Duration> samp
 
 void TimerFuzz::CheckIdle() {
   const Instant now = clock_.Now();
-  const Tick floor = grid_.Floor(now);
   FUZZ_CHECK(dispatcher_.refused.load() == model_refusals_)
       << "dispatches refused: " << dispatcher_.refused.load() << ", model "
       << model_refusals_;
@@ -621,11 +654,11 @@ void TimerFuzz::CheckIdle() {
     const Slot& s = slots_[i];
     if (s.timer == nullptr) continue;
     const bool running = s.model != nullptr && s.model->running();
-    if (running && !shut_down_) {
-      FUZZ_CHECK(s.model->due_tick() > floor)
+    if (running && !shut_down_ && !s.model->never()) {
+      FUZZ_CHECK(s.model->due() > now)
           << Name(i) << ": lost call: call " << s.model->k() << " expected at "
-          << s.model->expected() << " is due at tick " << s.model->due_tick()
-          << ", but at " << now << " (tick " << floor << ") it has not happened";
+          << s.model->expected() << " is due at " << s.model->due() << " (armed at "
+          << s.model->armed_at() << "), but at " << now << " it has not happened";
     }
     // On a shut-down system nothing will run again: IsRunning() is false.
     FUZZ_CHECK(s.timer->IsRunning() == (running && !shut_down_))
@@ -755,15 +788,15 @@ void TimerFuzz::Run(FuzzInput& in) {
         RunUntil(clock_.Now() + tick_ * static_cast<int64_t>(in.Uint(0, uint64_t{1} << 33)));
         break;
       case 8: {  // to just before, or exactly at, the next due call
-        Tick due = timer::kNoTick;
+        Instant due = Instant::InfiniteFuture();
         for (const Slot& s : slots_) {
-          if (s.model != nullptr && s.model->running()) {
-            due = std::min(due, s.model->due_tick());
+          if (s.model != nullptr && s.model->running() && !s.model->never()) {
+            due = std::min(due, s.model->due());
           }
         }
-        if (due == timer::kNoTick) break;
+        if (due == Instant::InfiniteFuture()) break;
         const absl::Duration back[] = {absl::ZeroDuration(), absl::Nanoseconds(1), tick_};
-        const Instant target = grid_.At(due) - back[in.Choice(3)];
+        const Instant target = due - back[in.Choice(3)];
         if (target > clock_.Now()) RunUntil(target);
         break;
       }

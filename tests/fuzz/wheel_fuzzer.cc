@@ -12,32 +12,55 @@
 //
 // Each input is a program over 8 entries (see Run() for the decoding):
 // arm near / far / beyond the maximum delay / on a boundary / in the past,
-// cancel, advance by 0..2^34 ticks (also backwards, tick by tick, or straight
-// to the next event, as the tick driver does), plan a wake, and give an entry
-// a period so it is re-armed after each expiry from its expiry tick, as a
-// periodic timer does (possibly from a tick already processed).
+// arm exactly (ArmExact) for a deadline between ticks, on a tick, within
+// the tick being waited for, in the past (also before the epoch), far ahead
+// (around the maximum delay) or infinite, cancel, advance by 0..2^34 ticks
+// (also backwards, tick by tick, or straight to the next event, as the tick
+// driver does), advance to an instant (AdvanceToInstant: between ticks, just
+// before / at the next event, the driver's plan-sleep-advance loop on
+// instants), plan a wake, and give an entry a period so it is re-armed after
+// each expiry, as a periodic timer does: from its expiry tick (possibly one
+// already processed), or, armed exactly, for deadline + period (periods of
+// 250 us .. 5 ms and others, sub-tick ones included).
 //
 // Checked after every step:
 //   - the same entries fire, at the same ticks, as in the model (so none
-//     early, none lost, none twice), in tick order, none before the tick it
-//     asked for and none after the tick advanced to;
-//   - Arm reports the tick the model uses (a past tick becomes now + 1), a
-//     new arm_seq each time, and OutOfRange beyond kMaxDelayTicks (counted
-//     from now(), or from the caller's present tick if later) with the entry
-//     left exactly as it was;
-//   - now(), size(), IsArmed() agree with the model;
-//   - NextEventTick() is kNoTick exactly when empty, else after now, never
-//     after the model's next expiry, and either that expiry or a cascade
-//     (a multiple of 512);
-//   - no lost wake-up: after PlanWake(), as long as no Arm() reported
-//     wake_needed, no event is earlier than the plan (a tick driver sleeping
-//     until the plan would miss it).
+//     early, none lost, none twice): a tick entry at the first advance whose
+//     tick reaches its tick, an exact one at the first advance whose instant
+//     (AdvanceTo: the tick's) is at or after its deadline; none before the
+//     tick or deadline it asked for and none after the tick / instant
+//     advanced to;
+//   - the order the wheel promises: AdvanceTo in tick order, AdvanceToInstant
+//     in time order (by event instant; equal instants in any order);
+//   - Arm reports the tick the model uses (a past tick becomes now + 1),
+//     ArmExact the first tick at or after its deadline (not clamped), a new
+//     arm_seq each time, and OutOfRange beyond kMaxDelayTicks (counted in
+//     ticks from now(), or from the caller's present tick if later; for
+//     ArmExact from the deadline's tick) and for an infinite deadline, with
+//     the entry left exactly as it was;
+//   - now(), processed(), size(), IsArmed() agree with the model;
+//   - NextEvent() is InfiniteFuture exactly when empty, else never after the
+//     model's next expiry instant, and after processed() unless something is
+//     already due; it is that expiry, a cascade tick (a multiple of 512), or
+//     the tick before an exact deadline between ticks (where the entry
+//     waits), nothing else; NextEventTick() is kNoTick when empty, else
+//     after now(), and NextEvent() is no later than its instant;
+//   - no lost wake-up: an arm that makes NextEvent() earlier than
+//     planned_wake() reports wake_needed (and then planned_wake() is that
+//     event); after PlanWake() (== NextEvent() == planned_wake()), as long
+//     as no arm reported wake_needed, no event is earlier than the plan;
+//   - planned_wake() as the header says: it is NextEvent() whenever nothing
+//     is due (the plan is after processed()); a re-arm or cancel reporting
+//     plan_later moved it later, and one reporting neither left it as it was.
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "absl/time/time.h"
+#include "cyber/time/instant.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/fuzz_input.h"
 #include "tests/fuzz/quiet_logging.h"
@@ -57,12 +80,23 @@ using timer::TimingWheel;
 using timer::WheelEntry;
 
 constexpr int kEntries = 8;
-// Time stays below this, far from any 64-bit overflow.
+// Time stays below this, far from any 64-bit overflow (in ns too:
+// 2^40 ticks of 2 ms is ~2^61 ns).
 constexpr Tick kHorizon = Tick{1} << 40;
+constexpr int64_t kTickNs = 2000000;  // timer::kTimerResolution
+constexpr int64_t kNever = INT64_MAX;  // "no instant" in ns
+
+// Instants of the wheel (epoch Instant()) as ns since the epoch, and back.
+int64_t Ns(Instant t) {
+  if (t.IsInfiniteFuture()) return kNever;
+  return absl::ToInt64Nanoseconds(t.SinceEpoch());
+}
+Instant At(int64_t ns) { return Instant::FromEpoch(absl::Nanoseconds(ns)); }
 
 class WheelFuzz {
  public:
-  WheelFuzz() : wheel_(Instant(), timer::kTimerResolution), entries_(kEntries) {}
+  WheelFuzz()
+      : wheel_(Instant(), timer::kTimerResolution), entries_(kEntries), model_(kTickNs) {}
   ~WheelFuzz() {
     for (WheelEntry& e : entries_) wheel_.Cancel(&e);
   }
@@ -72,11 +106,25 @@ class WheelFuzz {
  private:
   int Id(const WheelEntry* e) const { return static_cast<int>(e - entries_.data()); }
   Tick now() const { return model_.now(); }
+  int64_t processed() const { return model_.processed_ns(); }
 
   // `present`: the caller's idea of the current tick (see TimingWheel::Arm).
   void Arm(int id, Tick expires, Tick present = 0);
+  // `deadline`: ns since the epoch; `quarter`: plus a quarter nanosecond (a
+  // deadline off the nanosecond grid, which the wheel rounds up);
+  // `infinite`: InfiniteFuture instead.
+  void ArmExact(int id, int64_t deadline, Tick present = 0, bool quarter = false,
+                bool infinite = false);
+  // What an arm must report, checked after the wheel and model armed.
+  void CheckArmed(int id, const char* what, const TimingWheel::ArmResult& result,
+                  Tick want, int64_t plan_before);
   void Cancel(int id);
   void AdvanceTo(Tick to);
+  void AdvanceToInstant(int64_t t);
+  // Checks the expiries `got` (in the wheel's order) of an advance against
+  // `want` (the model's), then re-arms periodic entries.
+  void CheckFires(std::vector<WheelModel::Fire> got, std::vector<WheelModel::Fire> want,
+                  bool by_instant, const std::string& what);
   void PlanWake();
   void CheckState();
 
@@ -84,14 +132,48 @@ class WheelFuzz {
   std::vector<WheelEntry> entries_;
   WheelModel model_;
   uint32_t arm_seq_[kEntries] = {};
-  Tick requested_[kEntries] = {};  // the tick the latest arm asked for
-  Tick period_[kEntries] = {};     // non-zero: re-armed after each expiry
+  Tick requested_[kEntries] = {};     // the tick the latest Arm asked for
+  bool exact_[kEntries] = {};         // the latest arm was ArmExact
+  int64_t deadline_[kEntries] = {};   // its deadline (ns, rounded up)
+  Tick period_[kEntries] = {};        // non-zero: Arm()ed again after each expiry
+  int64_t exact_period_[kEntries] = {};  // non-zero: ArmExact()ed again
   // The last PlanWake(), valid until the next advance, and whether an arm
   // has asked for a wake-up since.
   bool plan_valid_ = false;
-  Tick plan_ = kNoTick;
+  int64_t plan_ = kNever;
   bool wake_requested_ = false;
 };
+
+void WheelFuzz::CheckArmed(int id, const char* what, const TimingWheel::ArmResult& result,
+                           Tick want, int64_t plan_before) {
+  WheelEntry& e = entries_[id];
+  FUZZ_CHECK(result.expires == want && e.expires() == want)
+      << what << " " << id << " at now " << now() << ": armed for tick " << result.expires
+      << " (entry " << e.expires() << "), model " << want;
+  FUZZ_CHECK(result.arm_seq == arm_seq_[id] + 1 && e.arm_seq() == result.arm_seq)
+      << what << " " << id << ": arm_seq " << result.arm_seq << " after " << arm_seq_[id];
+  arm_seq_[id] = result.arm_seq;
+  const int64_t next = Ns(wheel_.NextEvent());
+  const int64_t plan = Ns(wheel_.planned_wake());
+  // No lost wake-up: a driver sleeping until the plan must be told about
+  // anything earlier.
+  FUZZ_CHECK(next >= plan_before || result.wake_needed)
+      << what << " " << id << ": next event " << next << " ns is before the plan "
+      << plan_before << " ns, but no wake_needed";
+  if (result.wake_needed) {
+    FUZZ_CHECK(next < plan_before && plan == next)
+        << what << " " << id << ": wake_needed, but next event " << next
+        << " ns, plan before " << plan_before << " ns, after " << plan << " ns";
+    wake_requested_ = true;
+  } else if (result.plan_later) {
+    FUZZ_CHECK(plan > plan_before) << what << " " << id << ": plan_later, but the plan went "
+                                   << plan_before << " -> " << plan << " ns";
+  } else {
+    FUZZ_CHECK(plan == plan_before) << what << " " << id << ": the plan moved "
+                                    << plan_before << " -> " << plan
+                                    << " ns, reported neither wake_needed nor plan_later";
+  }
+}
 
 void WheelFuzz::Arm(int id, Tick expires, Tick present) {
   WheelEntry& e = entries_[id];
@@ -100,6 +182,7 @@ void WheelFuzz::Arm(int id, Tick expires, Tick present) {
       expires == kNoTick || (expires > from && expires - from > kMaxDelayTicks);
   const bool was_armed = model_.IsArmed(id);
   const Tick was_expiring = e.expires();
+  const int64_t plan_before = Ns(wheel_.planned_wake());
   auto result = wheel_.Arm(&e, expires, present);
   if (out_of_range) {
     FUZZ_CHECK(!result.ok() && result.status().code() == absl::StatusCode::kOutOfRange)
@@ -107,29 +190,118 @@ void WheelFuzz::Arm(int id, Tick expires, Tick present) {
         << " should be OutOfRange, got "
         << (result.ok() ? std::string("OK") : result.status().ToString());
     FUZZ_CHECK(wheel_.IsArmed(&e) == was_armed && e.arm_seq() == arm_seq_[id] &&
-               e.expires() == was_expiring)
-        << "a refused arm changed entry " << id;
+               e.expires() == was_expiring && Ns(wheel_.planned_wake()) == plan_before)
+        << "a refused arm changed entry " << id << " or the plan";
     return;
   }
   FUZZ_CHECK(result.ok()) << "arm " << id << " at " << expires << " from " << now()
                           << ": " << result.status();
   const Tick want = model_.Arm(id, expires);
-  FUZZ_CHECK(result->expires == want && e.expires() == want)
-      << "entry " << id << " asked for tick " << expires << " at " << now()
-      << ": armed for " << result->expires << ", model " << want;
-  FUZZ_CHECK(result->arm_seq == arm_seq_[id] + 1 && e.arm_seq() == result->arm_seq)
-      << "entry " << id << ": arm_seq " << result->arm_seq << " after "
-      << arm_seq_[id];
-  arm_seq_[id] = result->arm_seq;
   requested_[id] = expires;
-  if (result->wake_needed) wake_requested_ = true;
+  exact_[id] = false;
+  CheckArmed(id, "arm", *result, want, plan_before);
+}
+
+void WheelFuzz::ArmExact(int id, int64_t deadline, Tick present, bool quarter,
+                         bool infinite) {
+  WheelEntry& e = entries_[id];
+  Instant at = At(deadline);
+  if (quarter) {
+    at += absl::Nanoseconds(1) / 4;
+    ++deadline;  // the first whole ns at or after it
+  }
+  if (infinite) at = Instant::InfiniteFuture();
+  // The range is checked in ticks: the deadline's tick (the first at or
+  // after it) against max(now(), present).
+  const int64_t clamped = std::max<int64_t>(0, deadline);
+  const Tick tick = static_cast<Tick>(clamped / kTickNs + (clamped % kTickNs != 0 ? 1 : 0));
+  const Tick from = std::max(now(), present);
+  const bool out_of_range = infinite || (tick > from && tick - from > kMaxDelayTicks);
+  const bool was_armed = model_.IsArmed(id);
+  const Tick was_expiring = e.expires();
+  const int64_t plan_before = Ns(wheel_.planned_wake());
+  auto result = wheel_.ArmExact(&e, at, present);
+  if (out_of_range) {
+    FUZZ_CHECK(!result.ok() && result.status().code() == absl::StatusCode::kOutOfRange)
+        << "exact arm " << id << " for " << at << " (tick " << tick << ") from tick "
+        << from << " should be OutOfRange, got "
+        << (result.ok() ? std::string("OK") : result.status().ToString());
+    FUZZ_CHECK(wheel_.IsArmed(&e) == was_armed && e.arm_seq() == arm_seq_[id] &&
+               e.expires() == was_expiring && Ns(wheel_.planned_wake()) == plan_before)
+        << "a refused exact arm changed entry " << id << " or the plan";
+    return;
+  }
+  FUZZ_CHECK(result.ok()) << "exact arm " << id << " for " << at << " from tick " << from
+                          << ": " << result.status();
+  const Tick want = model_.ArmExact(id, deadline);
+  requested_[id] = want;
+  exact_[id] = true;
+  deadline_[id] = deadline;
+  CheckArmed(id, "exact arm", *result, want, plan_before);
 }
 
 void WheelFuzz::Cancel(int id) {
+  const int64_t plan_before = Ns(wheel_.planned_wake());
   const bool model = model_.Cancel(id);
-  const bool wheel = wheel_.Cancel(&entries_[id]);
+  bool plan_later = true;
+  const bool wheel = wheel_.Cancel(&entries_[id], &plan_later);
   FUZZ_CHECK(wheel == model) << "cancel " << id << ": wheel " << wheel << ", model "
                              << model;
+  const int64_t plan = Ns(wheel_.planned_wake());
+  if (plan_later) {
+    FUZZ_CHECK(plan > plan_before) << "cancel " << id << ": plan_later, but the plan went "
+                                   << plan_before << " -> " << plan << " ns";
+  } else {
+    FUZZ_CHECK(plan == plan_before) << "cancel " << id << ": the plan moved "
+                                    << plan_before << " -> " << plan
+                                    << " ns without plan_later";
+  }
+}
+
+void WheelFuzz::CheckFires(std::vector<WheelModel::Fire> got,
+                           std::vector<WheelModel::Fire> want, bool by_instant,
+                           const std::string& what) {
+  for (size_t i = 0; i < got.size(); ++i) {
+    const WheelModel::Fire& f = got[i];
+    // The event instant the entry was armed for (the wheel says only its
+    // tick; the fuzzer knows what it asked for).
+    got[i].at = exact_[f.id] ? std::max<int64_t>(0, deadline_[f.id])
+                             : static_cast<int64_t>(f.tick) * kTickNs;
+    if (i > 0) {
+      const WheelModel::Fire& p = got[i - 1];
+      FUZZ_CHECK(by_instant ? p.at <= got[i].at : p.tick <= f.tick)
+          << what << ": entry " << f.id << " (tick " << f.tick << ", at " << got[i].at
+          << " ns) expired after entry " << p.id << " (tick " << p.tick << ", at " << p.at
+          << " ns): not in " << (by_instant ? "time" : "tick") << " order";
+    }
+    FUZZ_CHECK(f.tick >= requested_[f.id])
+        << "entry " << f.id << " expired at tick " << f.tick << ", asked for "
+        << requested_[f.id] << ", " << what;
+  }
+  // The order within one instant is unspecified.
+  auto by_time_then_id = [](const WheelModel::Fire& a, const WheelModel::Fire& b) {
+    return a.at != b.at ? a.at < b.at : a.id < b.id;
+  };
+  std::vector<WheelModel::Fire> sorted = got;
+  std::sort(sorted.begin(), sorted.end(), by_time_then_id);
+  std::sort(want.begin(), want.end(), by_time_then_id);
+  if (!(sorted == want)) {
+    std::string g, w;
+    for (const auto& f : sorted) g += " " + std::to_string(f.id) + "@" + std::to_string(f.at);
+    for (const auto& f : want) w += " " + std::to_string(f.id) + "@" + std::to_string(f.at);
+    FUZZ_CHECK(false) << what << ": expired" << g << "; model" << w;
+  }
+  plan_valid_ = false;  // a driver plans again after each advance
+  // Periodic entries are re-armed, as the timer layer does after a run:
+  // tick entries from their expiry tick (already processed by now, so
+  // possibly clamped), exact ones for deadline + period (possibly passed).
+  for (const WheelModel::Fire& f : got) {
+    if (exact_[f.id] && exact_period_[f.id] != 0) {
+      ArmExact(f.id, deadline_[f.id] + exact_period_[f.id]);
+    } else if (!exact_[f.id] && period_[f.id] != 0) {
+      Arm(f.id, f.tick + period_[f.id]);
+    }
+  }
 }
 
 void WheelFuzz::AdvanceTo(Tick to) {
@@ -139,36 +311,30 @@ void WheelFuzz::AdvanceTo(Tick to) {
     // Under the wheel's lock: record only (no calls back into the wheel).
     got.push_back({Id(e), e->expires()});
   });
-  std::vector<WheelModel::Fire> want = model_.AdvanceTo(to);
-  for (size_t i = 0; i < got.size(); ++i) {
-    const WheelModel::Fire& f = got[i];
-    FUZZ_CHECK(i == 0 || got[i - 1].tick <= f.tick)
-        << "advancing " << from << " -> " << to << ": entry " << f.id << " (tick "
-        << f.tick << ") expired after tick " << got[i - 1].tick;
-    FUZZ_CHECK(f.tick >= requested_[f.id] && f.tick > from && f.tick <= to)
-        << "entry " << f.id << " expired at tick " << f.tick << ", asked for "
-        << requested_[f.id] << ", advancing " << from << " -> " << to;
-  }
-  // The order within one tick is unspecified.
-  auto by_tick_then_id = [](const WheelModel::Fire& a, const WheelModel::Fire& b) {
-    return a.tick != b.tick ? a.tick < b.tick : a.id < b.id;
-  };
-  std::sort(got.begin(), got.end(), by_tick_then_id);
-  std::sort(want.begin(), want.end(), by_tick_then_id);
-  FUZZ_CHECK(got == want) << "advancing " << from << " -> " << to << ": "
-                          << got.size() << " expiries, model " << want.size()
-                          << (got.empty() || want.empty() ? "" : "; first differ");
-  plan_valid_ = false;  // a driver plans again after each advance
-  // Periodic entries are re-armed from their expiry tick (already processed
-  // by now, so possibly clamped), as the timer layer does after a run.
   for (const WheelModel::Fire& f : got) {
-    if (period_[f.id] != 0) Arm(f.id, f.tick + period_[f.id]);
+    FUZZ_CHECK(exact_[f.id] || (f.tick > from && f.tick <= to))
+        << "entry " << f.id << " expired at tick " << f.tick << ", advancing " << from
+        << " -> " << to;
   }
+  CheckFires(std::move(got), model_.AdvanceTo(to), /*by_instant=*/false,
+             "advancing to tick " + std::to_string(to) + " from " + std::to_string(from));
+}
+
+void WheelFuzz::AdvanceToInstant(int64_t t) {
+  const int64_t from = processed();
+  std::vector<WheelModel::Fire> got;
+  wheel_.AdvanceToInstant(At(t), [&](WheelEntry* e) {
+    got.push_back({Id(e), e->expires()});
+  });
+  CheckFires(std::move(got), model_.AdvanceToInstant(t), /*by_instant=*/true,
+             "advancing to " + std::to_string(t) + " ns from " + std::to_string(from));
 }
 
 void WheelFuzz::PlanWake() {
-  plan_ = wheel_.PlanWake();
-  FUZZ_CHECK(plan_ == wheel_.NextEventTick()) << "PlanWake " << plan_;
+  plan_ = Ns(wheel_.PlanWake());
+  FUZZ_CHECK(plan_ == Ns(wheel_.NextEvent()) && plan_ == Ns(wheel_.planned_wake()))
+      << "PlanWake " << plan_ << " ns, next event " << wheel_.NextEvent() << ", plan "
+      << wheel_.planned_wake();
   plan_valid_ = true;
   wake_requested_ = false;
 }
@@ -176,32 +342,61 @@ void WheelFuzz::PlanWake() {
 void WheelFuzz::CheckState() {
   FUZZ_CHECK(wheel_.now() == model_.now()) << "now " << wheel_.now() << ", model "
                                            << model_.now();
+  FUZZ_CHECK(Ns(wheel_.processed()) == processed())
+      << "processed " << wheel_.processed() << ", model " << processed() << " ns";
   FUZZ_CHECK(wheel_.size() == model_.size()) << "size " << wheel_.size()
                                              << ", model " << model_.size();
   for (int id = 0; id < kEntries; ++id) {
     FUZZ_CHECK(wheel_.IsArmed(&entries_[id]) == model_.IsArmed(id))
         << "entry " << id << " armed: wheel " << wheel_.IsArmed(&entries_[id]);
   }
-  const Tick next = wheel_.NextEventTick();
+  const Tick next_tick = wheel_.NextEventTick();
+  const int64_t next = Ns(wheel_.NextEvent());
   if (model_.size() == 0) {
-    FUZZ_CHECK(next == kNoTick) << "empty wheel, next event " << next;
+    FUZZ_CHECK(next_tick == kNoTick && next == kNever)
+        << "empty wheel, next event tick " << next_tick << ", next event " << next;
   } else {
-    const Tick expiry = model_.NextExpiry();
-    FUZZ_CHECK(next > now() && next <= expiry &&
-               (next == expiry || next % kWorkWheelSpan == 0))
-        << "next event " << next << " at now " << now() << ", next expiry " << expiry;
+    const int64_t expiry = model_.NextEventNs();
+    FUZZ_CHECK(next_tick == kNoTick || next_tick > now())
+        << "next event tick " << next_tick << " at now " << now();
+    FUZZ_CHECK(next_tick == kNoTick || next <= static_cast<int64_t>(next_tick) * kTickNs)
+        << "next event " << next << " ns after the next event tick " << next_tick;
+    // Never after the next expiry; after processed() unless one is due.
+    FUZZ_CHECK(next <= expiry && (next > processed() || expiry <= processed()))
+        << "next event " << next << " ns at processed " << processed()
+        << " ns, next expiry " << expiry << " ns";
+    // Never earlier than needed: the expiry itself, a cascade, or the tick
+    // an exact entry between ticks waits at.
+    bool allowed = next == expiry ||
+                   (next % kTickNs == 0 && (next / kTickNs) % kWorkWheelSpan == 0);
+    for (int id = 0; id < kEntries && !allowed; ++id) {
+      Tick before;
+      if (model_.IsArmed(id) && model_.BetweenTicks(id, &before) && before > now()) {
+        allowed = next == static_cast<int64_t>(before) * kTickNs;
+      }
+    }
+    FUZZ_CHECK(allowed) << "next event " << next << " ns at now " << now()
+                        << ": neither the next expiry (" << expiry
+                        << " ns), a cascade, nor the tick before an exact deadline";
+  }
+  // planned_wake(): the next event whenever nothing is due by the plan.
+  const int64_t plan = Ns(wheel_.planned_wake());
+  if (plan > processed()) {
+    FUZZ_CHECK(plan == next) << "planned_wake " << plan << " ns, but the next event is "
+                             << next << " ns (processed " << processed() << " ns)";
   }
   if (plan_valid_ && !wake_requested_) {
-    FUZZ_CHECK(next >= plan_) << "lost wake-up: event at tick " << next
-                              << " before the planned wake " << plan_
-                              << " and no arm asked for a wake";
+    FUZZ_CHECK(next >= plan_) << "lost wake-up: event at " << next
+                              << " ns before the planned wake " << plan_
+                              << " ns and no arm asked for a wake";
   }
 }
 
 void WheelFuzz::Run(FuzzInput& in) {
   while (!in.empty() && now() < kHorizon) {
     const int id = static_cast<int>(in.Choice(kEntries));
-    switch (in.Choice(15)) {
+    const int64_t tick_ns = static_cast<int64_t>(now()) * kTickNs;
+    switch (in.Choice(24)) {
       case 0:  // near: the work wheel
         Arm(id, now() + in.Uint(0, 600));
         break;
@@ -276,10 +471,93 @@ void WheelFuzz::Run(FuzzInput& in) {
         const int n = static_cast<int>(in.Uint(1, 16));
         for (int i = 0; i < n; ++i) {
           PlanWake();
-          if (plan_ == kNoTick || plan_ >= kHorizon) break;
-          AdvanceTo(plan_);
+          if (plan_ == kNever || plan_ / kTickNs >= static_cast<int64_t>(kHorizon)) break;
+          AdvanceTo(static_cast<Tick>(plan_ / kTickNs));
           CheckState();
         }
+        break;
+      }
+      // --- Exact deadlines ---------------------------------------------
+      case 15: {  // between ticks, a few ticks ahead: at an edge or anywhere
+        const int64_t offsets[] = {1, kTickNs / 4, kTickNs / 2, kTickNs - 1};
+        const int64_t ticks = static_cast<int64_t>(in.Uint(0, 600));
+        const size_t pick = in.Choice(5);
+        const int64_t offset =
+            pick < 4 ? offsets[pick] : static_cast<int64_t>(in.Uint(1, kTickNs - 1));
+        ArmExact(id, tick_ns + ticks * kTickNs + offset, 0, in.Choice(8) == 0);
+        break;
+      }
+      case 16:  // on a tick (an ordinary entry of it), maybe the current one
+        ArmExact(id, tick_ns + static_cast<int64_t>(in.Uint(0, 1100)) * kTickNs);
+        break;
+      case 17:  // within the tick being waited for, after processed()
+        ArmExact(id, processed() + static_cast<int64_t>(in.Uint(0, kTickNs)));
+        break;
+      case 18: {  // in the past: just before processed(), ticks ago, before the epoch
+        const int64_t back[] = {0, 1, kTickNs / 2, kTickNs, 3 * kTickNs + 7};
+        const size_t pick = in.Choice(7);
+        if (pick < 5) {
+          ArmExact(id, processed() - back[pick]);
+        } else if (pick == 5) {
+          ArmExact(id, processed() - static_cast<int64_t>(in.Uint(0, 1000 * kTickNs)));
+        } else {
+          ArmExact(id, -static_cast<int64_t>(in.Uint(1, kTickNs)));
+        }
+        break;
+      }
+      case 19: {  // far ahead: rounds, the maximum delay's edge, beyond, infinite
+        const int64_t max_ns = static_cast<int64_t>(kMaxDelayTicks) * kTickNs;
+        const int64_t edges[] = {max_ns - kTickNs, max_ns - 1, max_ns, max_ns + 1,
+                                 max_ns + kTickNs, max_ns + kTickNs / 2};
+        const size_t pick = in.Choice(9);
+        const Tick present = in.Bool() ? now() + in.Uint(0, Tick{1} << 20) : 0;
+        if (pick < 6) {
+          ArmExact(id, tick_ns + edges[pick], present);
+        } else if (pick < 8) {
+          ArmExact(id, tick_ns + static_cast<int64_t>(in.Uint(0, Tick{1} << 36)) * (kTickNs / 4) +
+                           static_cast<int64_t>(in.Uint(0, kTickNs - 1)),
+                   present);
+        } else {
+          ArmExact(id, 0, present, false, /*infinite=*/true);
+        }
+        break;
+      }
+      case 20: {  // to an instant: between ticks, by up to 8 ticks
+        AdvanceToInstant(processed() + static_cast<int64_t>(in.Uint(0, 8 * kTickNs)));
+        break;
+      }
+      case 21: {  // as the driver on instants: just before the next event, then at it
+        const int64_t next = Ns(wheel_.NextEvent());
+        if (next == kNever || next / kTickNs >= static_cast<int64_t>(kHorizon)) break;
+        const int64_t back[] = {1, kTickNs / 2, 0};
+        const size_t pick = in.Choice(3);
+        if (next - back[pick] > processed()) {
+          AdvanceToInstant(next - back[pick]);
+          CheckState();
+        }
+        AdvanceToInstant(std::max(next, processed()));
+        break;
+      }
+      case 22: {  // the driver's loop on instants: plan, sleep until it, advance,
+                  // maybe woken a little late
+        const int n = static_cast<int>(in.Uint(1, 16));
+        const int64_t late = in.Bool() ? static_cast<int64_t>(in.Uint(0, kTickNs)) : 0;
+        for (int i = 0; i < n; ++i) {
+          PlanWake();
+          if (plan_ == kNever || plan_ / kTickNs >= static_cast<int64_t>(kHorizon)) break;
+          AdvanceToInstant(std::max(plan_, processed()) + late);
+          CheckState();
+        }
+        break;
+      }
+      case 23: {  // an exact period (sub-tick ones too), or none
+        const int64_t periods[] = {0,           250000,      500000,  1000000,
+                                   1500000,     3000000,     5000000, kTickNs,
+                                   kTickNs - 1, 512 * kTickNs + 3};
+        const size_t pick = in.Choice(sizeof(periods) / sizeof(periods[0]) + 1);
+        exact_period_[id] = pick < sizeof(periods) / sizeof(periods[0])
+                                ? periods[pick]
+                                : static_cast<int64_t>(in.Uint(1, 100000000));
         break;
       }
     }

@@ -7,30 +7,41 @@
 // next and *when* it is due. The model is written from the documented
 // contract, not from timer_core.cc: plain arithmetic on expected times
 // origin + k * period, the three overrun policies in the words of
-// timer_options.h, and the wheel's promise that a deadline fires at its
-// rounded-up tick, or at the next unprocessed tick if that has passed. It has
-// no wheel, no clock, no threads and no locks; the caller feeds it what
-// happened (started, stopped, a call began, a run ended, a dispatch was
-// refused) with the time and the wheel's last processed tick, and asks what
-// must happen next.
+// timer_options.h and periodic_schedule.h, and the wheel's promises: an
+// exact deadline fires at the deadline itself (at once if it has passed), a
+// tick deadline at its rounded-up tick, or at the next unprocessed tick if
+// that has passed. It has no wheel, no clock, no threads and no locks; the
+// caller feeds it what happened (started, stopped, a call began, a run
+// ended, a dispatch was refused) with the time and the wheel's last
+// processed tick, and asks what must happen next.
 //
 // Contract, as modelled:
 //   - Start() at `now`: a periodic schedule's origin is the first tick
 //     boundary at or after now; a oneshot's origin is now itself. Call k
-//     (k = 1, 2, ...) is expected at origin + k * period. Start() while
-//     running changes nothing.
-//   - A call is made at the tick its expected time rounds up to, or at the
-//     tick after the last processed one if that is later (never early).
+//     (k = 1, 2, ...) is expected at origin + k * period (a oneshot's
+//     "period" is its delay, any value: <= 0 is a deadline already passed,
+//     and its call is late by -delay). Start() while running changes
+//     nothing.
+//   - "Never": a period or delay beyond the wheel's maximum delay (or
+//     InfiniteDuration) is accepted; the timer is running, is never called,
+//     and Stop() ends it.
+//   - Where a call lands (its "due" instant): every periodic call, a kExact
+//     oneshot and a oneshot whose delay is <= 0 are armed exactly: due at
+//     the expected instant itself, and if that has passed when it is armed,
+//     at the tick thread's next pass (at once). A kTick oneshot is due at
+//     the first tick at or after its deadline (never early), or at the tick
+//     after the last processed one if that is later. A call is never before
+//     it is due, and (on a simulated clock, when no callback took time) it
+//     begins exactly at max(due, the time it was armed).
 //   - A oneshot is done once its call begins: it is no longer running, and a
 //     Start() (also from its own callback) begins a new schedule.
-//   - After a periodic run ending at `end`, the earliest tick a call can be
-//     made at is the first tick at or after `end` not yet processed. If the
-//     next call's expected time is at or after it, that call is next.
-//     Otherwise calls k+1..j were missed (j: the last one expected before
-//     that tick) and, by policy:
-//       kSkip:  one late call for j, unless call j+1 is expected less than
-//               half a period after that tick, in which case j+1 is next;
-//               the other missed calls are skipped;
+//   - After a periodic run ending at `end` (decided on instants,
+//     timer/periodic_schedule.h): if call k+1 is expected at or after `end`
+//     it is on time. Otherwise calls k+1..j were missed (j: the last one
+//     expected before `end`) and, by policy:
+//       kSkip:  one late call for j (at once), unless call j+1 is expected
+//               less than half a period after `end`, in which case j+1 is
+//               next; the other missed calls are skipped;
 //       kDelay: the schedule is re-based: origin = end, the next call is
 //               one period after the run; all missed calls are skipped;
 //       kBurst: the latest max_burst missed calls are made back to back
@@ -38,14 +49,14 @@
 //     Skipped calls are counted (missed_periods) and reported by the next
 //     call's TimerEvent::missed_periods; a run that ends too late for the
 //     next call is an overrun.
-//   - A late dispatch or start: under kSkip, a call dispatched when the
-//     wheel has processed the ticks of later periods as well, or beginning
-//     after their ticks, stands for the latest of them; the others are
-//     skipped (counted, reported as missed).
+//   - A late dispatch or start: under kSkip, a call that begins (or is
+//     dispatched) when later periods are due as well stands for the latest
+//     of them; the others are skipped (counted, reported as missed).
 //   - A refused dispatch: a periodic timer skips that call (counted as
 //     missed) and goes on with the next; a oneshot is due again after a
-//     back-off of 1, 2, 4, ... ticks (capped at 1 s) counted from the tick
-//     that was refused, never busily (the back-off restarts with each
+//     back-off of 1, 2, 4, ... ticks (capped at 1 s) counted from the
+//     instant the refusing pass processed (exactly, or rounded up to a tick
+//     as its precision says), never busily (the back-off restarts with each
 //     Start() and each call that begins); its expected time stays the
 //     original deadline.
 //   - Stop() ends the schedule: no call after it returns (the run in
@@ -74,7 +85,7 @@ namespace cyber {
 namespace reference {
 
 // The wheel's tick arithmetic, from its documentation: tick 0 is at `epoch`,
-// a deadline fires at the first tick at or after it.
+// a deadline armed on the tick grid fires at the first tick at or after it.
 class TickGrid {
  public:
   using Tick = uint64_t;
@@ -113,6 +124,9 @@ class TimerModel {
     bool has_callback = true;
     Policy policy = Policy::kSkip;
     int max_burst = 3;
+    bool exact = false;  // TimerPrecision::kExact (oneshots)
+    // The wheel's maximum delay: a longer period or delay is "never".
+    absl::Duration max_delay = absl::InfiniteDuration();
   };
 
   struct Counters {
@@ -123,16 +137,14 @@ class TimerModel {
     uint64_t dispatch_refusals = 0;
   };
 
-  // What Configure()/Schedule() must answer for `o` on a wheel with the
-  // given resolution and maximum delay: OK, InvalidArgument (period not
-  // positive or below the resolution, no callback, kBurst with max_burst
-  // < 1) or OutOfRange (period above the maximum).
-  static absl::StatusCode ConfigCode(const Options& o, absl::Duration resolution,
-                                     absl::Duration max_period) {
-    if (o.period <= absl::ZeroDuration() || o.period < resolution) {
+  // What Configure()/Schedule() must answer for `o`: OK, or
+  // InvalidArgument (a periodic timer's period not positive, no callback,
+  // kBurst with max_burst < 1). Any period beyond the wheel's range is
+  // accepted ("never"); a oneshot's delay may be anything.
+  static absl::StatusCode ConfigCode(const Options& o) {
+    if (!o.oneshot && o.period <= absl::ZeroDuration()) {
       return absl::StatusCode::kInvalidArgument;
     }
-    if (o.period > max_period) return absl::StatusCode::kOutOfRange;
     if (!o.has_callback) return absl::StatusCode::kInvalidArgument;
     if (o.policy == Policy::kBurst && o.max_burst < 1) {
       return absl::StatusCode::kInvalidArgument;
@@ -157,7 +169,9 @@ class TimerModel {
     k_ = 1;
     missed_since_last_ = 0;
     refusals_in_a_row_ = 0;
-    ArmFor(processed);
+    // "Never", decided on the duration itself.
+    never_ = options_.period > options_.max_delay;
+    ArmFor(now, processed);
   }
 
   void Stop() {
@@ -166,16 +180,22 @@ class TimerModel {
   }
 
   // Checks a call that began at `actual`, the wheel having processed up to
-  // `processed`, reporting `expected` and `missed` (its TimerEvent;
-  // `has_event` false for a plain callback, which reports nothing).
-  // `undelayed`: no other callback has taken simulated time since the tick
-  // thread woke, so the call must be exactly at its tick. Returns "" if the
-  // call is the one the contract allows, else what is wrong.
+  // the instant `processed`, reporting `expected` and `missed` (its
+  // TimerEvent; `has_event` false for a plain callback, which reports
+  // nothing). `undelayed`: no other callback has taken simulated time since
+  // the tick thread woke, so the call must be exactly when it is due.
+  // Returns "" if the call is the one the contract allows, else what is
+  // wrong.
   std::string CheckCall(bool has_event, Instant expected, int64_t missed,
-                        Instant actual, Tick processed, bool undelayed) const {
+                        Instant actual, Instant processed, bool undelayed) const {
     std::ostringstream out;
     if (!running_) {
       out << "called while not running (stopped, done, or never started)";
+      return out.str();
+    }
+    if (never_) {
+      out << "called, but its " << (options_.oneshot ? "delay " : "period ")
+          << absl::FormatDuration(options_.period) << " is beyond the wheel's range: never";
       return out.str();
     }
     const Instant want = Expected(k_);
@@ -189,13 +209,16 @@ class TimerModel {
       out << "early: called at " << actual << ", expected " << want;
       return out.str();
     }
-    if (processed < due_tick_) {
-      out << "called at tick " << processed << ", before its tick " << due_tick_;
+    if (actual < due_ || processed < due_) {
+      out << "called at " << actual << " (processed " << processed << "), before it is due at "
+          << due_ << (exact_ ? " (exact)" : " (its tick)");
       return out.str();
     }
-    if (undelayed && (processed != due_tick_ || actual != grid_.At(due_tick_))) {
-      out << "late: called at " << actual << " (tick " << processed
-          << "), due at tick " << due_tick_ << " = " << grid_.At(due_tick_);
+    const Instant exactly = std::max(due_, armed_at_);
+    if (undelayed && actual != exactly) {
+      out << "late: called at " << actual << " (processed " << processed << "), due at " << due_
+          << (exact_ ? " (exact)" : " (its tick)") << ", armed at " << armed_at_
+          << ": must begin at " << exactly;
       return out.str();
     }
     if (has_event && missed != missed_since_last_) {
@@ -206,18 +229,17 @@ class TimerModel {
     return "";
   }
 
-  // The pending call is dispatched, or begins, when ticks up to `processed`
-  // have come (the wheel's processed tick, or the tick of the instant the
-  // call begins, whichever is later): under kSkip, if later periods are due
-  // as well, it stands for the latest of them and the others are skipped
-  // (counted). Call before CheckCall().
-  void Dispatched(Tick processed) {
-    if (!running_ || options_.oneshot || options_.policy != Policy::kSkip) return;
-    if (grid_.Ceil(Expected(k_ + 1)) > processed) return;
+  // The pending call is dispatched, or begins, at `due_by` (the instant the
+  // wheel processed, or the instant the call begins): under kSkip, if later
+  // periods are due by then as well, it stands for the latest of them and
+  // the others are skipped (counted). Call before CheckCall().
+  void Dispatched(Instant due_by) {
+    if (!running_ || never_ || options_.oneshot || options_.policy != Policy::kSkip) return;
+    if (Expected(k_ + 1) > due_by) return;
     absl::Duration rem;
-    int64_t j = absl::IDivDuration(grid_.At(processed) - origin_, options_.period, &rem);
-    while (grid_.Ceil(Expected(j + 1)) <= processed) ++j;  // (never, by the
-    while (grid_.Ceil(Expected(j)) > processed) --j;       // arithmetic)
+    int64_t j = absl::IDivDuration(due_by - origin_, options_.period, &rem);
+    while (Expected(j + 1) <= due_by) ++j;  // (never, by the
+    while (Expected(j) > due_by) --j;       // arithmetic)
     missed_since_last_ += j - k_;
     counters_.missed_periods += static_cast<uint64_t>(j - k_);
     k_ = j;
@@ -228,6 +250,8 @@ class TimerModel {
   uint64_t BeginCall(Instant actual) {
     ++counters_.fires;
     call_started_ = actual;
+    // Saturating, as the timer's ns statistics: a delay of
+    // -InfiniteDuration is infinitely late.
     lateness_.push_back(std::max(absl::ZeroDuration(), actual - Expected(k_)));
     missed_since_last_ = 0;
     refusals_in_a_row_ = 0;
@@ -242,28 +266,24 @@ class TimerModel {
     run_times_.push_back(end - call_started_);
     if (generation != generation_ || !running_ || options_.oneshot) return;
     const absl::Duration p = options_.period;
-    // Decided in ticks: call k fires on tick Ceil(expected(k)); the first
-    // tick anything armed now can fire on is `first_tick`. A call whose
-    // tick is at or after it is on time, even if its instant is earlier
-    // (a 2.5 ms period: 12.5 ms and a run ending at 12.2 ms share tick 7).
-    const Tick first_tick = std::max(grid_.Ceil(end), processed + 1);
-    if (grid_.Ceil(Expected(k_ + 1)) >= first_tick) {
+    // Decided on instants (every call is armed exactly): call k+1 is on
+    // time iff it is expected at or after the end of the run.
+    if (Expected(k_ + 1) >= end) {
       ++k_;
-      ArmFor(processed);
+      ArmFor(end, processed);
       return;
     }
     ++counters_.overruns;
-    // j: the last call whose tick is before first_tick.
+    // j: the last call expected before `end`.
     absl::Duration rem;
-    int64_t j = absl::IDivDuration(grid_.At(first_tick - 1) - origin_, p, &rem);
-    while (grid_.Ceil(Expected(j + 1)) < first_tick) ++j;  // (never, by the
-    while (grid_.Ceil(Expected(j)) >= first_tick) --j;     // arithmetic)
+    int64_t j = absl::IDivDuration(end - origin_, p, &rem);
+    while (Expected(j + 1) < end) ++j;   // (never, by the
+    while (Expected(j) >= end) --j;      // arithmetic)
     const int64_t missed = j - k_;
     int64_t skipped = 0;
     switch (options_.policy) {
       case Policy::kSkip:
-        if (grid_.At(grid_.Ceil(Expected(j + 1))) - grid_.At(first_tick) <
-            p / 2) {
+        if (Expected(j + 1) - end < p / 2) {
           k_ = j + 1;
           skipped = missed;
         } else {
@@ -283,11 +303,12 @@ class TimerModel {
     }
     missed_since_last_ += skipped;
     counters_.missed_periods += static_cast<uint64_t>(skipped);
-    ArmFor(processed);
+    ArmFor(end, processed);
   }
 
-  // The due call was refused by the dispatcher at `now`, tick `processed`.
-  void Refused(Instant now, Tick processed) {
+  // The due call was refused by the dispatcher in the tick thread's pass
+  // that processed up to the instant `pass` (tick `processed`).
+  void Refused(Instant pass, Tick processed) {
     ++counters_.dispatch_refusals;
     if (options_.oneshot) {
       const absl::Duration tick = grid_.At(1) - grid_.At(0);
@@ -296,22 +317,29 @@ class TimerModel {
       ++refusals_in_a_row_;
       // Due again after it; its expected time stays the real deadline, so
       // the call's lateness shows the delay.
-      due_tick_ = std::max(grid_.Ceil(now + backoff), processed + 1);
+      ArmAt(pass + backoff, pass, processed);
       return;
     } else {
       ++k_;
       ++missed_since_last_;
       ++counters_.missed_periods;
     }
-    ArmFor(processed);
+    ArmFor(pass, processed);
   }
 
   // --- Queries ----------------------------------------------------------
   bool running() const { return running_; }
-  // The pending call, when running: its index, expected time and tick.
+  // Running and never to be called (a period or delay beyond the range).
+  bool never() const { return never_; }
+  // The pending call, when running: its index, expected time, when it is
+  // due, and when it was armed (it begins at the later of the two).
   int64_t k() const { return k_; }
   Instant expected() const { return Expected(k_); }
-  Tick due_tick() const { return due_tick_; }
+  Instant due() const { return due_; }
+  Instant armed_at() const { return armed_at_; }
+  // The instant the tick thread's pass that makes the call is at, on a
+  // simulated clock when nothing takes time: max(due, armed at).
+  Instant pass() const { return std::max(due_, armed_at_); }
   int64_t missed_since_last() const { return missed_since_last_; }
   const Counters& counters() const { return counters_; }
   // Every call's lateness (actual - expected) and run time, in call order.
@@ -321,8 +349,19 @@ class TimerModel {
 
  private:
   Instant Expected(int64_t k) const { return origin_ + options_.period * k; }
-  void ArmFor(Tick processed) {
-    due_tick_ = std::max(grid_.Ceil(Expected(k_)), processed + 1);
+  // Armed exactly: every periodic call, a kExact oneshot, a delay <= 0.
+  bool Exact() const {
+    return !options_.oneshot || options_.exact || options_.period <= absl::ZeroDuration();
+  }
+  // Arms the pending call (at `now`, the wheel at tick `processed`).
+  void ArmFor(Instant now, Tick processed) {
+    if (never_) return;
+    ArmAt(Expected(k_), now, processed);
+  }
+  void ArmAt(Instant deadline, Instant now, Tick processed) {
+    exact_ = Exact();
+    armed_at_ = now;
+    due_ = exact_ ? deadline : grid_.At(std::max(grid_.Ceil(deadline), processed + 1));
   }
 
   const TickGrid grid_;
@@ -332,7 +371,10 @@ class TimerModel {
   uint64_t generation_ = 0;
   Instant origin_;
   int64_t k_ = 1;
-  Tick due_tick_ = 0;
+  bool never_ = false;
+  bool exact_ = false;
+  Instant due_;
+  Instant armed_at_;
   int64_t missed_since_last_ = 0;
   int refusals_in_a_row_ = 0;
   Counters counters_;
