@@ -242,7 +242,9 @@ class TimingWheel {
 
   // Arms `entry` to expire at the instant `deadline` itself rather than at
   // the tick after it: the first AdvanceToInstant(t) with t >= deadline
-  // expires it (AdvanceTo(tick) counts as the tick's instant). A deadline
+  // expires it (AdvanceTo(tick) counts as the tick's instant). The deadline
+  // is kept in whole nanoseconds since the epoch, rounded up: a deadline
+  // between two nanoseconds (a period of tick / 3) expires at the next one. A deadline
   // already passed (at or before the last instant advanced to) expires at
   // the next advance. Re-arms if armed. O(1), no allocation, except that
   // an entry whose deadline is under a tick away is inserted into the held

@@ -27,7 +27,8 @@
 //     and Stop() ends it.
 //   - Where a call lands (its "due" instant): every periodic call, a kExact
 //     oneshot and a oneshot whose delay is <= 0 are armed exactly: due at
-//     the expected instant itself, and if that has passed when it is armed,
+//     the expected instant itself (rounded up to a whole nanosecond, as the
+//     wheel keeps it), and if that has passed when it is armed,
 //     at the tick thread's next pass (at once). A kTick oneshot is due at
 //     the first tick at or after its deadline (never early), or at the tick
 //     after the last processed one if that is later. A call is never before
@@ -361,7 +362,16 @@ class TimerModel {
   void ArmAt(Instant deadline, Instant now, Tick processed) {
     exact_ = Exact();
     armed_at_ = now;
-    due_ = exact_ ? deadline : grid_.At(std::max(grid_.Ceil(deadline), processed + 1));
+    due_ = exact_ ? WholeNanosecondAtOrAfter(deadline)
+                  : grid_.At(std::max(grid_.Ceil(deadline), processed + 1));
+  }
+  // The wheel keeps exact deadlines in whole nanoseconds, rounded up (never
+  // early): a period that is not a whole number of them (tick / 3) is
+  // called up to 1 ns after its expected instant.
+  static Instant WholeNanosecondAtOrAfter(Instant t) {
+    const absl::Duration since = t.SinceEpoch();
+    const absl::Duration floor = absl::Floor(since, absl::Nanoseconds(1));
+    return Instant::FromEpoch(floor == since ? since : floor + absl::Nanoseconds(1));
   }
 
   const TickGrid grid_;
