@@ -58,9 +58,12 @@
 // wakes at the deadline itself. A tick whose list holds only exact entries
 // (at most 16) does not need a wake-up of its own: its event is their
 // earliest deadline, and processing the tick then releases them all, so a
-// periodic timer between ticks (5 ms) costs one wake-up per call, not two. An exact deadline already passed (a delay
-// <= 0) goes straight to the held list and expires at the next advance.
-// A deadline on a tick is an ordinary entry of that tick.
+// periodic timer between ticks (5 ms) costs one wake-up per call, not
+// two. An exact deadline already passed (a delay <= 0) goes straight to the
+// held list and expires at the next advance. A deadline on a tick is an
+// ordinary entry of that tick. (Held entries are inserted in deadline order
+// by walking from the list's back: O(1) for deadlines that come in order,
+// O(n) each for n exact entries released by one tick in reverse order.)
 //
 // The wheel has no thread and no clock. It moves only when AdvanceTo(tick) is
 // called, and it jumps straight over empty stretches: one bitmap per level
@@ -190,7 +193,9 @@ class TimingWheel {
   // followed by the copy into StatusOr stalled store forwarding: ~2x per
   // arm in BM_Wheel_Arm/1000.)
   struct ArmResult {
-    Tick expires;      // the expiry tick actually used (>= now() + 1)
+    // Arm: the expiry tick actually used (>= now() + 1). ArmExact: the
+    // first tick at or after the deadline (earlier for a passed deadline).
+    Tick expires;
     uint32_t arm_seq;  // the entry's new arm_seq()
     // True if this entry moved the wheel's next event earlier than the wake
     // planned by the last PlanWake(): a sleeping driver must be woken.
@@ -244,11 +249,12 @@ class TimingWheel {
   // the tick after it: the first AdvanceToInstant(t) with t >= deadline
   // expires it (AdvanceTo(tick) counts as the tick's instant). The deadline
   // is kept in whole nanoseconds since the epoch, rounded up: a deadline
-  // between two nanoseconds (a period of tick / 3) expires at the next one. A deadline
-  // already passed (at or before the last instant advanced to) expires at
-  // the next advance. Re-arms if armed. O(1), no allocation, except that
-  // an entry whose deadline is under a tick away is inserted into the held
-  // list in deadline order (from its back: O(1) when deadlines come in
+  // between two nanoseconds (a period of tick / 3) expires at the next one.
+  // A deadline already passed (at or before the last instant advanced to)
+  // expires at the next advance (to an instant at or after it: a driver's
+  // advances only go forward). Re-arms if armed. O(1), no allocation,
+  // except that an entry whose deadline is under a tick away is inserted
+  // into the held list in deadline order (from its back: O(1) when deadlines come in
   // order). ArmResult::expires is the first tick at or after `deadline`.
   // Errors: as Arm (the maximum delay counts in ticks), and OutOfRange
   // for an infinite deadline.
