@@ -93,6 +93,8 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "cyber/time/clock.h"
 #include "timer/tick_driver.h"
 #include "timer/timer_options.h"
 
@@ -141,6 +143,30 @@ class Timer {
   bool IsRunning() const;
   TimerStatistics GetStatistics() const;
   std::string name() const;
+
+  // --- Queries and outcomes (see the header comment) --------------------
+  // Stop(), with the same guarantees and the same waiting, returning true
+  // iff this call prevented a call of the callback: the schedule was on
+  // (armed, queued, a periodic timer between or during its calls, a
+  // restart pending) when it took effect. False for a oneshot whose call
+  // has begun, a stopped or never started timer, a second Cancel().
+  // Decided under the timer's lock against the call's own begin: of a
+  // Cancel() and the call it races with, exactly one wins.
+  bool Cancel();
+  // What the timer is doing, or how its last schedule ended.
+  TimerPhase phase() const;
+  // The next call's expected instant minus its clock's now: <= 0 when due
+  // or queued; while a periodic call runs, the time until the one after
+  // it; InfiniteDuration when nothing is scheduled (not started, stopped,
+  // a oneshot whose call has begun, its system shut down) or the timer is
+  // armed for "never".
+  absl::Duration TimeUntilNextCall() const;
+  // The clock of the timer system it runs on: its TickDriver's; for a
+  // Timer without one, the system it is bound to (since its last Start()),
+  // or the steady clock before that (nothing is looked up or created).
+  Clock* clock() const;
+  // Whether clock() is real steady time (a SimulatedClock is not).
+  bool IsSteady() const;
 
   ~Timer();
   Timer(const Timer&) = delete;

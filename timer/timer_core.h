@@ -84,6 +84,31 @@
 //                kSystemShutDown: kArmed/kQueued -> kIdle,
 //                FailedPrecondition
 //
+// Outcomes and queries (Timer::phase(), Cancel(), TimeUntilNextCall(),
+// TickDriver::PendingTimers/CancelAll). How the last schedule ended is a
+// field of its own, outcome_, set in TransitionLocked from the event and
+// whether the schedule was on before it: kOneshotCallBegins -> fired; an
+// event that ends a schedule that was on (kStop, kRetire, kConfigure,
+// kDropCountdown, kArmFailed, kSystemShutDown, kCallEndsStop from
+// kRunning) -> cancelled; kNewSchedule -> none (not started). phase()
+// reads it only when no schedule is on and no call is in flight. Cancel()
+// is Stop() returning whether the schedule was on when it took effect
+// (decided under the lock, where a queued call decides to begin): of a
+// Cancel() and the call it races with, exactly one wins.
+//
+// Pending timers. Every core whose schedule is on is counted in its
+// system (TimerSystem::pending_timers, one relaxed atomic add) and linked
+// into its stripe's list (TimerStripe::scheduled), both by
+// SyncPendingLocked, which TransitionLocked calls whenever the state
+// enters or leaves ScheduleOn; counted_ says whether this core is. The
+// cap is checked where a schedule turns on, in BeginLocked before
+// kNewSchedule (ReservePendingLocked): the only event that enters
+// ScheduleOn. A Reset() of a pending timer keeps its slot through
+// kDropCountdown (it is not a new pending timer, and must not lose its
+// slot to another timer for the instant between). CancelAllOn walks the
+// stripes one lock at a time, takes a reference to each listed core of
+// the system, and cancels them with no lock held.
+//
 // Stop() waits for a call of another execution (thread or coroutine; see
 // cyber/common/wait_list.h) on a WaitList: a thread blocks, a coroutine
 // parks off its processor (it never yield-spins, whatever its priority).
@@ -149,8 +174,32 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   absl::Status StartFixed(bool reset);
   absl::Status StartDefault(bool reset);
   void Stop();
+  // Stop(), returning whether it prevented a call: the schedule was on
+  // (ScheduleOn) when it took effect.
+  bool Cancel();
   // Stop(), and refuse any later Start() (the handle is going away).
   void Retire();
+
+  // See Timer::phase(), TimeUntilNextCall(), clock(), IsSteady().
+  TimerPhase phase() const;
+  absl::Duration TimeUntilNextCall() const;
+  Clock* clock() const;
+  bool IsSteady() const;
+  // Cancels (as Cancel()) every timer whose schedule is on on `system`;
+  // returns how many calls that prevented. What TimerSystem::
+  // CancelAllTimers() runs (installed at binding).
+  static size_t CancelAllOn(TimerSystem* system);
+
+  // For the arming code: a oneshot armed for "never" (an infinite delay,
+  // or one beyond the wheel's range) stays kArmed with armed_seq_ == 0 and
+  // is in no wheel; the arming code says so here, so that
+  // TimeUntilNextCall() reports InfiniteDuration for it. Cleared by every
+  // transition out of kArmed (TransitionLocked); an arming for a real
+  // deadline must pass false.
+  void SetArmedNeverLocked(bool never)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu) {
+    armed_never_ = never;
+  }
 
   bool IsRunning() const;
   TimerStatistics Statistics() const;
@@ -175,11 +224,35 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
                            std::shared_ptr<TimerSystem> front_ref, bool reset)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   void Run(uint64_t token);
-  // Stop() (event kStop) or Retire() (kRetire).
-  void StopWith(Event event);
-  // The one way state_ changes: to TimerStateAfter(state_, event).
+  // Stop() (event kStop) or Retire() (kRetire), then on_cancel if it
+  // prevented a call; returns whether it did.
+  bool StopWith(Event event);
+  // StopWith without on_cancel: sets `cancelled` to the options whose
+  // on_cancel is to be called (when set and a call was prevented).
+  bool StopAndWait(Event event,
+                   std::shared_ptr<const TimerOptions>* cancelled);
+  // Calls options.on_cancel (no lock held), catching and logging what it
+  // throws.
+  void CallOnCancel(const TimerOptions& options) const;
+  // The one way state_ changes: to TimerStateAfter(state_, event); also
+  // records the outcome (outcome_) and keeps the pending count and list in
+  // step (SyncPendingLocked), unless keep_pending_slot (Reset()'s
+  // kDropCountdown: the caller syncs when it is done).
   // REQUIRES: the pair is valid (DCHECKed; left unchanged otherwise).
-  void TransitionLocked(Event event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
+  void TransitionLocked(Event event, bool keep_pending_slot = false)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
+  // Counts and lists the core in front_ and its stripe iff its schedule
+  // is on (counted_ follows ScheduleOn(state_)), without the cap.
+  void SyncPendingLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
+  // Before kNewSchedule: takes a pending slot on front_ within its cap
+  // (nothing when counted_ already). ResourceExhausted naming the timer,
+  // the system and the cap when full.
+  absl::Status ReservePendingLocked()
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
+  // Gives the slot back and unlinks (REQUIRES: counted_).
+  void ReleasePendingLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
+  void LinkScheduledLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
+  void UnlinkScheduledLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   std::string NameLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   Instant ExpectedLocked(int64_t k) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
@@ -244,6 +317,15 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   // the Stop()s waiting for the call in flight (while any waits, the call's
   // end never re-arms: kCallEndsStop).
   uint8_t refusals_in_a_row_ ABSL_GUARDED_BY(stripe_->mu) = 0;
+  // One byte that the layout had spare (bit-fields: initialized in the
+  // constructor). outcome_: how the last schedule ended, an Outcome (see
+  // the header comment); counted_: the core is counted in front_'s
+  // pending timers and listed in its stripe (SyncPendingLocked);
+  // armed_never_: kArmed for "never" (SetArmedNeverLocked).
+  enum Outcome : uint8_t { kNoOutcome, kFiredOutcome, kCancelledOutcome };
+  uint8_t outcome_ : 2 ABSL_GUARDED_BY(stripe_->mu);
+  uint8_t counted_ : 1 ABSL_GUARDED_BY(stripe_->mu);
+  uint8_t armed_never_ : 1 ABSL_GUARDED_BY(stripe_->mu);
   uint16_t stop_waiters_ ABSL_GUARDED_BY(stripe_->mu) = 0;
   // The route of its calls (Route: priority_, group_), resolved at binding
   // and again at the first Start() after a Configure(), even one from the
@@ -288,6 +370,12 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
     LatencyHistogram run_time;
   };
   std::unique_ptr<Histograms> histograms_ ABSL_GUARDED_BY(stripe_->mu);
+  // The stripe's list of cores whose schedule is on (while counted_):
+  // the next one, and the pointer that points here (the stripe's head or
+  // the previous core's scheduled_next_). Every core of the list shares
+  // this stripe, hence this lock.
+  TimerCore* scheduled_next_ ABSL_GUARDED_BY(stripe_->mu) = nullptr;
+  TimerCore** scheduled_pprev_ ABSL_GUARDED_BY(stripe_->mu) = nullptr;
 };
 
 }  // namespace timer
