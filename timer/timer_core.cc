@@ -35,9 +35,11 @@ TimerCore::TimerCore(std::shared_ptr<TimerSystem> front)
       outcome_(kNoOutcome),
       counted_(false),
       armed_never_(false),
+      has_on_cancel_(false),
       id_(NextTimerId()) {
   MutexLock lock(&stripe_->mu);
   front_ = std::move(front);
+  LinkIntoStripeLocked();
 }
 
 TimerCore::~TimerCore() {
@@ -45,9 +47,10 @@ TimerCore::~TimerCore() {
   // so this cancel is always safe.
   MutexLock lock(&stripe_->mu);
   if (front_) front_->Cancel(this);
-  // Likewise never listed here (Retire() ends the schedule), except for a
+  // Likewise never counted here (Retire() ends the schedule), except for a
   // core freed with its schedule on, which no Timer does.
   if (counted_) ReleasePendingLocked();
+  UnlinkFromStripeLocked();
 }
 
 std::string TimerCore::NameLocked() const {
@@ -89,7 +92,6 @@ void TimerCore::SyncPendingLocked() {
   // not reached today; counted without the cap if it ever is.
   front_->AddPendingTimer();
   counted_ = true;
-  LinkScheduledLocked();
 }
 
 absl::Status TimerCore::ReservePendingLocked() {
@@ -104,33 +106,29 @@ absl::Status TimerCore::ReservePendingLocked() {
     return status;
   }
   counted_ = true;
-  LinkScheduledLocked();
   return absl::OkStatus();
 }
 
 void TimerCore::ReleasePendingLocked() {
   front_->RemovePendingTimer();
   counted_ = false;
-  UnlinkScheduledLocked();
 }
 
 // The other cores touched share this stripe (the list is the stripe's),
 // so stripe_->mu guards them too; the analysis cannot see that.
-void TimerCore::LinkScheduledLocked() ABSL_NO_THREAD_SAFETY_ANALYSIS {
-  TimerCore* const head = stripe_->scheduled;
-  scheduled_next_ = head;
-  scheduled_pprev_ = &stripe_->scheduled;
-  if (head != nullptr) head->scheduled_pprev_ = &scheduled_next_;
-  stripe_->scheduled = this;
+void TimerCore::LinkIntoStripeLocked() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  TimerCore* const head = stripe_->cores;
+  stripe_next_ = head;
+  stripe_pprev_ = &stripe_->cores;
+  if (head != nullptr) head->stripe_pprev_ = &stripe_next_;
+  stripe_->cores = this;
 }
 
-void TimerCore::UnlinkScheduledLocked() ABSL_NO_THREAD_SAFETY_ANALYSIS {
-  *scheduled_pprev_ = scheduled_next_;
-  if (scheduled_next_ != nullptr) {
-    scheduled_next_->scheduled_pprev_ = scheduled_pprev_;
-  }
-  scheduled_next_ = nullptr;
-  scheduled_pprev_ = nullptr;
+void TimerCore::UnlinkFromStripeLocked() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  *stripe_pprev_ = stripe_next_;
+  if (stripe_next_ != nullptr) stripe_next_->stripe_pprev_ = stripe_pprev_;
+  stripe_next_ = nullptr;
+  stripe_pprev_ = nullptr;
 }
 
 Instant TimerCore::ExpectedLocked(int64_t k) const {
@@ -179,7 +177,7 @@ void TimerCore::Configure(std::shared_ptr<const TimerOptions> options,
     // A Start() that raced in after the Stop() is undone: the new options
     // begin with the next Start().
     const bool raced_prevented = ScheduleOn(state_);
-    if (raced_prevented && options_->on_cancel) raced = options_;
+    if (raced_prevented && has_on_cancel_) raced = options_;
     CancelLocked();
     TransitionLocked(Event::kConfigure);
     // "Not started" with the new options, unless this stopped a schedule.
@@ -194,6 +192,7 @@ void TimerCore::Configure(std::shared_ptr<const TimerOptions> options,
     missed_since_last_ = 0;
     bound_ = false;  // validate and resolve the priority again at Start()
     options_ = std::move(options);
+    has_on_cancel_ = static_cast<bool>(options_->on_cancel);
     config_status_ = std::move(status);
   }
   if (raced != nullptr) CallOnCancel(*raced);
@@ -370,7 +369,7 @@ bool TimerCore::StopAndWait(Event event,
   // Decided here, under the lock where a queued call decides to begin:
   // either this prevents it or it has begun (a oneshot's schedule ended).
   const bool prevented = ScheduleOn(state_);
-  if (prevented && options_->on_cancel) *cancelled = options_;
+  if (prevented && has_on_cancel_) *cancelled = options_;
   CancelLocked();
   // A queued run finds the state changed and drops out; a call in flight
   // ends in kFinishing (kRetiring), never re-arming.
@@ -462,12 +461,12 @@ size_t TimerCore::CancelAllOn(TimerSystem* system)
     TimerStripe* const stripe = TimerStripeAt(i);
     {
       MutexLock lock(&stripe->mu);
-      for (TimerCore* c = stripe->scheduled; c != nullptr;
-           c = c->scheduled_next_) {
-        if (c->front_.get() != system) continue;
-        // Listed means its schedule is on, so its Timer (which retires it
-        // before letting go) still holds it; lock() only guards against a
-        // core being freed outside a Timer.
+      for (TimerCore* c = stripe->cores; c != nullptr; c = c->stripe_next_) {
+        // Its state first: a core still being made (whose owner is not
+        // set yet) is never on.
+        if (!ScheduleOn(c->state_) || c->front_.get() != system) continue;
+        // On means its Timer (which retires it before letting go) still
+        // holds it; lock() only guards against a core freed outside one.
         std::shared_ptr<ExpiryTarget> ref = c->weak_from_this().lock();
         if (ref != nullptr) {
           found.push_back(std::static_pointer_cast<TimerCore>(std::move(ref)));

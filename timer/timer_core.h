@@ -97,17 +97,18 @@
 // Cancel() and the call it races with, exactly one wins.
 //
 // Pending timers. Every core whose schedule is on is counted in its
-// system (TimerSystem::pending_timers, one relaxed atomic add) and linked
-// into its stripe's list (TimerStripe::scheduled), both by
+// system (TimerSystem::pending_timers, one relaxed atomic add) by
 // SyncPendingLocked, which TransitionLocked calls whenever the state
 // enters or leaves ScheduleOn; counted_ says whether this core is. The
 // cap is checked where a schedule turns on, in BeginLocked before
 // kNewSchedule (ReservePendingLocked): the only event that enters
 // ScheduleOn. A Reset() of a pending timer keeps its slot through
 // kDropCountdown (it is not a new pending timer, and must not lose its
-// slot to another timer for the instant between). CancelAllOn walks the
-// stripes one lock at a time, takes a reference to each listed core of
-// the system, and cancels them with no lock held.
+// slot to another timer for the instant between). Every core is listed in
+// its stripe (TimerStripe::cores) from construction to destruction;
+// CancelAllOn walks the stripes one lock at a time, takes a reference to
+// each listed core of the system whose schedule is on, and cancels them
+// with no lock held.
 //
 // Stop() waits for a call of another execution (thread or coroutine; see
 // cyber/common/wait_list.h) on a WaitList: a thread blocks, a coroutine
@@ -249,10 +250,11 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   // the system and the cap when full.
   absl::Status ReservePendingLocked()
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
-  // Gives the slot back and unlinks (REQUIRES: counted_).
+  // Gives the slot back (REQUIRES: counted_).
   void ReleasePendingLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
-  void LinkScheduledLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
-  void UnlinkScheduledLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
+  // Into and out of the stripe's list of cores (constructor, destructor).
+  void LinkIntoStripeLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
+  void UnlinkFromStripeLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   std::string NameLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   Instant ExpectedLocked(int64_t k) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
@@ -320,12 +322,15 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   // One byte that the layout had spare (bit-fields: initialized in the
   // constructor). outcome_: how the last schedule ended, an Outcome (see
   // the header comment); counted_: the core is counted in front_'s
-  // pending timers and listed in its stripe (SyncPendingLocked);
-  // armed_never_: kArmed for "never" (SetArmedNeverLocked).
+  // pending timers (SyncPendingLocked);
+  // armed_never_: kArmed for "never" (SetArmedNeverLocked);
+  // has_on_cancel_: options_->on_cancel is set, known without reading the
+  // options (a cold cache line on the cancel path).
   enum Outcome : uint8_t { kNoOutcome, kFiredOutcome, kCancelledOutcome };
   uint8_t outcome_ : 2 ABSL_GUARDED_BY(stripe_->mu);
   uint8_t counted_ : 1 ABSL_GUARDED_BY(stripe_->mu);
   uint8_t armed_never_ : 1 ABSL_GUARDED_BY(stripe_->mu);
+  uint8_t has_on_cancel_ : 1 ABSL_GUARDED_BY(stripe_->mu);
   uint16_t stop_waiters_ ABSL_GUARDED_BY(stripe_->mu) = 0;
   // The route of its calls (Route: priority_, group_), resolved at binding
   // and again at the first Start() after a Configure(), even one from the
@@ -370,12 +375,12 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
     LatencyHistogram run_time;
   };
   std::unique_ptr<Histograms> histograms_ ABSL_GUARDED_BY(stripe_->mu);
-  // The stripe's list of cores whose schedule is on (while counted_):
-  // the next one, and the pointer that points here (the stripe's head or
-  // the previous core's scheduled_next_). Every core of the list shares
-  // this stripe, hence this lock.
-  TimerCore* scheduled_next_ ABSL_GUARDED_BY(stripe_->mu) = nullptr;
-  TimerCore** scheduled_pprev_ ABSL_GUARDED_BY(stripe_->mu) = nullptr;
+  // The stripe's list of its cores, this one's whole life: the next one,
+  // and the pointer that points here (the stripe's head or the previous
+  // core's stripe_next_). Every core of the list shares this stripe,
+  // hence this lock.
+  TimerCore* stripe_next_ ABSL_GUARDED_BY(stripe_->mu) = nullptr;
+  TimerCore** stripe_pprev_ ABSL_GUARDED_BY(stripe_->mu) = nullptr;
 };
 
 }  // namespace timer
