@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "absl/strings/str_cat.h"
 #include "cyber/common/log.h"
 #include "cyber/time/steady_clock.h"
@@ -58,7 +59,9 @@ std::string TimerCore::NameLocked() const {
   return absl::StrCat("timer#", id_);
 }
 
-void TimerCore::TransitionLocked(Event event, bool keep_pending_slot) {
+// Inlined where it is used (this file): it is on every path of a timer.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void TimerCore::TransitionLocked(
+    Event event, bool keep_pending_slot) {
   const std::optional<State> next = TimerStateAfter(state_, event);
   // An invalid pair is a broken invariant of this file; a build without
   // DCHECKs leaves the state as it is.
@@ -68,16 +71,30 @@ void TimerCore::TransitionLocked(Event event, bool keep_pending_slot) {
   if (!next.has_value()) return;
   const bool was_on = ScheduleOn(state_);
   state_ = *next;
+  // A periodic timer's calls (expire, begin, end) keep it on: nothing more.
+  if (was_on == ScheduleOn(state_) && event != Event::kNewSchedule &&
+      event != Event::kOneshotCallBegins) {
+    return;
+  }
+  NoteScheduleChangeLocked(event, was_on, keep_pending_slot);
+}
+
+void TimerCore::NoteScheduleChangeLocked(Event event, bool was_on,
+                                         bool keep_pending_slot) {
+  const bool on = ScheduleOn(state_);
   // The outcome (see the header comment); Configure() refines kConfigure.
   if (event == Event::kNewSchedule) {
     outcome_ = kNoOutcome;
   } else if (event == Event::kOneshotCallBegins) {
     outcome_ = kFiredOutcome;
-  } else if (was_on && !ScheduleOn(state_)) {
+  } else if (was_on && !on) {
     outcome_ = kCancelledOutcome;
   }
-  if (state_ != State::kArmed) armed_never_ = false;
-  if (ScheduleOn(state_) != static_cast<bool>(counted_) && !keep_pending_slot) {
+  // "Never" describes one arming: it ends with its schedule. (A transition
+  // out of kArmed that keeps the schedule on is an expiry, which a timer
+  // armed for never, being in no wheel, does not have.)
+  if (!on || event == Event::kNewSchedule) armed_never_ = false;
+  if (on != static_cast<bool>(counted_) && !keep_pending_slot) {
     SyncPendingLocked();
   }
 }
@@ -329,8 +346,26 @@ bool TimerCore::Cancel() { return StopWith(Event::kStop); }
 void TimerCore::Retire() { StopWith(Event::kRetire); }
 
 bool TimerCore::StopWith(Event event) {
-  std::shared_ptr<const TimerOptions> cancelled;
-  const bool prevented = StopAndWait(event, &cancelled);
+  const void* const me = CurrentExecutionId();
+  std::shared_ptr<const TimerOptions> cancelled;  // whose on_cancel is due
+  bool prevented;
+  {
+    // Lists this stop while it waits (timer_stop_registry.h); declared
+    // before the lock, so that it is taken off the list (and a "returned
+    // after" logged) once the lock is released.
+    std::optional<timer_internal::StopWaitRecord> waiting;
+    MutexLock lock(&stripe_->mu);
+    // Decided here, under the lock where a queued call decides to begin:
+    // either this prevents it or it has begun (a oneshot's schedule ended).
+    prevented = ScheduleOn(state_);
+    if (prevented && has_on_cancel_) cancelled = options_;
+    CancelLocked();
+    // A queued run finds the state changed and drops out; a call in flight
+    // ends in kFinishing (kRetiring), never re-arming.
+    TransitionLocked(event);
+    // From the callback itself: no re-arm, no wait.
+    if (CallInFlight(state_) && runner_ != me) AwaitCallEndLocked(&waiting);
+  }
   // After the wait and with no lock held, on this thread.
   if (cancelled != nullptr) CallOnCancel(*cancelled);
   return prevented;
@@ -358,30 +393,14 @@ void TimerCore::CallOnCancel(const TimerOptions& options) const {
   }
 }
 
-bool TimerCore::StopAndWait(Event event,
-                            std::shared_ptr<const TimerOptions>* cancelled) {
-  const void* const me = CurrentExecutionId();
-  // Lists this stop while it waits (timer_stop_registry.h); declared before
-  // the lock, so that it is taken off the list (and a "returned after"
-  // logged) once the lock is released.
-  std::optional<timer_internal::StopWaitRecord> waiting;
-  MutexLock lock(&stripe_->mu);
-  // Decided here, under the lock where a queued call decides to begin:
-  // either this prevents it or it has begun (a oneshot's schedule ended).
-  const bool prevented = ScheduleOn(state_);
-  if (prevented && has_on_cancel_) *cancelled = options_;
-  CancelLocked();
-  // A queued run finds the state changed and drops out; a call in flight
-  // ends in kFinishing (kRetiring), never re-arming.
-  TransitionLocked(event);
-  if (!CallInFlight(state_)) return prevented;
-  if (runner_ == me) return prevented;  // from the callback itself: no re-arm, no wait
+void TimerCore::AwaitCallEndLocked(
+    std::optional<timer_internal::StopWaitRecord>* waiting) {
   // Wait for the end of the call in flight; while we wait its end never
   // re-arms (stop_waiters_), whatever the callback does to its timer.
   ++stop_waiters_;
   const uint32_t ended = calls_ended_;
-  waiting.emplace(NameLocked());
-  if (waiting->must_start_watcher()) {
+  waiting->emplace(NameLocked());
+  if ((*waiting)->must_start_watcher()) {
     // Not under the lock. Released here as it is by the wait below: to this
     // stop, the gap is one more spurious wake (stop_waiters_ and `ended`
     // are set, the loop checks again).
@@ -393,7 +412,6 @@ bool TimerCore::StopAndWait(Event event,
   // spurious here, and the loop waits again.
   while (calls_ended_ == ended) stripe_->call_ended.Wait(&stripe_->mu);
   --stop_waiters_;
-  return prevented;
 }
 
 TimerPhase TimerCore::phase() const {

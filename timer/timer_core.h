@@ -134,6 +134,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -146,6 +147,10 @@
 
 namespace cyber {
 namespace timer {
+
+namespace timer_internal {
+class StopWaitRecord;  // timer_stop_registry.h
+}  // namespace timer_internal
 
 class TimerCore final : public ExpiryTargetOf<TimerCore> {
  public:
@@ -228,10 +233,12 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   // Stop() (event kStop) or Retire() (kRetire), then on_cancel if it
   // prevented a call; returns whether it did.
   bool StopWith(Event event);
-  // StopWith without on_cancel: sets `cancelled` to the options whose
-  // on_cancel is to be called (when set and a call was prevented).
-  bool StopAndWait(Event event,
-                   std::shared_ptr<const TimerOptions>* cancelled);
+  // StopWith's wait for the call in flight (of another execution), listed
+  // in the stop registry through `waiting` (which the caller destroys
+  // after releasing the lock).
+  void AwaitCallEndLocked(
+      std::optional<timer_internal::StopWaitRecord>* waiting)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   // Calls options.on_cancel (no lock held), catching and logging what it
   // throws.
   void CallOnCancel(const TimerOptions& options) const;
@@ -242,8 +249,14 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   // REQUIRES: the pair is valid (DCHECKed; left unchanged otherwise).
   void TransitionLocked(Event event, bool keep_pending_slot = false)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
-  // Counts and lists the core in front_ and its stripe iff its schedule
-  // is on (counted_ follows ScheduleOn(state_)), without the cap.
+  // TransitionLocked's part for a transition that turned the schedule on
+  // or off, or began a new schedule or a oneshot's call (out of the fast
+  // path of a periodic timer's calls).
+  void NoteScheduleChangeLocked(Event event, bool was_on,
+                                bool keep_pending_slot)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
+  // Counts the core in front_'s pending timers iff its schedule is on
+  // (counted_ follows ScheduleOn(state_)), without the cap.
   void SyncPendingLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   // Before kNewSchedule: takes a pending slot on front_ within its cap
   // (nothing when counted_ already). ResourceExhausted naming the timer,
