@@ -64,6 +64,28 @@
 // its call begins, so it can be started again from then on, also from its
 // own callback (the new countdown starts at that Start()).
 //
+// Queries and outcomes (docs/timer.md has the table with the peers' names):
+//   * Cancel() is Stop() returning whether it prevented a call (rclcpp
+//     cancel(), folly cancelTimeout(), Netty Timeout.cancel(), Asio
+//     cancel()'s count). It is decided under the timer's lock against the
+//     queued call's begin, so a request is owned by exactly one of its
+//     reply (Cancel() returned true) and its timeout (the callback ran):
+//
+//       if (timeout.Cancel()) Complete(request);   // else the timeout has it
+//
+//   * phase(): kNotStarted, kScheduled, kRunning, kFired (a oneshot's call
+//     ran), kCancelled (the last stop prevented a call); rclcpp
+//     is_canceled(), Netty isCancelled()/isExpired().
+//   * TimeUntilNextCall(): rclcpp time_until_trigger(), folly
+//     getTimeRemaining().
+//   * TimerOptions::on_cancel: folly callbackCanceled(); once per cancel
+//     that prevented a call (Stop, Cancel, Configure, the destructor,
+//     TickDriver::CancelAll), on the cancelling thread, no lock held.
+//   * clock(), IsSteady(): rclcpp get_clock(), is_steady().
+//   * On the TickDriver: PendingTimers(), a max_pending_timers cap (Netty
+//     pendingTimeouts(), maxPendingTimeouts) and CancelAll() (folly
+//     cancelAll(), Netty stop()).
+//
 // Where a timer runs (its timer system). A Timer given a TickDriver runs
 // there for its whole life; it may outlive the driver (then Schedule()
 // fails with FailedPrecondition). A Timer without one binds to the process
