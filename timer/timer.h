@@ -80,7 +80,9 @@
 //     getTimeRemaining().
 //   * TimerOptions::on_cancel: folly callbackCanceled(); once per cancel
 //     that prevented a call (Stop, Cancel, Configure, the destructor,
-//     TickDriver::CancelAll), on the cancelling thread, no lock held.
+//     TickDriver::CancelAll), on the cancelling thread, no lock held,
+//     after the stop is complete (so it may use its timer, except when
+//     the destructor is what cancelled it).
 //   * clock(), IsSteady(): rclcpp get_clock(), is_steady().
 //   * On the TickDriver: PendingTimers(), a max_pending_timers cap (Netty
 //     pendingTimeouts(), maxPendingTimeouts) and CancelAll() (folly
@@ -179,8 +181,9 @@ class Timer {
   TimerPhase phase() const;
   // The next call's expected instant minus its clock's now: <= 0 when due
   // or queued; while a periodic call runs, the time until the one after
-  // it; InfiniteDuration when nothing is scheduled (not started, stopped,
-  // a oneshot whose call has begun, its system shut down) or the timer is
+  // it by the schedule (kDelay re-bases it when the call ends);
+  // InfiniteDuration when nothing is scheduled (not started, stopped, a
+  // oneshot whose call has begun, its system shut down) or the timer is
   // armed for "never".
   absl::Duration TimeUntilNextCall() const;
   // The clock of the timer system it runs on: its TickDriver's; for a
