@@ -59,7 +59,8 @@ std::string TimerCore::NameLocked() const {
   return absl::StrCat("timer#", id_);
 }
 
-// Inlined where it is used (this file): it is on every path of a timer.
+// Inlined where it is used (this file only): it is on every path of a
+// timer.
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline void TimerCore::TransitionLocked(
     Event event, bool keep_pending_slot) {
   const std::optional<State> next = TimerStateAfter(state_, event);

@@ -196,17 +196,6 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   // CancelAllTimers() runs (installed at binding).
   static size_t CancelAllOn(TimerSystem* system);
 
-  // For the arming code: a oneshot armed for "never" (an infinite delay,
-  // or one beyond the wheel's range) stays kArmed with armed_seq_ == 0 and
-  // is in no wheel; the arming code says so here, so that
-  // TimeUntilNextCall() reports InfiniteDuration for it. Cleared by every
-  // transition out of kArmed (TransitionLocked); an arming for a real
-  // deadline must pass false.
-  void SetArmedNeverLocked(bool never)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu) {
-    armed_never_ = never;
-  }
-
   bool IsRunning() const;
   TimerStatistics Statistics() const;
   std::string name() const;
@@ -230,6 +219,18 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
                            std::shared_ptr<TimerSystem> front_ref, bool reset)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   void Run(uint64_t token);
+  // For the arming code: a oneshot armed for "never" (an infinite delay,
+  // or one beyond the wheel's range) stays kArmed with armed_seq_ == 0 and
+  // is in no wheel; the arming code says so here, so that
+  // TimeUntilNextCall() reports InfiniteDuration for it (and phase() says
+  // kScheduled). Cleared by TransitionLocked when the schedule ends or a
+  // new one begins; an arming for a real deadline passes false. Nothing
+  // sets it yet: the arming code for "never" (issue 24's exact deadlines
+  // and delays) will.
+  void SetArmedNeverLocked(bool never)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu) {
+    armed_never_ = never;
+  }
   // Stop() (event kStop) or Retire() (kRetire), then on_cancel if it
   // prevented a call; returns whether it did.
   bool StopWith(Event event);
@@ -247,7 +248,9 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   // step (SyncPendingLocked), unless keep_pending_slot (Reset()'s
   // kDropCountdown: the caller syncs when it is done).
   // REQUIRES: the pair is valid (DCHECKed; left unchanged otherwise).
-  void TransitionLocked(Event event, bool keep_pending_slot = false)
+  // Inline: defined in timer_core.cc, its only user, and inlined into
+  // every transition there (it is on every path of a timer).
+  inline void TransitionLocked(Event event, bool keep_pending_slot = false)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   // TransitionLocked's part for a transition that turned the schedule on
   // or off, or began a new schedule or a oneshot's call (out of the fast

@@ -23,6 +23,7 @@
 #include "timer/testing/simulated_timer_system.h"
 #include "timer/tick_driver.h"
 #include "timer/timer.h"
+#include "timer/timer_stop_registry.h"
 
 namespace cyber {
 namespace timer {
@@ -303,6 +304,55 @@ TEST(TimerQueriesTest, CancelOfAPendingRestartIsTrue) {
   sim.RunFor(50 * kMs);
   EXPECT_EQ(calls, 1);
   EXPECT_TRUE(cancelled);
+}
+
+// Whether `name` has a Stop()/Cancel() waiting for its running call now.
+bool StopWaitsFor(const std::string& name) {
+  for (const StopInProgress& stop : StopsInProgress()) {
+    if (stop.timer == name) return true;
+  }
+  return false;
+}
+
+// Cancel() from another thread while the callback runs: it waits for the
+// call to end, as Stop() does, and says whether it prevented a call: yes
+// for a periodic timer (the calls after it), no for a oneshot (its only
+// call has begun). The callback holds on until the Cancel() is waiting
+// (listed in the stop registry), so both orders are covered without a
+// timed wait.
+TEST(TimerQueriesTest, CancelFromAnotherThreadWhileTheCallRunsWaitsForIt) {
+  for (const bool oneshot : {false, true}) {
+    SimulatedTimerSystem sim;
+    const std::string name = oneshot ? "busy_oneshot" : "busy_periodic";
+    std::atomic<int> calls{0};
+    std::atomic<bool> call_ended{false};
+    std::atomic<bool> cancelled_before_the_end{false};
+    bool cancelled = false;
+    std::unique_ptr<Timer> t;
+    std::thread canceller;
+    TimerOptions o = oneshot ? Oneshot(name, 10 * kMs, nullptr)
+                             : Periodic(name, 10 * kMs, nullptr);
+    o.callback = [&] {
+      if (++calls > 1) return;
+      canceller = std::thread([&] {
+        cancelled = t->Cancel();
+        cancelled_before_the_end = !call_ended.load();
+      });
+      while (!StopWaitsFor(name)) std::this_thread::yield();
+      EXPECT_EQ(t->phase(), TimerPhase::kRunning);
+      call_ended = true;
+    };
+    t = std::make_unique<Timer>(o, &sim.driver());
+    ASSERT_TRUE(t->Schedule().ok());
+    sim.RunFor(10 * kMs);
+    canceller.join();
+    EXPECT_EQ(cancelled, !oneshot) << name;
+    EXPECT_FALSE(cancelled_before_the_end.load()) << name;
+    EXPECT_EQ(t->phase(), oneshot ? TimerPhase::kFired : TimerPhase::kCancelled)
+        << name;
+    sim.RunFor(50 * kMs);
+    EXPECT_EQ(calls.load(), 1) << name;
+  }
 }
 
 // The request/timeout pattern: the reply side owns the request iff its
