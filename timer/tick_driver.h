@@ -92,8 +92,8 @@ class TickDriver {
   // callbacks) may or may not be cancelled: it walks the timers stripe by
   // stripe, one lock at a time, never holding a lock while it cancels.
   // It visits every live Timer of the process (pending or not, on any
-  // system; a few ns each, each stripe's lock held while its own are
-  // visited): meant for shutdown and resets, not for a hot path.
+  // system; one cache line read each, each stripe's lock held while its
+  // own are visited): meant for shutdown and resets, not a hot path.
   // Like Stop(), not from a callback whose timer another callback is
   // stopping, nor holding a lock a callback needs.
   size_t CancelAll() { return system_->CancelAllTimers(); }

@@ -33,9 +33,9 @@ uint32_t NextTimerId() {
 TimerCore::TimerCore(std::shared_ptr<TimerSystem> front)
     : stripe_(StripeFor(this)),
       fixed_(front != nullptr),
+      bound_(false),
       outcome_(kNoOutcome),
       counted_(false),
-      armed_never_(false),
       has_on_cancel_(false),
       id_(NextTimerId()) {
   MutexLock lock(&stripe_->mu);
@@ -91,10 +91,6 @@ void TimerCore::NoteScheduleChangeLocked(Event event, bool was_on,
   } else if (was_on && !on) {
     outcome_ = kCancelledOutcome;
   }
-  // "Never" describes one arming: it ends with its schedule. (A transition
-  // out of kArmed that keeps the schedule on is an expiry, which a timer
-  // armed for never, being in no wheel, does not have.)
-  if (!on || event == Event::kNewSchedule) armed_never_ = false;
   if (on != static_cast<bool>(counted_) && !keep_pending_slot) {
     SyncPendingLocked();
   }

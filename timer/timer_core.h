@@ -219,18 +219,6 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
                            std::shared_ptr<TimerSystem> front_ref, bool reset)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   void Run(uint64_t token);
-  // For the arming code: a oneshot armed for "never" (an infinite delay,
-  // or one beyond the wheel's range) stays kArmed with armed_seq_ == 0 and
-  // is in no wheel; the arming code says so here, so that
-  // TimeUntilNextCall() reports InfiniteDuration for it (and phase() says
-  // kScheduled). Cleared by TransitionLocked when the schedule ends or a
-  // new one begins; an arming for a real deadline passes false. Nothing
-  // sets it yet: the arming code for "never" (issue 24's exact deadlines
-  // and delays) will.
-  void SetArmedNeverLocked(bool never)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu) {
-    armed_never_ = never;
-  }
   // Stop() (event kStop) or Retire() (kRetire), then on_cancel if it
   // prevented a call; returns whether it did.
   bool StopWith(Event event);
@@ -322,8 +310,18 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   // bound_: a cache's validity: priority_/group_ were resolved, and the
   // options validated, for (this configuration, front_). Configure()
   // invalidates it; it says nothing about what the timer does, and is
-  // true or false in every state.
-  bool bound_ ABSL_GUARDED_BY(stripe_->mu) = false;
+  // true or false in every state. A bit-field: the byte also holds the
+  // queries' flags below (the layout has no spare byte; bit-fields are
+  // initialized in the constructor).
+  bool bound_ : 1 ABSL_GUARDED_BY(stripe_->mu);
+  // outcome_: how the last schedule ended, an Outcome (see the header
+  // comment); counted_: the core is counted in front_'s pending timers
+  // (SyncPendingLocked); has_on_cancel_: options_->on_cancel is set, known
+  // without reading the options (a cold cache line on the cancel path).
+  enum Outcome : uint8_t { kNoOutcome, kFiredOutcome, kCancelledOutcome };
+  uint8_t outcome_ : 2 ABSL_GUARDED_BY(stripe_->mu);
+  uint8_t counted_ : 1 ABSL_GUARDED_BY(stripe_->mu);
+  uint8_t has_on_cancel_ : 1 ABSL_GUARDED_BY(stripe_->mu);
   // armed_for_next_: wheel-entry bookkeeping, which call the entry is
   // armed for: k_ + 1 (by ArmNextLocked; meaningful while armed_seq_ != 0),
   // so the end of call k_ has nothing to re-arm. It pairs with armed_seq_,
@@ -331,22 +329,14 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   // arming change independently of the lifecycle; folding it in would
   // double kQueued and kRunning without making a transition clearer.
   bool armed_for_next_ ABSL_GUARDED_BY(stripe_->mu) = false;
+  // armed_never_: the arming is "never" (an infinite delay or period, or
+  // one beyond the wheel's range): the schedule is on (kArmed) and
+  // cancellable, and nothing is in the wheel (armed_seq_ == 0).
+  bool armed_never_ ABSL_GUARDED_BY(stripe_->mu) = false;
   // Counters: dispatch refusals in a row (a oneshot's retry backoff), and
   // the Stop()s waiting for the call in flight (while any waits, the call's
   // end never re-arms: kCallEndsStop).
   uint8_t refusals_in_a_row_ ABSL_GUARDED_BY(stripe_->mu) = 0;
-  // One byte that the layout had spare (bit-fields: initialized in the
-  // constructor). outcome_: how the last schedule ended, an Outcome (see
-  // the header comment); counted_: the core is counted in front_'s
-  // pending timers (SyncPendingLocked);
-  // armed_never_: kArmed for "never" (SetArmedNeverLocked);
-  // has_on_cancel_: options_->on_cancel is set, known without reading the
-  // options (a cold cache line on the cancel path).
-  enum Outcome : uint8_t { kNoOutcome, kFiredOutcome, kCancelledOutcome };
-  uint8_t outcome_ : 2 ABSL_GUARDED_BY(stripe_->mu);
-  uint8_t counted_ : 1 ABSL_GUARDED_BY(stripe_->mu);
-  uint8_t armed_never_ : 1 ABSL_GUARDED_BY(stripe_->mu);
-  uint8_t has_on_cancel_ : 1 ABSL_GUARDED_BY(stripe_->mu);
   uint16_t stop_waiters_ ABSL_GUARDED_BY(stripe_->mu) = 0;
   // The route of its calls (Route: priority_, group_), resolved at binding
   // and again at the first Start() after a Configure(), even one from the
