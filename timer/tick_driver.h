@@ -21,6 +21,7 @@
 #ifndef TIMER_TICK_DRIVER_H_
 #define TIMER_TICK_DRIVER_H_
 
+#include <cstddef>
 #include <memory>
 
 #include "absl/status/statusor.h"
@@ -63,6 +64,39 @@ class TickDriver {
   void AwaitIdle() const { system_->AwaitIdle(); }
   Instant PlannedWake() const { return system_->PlannedWake(); }
   Stats stats() const { return system_->stats(); }
+
+  // --- Pending user timers (docs/timer.md, "Queries and outcomes").
+  //
+  // The Timers on this driver whose schedule is on: armed or queued, or a
+  // periodic timer between or during its calls (Netty's pendingTimeouts()).
+  // The scheduler's sleeps, which arm wheel entries too, are not counted
+  // (wheel().size() counts those). A snapshot: other threads may start and
+  // stop timers meanwhile.
+  size_t PendingTimers() const { return system_->pending_timers(); }
+  // At most `cap` pending timers (Netty's maxPendingTimeouts; 0: no cap,
+  // the default; also Options::max_pending_timers): a Schedule()/Start()/
+  // Reset() of a timer that is not pending, which would exceed it, fails
+  // with ResourceExhausted naming the timer, the system and the cap (and
+  // is logged once per 100 refusals). Lowering the cap below the count
+  // stops nothing. Any thread.
+  void set_max_pending_timers(size_t cap) {
+    system_->set_max_pending_timers(cap);
+  }
+  size_t max_pending_timers() const { return system_->max_pending_timers(); }
+  // Cancels every pending Timer of this driver, each as Timer::Cancel()
+  // (its on_cancel runs, on this thread; a running periodic call is
+  // waited for, as by Stop()), and returns how many calls that prevented
+  // (folly's HHWheelTimer::cancelAll(), Netty's stop() returning the
+  // unprocessed timeouts). The timers are not destroyed and may be started
+  // again. Timers started while it runs (from other threads or from
+  // callbacks) may or may not be cancelled: it walks the timers stripe by
+  // stripe, one lock at a time, never holding a lock while it cancels.
+  // It visits every live Timer of the process (pending or not, on any
+  // system; one cache line read each, each stripe's lock held while its
+  // own are visited): meant for shutdown and resets, not a hot path.
+  // Like Stop(), not from a callback whose timer another callback is
+  // stopping, nor holding a lock a callback needs.
+  size_t CancelAll() { return system_->CancelAllTimers(); }
 
   Clock* clock() const { return system_->clock(); }
   Dispatcher* dispatcher() const { return system_->dispatcher(); }

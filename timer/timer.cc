@@ -93,6 +93,21 @@ void Timer::Stop() {
   core->Stop();
 }
 
+bool Timer::Cancel() {
+  const std::shared_ptr<TimerCore> core = core_;  // as in Stop()
+  return core->Cancel();
+}
+
+TimerPhase Timer::phase() const { return core_->phase(); }
+
+absl::Duration Timer::TimeUntilNextCall() const {
+  return core_->TimeUntilNextCall();
+}
+
+Clock* Timer::clock() const { return core_->clock(); }
+
+bool Timer::IsSteady() const { return core_->IsSteady(); }
+
 bool Timer::IsRunning() const { return core_->IsRunning(); }
 
 TimerStatistics Timer::GetStatistics() const { return core_->Statistics(); }

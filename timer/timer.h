@@ -71,6 +71,30 @@
 // its call begins, so it can be started again from then on, also from its
 // own callback (the new countdown starts at that Start()).
 //
+// Queries and outcomes (docs/timer.md has the table with the peers' names):
+//   * Cancel() is Stop() returning whether it prevented a call (rclcpp
+//     cancel(), folly cancelTimeout(), Netty Timeout.cancel(), Asio
+//     cancel()'s count). It is decided under the timer's lock against the
+//     queued call's begin, so a request is owned by exactly one of its
+//     reply (Cancel() returned true) and its timeout (the callback ran):
+//
+//       if (timeout.Cancel()) Complete(request);   // else the timeout has it
+//
+//   * phase(): kNotStarted, kScheduled, kRunning, kFired (a oneshot's call
+//     ran), kCancelled (the last stop prevented a call); rclcpp
+//     is_canceled(), Netty isCancelled()/isExpired().
+//   * TimeUntilNextCall(): rclcpp time_until_trigger(), folly
+//     getTimeRemaining().
+//   * TimerOptions::on_cancel: folly callbackCanceled(); once per cancel
+//     that prevented a call (Stop, Cancel, Configure, the destructor,
+//     TickDriver::CancelAll), on the cancelling thread, no lock held,
+//     after the stop is complete (so it may use its timer, except when
+//     the destructor is what cancelled it).
+//   * clock(), IsSteady(): rclcpp get_clock(), is_steady().
+//   * On the TickDriver: PendingTimers(), a max_pending_timers cap (Netty
+//     pendingTimeouts(), maxPendingTimeouts) and CancelAll() (folly
+//     cancelAll(), Netty stop()).
+//
 // Where a timer runs (its timer system). A Timer given a TickDriver runs
 // there for its whole life; it may outlive the driver (then Schedule()
 // fails with FailedPrecondition). A Timer without one binds to the process
@@ -100,6 +124,8 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "cyber/time/clock.h"
 #include "timer/tick_driver.h"
 #include "timer/timer_options.h"
 
@@ -148,6 +174,31 @@ class Timer {
   bool IsRunning() const;
   TimerStatistics GetStatistics() const;
   std::string name() const;
+
+  // --- Queries and outcomes (see the header comment) --------------------
+  // Stop(), with the same guarantees and the same waiting, returning true
+  // iff this call prevented a call of the callback: the schedule was on
+  // (armed, queued, a periodic timer between or during its calls, a
+  // restart pending) when it took effect. False for a oneshot whose call
+  // has begun, a stopped or never started timer, a second Cancel().
+  // Decided under the timer's lock against the call's own begin: of a
+  // Cancel() and the call it races with, exactly one wins.
+  bool Cancel();
+  // What the timer is doing, or how its last schedule ended.
+  TimerPhase phase() const;
+  // The next call's expected instant minus its clock's now: <= 0 when due
+  // or queued; while a periodic call runs, the time until the one after
+  // it by the schedule (kDelay re-bases it when the call ends);
+  // InfiniteDuration when nothing is scheduled (not started, stopped, a
+  // oneshot whose call has begun, its system shut down) or the timer is
+  // armed for "never".
+  absl::Duration TimeUntilNextCall() const;
+  // The clock of the timer system it runs on: its TickDriver's; for a
+  // Timer without one, the system it is bound to (since its last Start()),
+  // or the steady clock before that (nothing is looked up or created).
+  Clock* clock() const;
+  // Whether clock() is real steady time (a SimulatedClock is not).
+  bool IsSteady() const;
 
   ~Timer();
   Timer(const Timer&) = delete;

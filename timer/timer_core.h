@@ -84,6 +84,32 @@
 //                kSystemShutDown: kArmed/kQueued -> kIdle,
 //                FailedPrecondition
 //
+// Outcomes and queries (Timer::phase(), Cancel(), TimeUntilNextCall(),
+// TickDriver::PendingTimers/CancelAll). How the last schedule ended is a
+// field of its own, outcome_, set in TransitionLocked from the event and
+// whether the schedule was on before it: kOneshotCallBegins -> fired; an
+// event that ends a schedule that was on (kStop, kRetire, kConfigure,
+// kDropCountdown, kArmFailed, kSystemShutDown, kCallEndsStop from
+// kRunning) -> cancelled; kNewSchedule -> none (not started). phase()
+// reads it only when no schedule is on and no call is in flight. Cancel()
+// is Stop() returning whether the schedule was on when it took effect
+// (decided under the lock, where a queued call decides to begin): of a
+// Cancel() and the call it races with, exactly one wins.
+//
+// Pending timers. Every core whose schedule is on is counted in its
+// system (TimerSystem::pending_timers, one relaxed atomic add) by
+// SyncPendingLocked, which TransitionLocked calls whenever the state
+// enters or leaves ScheduleOn; counted_ says whether this core is. The
+// cap is checked where a schedule turns on, in BeginLocked before
+// kNewSchedule (ReservePendingLocked): the only event that enters
+// ScheduleOn. A Reset() of a pending timer keeps its slot through
+// kDropCountdown (it is not a new pending timer, and must not lose its
+// slot to another timer for the instant between). Every core is listed in
+// its stripe (TimerStripe::cores) from construction to destruction;
+// CancelAllOn walks the stripes one lock at a time, takes a reference to
+// each listed core of the system whose schedule is on, and cancels them
+// with no lock held.
+//
 // Stop() waits for a call of another execution (thread or coroutine; see
 // cyber/common/wait_list.h) on a WaitList: a thread blocks, a coroutine
 // parks off its processor (it never yield-spins, whatever its priority).
@@ -108,6 +134,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -120,6 +147,10 @@
 
 namespace cyber {
 namespace timer {
+
+namespace timer_internal {
+class StopWaitRecord;  // timer_stop_registry.h
+}  // namespace timer_internal
 
 class TimerCore final : public ExpiryTargetOf<TimerCore> {
  public:
@@ -149,8 +180,21 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   absl::Status StartFixed(bool reset);
   absl::Status StartDefault(bool reset);
   void Stop();
+  // Stop(), returning whether it prevented a call: the schedule was on
+  // (ScheduleOn) when it took effect.
+  bool Cancel();
   // Stop(), and refuse any later Start() (the handle is going away).
   void Retire();
+
+  // See Timer::phase(), TimeUntilNextCall(), clock(), IsSteady().
+  TimerPhase phase() const;
+  absl::Duration TimeUntilNextCall() const;
+  Clock* clock() const;
+  bool IsSteady() const;
+  // Cancels (as Cancel()) every timer whose schedule is on on `system`;
+  // returns how many calls that prevented. What TimerSystem::
+  // CancelAllTimers() runs (installed at binding).
+  static size_t CancelAllOn(TimerSystem* system);
 
   bool IsRunning() const;
   TimerStatistics Statistics() const;
@@ -175,11 +219,46 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
                            std::shared_ptr<TimerSystem> front_ref, bool reset)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   void Run(uint64_t token);
-  // Stop() (event kStop) or Retire() (kRetire).
-  void StopWith(Event event);
-  // The one way state_ changes: to TimerStateAfter(state_, event).
+  // Stop() (event kStop) or Retire() (kRetire), then on_cancel if it
+  // prevented a call; returns whether it did.
+  bool StopWith(Event event);
+  // StopWith's wait for the call in flight (of another execution), listed
+  // in the stop registry through `waiting` (which the caller destroys
+  // after releasing the lock).
+  void AwaitCallEndLocked(
+      std::optional<timer_internal::StopWaitRecord>* waiting)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
+  // Calls options.on_cancel (no lock held), catching and logging what it
+  // throws.
+  void CallOnCancel(const TimerOptions& options) const;
+  // The one way state_ changes: to TimerStateAfter(state_, event); also
+  // records the outcome (outcome_) and keeps the pending count and list in
+  // step (SyncPendingLocked), unless keep_pending_slot (Reset()'s
+  // kDropCountdown: the caller syncs when it is done).
   // REQUIRES: the pair is valid (DCHECKed; left unchanged otherwise).
-  void TransitionLocked(Event event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
+  // Inline: defined in timer_core.cc, its only user, and inlined into
+  // every transition there (it is on every path of a timer).
+  inline void TransitionLocked(Event event, bool keep_pending_slot = false)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
+  // TransitionLocked's part for a transition that turned the schedule on
+  // or off, or began a new schedule or a oneshot's call (out of the fast
+  // path of a periodic timer's calls).
+  void NoteScheduleChangeLocked(Event event, bool was_on,
+                                bool keep_pending_slot)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
+  // Counts the core in front_'s pending timers iff its schedule is on
+  // (counted_ follows ScheduleOn(state_)), without the cap.
+  void SyncPendingLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
+  // Before kNewSchedule: takes a pending slot on front_ within its cap
+  // (nothing when counted_ already). ResourceExhausted naming the timer,
+  // the system and the cap when full.
+  absl::Status ReservePendingLocked()
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
+  // Gives the slot back (REQUIRES: counted_).
+  void ReleasePendingLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
+  // Into and out of the stripe's list of cores (constructor, destructor).
+  void LinkIntoStripeLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
+  void UnlinkFromStripeLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   std::string NameLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   Instant ExpectedLocked(int64_t k) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
@@ -231,8 +310,18 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   // bound_: a cache's validity: priority_/group_ were resolved, and the
   // options validated, for (this configuration, front_). Configure()
   // invalidates it; it says nothing about what the timer does, and is
-  // true or false in every state.
-  bool bound_ ABSL_GUARDED_BY(stripe_->mu) = false;
+  // true or false in every state. A bit-field: the byte also holds the
+  // queries' flags below (the layout has no spare byte; bit-fields are
+  // initialized in the constructor).
+  bool bound_ : 1 ABSL_GUARDED_BY(stripe_->mu);
+  // outcome_: how the last schedule ended, an Outcome (see the header
+  // comment); counted_: the core is counted in front_'s pending timers
+  // (SyncPendingLocked); has_on_cancel_: options_->on_cancel is set, known
+  // without reading the options (a cold cache line on the cancel path).
+  enum Outcome : uint8_t { kNoOutcome, kFiredOutcome, kCancelledOutcome };
+  uint8_t outcome_ : 2 ABSL_GUARDED_BY(stripe_->mu);
+  uint8_t counted_ : 1 ABSL_GUARDED_BY(stripe_->mu);
+  uint8_t has_on_cancel_ : 1 ABSL_GUARDED_BY(stripe_->mu);
   // armed_for_next_: wheel-entry bookkeeping, which call the entry is
   // armed for: k_ + 1 (by ArmNextLocked; meaningful while armed_seq_ != 0),
   // so the end of call k_ has nothing to re-arm. It pairs with armed_seq_,
@@ -292,6 +381,12 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
     LatencyHistogram run_time;
   };
   std::unique_ptr<Histograms> histograms_ ABSL_GUARDED_BY(stripe_->mu);
+  // The stripe's list of its cores, this one's whole life: the next one,
+  // and the pointer that points here (the stripe's head or the previous
+  // core's stripe_next_). Every core of the list shares this stripe,
+  // hence this lock.
+  TimerCore* stripe_next_ ABSL_GUARDED_BY(stripe_->mu) = nullptr;
+  TimerCore** stripe_pprev_ ABSL_GUARDED_BY(stripe_->mu) = nullptr;
 };
 
 }  // namespace timer

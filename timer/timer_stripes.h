@@ -13,6 +13,15 @@
 // sections; a Stop() waiting on a stripe may be woken by another timer's
 // call ending and simply waits again (it re-checks its own timer's count).
 //
+// The stripe also lists the timers of the stripe (intrusive, linked
+// through the cores: see TimerCore), so that TickDriver::CancelAll() finds
+// every pending timer by walking the table one stripe lock at a time. A
+// core is listed for its whole life, from construction to destruction
+// (which take the stripe's lock anyway), not while its schedule is on:
+// arming and cancelling then touch no other core (unlinking would write
+// two neighbours, cold cache lines in a big set of timeouts), and the rare
+// CancelAll() skips the cores that are not pending.
+//
 // Lock order: a stripe's mutex is a timer's own lock (timer_core.h). No code
 // holds two stripes at once, so timers sharing a stripe cannot deadlock.
 
@@ -28,10 +37,15 @@
 namespace cyber {
 namespace timer {
 
+class TimerCore;
+
 struct alignas(64) TimerStripe {
   Mutex mu;
   // Stop()s waiting for a call of a timer of this stripe to end.
   WaitList call_ended ABSL_GUARDED_BY(mu);
+  // The first of this stripe's timers (live cores), or null; the rest
+  // follow through the cores' links.
+  TimerCore* cores ABSL_GUARDED_BY(mu) = nullptr;
 };
 static_assert(sizeof(TimerStripe) == 64, "one stripe, one cache line");
 
@@ -43,6 +57,10 @@ static_assert(kTimerStripes == 1024, "the table is 1024 stripes");
 // The stripe of the timer whose core is at `core`; the same for the core's
 // whole life.
 TimerStripe* StripeFor(const void* core);
+
+// The stripe at `index` of the table (0 <= index < kTimerStripes), for a
+// walk over every timer (TickDriver::CancelAll).
+TimerStripe* TimerStripeAt(size_t index);
 
 }  // namespace timer
 }  // namespace cyber

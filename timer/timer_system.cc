@@ -18,6 +18,7 @@ TimerSystem::TimerSystem(Clock* clock, Dispatcher* dispatcher, Options options)
       dispatcher_(dispatcher),
       wheel_(clock->Now(), options_.tick),
       announces_(clock->ToSteadyTime(Instant()).has_value()) {
+  pending_.cap.store(options_.max_pending_timers, std::memory_order_relaxed);
   ACHECK(dispatcher != nullptr) << "timer system \"" << options_.name
                                 << "\": dispatcher is null";
 }

@@ -116,6 +116,11 @@ class TimerSystem : public std::enable_shared_from_this<TimerSystem> {
     // false: no tick thread; the owner advances the system with Step()
     // (SimulatedTimerSystem, SimulatedGraph: no thread at all).
     bool run_thread = true;
+    // The most user timers whose schedule may be on at once (Netty's
+    // maxPendingTimeouts); 0: no cap. A Start() that would exceed it is
+    // refused with ResourceExhausted. Settable later:
+    // set_max_pending_timers().
+    size_t max_pending_timers = 0;
   };
   struct Stats {
     uint64_t wakeups = 0;  // returns from the tick thread's sleep
@@ -197,8 +202,66 @@ class TimerSystem : public std::enable_shared_from_this<TimerSystem> {
 
   bool closed() const { return closed_.load(std::memory_order_acquire); }
 
+  // --- User timers: their count, its cap, and cancelling them all.
+  //
+  // The timers (timer_core.h) count themselves here where their schedule
+  // turns on and off (ScheduleOn in timer_state.h), with one atomic add:
+  // no lock of the system's. The scheduler's sleeps, which arm wheel
+  // entries too, are not counted (TimingWheel::size() counts those).
+  //
+  // The user timers whose schedule is on (Netty's pendingTimeouts()). A
+  // snapshot: timers on other threads may start or stop meanwhile.
+  size_t pending_timers() const {
+    return pending_.count.load(std::memory_order_relaxed);
+  }
+  // 0: no cap. Lowering it below pending_timers() stops nothing; it
+  // refuses starts until enough timers stopped.
+  size_t max_pending_timers() const {
+    return pending_.cap.load(std::memory_order_relaxed);
+  }
+  void set_max_pending_timers(size_t cap) {
+    pending_.cap.store(cap, std::memory_order_relaxed);
+  }
+  // Counts one more pending timer unless that would exceed the cap; false
+  // (counting nothing) then, with the count and the cap it met in
+  // `*pending` and `*cap`. Exact: of two callers racing for the last slot,
+  // one gets it (the slot is taken first, and given back on refusal).
+  bool TryAddPendingTimer(size_t* pending, size_t* cap) {
+    *cap = pending_.cap.load(std::memory_order_relaxed);
+    *pending = pending_.count.fetch_add(1, std::memory_order_relaxed);
+    if (*cap == 0 || *pending < *cap) return true;
+    pending_.count.fetch_sub(1, std::memory_order_relaxed);
+    return false;
+  }
+  // One more, whatever the cap (a schedule that keeps its slot).
+  void AddPendingTimer() {
+    pending_.count.fetch_add(1, std::memory_order_relaxed);
+  }
+  void RemovePendingTimer() {
+    pending_.count.fetch_sub(1, std::memory_order_relaxed);
+  }
+  // How the timer layer cancels every pending timer of a system: the
+  // system knows its timers only by their count, the timer layer (which
+  // sits above it) knows where they are. Installed by each timer that
+  // binds to the system (the same function every time); until one has,
+  // there is nothing to cancel.
+  using PendingTimerCanceller = size_t (*)(TimerSystem* system);
+  void InstallPendingTimerCanceller(PendingTimerCanceller canceller) {
+    canceller_.store(canceller, std::memory_order_release);
+  }
+  // Cancels every pending user timer of this system as Timer::Cancel()
+  // does; returns how many calls that prevented. See TickDriver::CancelAll.
+  size_t CancelAllTimers() {
+    const PendingTimerCanceller canceller =
+        canceller_.load(std::memory_order_acquire);
+    return canceller != nullptr ? canceller(this) : 0;
+  }
+
   const std::string& name() const { return options_.name; }
   Clock* clock() const { return clock_; }
+  // Whether clock() is real steady time (Clock::ToSteadyTime), as decided
+  // at construction: readable without touching the clock.
+  bool clock_is_steady() const { return announces_; }
   Dispatcher* dispatcher() const { return dispatcher_; }
   TimingWheel& wheel() { return wheel_; }
   const TimingWheel& wheel() const { return wheel_; }
@@ -237,6 +300,15 @@ class TimerSystem : public std::enable_shared_from_this<TimerSystem> {
   Mutex announce_mu_;
   // The plan last announced (InfiniteFuture: nothing expected).
   Instant announced_ ABSL_GUARDED_BY(announce_mu_) = Instant::InfiniteFuture();
+
+  // The pending user timers and their cap, on a line of their own: every
+  // arm and cancel of a timer writes the count.
+  struct alignas(64) PendingTimers {
+    std::atomic<size_t> count{0};
+    std::atomic<size_t> cap{0};
+  };
+  PendingTimers pending_;
+  std::atomic<PendingTimerCanceller> canceller_{nullptr};
 
   // The tick thread's side.
   std::atomic<bool> stopping_{false};

@@ -30,6 +30,7 @@ timer::TickDriver::Options TimerOptions(const Runtime::Options& o) {
   d.name = o.tick_thread_name.empty() ? o.name + "-tick" : o.tick_thread_name;
   d.tick = o.tick;
   d.run_thread = o.run_threads;
+  d.max_pending_timers = o.max_pending_timers;
   return d;
 }
 

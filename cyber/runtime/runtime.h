@@ -68,6 +68,9 @@ class Runtime {
     // The tick thread's name; empty: `name` + "-tick".
     std::string tick_thread_name;
     size_t stack_size = scheduler::kDefaultStackSize;
+    // The most timers pending at once on its timer system; 0: no cap
+    // (timer::TickDriver::Options::max_pending_timers).
+    size_t max_pending_timers = 0;
     // See scheduler::Scheduler::Options::anticipate_timer_work.
     bool anticipate_timer_work = true;
     // The bus the runtime's nodes use; null: one the runtime owns. The
