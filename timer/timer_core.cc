@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
-#include <new>
 #include <optional>
 #include <string>
 #include <utility>
@@ -366,17 +365,9 @@ bool TimerCore::Cancel() { return StopWith(Event::kStop); }
 void TimerCore::Retire() { StopWith(Event::kRetire); }
 
 bool TimerCore::StopWith(Event event) {
-  using OptionsRef = std::shared_ptr<const TimerOptions>;
   const void* const me = CurrentExecutionId();
-  // The options whose on_cancel is due, pinned only when one is. (A
-  // shared_ptr made and destroyed on every stop's stack slowed cancels by
-  // a third at some stack offsets: BM_Timer_Ops/fixed/shuffled:0, cancel
-  // ~115 -> ~160 ns depending on the program name's length, i.e. on where
-  // the stack lands; without it, never.) Nothing between pinning and the
-  // call throws but an allocation failure of the stop registry (which
-  // would keep one reference to the options).
-  alignas(OptionsRef) unsigned char pin[sizeof(OptionsRef)];
-  bool notify;
+  // The options whose on_cancel is due, held only when one is.
+  std::optional<std::shared_ptr<const TimerOptions>> notify;
   bool prevented;
   {
     // Lists this stop while it waits (timer_stop_registry.h); declared
@@ -387,8 +378,7 @@ bool TimerCore::StopWith(Event event) {
     // Decided here, under the lock where a queued call decides to begin:
     // either this prevents it or it has begun (a oneshot's schedule ended).
     prevented = ScheduleOn(state_);
-    notify = prevented && has_on_cancel_;
-    if (notify) new (pin) OptionsRef(options_);
+    if (prevented && has_on_cancel_) notify.emplace(options_);
     CancelLocked();
     // A queued run finds the state changed and drops out; a call in flight
     // ends in kFinishing (kRetiring), never re-arming.
@@ -396,12 +386,8 @@ bool TimerCore::StopWith(Event event) {
     // From the callback itself: no re-arm, no wait.
     if (CallInFlight(state_) && runner_ != me) AwaitCallEndLocked(&waiting);
   }
-  if (notify) {
-    // After the wait and with no lock held, on this thread.
-    OptionsRef* const options = std::launder(reinterpret_cast<OptionsRef*>(pin));
-    CallOnCancel(**options);  // catches what on_cancel throws
-    options->~OptionsRef();
-  }
+  // After the wait and with no lock held, on this thread.
+  if (notify.has_value()) CallOnCancel(**notify);  // catches what it throws
   return prevented;
 }
 
