@@ -226,7 +226,7 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   // in the stop registry through `waiting` (which the caller destroys
   // after releasing the lock).
   void AwaitCallEndLocked(
-      std::optional<timer_internal::StopWaitRecord>* waiting)
+      std::unique_ptr<timer_internal::StopWaitRecord>* waiting)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   // Calls options.on_cancel (no lock held), catching and logging what it
   // throws.
