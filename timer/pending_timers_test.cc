@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "timer/testing/simulated_timer_system.h"
 #include "timer/tick_driver.h"
+#include "timer/testing/holding_dispatcher.h"
 #include "timer/timer.h"
 
 namespace cyber {
@@ -44,21 +45,6 @@ TimerOptions Periodic(const std::string& name, absl::Duration period,
   return o;
 }
 
-// Keeps dispatched calls until the test runs them.
-class HoldingDispatcher final : public Dispatcher {
- public:
-  using Dispatcher::Dispatch;
-  bool Dispatch(std::function<void()> task, int /*priority*/) override {
-    held.push_back(std::move(task));
-    return true;
-  }
-  void RunHeld() {
-    std::deque<std::function<void()>> tasks;
-    tasks.swap(held);
-    for (auto& task : tasks) task();
-  }
-  std::deque<std::function<void()>> held;
-};
 
 TickDriver::Options ThreadFree(const std::string& name, size_t cap = 0) {
   TickDriver::Options o;

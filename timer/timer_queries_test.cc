@@ -22,6 +22,7 @@
 #include "timer/default_timer_system.h"
 #include "timer/testing/simulated_timer_system.h"
 #include "timer/tick_driver.h"
+#include "timer/testing/holding_dispatcher.h"
 #include "timer/timer.h"
 #include "timer/timer_stop_registry.h"
 
@@ -50,22 +51,6 @@ TimerOptions Periodic(const std::string& name, absl::Duration period,
   return o;
 }
 
-// Keeps dispatched calls until the test runs them: a call can be "queued"
-// (handed to the dispatcher, not begun) while the test queries its timer.
-class HoldingDispatcher final : public Dispatcher {
- public:
-  using Dispatcher::Dispatch;
-  bool Dispatch(std::function<void()> task, int /*priority*/) override {
-    held.push_back(std::move(task));
-    return true;
-  }
-  void RunHeld() {
-    std::deque<std::function<void()>> tasks;
-    tasks.swap(held);
-    for (auto& task : tasks) task();
-  }
-  std::deque<std::function<void()>> held;
-};
 
 // A thread-free driver on a simulated clock whose calls wait in a
 // HoldingDispatcher: Due() expires what is due, and RunHeld() runs it.

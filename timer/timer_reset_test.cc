@@ -13,6 +13,7 @@
 #include "cyber/time/simulated_clock.h"
 #include "gtest/gtest.h"
 #include "timer/testing/simulated_timer_system.h"
+#include "timer/testing/holding_dispatcher.h"
 #include "timer/timer.h"
 
 namespace cyber {
@@ -177,22 +178,6 @@ TEST(TimerResetTest, ResetFromItsOwnOneshotCallbackRunsItAgain) {
   EXPECT_FALSE(t->IsRunning());
 }
 
-// Keeps dispatched runs until the test runs them: a call can be "queued"
-// (handed to the dispatcher, not begun) while the test acts on the timer.
-class HoldingDispatcher final : public Dispatcher {
- public:
-  using Dispatcher::Dispatch;
-  bool Dispatch(std::function<void()> task, int /*priority*/) override {
-    held.push_back(std::move(task));
-    return true;
-  }
-  void RunHeld() {
-    std::deque<std::function<void()>> tasks;
-    tasks.swap(held);
-    for (auto& task : tasks) task();
-  }
-  std::deque<std::function<void()>> held;
-};
 
 TEST(TimerResetTest, ResetWhileTheCallIsQueuedDropsItAndCountsFromNow) {
   SimulatedClock clock(Instant() + absl::Hours(1));
