@@ -491,9 +491,14 @@ void TimingWheel::ExpireWorkSlotLocked(uint64_t slot, ExpiredFn on_expired) {
 }
 
 void TimingWheel::AdvanceTo(Tick to, ExpiredFn on_expired) {
+  // The tick's instant in whole ns, rounded down (integer arithmetic when
+  // the tick is whole nanoseconds: no Duration multiplication per call).
+  const int64_t to_ns =
+      to <= fast_tick_limit_ ? static_cast<int64_t>(to) * tick_ns_
+      : to == kNoTick        ? kNoWake - 1
+                             : FloorNanoseconds(tick_ * static_cast<int64_t>(to));
   MutexLock lock(&mu_);
-  AdvanceLocked(to, to == kNoTick ? kNoWake - 1 : FloorNanoseconds(tick_ * static_cast<int64_t>(to)),
-                on_expired);
+  AdvanceLocked(to, to_ns, on_expired);
 }
 
 void TimingWheel::AdvanceToInstant(Instant now, ExpiredFn on_expired) {
