@@ -18,33 +18,17 @@
 #include "timer/testing/simulated_timer_system.h"
 #include "timer/tick_driver.h"
 #include "timer/testing/holding_dispatcher.h"
+#include "timer/testing/timer_options_for_test.h"
 #include "timer/timer.h"
 
 namespace cyber {
 namespace timer {
 namespace {
 
+using timer_test::Oneshot;
+using timer_test::Periodic;
+
 constexpr absl::Duration kMs = absl::Milliseconds(1);
-
-TimerOptions Oneshot(const std::string& name, absl::Duration delay,
-                     std::function<void()> cb = [] {}) {
-  TimerOptions o;
-  o.name = name;
-  o.period = delay;
-  o.oneshot = true;
-  o.callback = std::move(cb);
-  return o;
-}
-
-TimerOptions Periodic(const std::string& name, absl::Duration period,
-                      std::function<void()> cb = [] {}) {
-  TimerOptions o;
-  o.name = name;
-  o.period = period;
-  o.callback = std::move(cb);
-  return o;
-}
-
 
 TickDriver::Options ThreadFree(const std::string& name, size_t cap = 0) {
   TickDriver::Options o;

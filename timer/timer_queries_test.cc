@@ -23,6 +23,7 @@
 #include "timer/testing/simulated_timer_system.h"
 #include "timer/tick_driver.h"
 #include "timer/testing/holding_dispatcher.h"
+#include "timer/testing/timer_options_for_test.h"
 #include "timer/timer.h"
 #include "timer/timer_stop_registry.h"
 
@@ -30,27 +31,10 @@ namespace cyber {
 namespace timer {
 namespace {
 
+using timer_test::Oneshot;
+using timer_test::Periodic;
+
 constexpr absl::Duration kMs = absl::Milliseconds(1);
-
-TimerOptions Oneshot(const std::string& name, absl::Duration delay,
-                     std::function<void()> cb) {
-  TimerOptions o;
-  o.name = name;
-  o.period = delay;
-  o.oneshot = true;
-  o.callback = std::move(cb);
-  return o;
-}
-
-TimerOptions Periodic(const std::string& name, absl::Duration period,
-                      std::function<void()> cb) {
-  TimerOptions o;
-  o.name = name;
-  o.period = period;
-  o.callback = std::move(cb);
-  return o;
-}
-
 
 // A thread-free driver on a simulated clock whose calls wait in a
 // HoldingDispatcher: Due() expires what is due, and RunHeld() runs it.

@@ -2,6 +2,7 @@
 // on the tick thread at exactly their tick's instant, and "work" inside a
 // callback is simulated by advancing the clock.
 
+#include "timer/testing/timer_options_for_test.h"
 #include "timer/timer.h"
 
 #include <atomic>
@@ -17,6 +18,8 @@ namespace cyber {
 namespace timer {
 namespace {
 
+using timer_test::Oneshot;
+
 constexpr absl::Duration kTick = kTimerResolution;
 
 TimerOptions EventTimer(const std::string& name, absl::Duration period,
@@ -27,16 +30,6 @@ TimerOptions EventTimer(const std::string& name, absl::Duration period,
   o.period = period;
   o.event_callback = std::move(cb);
   o.overrun_policy = policy;
-  return o;
-}
-
-TimerOptions Oneshot(const std::string& name, absl::Duration delay,
-                     std::function<void()> cb) {
-  TimerOptions o;
-  o.name = name;
-  o.period = delay;
-  o.oneshot = true;
-  o.callback = std::move(cb);
   return o;
 }
 
