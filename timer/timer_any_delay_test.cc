@@ -32,6 +32,7 @@
 #include "cyber/testing/log_capture.h"
 #include "gtest/gtest.h"
 #include "timer/testing/simulated_timer_system.h"
+#include "tests/reference/timer_model.h"
 #include "timer/timer.h"
 
 namespace cyber {
@@ -41,11 +42,10 @@ namespace {
 constexpr absl::Duration kTick = kTimerResolution;
 
 // The first tick boundary at or after `t` on the grid of a system whose
-// epoch (its clock's reading when it was made) is `epoch`. REQUIRES: t >= epoch.
+// epoch (its clock's reading when it was made) is `epoch`, by the reference
+// model's arithmetic (independent of the wheel's).
 Instant TickCeil(Instant epoch, Instant t) {
-  absl::Duration rem;
-  const int64_t n = absl::IDivDuration(t - epoch, kTick, &rem);
-  return epoch + kTick * (n + (rem > absl::ZeroDuration() ? 1 : 0));
+  return reference::TickGrid(epoch, kTick).CeilInstant(t);
 }
 
 bool OnTickGrid(Instant epoch, Instant t) { return TickCeil(epoch, t) == t; }

@@ -2,7 +2,6 @@
 // on the tick thread at exactly their tick's instant, and "work" inside a
 // callback is simulated by advancing the clock.
 
-#include "timer/testing/timer_options_for_test.h"
 #include "timer/timer.h"
 
 #include <atomic>
@@ -13,6 +12,7 @@
 
 #include "gtest/gtest.h"
 #include "timer/testing/simulated_timer_system.h"
+#include "timer/testing/timer_options_for_test.h"
 
 namespace cyber {
 namespace timer {

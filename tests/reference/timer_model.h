@@ -108,6 +108,8 @@ class TickGrid {
     return static_cast<Tick>(absl::IDivDuration(since, tick_, &rem));
   }
   Instant At(Tick t) const { return epoch_ + tick_ * static_cast<int64_t>(t); }
+  // The instant of the first tick at or after `t`.
+  Instant CeilInstant(Instant t) const { return At(Ceil(t)); }
 
  private:
   Instant epoch_;
