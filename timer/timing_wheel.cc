@@ -282,8 +282,10 @@ absl::StatusOr<TimingWheel::ArmResult> TimingWheel::ArmExact(WheelEntry* entry,
   const int64_t early = TickNs(expires) - deadline_ns;
   entry->early_ns_ =
       static_cast<uint32_t>(std::clamp<int64_t>(early, 0, UINT32_MAX));
-  if (deadline_ns <= processed_ns_ || LinkTick(entry) <= now_) {
-    // Due within the tick being waited for, or already: held.
+  if (LinkTick(entry) <= now_) {
+    // Its release tick is processed: due within the tick being waited for,
+    // or already (a deadline at or before processed() is always one of
+    // these, its tick being at most now_). Held.
     InsertHeldLocked(entry);
   } else {
     LinkLocked(entry);
