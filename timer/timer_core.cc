@@ -171,6 +171,19 @@ absl::Status TimerCore::ArmLocked(Instant deadline) {
 absl::Status TimerCore::TryArmLocked(Instant deadline) {
   armed_for_next_ = false;
   armed_never_ = false;
+  // "Never": a delay or period beyond the wheel's range (~99 days) or
+  // infinite, decided on the duration itself rather than on the wheel's
+  // rounding to ticks (and, below, a deadline the wheel still finds out of
+  // range, one within a tick of that limit). The timer stays armed
+  // (cancellable, pending) and nothing is in the wheel; a failed arm left
+  // a previous arming as it was.
+  const auto arm_never = [this] {
+    if (armed_seq_ != 0) front_->Cancel(this);
+    armed_seq_ = 0;
+    armed_never_ = true;
+    return absl::OkStatus();
+  };
+  if (options_->period > front_->max_delay()) return arm_never();
   // Exact (at the deadline itself): every periodic call, so that any
   // period keeps its phase; a oneshot that asks for it; a delay <= 0, which
   // runs at once rather than on the next tick. Otherwise on the tick.
@@ -180,13 +193,7 @@ absl::Status TimerCore::TryArmLocked(Instant deadline) {
   auto armed = exact ? front_->ArmExact(this, deadline)
                      : front_->Arm(this, deadline);
   if (!armed.ok() && armed.status().code() == absl::StatusCode::kOutOfRange) {
-    // Infinite, or beyond the wheel's range (~99 days): "never". The timer
-    // stays armed (cancellable, pending) and nothing is in the wheel; a
-    // failed arm left a previous arming as it was.
-    if (armed_seq_ != 0) front_->Cancel(this);
-    armed_seq_ = 0;
-    armed_never_ = true;
-    return absl::OkStatus();
+    return arm_never();
   }
   if (!armed.ok()) {
     armed_seq_ = 0;
@@ -348,13 +355,6 @@ absl::Status TimerCore::BeginLocked(TimerSystem* front,
   // armed when that call ends, never beside it.
   TransitionLocked(Event::kNewSchedule);
   if (state_ != State::kArmed) return absl::OkStatus();
-  if (options_->period > front_->max_delay()) {
-    // Beyond the wheel's range (or infinite): "never", decided on the
-    // duration itself rather than on the wheel's rounding to ticks.
-    CancelLocked();
-    armed_never_ = true;
-    return absl::OkStatus();
-  }
   return ArmLocked(ExpectedLocked(schedule_.call()));
 }
 

@@ -41,6 +41,7 @@ TimingWheel::TimingWheel(Instant epoch, absl::Duration tick)
       tick_(tick),
       tick_ns_(absl::ToInt64Nanoseconds(tick)),
       tick_is_whole_ns_(absl::Nanoseconds(tick_ns_) == tick),
+      max_delay_(tick * static_cast<int64_t>(kMaxDelayTicks)),
       fast_tick_limit_(tick_is_whole_ns_ && tick_ns_ > 0
                            ? static_cast<Tick>(INT64_MAX / tick_ns_)
                            : 0) {
@@ -60,10 +61,6 @@ TimingWheel::~TimingWheel() {
   MutexLock lock(&mu_);
   ACHECK(size_ == 0) << "TimingWheel destroyed with " << size_
                      << " armed entries";
-}
-
-absl::Duration TimingWheel::max_delay() const {
-  return tick_ * static_cast<int64_t>(kMaxDelayTicks);
 }
 
 // Whole nanoseconds since the epoch, if `since` is a positive whole number

@@ -220,7 +220,7 @@ class TimingWheel {
   Instant epoch() const { return epoch_; }
   absl::Duration tick() const { return tick_; }
   // Longest delay Arm() accepts (kMaxDelayTicks ticks).
-  absl::Duration max_delay() const;
+  absl::Duration max_delay() const { return max_delay_; }
 
   // First tick at or after `deadline`: ceil((deadline - epoch) / tick).
   // Firing at that tick is never early. Deadlines before the epoch map to 0.
@@ -397,6 +397,7 @@ class TimingWheel {
   const absl::Duration tick_;
   const int64_t tick_ns_;
   const bool tick_is_whole_ns_;  // tick_ == tick_ns_ ns exactly
+  const absl::Duration max_delay_;  // tick_ * kMaxDelayTicks
   // Ticks up to this have an exact int64 ns instant: tick * tick_ns_
   // (0 when the tick is not whole nanoseconds: Duration arithmetic).
   const Tick fast_tick_limit_;
