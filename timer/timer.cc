@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "cyber/common/log.h"
 #include "timer/default_timer_system.h"
+#include "timer/period_rules.h"
 #include "timer/timer_core.h"
 
 namespace cyber {
@@ -50,13 +51,12 @@ absl::Status Timer::ConfigureAs(TimerOptions options, bool cyber_option) {
   if (options.name.empty()) options.name = core_->given_name();
   const std::string name = options.name.empty() ? core_->name() : options.name;
   absl::Status status = ValidateTimerOptions(options, name);
-  if (status.ok() && cyber_option && options.period == absl::ZeroDuration()) {
-    // Cyber RT refuses a period of 0 for a oneshot as well; code written
-    // for it keeps that error (the modern surface runs a delay of 0 at once).
-    status = absl::InvalidArgumentError(absl::StrCat(
-        "timer \"", name,
-        "\": period 0 must be positive (a Cyber RT TimerOption's, oneshot "
-        "too; TimerOptions accepts a oneshot delay of 0: it runs at once)"));
+  if (status.ok() && cyber_option) {
+    // Cyber RT refuses a period of 0 for a oneshot as well, so the period
+    // rule holds for a TimerOption's oneshot too (the modern surface runs a
+    // delay of 0 at once).
+    status = CheckPeriod(absl::StrCat("timer \"", name, "\""), "period",
+                         options.period);
   }
   const std::shared_ptr<TimerCore> core = core_;  // as in Stop()
   core->Configure(std::make_shared<const TimerOptions>(std::move(options)),
