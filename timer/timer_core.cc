@@ -177,13 +177,7 @@ absl::Status TimerCore::TryArmLocked(Instant deadline) {
   // range, one within a tick of that limit). The timer stays armed
   // (cancellable, pending) and nothing is in the wheel; a failed arm left
   // a previous arming as it was.
-  const auto arm_never = [this] {
-    if (armed_seq_ != 0) front_->Cancel(this);
-    armed_seq_ = 0;
-    armed_never_ = true;
-    return absl::OkStatus();
-  };
-  if (options_->period > front_->max_delay()) return arm_never();
+  if (options_->period > front_->max_delay()) return ArmNeverLocked();
   // Exact (at the deadline itself): every periodic call, so that any
   // period keeps its phase; a oneshot that asks for it; a delay <= 0, which
   // runs at once rather than on the next tick. Otherwise on the tick.
@@ -193,7 +187,7 @@ absl::Status TimerCore::TryArmLocked(Instant deadline) {
   auto armed = exact ? front_->ArmExact(this, deadline)
                      : front_->Arm(this, deadline);
   if (!armed.ok() && armed.status().code() == absl::StatusCode::kOutOfRange) {
-    return arm_never();
+    return ArmNeverLocked();
   }
   if (!armed.ok()) {
     armed_seq_ = 0;
@@ -204,6 +198,13 @@ absl::Status TimerCore::TryArmLocked(Instant deadline) {
     return status;
   }
   armed_seq_ = armed->arm_seq;
+  return absl::OkStatus();
+}
+
+absl::Status TimerCore::ArmNeverLocked() {
+  if (armed_seq_ != 0) front_->Cancel(this);
+  armed_seq_ = 0;
+  armed_never_ = true;
   return absl::OkStatus();
 }
 

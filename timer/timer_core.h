@@ -271,6 +271,9 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   // error, the state as it was.
   absl::Status TryArmLocked(Instant deadline)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
+  // The "never" arming (see armed_never_): a previous arming cancelled,
+  // nothing in the wheel; OK.
+  absl::Status ArmNeverLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   // TryArmLocked for call k_ + 1 (the provisional arming at an expiry),
   // remembering that it is (armed_for_next_).
   absl::Status ArmNextLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
