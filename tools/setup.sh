@@ -25,6 +25,8 @@ PACKAGES=(
   libboost-context-dev
   libprotobuf-dev
   protobuf-compiler
+  # The transport between processes and hosts (Fast-DDS 2.9 and its CDR).
+  libfastrtps-dev
   # tools/test_summary.py reads Bazel's build event file.
   python3
 )
