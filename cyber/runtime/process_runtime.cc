@@ -1,5 +1,7 @@
 #include "cyber/runtime/process_runtime.h"
 
+#include <errno.h>  // program_invocation_short_name
+
 #include <mutex>
 #include <string>
 #include <thread>
@@ -9,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "cyber/common/log.h"
 #include "cyber/transport/channel_bus.h"
+#include "cyber/transport/dds/dds_transport.h"
 #include "gflags/gflags.h"
 #include "scheduler/config/scheduler_config.h"
 #include "scheduler/routine_stack.h"
@@ -35,6 +38,10 @@ DEFINE_int32(scheduler_priority, 0,
              "(SCHED_FIFO/RR) of the default group's processors");
 DEFINE_int32(routine_stack_size, 256 * 1024,
              "usable stack bytes per coroutine (a guard page is added)");
+DEFINE_bool(in_process_only, false,
+            "keep every channel inside this process: no DDS participant, nothing "
+            "on the network or in /dev/shm (default: protobuf channels also reach "
+            "the other processes of the DDS domain, CYBER_DOMAIN_ID)");
 DEFINE_bool(scheduler_anticipate_timers, true,
             "an idle processor wakes shortly before the timing wheel's next "
             "event and spins for the hand-off, so a timer callback does not "
@@ -83,6 +90,21 @@ scheduler::SchedulerConfig ConfigFromFlags() {
   return scheduler::DefaultSchedulerConfig(n);
 }
 
+// The DDS transport (started by the first protobuf channel), unless
+// --in_process_only. A malformed CYBER_DOMAIN_ID or CYBER_IP is reported
+// and the process stays in-process: it runs, and says why it is alone.
+std::shared_ptr<RemoteTransport> RemoteFromFlags() {
+  if (FLAGS_in_process_only) return nullptr;
+  absl::StatusOr<dds::DdsTransportOptions> options =
+      dds::DdsTransportOptionsFromEnvironment(program_invocation_short_name);
+  if (!options.ok()) {
+    AERROR << options.status().message()
+           << "; channels stay inside this process";
+    return nullptr;
+  }
+  return std::make_shared<dds::DdsTransport>(*std::move(options));
+}
+
 Runtime::Options OptionsFromFlags() {
   Runtime::Options o;
   o.name = "default";  // the scheduler's name, in its errors and threads
@@ -97,6 +119,7 @@ Runtime::Options OptionsFromFlags() {
            << "; using " << o.stack_size;
   }
   o.config = ConfigFromFlags();
+  o.remote = RemoteFromFlags();
   return o;
 }
 

@@ -42,15 +42,21 @@ Runtime::Runtime(Options options)
       owned_bus_(options.bus == nullptr ? std::make_unique<ChannelBus>()
                                         : nullptr),
       bus_(options.bus != nullptr ? options.bus : owned_bus_.get()),
+      remote_(std::move(options.remote)),
       scheduler_(SchedulerOptions(options)),
       timers_(clock_, &scheduler_, TimerOptions(options)) {
   scheduler_.SetTimerDriver(&timers_);
   scheduler_.scope()->bus.store(bus_, std::memory_order_release);
+  if (remote_ != nullptr) bus_->SetRemote(remote_);
 }
 
 Runtime::~Runtime() { Shutdown(); }
 
 void Runtime::Shutdown() {
+  if (remote_ != nullptr) {
+    bus_->ClearRemote(remote_.get());
+    remote_->Shutdown();  // waits for deliveries in progress
+  }
   timers_.Shutdown();
   scheduler_.Shutdown();
 }

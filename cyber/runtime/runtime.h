@@ -25,7 +25,8 @@
 // made on first use or by cyber::Init, on the steady clock, its scheduler
 // and tick thread from the --scheduler_* flags, on ChannelBus::Default()).
 //
-// Shutdown() is ordered: timers first (no new callbacks), then the
+// Shutdown() is ordered: the transport to other processes first (nothing
+// more arrives from or leaves for them), then timers (no new callbacks), then the
 // scheduler (cancels and drains its routines, joins its processors); the
 // bus (when the runtime owns it) is freed last. Timers and nodes may outlive the runtime: a Timer then
 // gets FailedPrecondition (the timer system refuses arms once shut down).
@@ -43,6 +44,7 @@
 #include "cyber/runtime/runtime_scope.h"
 #include "cyber/time/clock.h"
 #include "cyber/transport/channel_bus.h"
+#include "cyber/transport/remote_transport.h"
 #include "scheduler/config/scheduler_config.h"
 #include "scheduler/scheduler.h"
 #include "timer/tick_driver.h"
@@ -78,6 +80,11 @@ class Runtime {
     // process talks to every other, whichever run made it.
     // REQUIRES: outlives the runtime.
     ChannelBus* bus = nullptr;
+    // The transport to other processes, owned from here on: set on the bus
+    // (its protobuf channels reach other processes, channel_bus.h) and
+    // shut down first by Shutdown(). Null: every channel stays in the
+    // process (a test, a simulated graph).
+    std::shared_ptr<RemoteTransport> remote;
   };
 
   explicit Runtime(Options options);
@@ -93,6 +100,8 @@ class Runtime {
   timer::TickDriver* timers() { return &timers_; }
   scheduler::Scheduler* scheduler() { return &scheduler_; }
   ChannelBus* bus() { return bus_; }
+  // The transport to other processes; null when channels stay in-process.
+  RemoteTransport* remote() const { return remote_.get(); }
   // What code running on behalf of this runtime has installed (see above).
   const RuntimeScope* scope() const { return scheduler_.scope(); }
 
@@ -102,6 +111,7 @@ class Runtime {
   // First in, last out: deliveries in flight reach the bus.
   const std::unique_ptr<ChannelBus> owned_bus_;  // null: options.bus
   ChannelBus* const bus_;
+  const std::shared_ptr<RemoteTransport> remote_;
   scheduler::Scheduler scheduler_;
   timer::TickDriver timers_;  // dispatches into scheduler_
 };

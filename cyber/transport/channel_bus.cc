@@ -65,6 +65,23 @@ ChannelBus* ChannelBus::Default() {
   return bus;
 }
 
+void ChannelBus::SetRemote(std::shared_ptr<RemoteTransport> remote) {
+  std::shared_ptr<RemoteTransport> old;  // released outside the lock
+  MutexLock lock(&mu_);
+  old = std::exchange(remote_, std::move(remote));
+}
+
+void ChannelBus::ClearRemote(const RemoteTransport* remote) {
+  std::shared_ptr<RemoteTransport> old;
+  MutexLock lock(&mu_);
+  if (remote_.get() == remote) old = std::exchange(remote_, nullptr);
+}
+
+std::shared_ptr<RemoteTransport> ChannelBus::remote() const {
+  MutexLock lock(&mu_);
+  return remote_;
+}
+
 std::vector<std::string> ChannelBus::ChannelNames() const {
   MutexLock lock(&mu_);
   std::vector<std::string> names;

@@ -27,6 +27,19 @@
 //    keeps a weak reference to every writer created on it; a writer counts
 //    while it exists and its node is not shut down).
 //
+// Between processes: a bus given a RemoteTransport (SetRemote; a runtime
+// does it for the transport it owns) also links each channel whose message
+// is a protobuf message to other processes, the first time a Writer or a
+// Reader of this process uses it: one outlet for all of the process's
+// writers (Writer::Write publishes through it after the local deliveries),
+// one inlet for all of its readers (a message from another process is
+// parsed once and handed to every local reader's queue, as a local write
+// is). Channels of other C++ types stay in the process. A process never
+// gets its own messages back. The first Writer (Reader) of a channel fixes
+// the channel's qos between processes; a later one asking for another is
+// refused (FailedPrecondition naming both), since DDS would match it
+// differently.
+//
 // Threads: every method is thread-safe. The bus must outlive calls to
 // Node::CreateWriter / CreateReader that use it.
 
@@ -38,13 +51,18 @@
 #include <memory>
 #include <string>
 #include <typeindex>
+#include <type_traits>
 #include <typeinfo>
 #include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "cyber/common/mutex.h"
+#include "cyber/transport/channel_qos.h"
+#include "cyber/transport/remote_transport.h"
+#include "google/protobuf/message.h"
 
 namespace cyber {
 
@@ -107,6 +125,10 @@ class ChannelBase {
   std::vector<WriterRecord> writers_ ABSL_GUARDED_BY(writers_mu_);
 };
 
+// Whether messages of type M can cross processes (protobuf messages only).
+template <typename M>
+inline constexpr bool kCrossesProcesses = std::is_base_of_v<google::protobuf::Message, M>;
+
 // One channel carrying messages of type M: the readers a write goes to.
 template <typename M>
 class Channel final : public ChannelBase {
@@ -115,6 +137,72 @@ class Channel final : public ChannelBase {
 
   Channel(std::string name, std::string first_node)
       : ChannelBase(std::move(name), typeid(M), std::move(first_node)) {}
+
+  ~Channel() override {
+    std::unique_ptr<RemoteSubscription> inlet;
+    {
+      MutexLock lock(&remote_mu_);
+      inlet = std::move(inlet_);
+    }
+    // Destroyed outside the lock: it waits for a handler in progress.
+  }
+
+  // The outlet to other processes for a writer of node `node` asking for
+  // `qos`: null when `remote` is null or M is not a protobuf message.
+  // Errors from the transport (another qos than the channel's, a transport
+  // that cannot start) name the channel.
+  absl::StatusOr<std::shared_ptr<RemotePublisher>> RemoteOutlet(
+      const std::shared_ptr<RemoteTransport>& remote, const ChannelQos& qos,
+      const std::string& node) {
+    if constexpr (!kCrossesProcesses<M>) {
+      return std::shared_ptr<RemotePublisher>();
+    } else {
+      if (remote == nullptr) return std::shared_ptr<RemotePublisher>();
+      return remote->Publisher(Endpoint(qos, node));
+    }
+  }
+
+  // Subscribes the channel's readers to other processes' messages, once
+  // per transport. OK and nothing when `remote` is null or M is not a
+  // protobuf message; FailedPrecondition when the channel is subscribed
+  // with another qos (both named).
+  absl::Status RemoteInlet(const std::shared_ptr<RemoteTransport>& remote,
+                           const ChannelQos& qos, const std::string& node) {
+    if constexpr (!kCrossesProcesses<M>) {
+      return absl::OkStatus();
+    } else {
+      if (remote == nullptr) return absl::OkStatus();
+      std::unique_ptr<RemoteSubscription> replaced;  // released outside the lock
+      MutexLock lock(&remote_mu_);
+      if (inlet_ != nullptr && inlet_transport_ == remote.get()) {
+        if (inlet_qos_ == qos) return absl::OkStatus();
+        return absl::FailedPreconditionError(absl::StrCat(
+            "node \"", node, "\": CreateReader on channel \"", name(), "\": qos (",
+            qos.ToString(), ") differs from the qos this process already reads the channel with (",
+            inlet_qos_.ToString(), "); readers of one process share one qos_profile per channel"));
+      }
+      // Each message from another process is parsed once and shared by every
+      // local reader, as a local write is. `this` outlives the subscription
+      // (the channel owns it, and destroying it waits for the handler).
+      absl::StatusOr<std::unique_ptr<RemoteSubscription>> sub = remote->Subscribe(
+          Endpoint(qos, node), [this](const RemoteSample& sample) {
+            auto message = std::make_shared<M>();
+            if (!message->ParseFromArray(sample.payload.data(),
+                                         static_cast<int>(sample.payload.size()))) {
+              return false;
+            }
+            std::shared_ptr<const M> shared = std::move(message);
+            const std::shared_ptr<const ReaderList> readers = Snapshot();
+            for (const auto& reader : *readers) reader->Deliver(shared);
+            return true;
+          });
+      if (!sub.ok()) return sub.status();
+      replaced = std::exchange(inlet_, *std::move(sub));
+      inlet_transport_ = remote.get();
+      inlet_qos_ = qos;
+      return absl::OkStatus();
+    }
+  }
 
   // The readers subscribed now. The list is immutable: a reader added or
   // removed later is not in (or stays in) this snapshot.
@@ -155,9 +243,26 @@ class Channel final : public ChannelBase {
   }
 
  private:
+  RemoteEndpoint Endpoint(const ChannelQos& qos, const std::string& node) const {
+    RemoteEndpoint e;
+    e.channel = name();
+    if constexpr (kCrossesProcesses<M>) e.type_name = M::descriptor()->full_name();
+    e.qos = qos;
+    e.node = node;
+    return e;
+  }
+
   mutable Mutex mu_;
   std::shared_ptr<const ReaderList> readers_ ABSL_GUARDED_BY(mu_) =
       std::make_shared<const ReaderList>();
+
+  // remote_mu_ protects the inlet from other processes.
+  Mutex remote_mu_;
+  std::unique_ptr<RemoteSubscription> inlet_ ABSL_GUARDED_BY(remote_mu_);
+  // Compared only, never dereferenced: a later runtime's transport replaces
+  // the inlet.
+  const RemoteTransport* inlet_transport_ ABSL_GUARDED_BY(remote_mu_) = nullptr;
+  ChannelQos inlet_qos_ ABSL_GUARDED_BY(remote_mu_);
 };
 
 }  // namespace transport_internal
@@ -190,6 +295,13 @@ class ChannelBus {
   // go while it is taken.
   std::vector<ChannelTopology> Topology() const;
 
+  // The transport to other processes for channels linked from now on
+  // (null: none, the default). A runtime sets the one it owns and clears it
+  // at shutdown; ClearRemote(t) clears only if `t` is still the one set.
+  void SetRemote(std::shared_ptr<RemoteTransport> remote);
+  void ClearRemote(const RemoteTransport* remote);
+  std::shared_ptr<RemoteTransport> remote() const;
+
  private:
   friend class Node;
 
@@ -219,6 +331,7 @@ class ChannelBus {
   mutable Mutex mu_;
   std::map<std::string, std::shared_ptr<transport_internal::ChannelBase>>
       channels_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<RemoteTransport> remote_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace cyber

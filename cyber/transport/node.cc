@@ -1,5 +1,6 @@
 #include "cyber/transport/node.h"
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "cyber/common/log.h"
 #include "cyber/runtime/runtime_scope.h"
@@ -77,6 +78,12 @@ void Node::Shutdown() {
   // callback may call into this node. Every caller shuts every reader down
   // (Reader::Shutdown is idempotent), so each caller gets the guarantee.
   for (const auto& reader : readers) reader->Shutdown();
+}
+
+absl::Status Node::WithNode(const absl::Status& status) const {
+  const std::string prefix = absl::StrCat("node \"", name(), "\"");
+  if (absl::StrContains(status.message(), prefix)) return status;
+  return absl::Status(status.code(), absl::StrCat(prefix, ": ", status.message()));
 }
 
 }  // namespace cyber

@@ -65,6 +65,7 @@
 #include "absl/strings/str_cat.h"
 #include "cyber/common/mutex.h"
 #include "cyber/transport/channel_bus.h"
+#include "cyber/transport/channel_qos.h"
 #include "cyber/transport/reader.h"
 #include "cyber/transport/writer.h"
 #include "scheduler/scheduler.h"
@@ -73,9 +74,11 @@
 namespace cyber {
 
 // Cyber RT's reader configuration (the fields this transport honours).
+// qos_profile applies between processes only (channel_qos.h).
 struct ReaderConfig {
   std::string channel_name;
   uint32_t pending_queue_size = 1;
+  ChannelQos qos_profile;
 };
 
 // The channel bus of the runtime whose code runs on this thread, else the
@@ -94,9 +97,11 @@ class Node {
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
 
+  // `qos`: what the channel promises between processes (channel_qos.h);
+  // the first writer of the process fixes it.
   template <typename M>
   absl::StatusOr<std::shared_ptr<Writer<M>>> TryCreateWriter(
-      const std::string& channel);
+      const std::string& channel, const ChannelQos& qos = ChannelQos());
 
   // `callback` runs as a scheduler routine, never on the writer's thread,
   // never concurrently with itself, in write order. `pending_queue_size`:
@@ -107,6 +112,11 @@ class Node {
       const std::string& channel,
       std::function<void(const std::shared_ptr<const M>&)> callback,
       size_t pending_queue_size = 1);
+  // The same, with a qos between processes (config.qos_profile).
+  template <typename M>
+  absl::StatusOr<std::shared_ptr<Reader<M>>> TryCreateReader(
+      const ReaderConfig& config,
+      std::function<void(const std::shared_ptr<const M>&)> callback);
 
   // --- Cyber RT's spellings (nullptr plus an AERROR on failure) -----------
   template <typename M>
@@ -144,6 +154,9 @@ class Node {
                      std::shared_ptr<transport_internal::ReaderBase> reader);
   // The Cyber spellings' failure path: logs `status` (AERROR).
   void LogCreateFailure(const absl::Status& status) const;
+  // A transport error, its message prefixed with the node when it does not
+  // name it already.
+  absl::Status WithNode(const absl::Status& status) const;
 
   const std::shared_ptr<transport_internal::NodeState> state_;
   // Holds the process scheduler when the node defaulted to it (its readers
@@ -164,13 +177,16 @@ class Node {
 
 template <typename M>
 absl::StatusOr<std::shared_ptr<Writer<M>>> Node::TryCreateWriter(
-    const std::string& channel) {
+    const std::string& channel, const ChannelQos& qos) {
   absl::Status checked = CheckCreate("CreateWriter", channel);
   if (!checked.ok()) return checked;
   auto found = bus_->GetChannel<M>(name(), channel);
   if (!found.ok()) return found.status();
   std::shared_ptr<transport_internal::Channel<M>> ch = *std::move(found);
-  std::shared_ptr<Writer<M>> writer(new Writer<M>(state_, ch));
+  absl::StatusOr<std::shared_ptr<RemotePublisher>> outlet =
+      ch->RemoteOutlet(bus_->remote(), qos, name());
+  if (!outlet.ok()) return WithNode(outlet.status());
+  std::shared_ptr<Writer<M>> writer(new Writer<M>(state_, ch, *std::move(outlet)));
   ch->AddWriter(state_, writer);  // for ChannelBus::Topology()
   return writer;
 }
@@ -180,6 +196,19 @@ absl::StatusOr<std::shared_ptr<Reader<M>>> Node::TryCreateReader(
     const std::string& channel,
     std::function<void(const std::shared_ptr<const M>&)> callback,
     size_t pending_queue_size) {
+  ReaderConfig config;
+  config.channel_name = channel;
+  config.pending_queue_size = static_cast<uint32_t>(pending_queue_size);
+  if (config.pending_queue_size != pending_queue_size) config.pending_queue_size = UINT32_MAX;
+  return TryCreateReader<M>(config, std::move(callback));
+}
+
+template <typename M>
+absl::StatusOr<std::shared_ptr<Reader<M>>> Node::TryCreateReader(
+    const ReaderConfig& config,
+    std::function<void(const std::shared_ptr<const M>&)> callback) {
+  const std::string& channel = config.channel_name;
+  const size_t pending_queue_size = config.pending_queue_size;
   absl::Status checked = CheckCreate("CreateReader", channel);
   if (!checked.ok()) return checked;
   if (!callback) {
@@ -194,8 +223,11 @@ absl::StatusOr<std::shared_ptr<Reader<M>>> Node::TryCreateReader(
   }
   auto found = bus_->GetChannel<M>(name(), channel);
   if (!found.ok()) return found.status();
+  std::shared_ptr<transport_internal::Channel<M>> ch = *std::move(found);
+  absl::Status inlet = ch->RemoteInlet(bus_->remote(), config.qos_profile, name());
+  if (!inlet.ok()) return WithNode(inlet);
   std::shared_ptr<Reader<M>> reader(new Reader<M>(
-      name(), *std::move(found), scheduler_owner_, route_,
+      name(), std::move(ch), scheduler_owner_, route_,
       std::move(callback), pending_queue_size));
   absl::Status adopted = Adopt("CreateReader", channel, reader);
   if (!adopted.ok()) return adopted;
@@ -227,11 +259,9 @@ std::shared_ptr<Reader<M>> Node::CreateReader(
     return nullptr;
   }
   auto reader = TryCreateReader<M>(
-      config.channel_name,
-      [callback](const std::shared_ptr<const M>& msg) {
+      config, [callback](const std::shared_ptr<const M>& msg) {
         callback(std::const_pointer_cast<M>(msg));
-      },
-      config.pending_queue_size);
+      });
   if (!reader.ok()) {
     LogCreateFailure(reader.status());
     return nullptr;

@@ -15,6 +15,13 @@
 // A reader subscribing concurrently with a Write may or may not receive that
 // message; a reader that subscribed before Write() was called receives it.
 //
+// Other processes: when the channel is linked to them (channel_bus.h), a
+// write also goes out, once, after the local deliveries: serialized only if
+// a reader in another process is matched (or the channel keeps messages
+// for late joiners). A failure there (a message over the transport's size
+// limit, the transport shut down) does not undo the local delivery: it is
+// counted (remote_failures) and logged, naming node and channel.
+//
 // Threads: every method is thread-safe; one Writer may be used from many
 // threads and routines at once (each reader sees each thread's messages in
 // that thread's order). A Writer may outlive its Node (its writes then
@@ -39,6 +46,7 @@ namespace cyber {
 struct WriterStats {
   uint64_t written = 0;  // Write() calls that delivered (returned true)
   uint64_t refused = 0;  // Write() calls that returned false
+  uint64_t remote_failures = 0;  // writes other processes did not get
 };
 
 template <typename M>
@@ -62,6 +70,9 @@ class Writer {
     }
     const auto readers = channel_->Snapshot();
     for (const auto& reader : *readers) reader->Deliver(message);
+    if constexpr (transport_internal::kCrossesProcesses<M>) {
+      if (remote_ != nullptr && remote_->Wanted()) SendRemote(*message);
+    }
     written_.fetch_add(1, std::memory_order_relaxed);
     return true;
   }
@@ -78,6 +89,7 @@ class Writer {
     WriterStats s;
     s.written = written_.load(std::memory_order_relaxed);
     s.refused = refused_.load(std::memory_order_relaxed);
+    s.remote_failures = remote_failures_.load(std::memory_order_relaxed);
     return s;
   }
 
@@ -85,11 +97,31 @@ class Writer {
   friend class Node;
 
   Writer(std::shared_ptr<const transport_internal::NodeState> node,
-         std::shared_ptr<transport_internal::Channel<M>> channel)
-      : node_(std::move(node)), channel_(std::move(channel)) {}
+         std::shared_ptr<transport_internal::Channel<M>> channel,
+         std::shared_ptr<RemotePublisher> remote)
+      : node_(std::move(node)), channel_(std::move(channel)), remote_(std::move(remote)) {}
+
+  void SendRemote(const M& message) {
+    std::string bytes;
+    absl::Status sent;
+    if (!message.SerializeToString(&bytes)) {
+      sent = absl::InvalidArgumentError(
+          "the message does not serialize (a required field is missing?)");
+    } else {
+      sent = remote_->Publish(bytes);
+    }
+    if (sent.ok()) return;
+    const uint64_t failures = remote_failures_.fetch_add(1, std::memory_order_relaxed) + 1;
+    AERROR_EVERY(100) << "node \"" << node_->name << "\": writer on channel \""
+                      << channel_name() << "\": not sent to other processes: "
+                      << sent.message() << " (" << failures << " so far)";
+  }
 
   const std::shared_ptr<const transport_internal::NodeState> node_;
   const std::shared_ptr<transport_internal::Channel<M>> channel_;
+  // The channel's outlet to other processes; null: in-process only.
+  const std::shared_ptr<RemotePublisher> remote_;
+  std::atomic<uint64_t> remote_failures_{0};
   std::atomic<uint64_t> written_{0};
   std::atomic<uint64_t> refused_{0};
 };

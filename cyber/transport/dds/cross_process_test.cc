@@ -1,0 +1,406 @@
+// The DDS transport between real processes: this test and the peers of
+// cyber/transport/dds/testing, each test on its own random DDS domain (so
+// tests running at the same time on this host never meet), every peer
+// killed and reaped even when an assertion fails.
+//
+// Nothing here asserts a duration: waits are generous deadlines on a
+// condition, so a loaded machine only makes the test slower.
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <atomic>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "cyber/common/mutex.h"
+#include "cyber/runtime/runtime.h"
+#include "cyber/testing/log_capture.h"
+#include "cyber/transport/dds/dds_transport.h"
+#include "cyber/transport/dds/testing/subprocess.h"
+#include "cyber/transport/dds/testing/test_messages.pb.h"
+#include "cyber/transport/node.h"
+#include "gtest/gtest.h"
+
+namespace cyber {
+namespace dds {
+namespace {
+
+using dds_test::Ping;
+using dds_test::Subprocess;
+using dds_test::Telemetry;
+
+constexpr absl::Duration kPatience = absl::Seconds(30);
+
+uint32_t RandomDomain() {
+  std::random_device rd;
+  return 1 + rd() % 200;
+}
+
+// Polls `done` every 5 ms until it holds or `timeout` passes.
+template <typename F>
+bool Eventually(F done, absl::Duration timeout = kPatience) {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (!done()) {
+    if (absl::Now() > deadline) return false;
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  return true;
+}
+
+class CrossProcessTest : public ::testing::Test {
+ protected:
+  CrossProcessTest() : domain_(RandomDomain()) {
+    DdsTransportOptions t;
+    t.domain_id = domain_;
+    t.process_name = "cross_process_test";
+    t.lease = absl::Seconds(2);
+    transport_ = std::make_shared<DdsTransport>(t);
+    Runtime::Options o;
+    o.name = "test";
+    o.remote = transport_;
+    runtime_ = std::make_unique<Runtime>(std::move(o));
+    node_ = std::make_unique<Node>("tester", runtime_->scheduler(), runtime_->bus());
+  }
+
+  ~CrossProcessTest() override {
+    node_->Shutdown();
+    runtime_->Shutdown();
+  }
+
+  std::unique_ptr<Subprocess> StartPeer(const std::string& binary, const std::string& mode) {
+    auto peer = std::make_unique<Subprocess>(std::vector<std::string>{
+        dds_test::RunfilePath("cyber/transport/dds/testing/" + binary), mode,
+        std::to_string(domain_)});
+    EXPECT_TRUE(peer->WaitForLine("ready", kPatience).has_value()) << binary << " " << mode;
+    return peer;
+  }
+
+  std::optional<RemoteChannelStats> Stats(const std::string& channel) const {
+    for (RemoteChannelStats& s : transport_->ChannelStats()) {
+      if (s.channel == channel) return s;
+    }
+    return std::nullopt;
+  }
+
+  // Waits until a process other than this one reads `channel`.
+  bool RemoteReaderOn(const std::string& channel) {
+    return Eventually([&] {
+      auto s = Stats(channel);
+      return s.has_value() && !s->remote_readers.empty();
+    });
+  }
+
+  // Pongs received, by seq; filled by the /pong reader.
+  struct Received {
+    Mutex mu;
+    std::vector<uint64_t> seqs ABSL_GUARDED_BY(mu);
+    size_t size() {
+      MutexLock l(&mu);
+      return seqs.size();
+    }
+  };
+
+  std::shared_ptr<Reader<Ping>> ReadInto(const std::string& channel, Received* into) {
+    ReaderConfig config;
+    config.channel_name = channel;
+    config.pending_queue_size = 10000;
+    auto reader = node_->TryCreateReader<Ping>(config, [into](const std::shared_ptr<const Ping>& p) {
+      MutexLock l(&into->mu);
+      into->seqs.push_back(p->seq());
+    });
+    EXPECT_TRUE(reader.ok()) << reader.status();
+    return reader.ok() ? *reader : nullptr;
+  }
+
+  // Writes Ping 0 on `writer` until the echo peer's answer is in `pongs`:
+  // then both directions are matched. Returns how many it wrote.
+  int Handshake(Writer<Ping>* writer, Received* pongs) {
+    int writes = 0;
+    EXPECT_TRUE(Eventually([&] {
+      Ping p;
+      p.set_seq(0);
+      writer->Write(p);
+      ++writes;
+      absl::SleepFor(absl::Milliseconds(20));
+      return pongs->size() > 0;
+    })) << "the echo peer never answered";
+    absl::SleepFor(absl::Milliseconds(100));  // late answers to the handshake
+    MutexLock l(&pongs->mu);
+    pongs->seqs.clear();
+    return writes;
+  }
+
+  const uint32_t domain_;
+  std::shared_ptr<DdsTransport> transport_;
+  std::unique_ptr<Runtime> runtime_;
+  std::unique_ptr<Node> node_;
+};
+
+TEST_F(CrossProcessTest, MessagesCrossToAnotherProcessAndBackInOrderExactlyOnce) {
+  auto writer = node_->TryCreateWriter<Ping>("/ping");
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  Received pongs;
+  auto reader = ReadInto("/pong", &pongs);
+  const absl::Time start = absl::Now();
+  auto peer = StartPeer("dds_test_peer", "echo");
+  const int handshake = Handshake(writer->get(), &pongs);
+  std::printf("first answer %s after the peer's start\n",
+              absl::FormatDuration(absl::Now() - start).c_str());
+  constexpr uint64_t kCount = 500;
+  for (uint64_t i = 1; i <= kCount; ++i) {
+    Ping p;
+    p.set_seq(i);
+    p.set_body(std::string(64, 'x'));
+    ASSERT_TRUE((*writer)->Write(p));
+    absl::SleepFor(absl::Milliseconds(1));
+  }
+  ASSERT_TRUE(Eventually([&] { return pongs.size() >= kCount; }))
+      << pongs.size() << " of " << kCount << " came back";
+  absl::SleepFor(absl::Milliseconds(100));  // nothing more may come
+  MutexLock l(&pongs.mu);
+  ASSERT_EQ(pongs.seqs.size(), kCount);
+  for (uint64_t i = 0; i < kCount; ++i) ASSERT_EQ(pongs.seqs[i], i + 1);
+  const auto stats = Stats("/ping");
+  ASSERT_TRUE(stats.has_value());
+  // Handshake writes before the match were not sent (nobody wanted them).
+  EXPECT_GE(stats->sent, kCount + 1);
+  EXPECT_LE(stats->sent, kCount + static_cast<uint64_t>(handshake));
+  EXPECT_EQ(stats->send_failures, 0u);
+  ASSERT_EQ(stats->remote_readers.size(), 1u);
+  EXPECT_EQ(stats->remote_readers[0].pid, peer->pid());
+  EXPECT_EQ(stats->remote_readers[0].process, "dds_test_peer");
+  const auto pong_stats = Stats("/pong");
+  ASSERT_TRUE(pong_stats.has_value());
+  EXPECT_GE(pong_stats->received, kCount + 1);  // and the handshake's
+  EXPECT_GT(pong_stats->latency_p99_ns, 0);  // same host: measured
+  EXPECT_EQ((*writer)->stats().remote_failures, 0u);
+}
+
+TEST_F(CrossProcessTest, AProcessGetsItsOwnMessagesOnceNotAgainFromTheTransport) {
+  auto writer = node_->TryCreateWriter<Ping>("/ping");
+  ASSERT_TRUE(writer.ok());
+  Received local;
+  auto local_reader = ReadInto("/ping", &local);
+  Received pongs;
+  auto pong_reader = ReadInto("/pong", &pongs);
+  auto peer = StartPeer("dds_test_peer", "echo");
+  const int handshake = Handshake(writer->get(), &pongs);
+  for (uint64_t i = 1; i <= 50; ++i) {
+    Ping p;
+    p.set_seq(i);
+    (*writer)->Write(p);
+  }
+  ASSERT_TRUE(Eventually([&] { return pongs.size() >= 50; }));
+  absl::SleepFor(absl::Milliseconds(200));
+  // Each local write once, never again from the transport.
+  EXPECT_EQ(local.size(), 50u + static_cast<size_t>(handshake));
+  EXPECT_EQ(Stats("/ping")->received, 0u);
+}
+
+TEST_F(CrossProcessTest, ATransientLocalChannelReplaysItsLastValuesToALateJoiner) {
+  ChannelQos qos;
+  qos.durability = ChannelQos::Durability::kTransientLocal;
+  qos.depth = 5;
+  auto writer = node_->TryCreateWriter<Ping>("/ping", qos);
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  for (uint64_t i = 1; i <= 8; ++i) {
+    Ping p;
+    p.set_seq(i);
+    (*writer)->Write(p);
+  }
+  Received pongs;
+  auto reader = ReadInto("/pong", &pongs);
+  auto peer = StartPeer("dds_test_peer", "echo_transient");
+  ASSERT_TRUE(Eventually([&] { return pongs.size() >= 5; })) << pongs.size();
+  absl::SleepFor(absl::Milliseconds(200));
+  MutexLock l(&pongs.mu);
+  EXPECT_EQ(pongs.seqs, (std::vector<uint64_t>{4, 5, 6, 7, 8}));  // the last 5
+}
+
+TEST_F(CrossProcessTest, AnotherMessageTypeOnAChannelIsAnErrorInBothProcesses) {
+  test::LogCapture errors(google::GLOG_ERROR);
+  Received pings;
+  auto reader = ReadInto("/ping", &pings);
+  auto peer = StartPeer("dds_test_peer", "telemetry");
+  // The peer's side: it names this process and both types.
+  std::optional<std::string> conflict = peer->WaitForLine("conflict ", kPatience);
+  ASSERT_TRUE(conflict.has_value());
+  EXPECT_TRUE(absl::StrContains(*conflict, "cross_process_test")) << *conflict;
+  EXPECT_TRUE(absl::StrContains(*conflict, absl::StrCat("pid ", getpid()))) << *conflict;
+  EXPECT_TRUE(absl::StrContains(*conflict, "cyber.dds_test.Ping")) << *conflict;
+  // This side: the same, in its stats and its log.
+  ASSERT_TRUE(Eventually([&] {
+    auto s = Stats("/ping");
+    return s.has_value() && !s->type_conflicts.empty();
+  }));
+  const std::string mine = Stats("/ping")->type_conflicts.front();
+  EXPECT_TRUE(absl::StrContains(mine, "cyber.dds_test.Telemetry")) << mine;
+  EXPECT_TRUE(absl::StrContains(mine, absl::StrCat("pid ", peer->pid()))) << mine;
+  EXPECT_FALSE(errors.WaitFor("message types differ", 1).empty());
+  EXPECT_EQ(pings.size(), 0u);
+}
+
+TEST_F(CrossProcessTest, AnIncompatibleVersionOfTheMessageIsDroppedCountedAndNamed) {
+  test::LogCapture errors(google::GLOG_ERROR);
+  Received pings;
+  auto reader = ReadInto("/ping", &pings);
+  auto v2 = StartPeer("dds_test_peer_v2", "write");
+  ASSERT_TRUE(Eventually([&] {
+    auto s = Stats("/ping");
+    return s.has_value() && s->dropped_undecodable >= 5;
+  }));
+  EXPECT_EQ(pings.size(), 0u);
+  EXPECT_FALSE(errors.WaitFor(absl::StrCat("pid ", v2->pid()), 1).empty());
+  EXPECT_FALSE(errors.WaitFor("does not parse as cyber.dds_test.Ping", 1).empty());
+  // The reader keeps working: a compatible peer still gets through.
+  auto writer = node_->TryCreateWriter<Ping>("/ping");
+  ASSERT_TRUE(writer.ok());
+  Received pongs;
+  auto pong_reader = ReadInto("/pong", &pongs);
+  auto echo = StartPeer("dds_test_peer", "echo");
+  Handshake(writer->get(), &pongs);
+}
+
+TEST_F(CrossProcessTest, APeerKilledWithSigkillIsReportedAndItsRestartIsServed) {
+  std::atomic<int> crashed{0};
+  std::atomic<int64_t> crashed_pid{0};
+  const uint64_t listener = transport_->AddPeerLostListener([&](const RemotePeer& p, bool c) {
+    if (c) {
+      crashed_pid = p.pid;
+      ++crashed;
+    }
+  });
+  auto writer = node_->TryCreateWriter<Ping>("/ping");
+  ASSERT_TRUE(writer.ok());
+  Received pongs;
+  auto reader = ReadInto("/pong", &pongs);
+  for (int round = 1; round <= 2; ++round) {
+    auto peer = StartPeer("dds_test_peer", "echo");
+    ASSERT_TRUE(RemoteReaderOn("/ping")) << "round " << round;
+    const size_t before = pongs.size();
+    Ping p;
+    p.set_seq(static_cast<uint64_t>(round));
+    ASSERT_TRUE(Eventually([&] {
+      // Resent until answered: the restarted peer's reader may match late.
+      (*writer)->Write(p);
+      absl::SleepFor(absl::Milliseconds(20));
+      return pongs.size() > before;
+    })) << "round " << round;
+    if (round == 1) {
+      const pid_t pid = peer->pid();
+      peer->Kill(SIGKILL);
+      ASSERT_TRUE(peer->Wait(kPatience).has_value());
+      ASSERT_TRUE(Eventually([&] { return crashed.load() == 1; }))
+          << "the killed peer was never declared dead";
+      EXPECT_EQ(crashed_pid.load(), pid);
+      // Its reader is gone from the channel.
+      EXPECT_TRUE(Eventually([&] { return Stats("/ping")->remote_readers.empty(); }));
+    }
+  }
+  transport_->RemovePeerLostListener(listener);
+}
+
+struct NotProtobuf {
+  int value = 0;
+};
+
+TEST(DdsTransportStartTest, NoParticipantUntilAProtobufChannelNeedsOne) {
+  DdsTransportOptions t;
+  t.domain_id = RandomDomain();
+  auto transport = std::make_shared<DdsTransport>(t);
+  Runtime::Options o;
+  o.remote = transport;
+  Runtime rt(std::move(o));
+  {
+    Node node("plain", rt.scheduler(), rt.bus());
+    auto w = node.TryCreateWriter<NotProtobuf>("/plain");
+    ASSERT_TRUE(w.ok());
+    auto r = node.TryCreateReader<NotProtobuf>("/plain", [](const std::shared_ptr<const NotProtobuf>&) {});
+    ASSERT_TRUE(r.ok());
+    (*w)->Write(NotProtobuf{});
+    EXPECT_FALSE(transport->participant_started());
+    auto p = node.TryCreateWriter<Ping>("/ping");
+    ASSERT_TRUE(p.ok());
+    EXPECT_TRUE(transport->participant_started());
+  }
+  rt.Shutdown();
+  EXPECT_FALSE(transport->participant_started());
+}
+
+TEST(DdsTransportStartTest, OneProcessWritesAChannelWithOneQos) {
+  DdsTransportOptions t;
+  t.domain_id = RandomDomain();
+  Runtime::Options o;
+  o.remote = std::make_shared<DdsTransport>(t);
+  Runtime rt(std::move(o));
+  Node node("n", rt.scheduler(), rt.bus());
+  ASSERT_TRUE(node.TryCreateWriter<Ping>("/ping").ok());
+  auto second = node.TryCreateWriter<Ping>("/ping", ChannelQos::SensorData());
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(second.status().message(), "node \"n\"")) << second.status();
+  EXPECT_TRUE(absl::StrContains(second.status().message(), "best effort")) << second.status();
+  EXPECT_TRUE(absl::StrContains(second.status().message(), "reliable")) << second.status();
+  ReaderConfig config;
+  config.channel_name = "/ping";
+  ASSERT_TRUE(node.TryCreateReader<Ping>(config, [](const std::shared_ptr<const Ping>&) {}).ok());
+  config.qos_profile = ChannelQos::SensorData();
+  auto reader = node.TryCreateReader<Ping>(config, [](const std::shared_ptr<const Ping>&) {});
+  ASSERT_FALSE(reader.ok());
+  EXPECT_TRUE(absl::StrContains(reader.status().message(), "qos")) << reader.status();
+  node.Shutdown();
+}
+
+TEST(DdsTransportStartTest, AMessageOverTheSizeLimitIsRefusedNamingChannelSizeAndLimit) {
+  DdsTransportOptions t;
+  t.domain_id = RandomDomain();
+  t.max_message_bytes = 1000;
+  DdsTransport transport(t);
+  RemoteEndpoint e;
+  e.channel = "/big";
+  e.type_name = "cyber.dds_test.Ping";
+  auto publisher = transport.Publisher(e);
+  ASSERT_TRUE(publisher.ok()) << publisher.status();
+  const absl::Status s = (*publisher)->Publish(std::string(2000, 'x'));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(s.message(), "\"/big\"")) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "2000 bytes")) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "1000 bytes")) << s;
+  EXPECT_EQ(transport.ChannelStats().front().send_failures, 1u);
+  transport.Shutdown();
+  EXPECT_EQ((*publisher)->Publish("x").code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(DdsTransportOptionsTest, MalformedEnvironmentIsNamed) {
+  setenv("CYBER_DOMAIN_ID", "300", 1);
+  auto o = DdsTransportOptionsFromEnvironment("p");
+  ASSERT_FALSE(o.ok());
+  EXPECT_TRUE(absl::StrContains(o.status().message(), "CYBER_DOMAIN_ID")) << o.status();
+  EXPECT_TRUE(absl::StrContains(o.status().message(), "\"300\"")) << o.status();
+  setenv("CYBER_DOMAIN_ID", "7", 1);
+  setenv("CYBER_IP", "10.0.0", 1);
+  o = DdsTransportOptionsFromEnvironment("p");
+  ASSERT_FALSE(o.ok());
+  EXPECT_TRUE(absl::StrContains(o.status().message(), "CYBER_IP")) << o.status();
+  setenv("CYBER_IP", "10.0.0.7", 1);
+  o = DdsTransportOptionsFromEnvironment("p");
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->domain_id, 7u);
+  EXPECT_EQ(o->interface_address, "10.0.0.7");
+  unsetenv("CYBER_DOMAIN_ID");
+  unsetenv("CYBER_IP");
+  o = DdsTransportOptionsFromEnvironment("p");
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->domain_id, 80u);  // Cyber RT's default
+  EXPECT_TRUE(o->interface_address.empty());
+}
+
+}  // namespace
+}  // namespace dds
+}  // namespace cyber

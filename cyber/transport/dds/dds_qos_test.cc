@@ -1,0 +1,51 @@
+#include "cyber/transport/dds/dds_qos.h"
+
+#include "gtest/gtest.h"
+
+namespace cyber {
+namespace dds {
+namespace {
+
+namespace fdds = eprosima::fastdds::dds;
+
+TEST(DdsQosTest, DefaultIsReliableVolatileKeepLast16) {
+  const fdds::DataWriterQos w = WriterQos(ChannelQos{});
+  EXPECT_EQ(w.reliability().kind, fdds::RELIABLE_RELIABILITY_QOS);
+  EXPECT_EQ(w.durability().kind, fdds::VOLATILE_DURABILITY_QOS);
+  EXPECT_EQ(w.history().kind, fdds::KEEP_LAST_HISTORY_QOS);
+  EXPECT_EQ(w.history().depth, 16);
+  EXPECT_EQ(w.resource_limits().max_samples, 16);
+  const fdds::DataReaderQos r = ReaderQos(ChannelQos{});
+  EXPECT_EQ(r.reliability().kind, fdds::RELIABLE_RELIABILITY_QOS);
+  EXPECT_EQ(r.history().depth, 16);
+}
+
+TEST(DdsQosTest, EveryFieldMaps) {
+  ChannelQos q;
+  q.history = ChannelQos::History::kKeepAll;
+  q.depth = 100;
+  q.reliability = ChannelQos::Reliability::kBestEffort;
+  q.durability = ChannelQos::Durability::kTransientLocal;
+  const fdds::DataReaderQos r = ReaderQos(q);
+  EXPECT_EQ(r.reliability().kind, fdds::BEST_EFFORT_RELIABILITY_QOS);
+  EXPECT_EQ(r.durability().kind, fdds::TRANSIENT_LOCAL_DURABILITY_QOS);
+  EXPECT_EQ(r.history().kind, fdds::KEEP_ALL_HISTORY_QOS);
+  EXPECT_EQ(r.resource_limits().max_samples, 100);
+  EXPECT_EQ(r.resource_limits().allocated_samples, 16);  // grows on demand
+}
+
+TEST(DdsQosTest, SensorDataIsBestEffortKeepLast5) {
+  const fdds::DataWriterQos w = WriterQos(ChannelQos::SensorData());
+  EXPECT_EQ(w.reliability().kind, fdds::BEST_EFFORT_RELIABILITY_QOS);
+  EXPECT_EQ(w.history().depth, 5);
+}
+
+TEST(DdsQosTest, DepthZeroIsTreatedAsOne) {
+  ChannelQos q;
+  q.depth = 0;
+  EXPECT_EQ(WriterQos(q).history().depth, 1);
+}
+
+}  // namespace
+}  // namespace dds
+}  // namespace cyber

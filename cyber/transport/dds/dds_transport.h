@@ -1,0 +1,124 @@
+// DdsTransport: channels between processes and hosts on Fast-DDS 2.9.
+//
+// One DDS participant per transport (a runtime owns one transport: one per
+// mainboard process), made on the first channel that needs it, so a graph
+// without channels, or of non-protobuf channels only, opens nothing. Per
+// channel: one DDS topic named like the channel, of type FrameTopicType
+// registered under the message's protobuf full name; one DataWriter for
+// all of the process's Writers and one DataReader for all of its Readers.
+//
+// What is exposed, and where:
+//   same host   shared memory (Fast-DDS's SHM transport, a segment of
+//               `shm_segment_bytes` per participant), and UDP on the
+//               loopback interface for what shared memory cannot carry.
+//               Nothing listens on any other interface: no other machine
+//               can reach the process.
+//   other hosts only with `interface_address` (CYBER_IP): UDP on that
+//               interface, discovery by multicast; on networks without
+//               multicast, Fast-DDS's discovery server (ROS_DISCOVERY_SERVER,
+//               see docs/transport.md).
+// No XML profile is read unless `profile_file` (or Fast-DDS's own
+// FASTRTPS_DEFAULT_PROFILES_FILE) names one: a DEFAULT_FASTRTPS_PROFILES.xml
+// in the working directory is ignored.
+//
+// Faults handled here (docs/transport.md):
+//   * A sample that is not a frame, or whose payload does not parse as the
+//     channel's message, is dropped, counted (dropped_undecodable) and
+//     logged naming channel and sender (rate-limited).
+//   * A peer using another message type on a channel this process uses is
+//     logged as an error (channel, both types, the peer's host and pid) and
+//     listed in ChannelStats().type_conflicts; DDS never matches the two, so
+//     nothing is delivered between them.
+//   * Incompatible QoS (a best-effort writer, a reliable reader) is logged,
+//     naming the channel.
+//   * A peer that leaves or stops answering (`lease`: declared dead after
+//     it, e.g. after kill -9) is logged and reported to peer-lost
+//     listeners; everything else keeps running.
+//   * A message larger than `max_message_bytes` is refused by Publish()
+//     with an error naming the channel, the size and the limit.
+//
+// A process never receives its own samples: samples whose writer belongs to
+// this participant are skipped before decoding.
+//
+// Threads: every method is thread-safe. Handlers run on Fast-DDS threads.
+// Shutdown() waits for running handlers and must not be called from one.
+
+#ifndef CYBER_TRANSPORT_DDS_DDS_TRANSPORT_H_
+#define CYBER_TRANSPORT_DDS_DDS_TRANSPORT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "cyber/transport/remote_transport.h"
+
+namespace cyber {
+namespace dds {
+
+struct DdsTransportOptions {
+  // Cyber RT's CYBER_DOMAIN_ID; its default is 80.
+  uint32_t domain_id = 80;
+  // Cyber RT's CYBER_IP: the IPv4 address of the interface other hosts
+  // reach this one on. Empty: shared memory and loopback only.
+  std::string interface_address;
+  // A Fast-DDS XML profile file to load; empty: none.
+  std::string profile_file;
+  // How peers name this process (the binary's name).
+  std::string process_name = "cyber";
+  uint32_t shm_segment_bytes = 8u << 20;
+  size_t max_message_bytes = 64u << 20;
+  // A peer silent this long is declared dead; it announces itself every
+  // lease / 3.
+  absl::Duration lease = absl::Seconds(3);
+};
+
+// Options from Cyber RT's environment: CYBER_DOMAIN_ID (0..232), CYBER_IP
+// (an IPv4 address). InvalidArgument naming the variable and its value for
+// a malformed one.
+absl::StatusOr<DdsTransportOptions> DdsTransportOptionsFromEnvironment(
+    const std::string& process_name);
+
+class DdsTransport final : public RemoteTransport {
+ public:
+  // Starts nothing: the participant is made by the first Publisher() or
+  // Subscribe().
+  explicit DdsTransport(DdsTransportOptions options);
+  ~DdsTransport() override;  // Shutdown()
+  DdsTransport(const DdsTransport&) = delete;
+  DdsTransport& operator=(const DdsTransport&) = delete;
+
+  absl::StatusOr<std::shared_ptr<RemotePublisher>> Publisher(
+      const RemoteEndpoint& endpoint) override;
+  absl::StatusOr<std::unique_ptr<RemoteSubscription>> Subscribe(
+      const RemoteEndpoint& endpoint, SampleHandler handler) override;
+  uint64_t AddPeerLostListener(
+      std::function<void(const RemotePeer&, bool crashed)> listener) override;
+  void RemovePeerLostListener(uint64_t id) override;
+  std::vector<RemotePeer> RemoteWriters(const std::string& channel) const override;
+  std::vector<RemoteChannelStats> ChannelStats() const override;
+  RemotePeer self() const override;
+  void Shutdown() override;
+
+  // Whether the participant exists (tests: a graph without channels opens
+  // none).
+  bool participant_started() const;
+  // Processes of the domain seen alive now.
+  std::vector<RemotePeer> Peers() const;
+  const DdsTransportOptions& options() const;
+
+  class Impl;  // dds_transport.cc
+
+ private:
+  const std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace dds
+}  // namespace cyber
+
+#endif  // CYBER_TRANSPORT_DDS_DDS_TRANSPORT_H_

@@ -1,0 +1,50 @@
+// FrameTopicType: the DDS type of every channel — one opaque frame
+// (sample_frame.h) per sample — registered under the channel's protobuf
+// full name.
+//
+// Why one opaque type instead of a generated one per message: protobuf
+// already defines the wire form of every message, and the DDS type name
+// (the protobuf full name) is what makes DDS match a writer only with
+// readers of the same message. The CDR payload is the 4-byte encapsulation
+// header (plain CDR, little-endian) followed by the frame's bytes. Samples
+// have no key: one instance per topic.
+//
+// Threads: as any TopicDataType (Fast-DDS calls it from its own threads;
+// the object is immutable after construction).
+
+#ifndef CYBER_TRANSPORT_DDS_FRAME_TOPIC_TYPE_H_
+#define CYBER_TRANSPORT_DDS_FRAME_TOPIC_TYPE_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include <fastdds/dds/topic/TopicDataType.hpp>
+
+namespace cyber {
+namespace dds {
+
+// One sample: the frame's bytes.
+struct FrameSample {
+  std::string bytes;
+};
+
+class FrameTopicType final : public eprosima::fastdds::dds::TopicDataType {
+ public:
+  explicit FrameTopicType(const std::string& type_name);
+
+  bool serialize(void* data,
+                 eprosima::fastrtps::rtps::SerializedPayload_t* payload) override;
+  bool deserialize(eprosima::fastrtps::rtps::SerializedPayload_t* payload,
+                   void* data) override;
+  std::function<uint32_t()> getSerializedSizeProvider(void* data) override;
+  void* createData() override;
+  void deleteData(void* data) override;
+  bool getKey(void* data, eprosima::fastrtps::rtps::InstanceHandle_t* handle,
+              bool force_md5) override;
+};
+
+}  // namespace dds
+}  // namespace cyber
+
+#endif  // CYBER_TRANSPORT_DDS_FRAME_TOPIC_TYPE_H_

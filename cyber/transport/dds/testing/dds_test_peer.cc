@@ -1,0 +1,99 @@
+// The other process of the cross-process tests (cross_process_test.cc).
+//
+//   dds_test_peer echo <domain>        reads /ping, writes each back on /pong
+//   dds_test_peer echo_transient <domain>   the same, reading /ping as a
+//                                      transient-local late joiner
+//   dds_test_peer telemetry <domain>   writes Telemetry (another type) on
+//                                      /ping; prints "conflict <text>" once it
+//                                      sees the test's Ping reader
+//
+// Both print "ready" once their endpoints exist and run until stdin closes.
+
+#include <atomic>
+#include <string>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "cyber/transport/dds/testing/peer_main.h"
+#include "cyber/transport/dds/testing/test_messages.pb.h"
+#include "cyber/transport/node.h"
+
+namespace cyber {
+namespace dds_test {
+namespace {
+
+int Echo(Runtime* rt, bool transient) {
+  Node node("echo", rt->scheduler(), rt->bus());
+  auto writer = node.TryCreateWriter<Ping>("/pong");
+  if (!writer.ok()) {
+    Say(absl::StrCat("error ", writer.status().message()));
+    return 1;
+  }
+  std::shared_ptr<Writer<Ping>> pong = *writer;
+  ReaderConfig config;
+  config.channel_name = "/ping";
+  config.pending_queue_size = 1000;
+  if (transient) config.qos_profile.durability = ChannelQos::Durability::kTransientLocal;
+  auto reader = node.TryCreateReader<Ping>(
+      config, [pong](const std::shared_ptr<const Ping>& ping) { pong->Write(*ping); });
+  if (!reader.ok()) {
+    Say(absl::StrCat("error ", reader.status().message()));
+    return 1;
+  }
+  Say("ready");
+  WaitForStdinEof();
+  for (const RemoteChannelStats& s : rt->remote()->ChannelStats()) {
+    std::fprintf(stderr, "peer stats %s sent %lu failed %lu received %lu dropped %lu lost %lu\n",
+                 s.channel.c_str(), (unsigned long)s.sent, (unsigned long)s.send_failures,
+                 (unsigned long)s.received, (unsigned long)s.dropped_undecodable,
+                 (unsigned long)s.lost);
+  }
+  ReaderStats rs = (*reader)->stats();
+  std::fprintf(stderr, "peer reader received %lu delivered %lu overflow %lu\n",
+               (unsigned long)rs.received, (unsigned long)rs.delivered,
+               (unsigned long)rs.dropped_overflow);
+  return 0;
+}
+
+int TelemetryOnPing(Runtime* rt) {
+  Node node("telemetry", rt->scheduler(), rt->bus());
+  auto writer = node.TryCreateWriter<Telemetry>("/ping");
+  if (!writer.ok()) {
+    Say(absl::StrCat("error ", writer.status().message()));
+    return 1;
+  }
+  Say("ready");
+  std::atomic<bool> done{false};
+  std::thread watch([&] {
+    while (!done.load()) {
+      for (const RemoteChannelStats& s : rt->remote()->ChannelStats()) {
+        if (!s.type_conflicts.empty()) {
+          Say(absl::StrCat("conflict ", s.type_conflicts.front()));
+          return;
+        }
+      }
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+  });
+  WaitForStdinEof();
+  done = true;
+  watch.join();
+  return 0;
+}
+
+}  // namespace
+}  // namespace dds_test
+}  // namespace cyber
+
+int main(int argc, char** argv) {
+  using namespace cyber::dds_test;  // NOLINT
+  const PeerArgs args = ParsePeerArgs(argc, argv);
+  std::unique_ptr<cyber::Runtime> rt = PeerRuntime(args);
+  int rc = 2;
+  if (args.mode == "echo") rc = Echo(rt.get(), /*transient=*/false);
+  if (args.mode == "echo_transient") rc = Echo(rt.get(), /*transient=*/true);
+  if (args.mode == "telemetry") rc = TelemetryOnPing(rt.get());
+  rt->Shutdown();
+  return rc;
+}

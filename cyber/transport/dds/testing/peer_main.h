@@ -1,0 +1,65 @@
+// What the cross-process test peers share: a runtime on a DDS transport of
+// the domain given on the command line, and a line protocol with the test
+// (the peer prints "ready" and its findings on stdout; the test closes the
+// peer's stdin to ask it to exit cleanly, or kills it).
+
+#ifndef CYBER_TRANSPORT_DDS_TESTING_PEER_MAIN_H_
+#define CYBER_TRANSPORT_DDS_TESTING_PEER_MAIN_H_
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "absl/strings/numbers.h"
+#include "cyber/runtime/runtime.h"
+#include "cyber/transport/dds/dds_transport.h"
+
+namespace cyber {
+namespace dds_test {
+
+// argv: <mode> <domain id>
+struct PeerArgs {
+  std::string mode;
+  uint32_t domain = 0;
+};
+
+inline PeerArgs ParsePeerArgs(int argc, char** argv) {
+  PeerArgs args;
+  if (argc < 3 || !absl::SimpleAtoi(argv[2], &args.domain)) {
+    std::fprintf(stderr, "usage: %s <mode> <domain id>\n", argv[0]);
+    std::exit(2);
+  }
+  args.mode = argv[1];
+  return args;
+}
+
+inline std::unique_ptr<Runtime> PeerRuntime(const PeerArgs& args) {
+  dds::DdsTransportOptions t;
+  t.domain_id = args.domain;
+  t.process_name = "dds_test_peer";
+  t.lease = absl::Seconds(2);
+  Runtime::Options o;
+  o.name = "peer";
+  o.remote = std::make_shared<dds::DdsTransport>(t);
+  return std::make_unique<Runtime>(std::move(o));
+}
+
+inline void Say(const std::string& line) {
+  std::printf("%s\n", line.c_str());
+  std::fflush(stdout);
+}
+
+// Blocks until the test closes our stdin.
+inline void WaitForStdinEof() {
+  char buf[64];
+  while (read(STDIN_FILENO, buf, sizeof(buf)) > 0) {
+  }
+}
+
+}  // namespace dds_test
+}  // namespace cyber
+
+#endif  // CYBER_TRANSPORT_DDS_TESTING_PEER_MAIN_H_

@@ -1,0 +1,149 @@
+// RemoteTransport: what carries a channel's messages to other processes and
+// hosts. The channel bus (channel_bus.h) talks to this interface only; the
+// DDS implementation (cyber/transport/dds/dds_transport.h) is the one a
+// runtime owns (cyber/runtime/runtime.h), so code and tests that never
+// leave the process link and start nothing of DDS.
+//
+// Why these three operations: a channel needs, per process, at most one
+// outlet (Publisher: serialized messages out) and one inlet (Subscribe:
+// serialized messages in, handed to the channel's readers), whatever number
+// of Writers and Readers the process has on it. In-process delivery never
+// goes through here (no serialization, no copy), and a process never gets
+// its own messages back from here.
+//
+// Message types: only protobuf messages cross processes (the payload is the
+// message's serialized form; the DDS type name its full name). A channel of
+// another C++ type stays in-process.
+//
+// Threads: every method is thread-safe. A SampleHandler runs on a transport
+// thread: it must only decode and hand over (Reader::Deliver never blocks).
+
+#ifndef CYBER_TRANSPORT_REMOTE_TRANSPORT_H_
+#define CYBER_TRANSPORT_REMOTE_TRANSPORT_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "cyber/transport/channel_qos.h"
+
+namespace cyber {
+
+// One end of a channel in this process, as the transport is asked for it.
+struct RemoteEndpoint {
+  std::string channel;
+  // The protobuf full name, e.g. "sensor_polling.ImuReading".
+  std::string type_name;
+  ChannelQos qos;
+  // The node that asked first, for messages.
+  std::string node;
+};
+
+// Who sent a sample: the process, as its peers see it.
+struct RemotePeer {
+  std::string host;
+  int64_t pid = 0;
+  std::string process;  // the binary's name
+  // "process (host h, pid p)"
+  std::string ToString() const;
+};
+
+// What a sample is to services: a plain message, or a request or response
+// paired by (client, sequence).
+struct Correlation {
+  enum class Kind : uint8_t { kMessage, kRequest, kResponse };
+  Kind kind = Kind::kMessage;
+  uint64_t client = 0;
+  uint64_t sequence = 0;
+};
+
+// A sample from another process, valid during the handler call.
+struct RemoteSample {
+  absl::string_view payload;  // the serialized message
+  Correlation correlation;
+};
+
+class RemotePublisher {
+ public:
+  virtual ~RemotePublisher() = default;
+  // Whether a Publish now could reach anyone: a reader in another process
+  // is matched, or the channel keeps messages for late joiners. Writers
+  // skip serialization when false.
+  virtual bool Wanted() const = 0;
+  // Sends one serialized message. Errors (after the transport shut down, a
+  // message over the size limit) name the channel; nothing blocks for a
+  // slow reader beyond the QoS's own bound.
+  virtual absl::Status Publish(absl::string_view payload,
+                               Correlation correlation = {}) = 0;
+};
+
+// Open while it exists: destroying it unsubscribes, and no handler call
+// runs after the destructor returns.
+class RemoteSubscription {
+ public:
+  virtual ~RemoteSubscription() = default;
+};
+
+// Per channel, what crossed the process boundary (mainboard's status).
+struct RemoteChannelStats {
+  std::string channel;
+  std::string type_name;
+  uint64_t sent = 0;           // samples published
+  uint64_t send_failures = 0;  // Publish errors
+  uint64_t received = 0;       // samples from other processes handed over
+  uint64_t dropped_undecodable = 0;  // not a frame, or not the message type
+  uint64_t lost = 0;                 // gaps DDS reported (best effort)
+  int64_t latency_p99_ns = -1;       // same-host samples; -1: none yet
+  std::vector<RemotePeer> remote_writers;
+  std::vector<RemotePeer> remote_readers;
+  // Peers on this channel with another message type (each logged once).
+  std::vector<std::string> type_conflicts;
+};
+
+class RemoteTransport {
+ public:
+  // Returns true if `payload` parsed as the channel's message and was
+  // handed over; false: the transport drops it, counts it and logs it with
+  // the sender named.
+  using SampleHandler = std::function<bool(const RemoteSample&)>;
+
+  virtual ~RemoteTransport() = default;
+
+  // The outlet of `endpoint.channel` in this process (one per channel: the
+  // second call returns the first one's). FailedPrecondition after
+  // Shutdown(), or when the channel's QoS differs from the first caller's
+  // (both named); Unavailable when the transport cannot start.
+  virtual absl::StatusOr<std::shared_ptr<RemotePublisher>> Publisher(
+      const RemoteEndpoint& endpoint) = 0;
+  // Subscribes `handler` to other processes' messages on the channel.
+  virtual absl::StatusOr<std::unique_ptr<RemoteSubscription>> Subscribe(
+      const RemoteEndpoint& endpoint, SampleHandler handler) = 0;
+
+  // Called once per peer process that goes away (left, or stopped answering
+  // and declared dead), on a transport thread; for services. Returns an id
+  // for RemovePeerLostListener.
+  virtual uint64_t AddPeerLostListener(
+      std::function<void(const RemotePeer&, bool crashed)> listener) = 0;
+  virtual void RemovePeerLostListener(uint64_t id) = 0;
+
+  // The processes with a writer on `channel` now (a client asks whether a
+  // server is left after a peer went away).
+  virtual std::vector<RemotePeer> RemoteWriters(
+      const std::string& channel) const = 0;
+  // Every channel this process opened, sorted by name.
+  virtual std::vector<RemoteChannelStats> ChannelStats() const = 0;
+  // This process as its peers see it.
+  virtual RemotePeer self() const = 0;
+  // Closes every endpoint and leaves the network; later calls fail, handlers
+  // are not called again. Idempotent.
+  virtual void Shutdown() = 0;
+};
+
+}  // namespace cyber
+
+#endif  // CYBER_TRANSPORT_REMOTE_TRANSPORT_H_
