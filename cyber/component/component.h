@@ -60,6 +60,7 @@
 #ifndef CYBER_COMPONENT_COMPONENT_H_
 #define CYBER_COMPONENT_COMPONENT_H_
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -107,9 +108,8 @@ class Component : public ComponentBase {
     if (!s.ok()) return s;
     const dag::ReaderConfig& reader = spec.readers.front();
     auto created = node()->template TryCreateReader<M0>(
-        reader.channel,
-        [this](const std::shared_ptr<const M0>& msg) { OnFirstChannel(msg); },
-        reader.pending_queue_size);
+        ReaderConfigOf(reader),
+        [this](const std::shared_ptr<const M0>& msg) { OnFirstChannel(msg); });
     if (!created.ok()) return Located(reader, created.status());
     reader_ = *std::move(created);
     return absl::OkStatus();
@@ -147,6 +147,16 @@ class Component : public ComponentBase {
         "triggers Proc())"));
   }
 
+  // The transport's reader configuration of a dag `readers` entry.
+  static ReaderConfig ReaderConfigOf(const dag::ReaderConfig& reader) {
+    ReaderConfig config;
+    config.channel_name = reader.channel;
+    config.pending_queue_size = static_cast<uint32_t>(
+        std::min<size_t>(reader.pending_queue_size, UINT32_MAX));
+    config.qos_profile = reader.qos;
+    return config;
+  }
+
   static absl::Status Located(const dag::ReaderConfig& reader,
                               const absl::Status& status) {
     return absl::Status(status.code(), absl::StrCat(reader.where.ToString(), ": ",
@@ -167,12 +177,10 @@ class Component : public ComponentBase {
   absl::Status CreateLatestReader(const dag::ReaderConfig& reader) {
     using M = std::tuple_element_t<I, std::tuple<Ms...>>;
     auto created = node()->template TryCreateReader<M>(
-        reader.channel,
-        [this](const std::shared_ptr<const M>& msg) {
+        ReaderConfigOf(reader), [this](const std::shared_ptr<const M>& msg) {
           MutexLock lock(&latest_mu_);
           std::get<I>(latest_) = msg;
-        },
-        reader.pending_queue_size);
+        });
     if (!created.ok()) return Located(reader, created.status());
     return absl::OkStatus();  // the node owns it; Shutdown() stops it
   }

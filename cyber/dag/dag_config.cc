@@ -283,10 +283,27 @@ absl::StatusOr<ReaderConfig> GraphBuilder::MakeReader(
                                 reader.channel(),
                                 "\": pending_queue_size 0 must be at least 1"));
   }
-  // qos_profile is parsed and deliberately ignored: transport is in-process.
   ReaderConfig config;
   config.channel = reader.channel();
   config.pending_queue_size = reader.pending_queue_size();
+  if (reader.has_qos_profile()) {
+    const QosProfile& q = reader.qos_profile();
+    if (q.depth() == 0) {
+      return Invalid(at.Of(q, "depth"),
+                     absl::StrCat(owner, ": reader of channel \"", reader.channel(),
+                                  "\": qos_profile depth 0 must be at least 1"));
+    }
+    config.qos.depth = q.depth();
+    config.qos.history = q.history() == HISTORY_KEEP_ALL ? ChannelQos::History::kKeepAll
+                                                          : ChannelQos::History::kKeepLast;
+    config.qos.reliability = q.reliability() == RELIABILITY_BEST_EFFORT
+                                 ? ChannelQos::Reliability::kBestEffort
+                                 : ChannelQos::Reliability::kReliable;
+    config.qos.durability = q.durability() == DURABILITY_TRANSIENT_LOCAL
+                                ? ChannelQos::Durability::kTransientLocal
+                                : ChannelQos::Durability::kVolatile;
+    // mps (messages per second) is accepted and ignored.
+  }
   config.where = At(at.self());
   return config;
 }

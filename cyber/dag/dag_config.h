@@ -46,8 +46,10 @@
 // {...}, {...} ]`), protobuf keeps no position per element, and each
 // element of that field is located at its first field instead.
 //
-// Accepted and ignored (in-process transport): a reader's qos_profile
-// (history, depth, mps, reliability, durability with Cyber's enum names).
+// A reader's qos_profile (Cyber's field and enum names) becomes its
+// ChannelQos between processes (cyber/transport/channel_qos.h): history,
+// depth (at least 1), reliability and durability map one to one; mps is
+// accepted and ignored. Without qos_profile, ChannelQos's defaults.
 //
 // Example (no threads, no files):
 //   absl::StatusOr<Graph> g = ParseGraph(R"(
@@ -73,6 +75,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "cyber/transport/channel_qos.h"
 #include "absl/time/time.h"
 
 namespace cyber {
@@ -91,6 +94,7 @@ struct SourceLocation {
 struct ReaderConfig {
   std::string channel;  // non-empty
   size_t pending_queue_size = 1;  // >= 1
+  ChannelQos qos;  // between processes
   SourceLocation where;  // of the `readers` block
 };
 

@@ -163,37 +163,58 @@ TEST(LoadGraphFileTest, CyberExampleFiles) {
   EXPECT_TRUE(CheckGraphs({*timer, *common}).ok());
 }
 
-TEST(ParseGraphTest, QosProfileIsAcceptedAndIgnored) {
-  for (const char* qos :
-       {"history: HISTORY_SYSTEM_DEFAULT reliability: "
-        "RELIABILITY_SYSTEM_DEFAULT durability: DURABILITY_SYSTEM_DEFAULT",
-        "history: HISTORY_KEEP_LAST depth: 10 mps: 100 "
-        "reliability: RELIABILITY_RELIABLE durability: DURABILITY_VOLATILE",
-        "history: HISTORY_KEEP_ALL reliability: RELIABILITY_BEST_EFFORT "
-        "durability: DURABILITY_TRANSIENT_LOCAL",
-        ""}) {
-    const std::string text = absl::StrCat(
-        "module_config {\n"
-        "  components {\n"
-        "    class_name: \"Fusion\"\n"
-        "    config {\n"
-        "      name: \"fusion\"\n"
-        "      readers {\n"
-        "        channel: \"/perception/obstacles\"\n"
-        "        qos_profile { ",
-        qos,
-        " }\n"
-        "        pending_queue_size: 5\n"
-        "      }\n"
-        "    }\n"
-        "  }\n"
-        "}\n");
-    absl::StatusOr<Graph> graph = ParseGraph(text, "qos.dag");
-    ASSERT_TRUE(graph.ok()) << qos << ": " << graph.status();
+// The reader of a one-reader component whose readers entry carries `qos`.
+std::string QosDag(const std::string& qos) {
+  return absl::StrCat(
+      "module_config {\n"
+      "  components {\n"
+      "    class_name: \"Fusion\"\n"
+      "    config {\n"
+      "      name: \"fusion\"\n"
+      "      readers {\n"
+      "        channel: \"/perception/obstacles\"\n",
+      qos,
+      "        pending_queue_size: 5\n"
+      "      }\n"
+      "    }\n"
+      "  }\n"
+      "}\n");
+}
+
+TEST(ParseGraphTest, QosProfileBecomesTheChannelQosBetweenProcesses) {
+  struct Case {
+    const char* qos;
+    ChannelQos expected;
+  };
+  ChannelQos cyber_defaults;  // a qos_profile with nothing set: Cyber's defaults
+  cyber_defaults.depth = 1;
+  ChannelQos keep_last_10 = cyber_defaults;
+  keep_last_10.depth = 10;
+  ChannelQos keep_all = cyber_defaults;
+  keep_all.history = ChannelQos::History::kKeepAll;
+  keep_all.reliability = ChannelQos::Reliability::kBestEffort;
+  keep_all.durability = ChannelQos::Durability::kTransientLocal;
+  for (const Case& c : std::vector<Case>{
+           {"qos_profile { history: HISTORY_SYSTEM_DEFAULT reliability: "
+            "RELIABILITY_SYSTEM_DEFAULT durability: DURABILITY_SYSTEM_DEFAULT }\n",
+            cyber_defaults},
+           {"qos_profile { history: HISTORY_KEEP_LAST depth: 10 mps: 100 "
+            "reliability: RELIABILITY_RELIABLE durability: DURABILITY_VOLATILE }\n",
+            keep_last_10},
+           {"qos_profile { history: HISTORY_KEEP_ALL reliability: RELIABILITY_BEST_EFFORT "
+            "durability: DURABILITY_TRANSIENT_LOCAL }\n",
+            keep_all},
+           {"qos_profile { }\n", cyber_defaults},
+           {"", ChannelQos()},  // no qos_profile: the transport's defaults
+       }) {
+    absl::StatusOr<Graph> graph = ParseGraph(QosDag(c.qos), "qos.dag");
+    ASSERT_TRUE(graph.ok()) << c.qos << ": " << graph.status();
     const ComponentSpec& fusion = graph->modules[0].components[0];
     ASSERT_EQ(fusion.readers.size(), 1u);
     EXPECT_EQ(fusion.readers[0].channel, "/perception/obstacles");
     EXPECT_EQ(fusion.readers[0].pending_queue_size, 5u);
+    EXPECT_EQ(fusion.readers[0].qos, c.expected)
+        << c.qos << ": got " << fusion.readers[0].qos.ToString();
     ExpectLocation(fusion.readers[0].where, Loc("qos.dag", 6, 7));
   }
 }
@@ -302,6 +323,12 @@ void ExpectInvalid(const std::string& text,
   absl::StatusOr<Graph> graph = ParseGraph(text, "bad.dag");
   ASSERT_FALSE(graph.ok()) << "accepted:\n" << text;
   ExpectStatus(graph.status(), absl::StatusCode::kInvalidArgument, expected);
+}
+
+TEST(ParseGraphErrorTest, QosDepthZeroIsNamed) {
+  ExpectInvalid(QosDag("qos_profile { depth: 0 }\n"),
+                {"bad.dag:", "\"fusion\"", "\"/perception/obstacles\"",
+                 "qos_profile depth 0 must be at least 1"});
 }
 
 // One module with one timer component "Poller" whose config fields start
