@@ -39,6 +39,7 @@
 #include "cyber/transport/dds/dds_qos.h"
 #include "cyber/transport/dds/frame_topic_type.h"
 #include "cyber/transport/dds/sample_frame.h"
+#include "cyber/transport/dds/shm_cleanup.h"
 #include "timer/latency_histogram.h"
 
 namespace cyber {
@@ -464,6 +465,13 @@ absl::Status DdsTransport::Impl::StartLocked() {
     return absl::InvalidArgumentError(absl::StrCat(
         "DDS transport of \"", self_.process, "\": domain_id ", options_.domain_id,
         " is outside 0..", kMaxDomainId));
+  }
+  if (options_.clean_dead_segments) {
+    const ShmCleanupReport report = RemoveDeadPeerSegments();
+    if (!report.removed.empty()) {
+      AINFO << "DDS transport: removed " << report.removed.size()
+            << " shared-memory file(s) of dead processes from /dev/shm";
+    }
   }
   fdds::DomainParticipantFactory* factory = fdds::DomainParticipantFactory::get_instance();
   // Fast-DDS reads DEFAULT_FASTRTPS_PROFILES.xml from the working directory

@@ -34,6 +34,9 @@
 //   * A peer that leaves or stops answering (`lease`: declared dead after
 //     it, e.g. after kill -9) is logged and reported to peer-lost
 //     listeners; everything else keeps running.
+//   * Shared-memory files of dead processes (kill -9 leaves ~700 KB in
+//     /dev/shm per participant) are removed before the participant starts
+//     (shm_cleanup.h: judged by Fast-DDS's own locks, never by PID).
 //   * A message larger than `max_message_bytes` is refused by Publish()
 //     with an error naming the channel, the size and the limit.
 //
@@ -76,6 +79,8 @@ struct DdsTransportOptions {
   // A peer silent this long is declared dead; it announces itself every
   // lease / 3.
   absl::Duration lease = absl::Seconds(3);
+  // Remove shared-memory files of dead processes before starting.
+  bool clean_dead_segments = true;
 };
 
 // Options from Cyber RT's environment: CYBER_DOMAIN_ID (0..232), CYBER_IP
