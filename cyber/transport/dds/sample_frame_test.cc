@@ -36,7 +36,8 @@ TEST(SampleFrameTest, RoundTripsEveryField) {
 }
 
 TEST(SampleFrameTest, AnEmptyPayloadIsAFrame) {
-  absl::StatusOr<FrameView> v = DecodeFrame(Frame(FrameHeader{}, ""));
+  const std::string bytes = Frame(FrameHeader{}, "");
+  absl::StatusOr<FrameView> v = DecodeFrame(bytes);
   ASSERT_TRUE(v.ok()) << v.status();
   EXPECT_TRUE(v->payload.empty());
 }
@@ -70,7 +71,8 @@ TEST(SampleFrameTest, RefusesWhatIsNotAFrameAndSaysWhy) {
 
 TEST(SampleFrameTest, PaddingAfterThePayloadIsIgnored) {
   // Fast-DDS pads samples to a multiple of 4 bytes.
-  absl::StatusOr<FrameView> v = DecodeFrame(Frame(FrameHeader{}, "abcde") + std::string(3, '\0'));
+  const std::string bytes = Frame(FrameHeader{}, "abcde") + std::string(3, '\0');
+  absl::StatusOr<FrameView> v = DecodeFrame(bytes);  // views into `bytes`
   ASSERT_TRUE(v.ok()) << v.status();
   EXPECT_EQ(v->payload, "abcde");
 }
