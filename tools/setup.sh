@@ -47,3 +47,12 @@ if ! grep -qs -- '--disk_cache' "$rc"; then
   } >> "$rc"
   echo "setup: Bazel disk cache at ${HOME}/.cache/cyber_timer/bazel-disk-cache (in $rc)" >&2
 fi
+
+# Settings that need this clone's absolute path (Bazel 4 expands
+# %workspace% only in imports), read by .bazelrc's try-import. Rewritten at
+# every run, so a moved clone stays right.
+root="$(cd "$(dirname "$0")/.." && pwd)"
+{
+  echo "# Written by tools/setup.sh for the clone at ${root}; not versioned."
+  echo "test:tsan --test_env=TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=${root}/tools/tsan_suppressions.txt"
+} > "${root}/.bazelrc.generated"

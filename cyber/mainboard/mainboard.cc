@@ -18,11 +18,19 @@
 // warning listed (cyber/mainboard/launcher.h, "Strict mode").
 //
 // While running, a one-line live status (per component: achieved vs
-// configured rate, lateness p99, overruns) is refreshed every second when
-// stdout is a terminal. On shutdown the
+// configured rate, lateness p99, overruns; per channel that crosses
+// processes: remote readers and writers, sent, received, dropped, latency
+// p99) is refreshed every second when stdout is a terminal. On shutdown the
 // components are stopped (each synchronously) and a summary table of their
-// final statistics printed, followed by the graph warnings of the start
+// final statistics printed, then the channel table (per channel: local and
+// remote readers and writers with host and pid, messages sent, received
+// and dropped, latency p99), followed by the graph warnings of the start
 // (channels written and never read, or read and never written).
+//
+// Between processes: protobuf channels reach the other mainboards of the
+// DDS domain (CYBER_DOMAIN_ID; shared memory and loopback only unless
+// CYBER_IP names an interface; docs/transport.md). --in_process_only keeps
+// every channel inside this process.
 //
 // The shutdown is bounded: --shutdown_deadline (default 5s, steady clock)
 // counts from the moment it begins (--run_for elapsed, or a signal). If
@@ -63,6 +71,8 @@
 #include "cyber/mainboard/launcher.h"
 #include "cyber/mainboard/shutdown_deadline.h"
 #include "cyber/mainboard/stuck_report.h"
+#include "cyber/runtime/process_runtime.h"
+#include "cyber/transport/channel_report.h"
 #include "cyber/simulation/simulated_graph.h"
 #include "gflags/gflags.h"
 #include "timer/timer.h"
@@ -110,16 +120,27 @@ std::vector<std::string> TakeDagArguments(int* argc, char** argv) {
   return dags;
 }
 
-// The summary table, then the graph mistakes logged at start, repeated
-// where they are seen.
+// The summary table, the channel table (when given), then the graph
+// mistakes logged at start, repeated where they are seen.
 void PrintSummary(const std::vector<cyber::ComponentStats>& stats,
-                  const std::vector<std::string>& warnings) {
+                  const std::vector<std::string>& warnings,
+                  const std::string& channels = "") {
   std::printf("%s", cyber::Launcher::SummaryTable(stats).c_str());
+  if (!channels.empty()) std::printf("\n%s", channels.c_str());
   if (!warnings.empty()) {
     std::printf("warnings:\n");
     for (const std::string& w : warnings) std::printf("  %s\n", w.c_str());
   }
   std::fflush(stdout);
+}
+
+// The channel table of the process runtime: its bus's channels, and what
+// crossed to other processes when it has a transport.
+std::string ChannelSummary() {
+  cyber::Runtime* rt = cyber::ProcessRuntime();
+  std::vector<cyber::RemoteChannelStats> remote;
+  if (const cyber::RemoteTransport* t = rt->remote()) remote = t->ChannelStats();
+  return cyber::ChannelTable(rt->bus()->Topology(), remote);
 }
 
 // --shutdown_deadline passed: what is stuck (stderr), the summary of what is
@@ -258,7 +279,11 @@ int main(int argc, char** argv) {
     o.name = "mainboard_status";
     o.period = absl::Seconds(1);
     o.callback = [&launcher] {
-      const std::string line = cyber::Launcher::StatusLine(launcher.Stats());
+      std::string line = cyber::Launcher::StatusLine(launcher.Stats());
+      if (const cyber::RemoteTransport* remote = cyber::ProcessRuntime()->remote()) {
+        const std::string channels = cyber::ChannelStatusLine(remote->ChannelStats());
+        if (!channels.empty()) line += " || " + channels;
+      }
       std::printf("\r\033[K%s", line.c_str());
       std::fflush(stdout);
     };
@@ -273,9 +298,11 @@ int main(int argc, char** argv) {
   components_stopped = true;
   // Taken after every component stopped: each call it made is counted.
   const std::vector<cyber::ComponentStats> stats = launcher.FinalStats();
+  // Before the transport leaves the domain: its peers are still listed.
+  const std::string channels = ChannelSummary();
   cyber::Shutdown();
   bound.ShutdownFinished();
   if (live) std::printf("\n");
-  PrintSummary(stats, launcher.ChannelWarnings());
+  PrintSummary(stats, launcher.ChannelWarnings(), channels);
   return 0;
 }

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <set>
 #include <utility>
 
@@ -33,11 +34,11 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "absl/synchronization/mutex.h"
 #include "cyber/common/log.h"
 #include "cyber/common/mutex.h"
 #include "cyber/transport/dds/dds_qos.h"
 #include "cyber/transport/dds/frame_topic_type.h"
+#include "cyber/transport/dds/handoff_fence.h"
 #include "cyber/transport/dds/sample_frame.h"
 #include "cyber/transport/dds/shm_cleanup.h"
 #include "timer/latency_histogram.h"
@@ -159,6 +160,7 @@ class DdsTransport::Impl final : public fdds::DomainParticipantListener {
     self_.host = HostName();
     self_.pid = static_cast<int64_t>(getpid());
     self_.process = options_.process_name;
+    HandoffFence();  // before Fast-DDS may call us
   }
 
   ~Impl() override { Shutdown(); }
@@ -193,7 +195,10 @@ class DdsTransport::Impl final : public fdds::DomainParticipantListener {
   const RemotePeer& self() const { return self_; }
   const DdsTransportOptions& options() const { return options_; }
   bool started() const { return started_.load(std::memory_order_acquire); }
-  const frtps::GuidPrefix_t& own_prefix() const { return own_prefix_; }
+  frtps::GuidPrefix_t own_prefix() const {
+    MutexLock lock(&mu_);
+    return own_prefix_;
+  }
 
   // "process (host h, pid p)" of the participant with `prefix`, for logs.
   std::string PeerName(const frtps::GuidPrefix_t& prefix) const {
@@ -239,7 +244,6 @@ class DdsTransport::Impl final : public fdds::DomainParticipantListener {
   const DdsTransportOptions options_;
   RemotePeer self_;
   std::atomic<bool> started_{false};
-  frtps::GuidPrefix_t own_prefix_;  // set before any endpoint exists
 
   // Serializes making and deleting DDS entities; never taken by Fast-DDS's
   // callbacks, so it may be held across DDS calls.
@@ -256,6 +260,7 @@ class DdsTransport::Impl final : public fdds::DomainParticipantListener {
   // Taken by callbacks, briefly; never held across a DDS call.
   mutable Mutex mu_;
   std::map<std::string, std::shared_ptr<ChannelState>> channels_ ABSL_GUARDED_BY(mu_);
+  frtps::GuidPrefix_t own_prefix_ ABSL_GUARDED_BY(mu_);  // once started
   std::map<std::string, RemotePeer> peers_ ABSL_GUARDED_BY(mu_);  // by prefix
   std::map<std::string, RemoteEndpointRecord> remote_endpoints_ ABSL_GUARDED_BY(mu_);
   // (peer key, channel) pairs whose type conflict was logged.
@@ -272,19 +277,24 @@ class PublisherImpl final : public RemotePublisher, public fdds::DataWriterListe
  public:
   PublisherImpl(DdsTransport::Impl* impl, std::shared_ptr<ChannelState> channel,
                 ChannelQos qos, size_t max_bytes)
-      : impl_(impl), channel_(std::move(channel)), qos_(qos), max_bytes_(max_bytes) {}
+      : channel_(std::move(channel)),
+        qos_(qos),
+        max_bytes_(max_bytes),
+        own_prefix_(impl->own_prefix()) {
+    HandoffFence();
+  }
 
   const ChannelQos& qos() const { return qos_; }
 
   void Attach(fdds::DataWriter* writer) {
-    absl::WriterMutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     writer_ = writer;
   }
 
   // Detaches and returns the DataWriter for deletion; waits for a Publish
   // in progress.
   fdds::DataWriter* Detach() {
-    absl::WriterMutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     return std::exchange(writer_, nullptr);
   }
 
@@ -311,7 +321,9 @@ class PublisherImpl final : public RemotePublisher, public fdds::DataWriterListe
     sample.bytes.reserve(kFrameHeaderSize + payload.size());
     AppendFrameHeader(header, static_cast<uint32_t>(payload.size()), &sample.bytes);
     sample.bytes.append(payload.data(), payload.size());
-    absl::ReaderMutexLock lock(&mu_);
+    // Held across the write: Detach() waits for it. DataWriter::write
+    // serializes writers of one DataWriter anyway.
+    MutexLock lock(&mu_);
     if (writer_ == nullptr) {
       channel_->send_failures.fetch_add(1, std::memory_order_relaxed);
       return absl::FailedPreconditionError(absl::StrCat(
@@ -329,13 +341,15 @@ class PublisherImpl final : public RemotePublisher, public fdds::DataWriterListe
 
   void on_publication_matched(fdds::DataWriter*,
                               const fdds::PublicationMatchedStatus& status) override {
+    HandoffFence();
     const frtps::GUID_t reader = frtps::iHandle2GUID(status.last_subscription_handle);
-    if (reader.guidPrefix == impl_->own_prefix()) return;  // our own reader
+    if (reader.guidPrefix == own_prefix_) return;  // our own reader
     matched_remote_.fetch_add(status.current_count_change, std::memory_order_acq_rel);
   }
 
   void on_offered_incompatible_qos(
       fdds::DataWriter*, const fdds::OfferedIncompatibleQosStatus& status) override {
+    HandoffFence();
     AERROR << "channel \"" << channel_->channel << "\": a reader in another process asks for more "
            << "than this process's writer offers (" << qos_.ToString()
            << "; DDS QoS policy id " << status.last_policy_id
@@ -343,13 +357,13 @@ class PublisherImpl final : public RemotePublisher, public fdds::DataWriterListe
   }
 
  private:
-  DdsTransport::Impl* const impl_;
   const std::shared_ptr<ChannelState> channel_;
   const ChannelQos qos_;
   const size_t max_bytes_;
+  const frtps::GuidPrefix_t own_prefix_;
   std::atomic<uint64_t> sequence_{0};
   std::atomic<int> matched_remote_{0};
-  absl::Mutex mu_;
+  Mutex mu_;
   fdds::DataWriter* writer_ ABSL_GUARDED_BY(mu_) = nullptr;
 };
 
@@ -363,7 +377,10 @@ class SubscriptionImpl final : public RemoteSubscription, public fdds::DataReade
       : impl_(std::move(impl)),
         channel_(std::move(channel)),
         qos_(qos),
-        handler_(std::move(handler)) {}
+        handler_(std::move(handler)),
+        own_prefix_(impl_->own_prefix()) {
+    HandoffFence();
+  }
 
   ~SubscriptionImpl() override { impl_->CloseSubscription(this); }
 
@@ -381,25 +398,28 @@ class SubscriptionImpl final : public RemoteSubscription, public fdds::DataReade
   }
 
   void on_data_available(fdds::DataReader* reader) override {
+    HandoffFence();
     FrameSample sample;
     fdds::SampleInfo info;
     while (reader->take_next_sample(&sample, &info) == ReturnCode::RETCODE_OK) {
       if (!info.valid_data) continue;
-      const frtps::GUID_t writer = info.sample_identity.writer_guid();
-      if (writer.guidPrefix == impl_->own_prefix()) continue;  // our own
       MutexLock lock(&mu_);
       if (closed_) return;
+      const frtps::GUID_t writer = info.sample_identity.writer_guid();
+      if (writer.guidPrefix == own_prefix_) continue;  // our own
       Handle(writer, sample);
     }
   }
 
   void on_sample_lost(fdds::DataReader*, const fdds::SampleLostStatus& status) override {
+    HandoffFence();
     channel_->lost.fetch_add(static_cast<uint64_t>(std::max(status.total_count_change, 0)),
                              std::memory_order_relaxed);
   }
 
   void on_requested_incompatible_qos(
       fdds::DataReader*, const fdds::RequestedIncompatibleQosStatus& status) override {
+    HandoffFence();
     AERROR << "channel \"" << channel_->channel << "\": a writer in another process offers less "
            << "than this process's reader asks for (" << qos_.ToString()
            << "; DDS QoS policy id " << status.last_policy_id
@@ -414,7 +434,7 @@ class SubscriptionImpl final : public RemoteSubscription, public fdds::DataReade
       Drop(writer, frame.status().message());
       return;
     }
-    if (SameHost(writer.guidPrefix, impl_->own_prefix()) && frame->header.sent_ns > 0) {
+    if (SameHost(writer.guidPrefix, own_prefix_) && frame->header.sent_ns > 0) {
       const int64_t latency = MonotonicNs() - frame->header.sent_ns;
       if (latency >= 0) {
         MutexLock lock(&channel_->latency_mu);
@@ -448,6 +468,8 @@ class SubscriptionImpl final : public RemoteSubscription, public fdds::DataReade
   const std::shared_ptr<ChannelState> channel_;
   const ChannelQos qos_;
   const RemoteTransport::SampleHandler handler_;
+  const frtps::GuidPrefix_t own_prefix_;
+  // Held while a handler runs (Detach waits for it).
   Mutex mu_;
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   fdds::DataReader* reader_ ABSL_GUARDED_BY(mu_) = nullptr;
@@ -512,7 +534,10 @@ absl::Status DdsTransport::Impl::StartLocked() {
         "DDS transport of \"", self_.process, "\": Fast-DDS could not create a participant on domain ",
         options_.domain_id, " (see its log above)"));
   }
-  own_prefix_ = participant_->guid().guidPrefix;
+  {
+    MutexLock lock(&mu_);
+    own_prefix_ = participant_->guid().guidPrefix;
+  }
   publisher_ = participant_->create_publisher(fdds::PUBLISHER_QOS_DEFAULT);
   subscriber_ = participant_->create_subscriber(fdds::SUBSCRIBER_QOS_DEFAULT);
   if (publisher_ == nullptr || subscriber_ == nullptr) {
@@ -669,6 +694,7 @@ void DdsTransport::Impl::Shutdown() {
 
 void DdsTransport::Impl::on_participant_discovery(fdds::DomainParticipant*,
                                                   frtps::ParticipantDiscoveryInfo&& info) {
+  HandoffFence();
   const std::string key = PrefixKey(info.info.m_guid.guidPrefix);
   using Status = frtps::ParticipantDiscoveryInfo::DISCOVERY_STATUS;
   if (info.status == Status::DISCOVERED_PARTICIPANT) {
@@ -707,6 +733,7 @@ void DdsTransport::Impl::on_participant_discovery(fdds::DomainParticipant*,
 
 void DdsTransport::Impl::on_subscriber_discovery(fdds::DomainParticipant*,
                                                  frtps::ReaderDiscoveryInfo&& info) {
+  HandoffFence();
   using Status = frtps::ReaderDiscoveryInfo::DISCOVERY_STATUS;
   OnRemoteEndpoint(/*writer=*/false, info.status == Status::REMOVED_READER, info.info.guid(),
                    info.info.topicName().to_string(), info.info.typeName().to_string());
@@ -714,6 +741,7 @@ void DdsTransport::Impl::on_subscriber_discovery(fdds::DomainParticipant*,
 
 void DdsTransport::Impl::on_publisher_discovery(fdds::DomainParticipant*,
                                                 frtps::WriterDiscoveryInfo&& info) {
+  HandoffFence();
   using Status = frtps::WriterDiscoveryInfo::DISCOVERY_STATUS;
   OnRemoteEndpoint(/*writer=*/true, info.status == Status::REMOVED_WRITER, info.info.guid(),
                    info.info.topicName().to_string(), info.info.typeName().to_string());

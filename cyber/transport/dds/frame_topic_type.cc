@@ -3,6 +3,8 @@
 #include <cstring>
 #include <limits>
 
+#include "cyber/transport/dds/handoff_fence.h"
+
 namespace cyber {
 namespace dds {
 namespace {
@@ -26,6 +28,7 @@ bool FrameTopicType::serialize(
   const auto* sample = static_cast<const FrameSample*>(data);
   const size_t needed = kEncapsulationSize + sample->bytes.size();
   if (needed > std::numeric_limits<uint32_t>::max()) return false;
+  HandoffFence();  // after the buffer's last reader (handoff_fence.h)
   if (payload->max_size < needed) payload->reserve(static_cast<uint32_t>(needed));
   std::memcpy(payload->data, kEncapsulation, kEncapsulationSize);
   if (!sample->bytes.empty()) {
@@ -34,19 +37,22 @@ bool FrameTopicType::serialize(
   }
   payload->length = static_cast<uint32_t>(needed);
   payload->encapsulation = CDR_LE;
+  HandoffFence();  // before the buffer's readers
   return true;
 }
 
 bool FrameTopicType::deserialize(
     eprosima::fastrtps::rtps::SerializedPayload_t* payload, void* data) {
   auto* sample = static_cast<FrameSample*>(data);
+  HandoffFence();  // after the buffer's writer (handoff_fence.h)
   if (payload->length < kEncapsulationSize) {
     sample->bytes.clear();
-    return true;  // an empty frame: DecodeFrame refuses and names it
+  } else {
+    sample->bytes.assign(reinterpret_cast<const char*>(payload->data) + kEncapsulationSize,
+                         payload->length - kEncapsulationSize);
   }
-  sample->bytes.assign(reinterpret_cast<const char*>(payload->data) + kEncapsulationSize,
-                       payload->length - kEncapsulationSize);
-  return true;
+  HandoffFence();  // before the buffer is written again
+  return true;  // an empty or short frame: DecodeFrame refuses and names it
 }
 
 std::function<uint32_t()> FrameTopicType::getSerializedSizeProvider(void* data) {

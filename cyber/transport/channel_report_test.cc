@@ -1,0 +1,45 @@
+#include "cyber/transport/channel_report.h"
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+
+namespace cyber {
+namespace {
+
+RemotePeer Peer(const std::string& process, int64_t pid) {
+  RemotePeer p;
+  p.host = "robot";
+  p.pid = pid;
+  p.process = process;
+  return p;
+}
+
+TEST(ChannelReportTest, ListsLocalAndRemoteEndsAndCounts) {
+  ChannelTopology imu{"/sensor/imu", "sensor_polling.ImuReading", {"imu"}, {}};
+  ChannelTopology plain{"/debug", "DebugStruct", {"a"}, {"b"}};
+  RemoteChannelStats s;
+  s.channel = "/sensor/imu";
+  s.type_name = "sensor_polling.ImuReading";
+  s.sent = 1000;
+  s.lost = 2;
+  s.latency_p99_ns = 410'000;
+  s.remote_readers = {Peer("fusion", 7)};
+  s.type_conflicts = {"old_fusion (host robot, pid 9) reads sensor_polling.OldImu"};
+  const std::string table = ChannelTable({imu, plain}, {s});
+  EXPECT_TRUE(absl::StrContains(table, "fusion@robot:7")) << table;
+  EXPECT_TRUE(absl::StrContains(table, "1000")) << table;
+  EXPECT_TRUE(absl::StrContains(table, "0.41")) << table;
+  EXPECT_TRUE(absl::StrContains(table, "1/0")) << table;
+  EXPECT_TRUE(absl::StrContains(table, "(in-process)")) << table;
+  EXPECT_TRUE(absl::StrContains(table, "type conflict on /sensor/imu: old_fusion")) << table;
+  const std::string line = ChannelStatusLine({s});
+  EXPECT_EQ(line, "/sensor/imu →1 ↑1000 drop 2 p99 0.41 ms TYPE CONFLICT");
+}
+
+TEST(ChannelReportTest, NothingToSayIsEmpty) {
+  EXPECT_EQ(ChannelTable({}, {}), "");
+  EXPECT_EQ(ChannelStatusLine({}), "");
+}
+
+}  // namespace
+}  // namespace cyber

@@ -1,0 +1,162 @@
+// sample_frame_fuzzer: arbitrary bytes as a sample received from another
+// process, through everything that touches them before a reader's callback.
+//
+// Why: a sample from the network or from shared memory is the one input a
+// process takes from code it does not control — another version of the
+// message, a crashed writer's half-written buffer, or a hostile host. The
+// transport promises to drop what it cannot decode, count it and name the
+// sender, never to read past the bytes, crash or stall the reader
+// (cyber/transport/dds/sample_frame.h, dds_transport.h).
+//
+// Each input is:
+//   1. deserialized by the DDS type (FrameTopicType::deserialize, as Fast-DDS
+//      calls it with the received payload, encapsulation included);
+//   2. decoded as a frame (DecodeFrame);
+//   3. when it is a frame, its payload handed to a channel's inlet handler
+//      (the one Channel<M>::RemoteInlet gives the transport: parse as the
+//      channel's protobuf message, deliver to every local reader), on a
+//      runtime without threads whose routines are then run.
+// Checked:
+//   - a decoded frame's payload lies inside the received bytes, its header
+//     size at least kFrameHeaderSize, and re-encoding the header with the
+//     payload decodes to the same header and payload;
+//   - the handler accepts exactly what protobuf's own parser accepts, and an
+//     accepted message reaches the reader's callback once, equal to it;
+//   - nothing else reaches the callback.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "cyber/runtime/runtime.h"
+#include "cyber/transport/dds/frame_topic_type.h"
+#include "cyber/transport/dds/sample_frame.h"
+#include "cyber/transport/dds/testing/test_messages.pb.h"
+#include "cyber/transport/node.h"
+#include "cyber/transport/remote_transport.h"
+#include "tests/fuzz/fuzz_check.h"
+#include "tests/fuzz/quiet_logging.h"
+
+namespace cyber {
+namespace fuzz {
+namespace {
+
+using dds_test::Ping;
+
+// Hands the channel's handler to the fuzzer instead of a network.
+class CapturingTransport final : public RemoteTransport {
+ public:
+  absl::StatusOr<std::shared_ptr<RemotePublisher>> Publisher(const RemoteEndpoint&) override {
+    return absl::UnimplementedError("not in this fuzzer");
+  }
+  absl::StatusOr<std::unique_ptr<RemoteSubscription>> Subscribe(const RemoteEndpoint&,
+                                                                SampleHandler handler) override {
+    handler_ = std::move(handler);
+    return std::make_unique<RemoteSubscription>();
+  }
+  uint64_t AddPeerLostListener(std::function<void(const RemotePeer&, bool)>) override { return 0; }
+  void RemovePeerLostListener(uint64_t) override {}
+  std::vector<RemotePeer> RemoteWriters(const std::string&) const override { return {}; }
+  std::vector<RemoteChannelStats> ChannelStats() const override { return {}; }
+  RemotePeer self() const override { return {}; }
+  void Shutdown() override {}
+
+  const SampleHandler& handler() const { return handler_; }
+
+ private:
+  SampleHandler handler_;
+};
+
+struct World {
+  World() {
+    QuietLogging();
+    Runtime::Options o;
+    o.name = "fuzz";
+    o.run_threads = false;
+    o.remote = transport;
+    runtime = std::make_unique<Runtime>(std::move(o));
+    node = std::make_unique<Node>("fuzz", runtime->scheduler(), runtime->bus());
+    ReaderConfig config;
+    config.channel_name = "/fuzz";
+    config.pending_queue_size = 4;
+    auto r = node->TryCreateReader<Ping>(config, [this](const std::shared_ptr<const Ping>& p) {
+      ++delivered;
+      last = *p;
+    });
+    FUZZ_CHECK(r.ok()) << r.status();
+    reader = *r;
+    FUZZ_CHECK(transport->handler() != nullptr);
+  }
+  std::shared_ptr<CapturingTransport> transport = std::make_shared<CapturingTransport>();
+  std::unique_ptr<Runtime> runtime;
+  std::unique_ptr<Node> node;
+  std::shared_ptr<Reader<Ping>> reader;
+  dds::FrameTopicType type{"cyber.dds_test.Ping"};
+  int delivered = 0;
+  Ping last;
+};
+
+World& TheWorld() {
+  static World* world = new World();  // never destroyed: fuzzers exit hard
+  return *world;
+}
+
+}  // namespace
+}  // namespace fuzz
+}  // namespace cyber
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace cyber;        // NOLINT
+  using namespace cyber::dds;   // NOLINT
+  using namespace cyber::fuzz;  // NOLINT
+  World& w = TheWorld();
+  if (size > (1u << 20)) return 0;
+
+  // 1. As Fast-DDS hands it over: encapsulation + frame.
+  eprosima::fastrtps::rtps::SerializedPayload_t payload(static_cast<uint32_t>(size));
+  if (size > 0) std::memcpy(payload.data, data, size);
+  payload.length = static_cast<uint32_t>(size);
+  FrameSample sample;
+  FUZZ_CHECK(w.type.deserialize(&payload, &sample));
+  FUZZ_CHECK(sample.bytes.size() == (size >= 4 ? size - 4 : 0));
+
+  // 2. The frame.
+  absl::StatusOr<FrameView> frame = DecodeFrame(sample.bytes);
+  if (!frame.ok()) {
+    FUZZ_CHECK(frame.status().code() == absl::StatusCode::kInvalidArgument);
+    return 0;
+  }
+  const char* begin = sample.bytes.data();
+  const char* end = begin + sample.bytes.size();
+  FUZZ_CHECK(frame->payload.data() >= begin + kFrameHeaderSize);
+  FUZZ_CHECK(frame->payload.data() + frame->payload.size() <= end);
+  std::string again;
+  AppendFrameHeader(frame->header, static_cast<uint32_t>(frame->payload.size()), &again);
+  again.append(frame->payload.data(), frame->payload.size());
+  absl::StatusOr<FrameView> round = DecodeFrame(again);
+  FUZZ_CHECK(round.ok()) << round.status();
+  FUZZ_CHECK(round->payload == frame->payload);
+  FUZZ_CHECK(round->header.kind == frame->header.kind);
+  FUZZ_CHECK(round->header.sequence == frame->header.sequence);
+  FUZZ_CHECK(round->header.sent_ns == frame->header.sent_ns);
+  FUZZ_CHECK(round->header.correlation_client == frame->header.correlation_client);
+  FUZZ_CHECK(round->header.correlation_sequence == frame->header.correlation_sequence);
+
+  // 3. The channel's inlet: parse, deliver to the reader.
+  dds_test::Ping expected;
+  const bool parses =
+      expected.ParseFromArray(frame->payload.data(), static_cast<int>(frame->payload.size()));
+  RemoteSample remote;
+  remote.payload = frame->payload;
+  const int before = w.delivered;
+  const bool accepted = w.transport->handler()(remote);
+  FUZZ_CHECK(accepted == parses);
+  w.runtime->scheduler()->RunReady();
+  FUZZ_CHECK(w.delivered == before + (accepted ? 1 : 0));
+  if (accepted) {
+    FUZZ_CHECK(w.last.SerializeAsString() == expected.SerializeAsString());
+  }
+  return 0;
+}
