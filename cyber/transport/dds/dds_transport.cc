@@ -216,10 +216,6 @@ class DdsTransport::Impl final : public fdds::DomainParticipantListener {
   void on_publisher_discovery(fdds::DomainParticipant*,
                               frtps::WriterDiscoveryInfo&& info) override;
 
-  // Under create_mu_ (entity creation and deletion).
-  fdds::Publisher* dds_publisher() { return publisher_; }
-  fdds::Subscriber* dds_subscriber() { return subscriber_; }
-  Mutex& create_mu() ABSL_LOCK_RETURNED(create_mu_) { return create_mu_; }
 
  private:
   struct RemoteEndpointRecord {
