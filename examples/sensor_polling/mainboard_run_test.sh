@@ -2,18 +2,21 @@
 # Runs mainboard on the sensor-polling graph for 2 s (--run_for, the same
 # shutdown path as Ctrl-C) and checks the summary it prints; SIGTERM mid-run,
 # also on a load graph (37 components, ~16,000 timer callbacks and 12,000
-# messages a second); and a bad graph.
+# messages a second); and a bad graph. Every run is --in_process_only: the
+# graph alone, as it was before its channels could cross processes (another
+# run on the same DDS domain would otherwise feed it, and the "no duplicate
+# delivery" count below would see that run's IMU messages).
 set -euo pipefail
 bin="${TEST_SRCDIR}/${TEST_WORKSPACE}/examples/sensor_polling/mainboard"
 dag="${TEST_SRCDIR}/${TEST_WORKSPACE}/examples/sensor_polling/sensor_polling.dag"
-out="$("$bin" -d "$dag" --run_for=2s --status=never 2>"$TEST_TMPDIR/stderr")" || {
+out="$("$bin" -d "$dag" --in_process_only --run_for=2s --status=never 2>"$TEST_TMPDIR/stderr")" || {
   echo "FAIL: mainboard exited non-zero"; cat "$TEST_TMPDIR/stderr"; exit 1; }
 echo "$out"
 for c in imu lidar fusion health; do
   grep -qE "^$c " <<<"$out" || { echo "FAIL: no summary row for $c"; exit 1; }
 done
 # SIGTERM mid-run shuts down cleanly too (exit 0, summary printed).
-"$bin" -d "$dag" --status=never >"$TEST_TMPDIR/term.out" 2>"$TEST_TMPDIR/term.err" &
+"$bin" -d "$dag" --in_process_only --status=never >"$TEST_TMPDIR/term.out" 2>"$TEST_TMPDIR/term.err" &
 pid=$!
 for _ in $(seq 1 100); do
   grep -q 'started component "health"' "$TEST_TMPDIR/term.err" && break
@@ -25,7 +28,7 @@ grep -qE '^imu ' "$TEST_TMPDIR/term.out" || { echo "FAIL: no summary after SIGTE
 # SIGTERM under load: exit 0 within 10 s, a summary row for every
 # component, no early fire and no failed Proc() anywhere.
 load="${TEST_SRCDIR}/${TEST_WORKSPACE}/examples/sensor_polling/testdata/load.dag"
-"$bin" -d "$load" --status=never >"$TEST_TMPDIR/load.out" 2>"$TEST_TMPDIR/load.err" &
+"$bin" -d "$load" --in_process_only --status=never >"$TEST_TMPDIR/load.out" 2>"$TEST_TMPDIR/load.err" &
 pid=$!
 for _ in $(seq 1 200); do
   grep -q 'started component "health"' "$TEST_TMPDIR/load.err" && break

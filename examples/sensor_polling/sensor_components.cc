@@ -1,7 +1,9 @@
 #include "examples/sensor_polling/sensor_components.h"
 
+#include <algorithm>
 #include <cmath>
 
+#include "absl/time/time.h"
 #include "cyber/common/log.h"
 #include "cyber/component/component_registry.h"
 #include "cyber/time/ambient_clock.h"
@@ -15,7 +17,19 @@ namespace {
 // on simulated time (cyber/time/ambient_clock.h).
 cyber::Instant Now() { return cyber::AmbientClockOr(cyber::SteadyClock::Get())->Now(); }
 
+void Set(Vector3* v, double x, double y, double z) {
+  v->set_x(x);
+  v->set_y(y);
+  v->set_z(z);
+}
+
 }  // namespace
+
+int64_t ToStampNs(cyber::Instant t) { return absl::ToInt64Nanoseconds(t.SinceEpoch()); }
+
+cyber::Instant FromStampNs(int64_t stamp_ns) {
+  return cyber::Instant::FromEpoch(absl::Nanoseconds(stamp_ns));
+}
 
 bool ImuPoller::Init() {
   auto writer = node()->TryCreateWriter<ImuReading>(kImuChannel);
@@ -30,11 +44,11 @@ bool ImuPoller::Init() {
 
 bool ImuPoller::Proc() {
   auto reading = std::make_shared<ImuReading>();
-  reading->seq = ++seq_;
-  reading->stamp = Now();
+  reading->set_seq(++seq_);
+  reading->set_stamp_ns(ToStampNs(Now()));
   const double t = static_cast<double>(seq_) * 0.01;
-  reading->accel = {0.1 * std::sin(t), 0.1 * std::cos(t), 9.81};
-  reading->gyro = {0.0, 0.0, 0.05 * std::sin(0.5 * t)};
+  Set(reading->mutable_accel(), 0.1 * std::sin(t), 0.1 * std::cos(t), 9.81);
+  Set(reading->mutable_gyro(), 0.0, 0.0, 0.05 * std::sin(0.5 * t));
   return writer_->Write(std::move(reading));
 }
 
@@ -51,11 +65,12 @@ bool LidarPoller::Init() {
 
 bool LidarPoller::Proc() {
   auto scan = std::make_shared<LidarScan>();
-  scan->seq = ++seq_;
-  scan->stamp = Now();
-  scan->ranges.resize(360);
-  for (size_t i = 0; i < scan->ranges.size(); ++i) {
-    scan->ranges[i] = 5.0f + 0.5f * static_cast<float>(std::sin(0.1 * i + seq_));
+  scan->set_seq(++seq_);
+  scan->set_stamp_ns(ToStampNs(Now()));
+  constexpr int kBeams = 360;
+  scan->mutable_ranges()->Reserve(kBeams);
+  for (int i = 0; i < kBeams; ++i) {
+    scan->add_ranges(5.0f + 0.5f * static_cast<float>(std::sin(0.1 * i + seq_)));
   }
   return writer_->Write(std::move(scan));
 }
@@ -81,14 +96,16 @@ bool Fusion::Proc(const std::shared_ptr<ImuReading>& imu) {
     scan = latest_scan_;
   }
   ++fused_;
-  if (scan != nullptr && !scan->ranges.empty()) {
+  if (scan != nullptr && scan->ranges_size() > 0) {
     // A toy fusion: the closest obstacle, and how old the scan is.
-    float closest = scan->ranges.front();
-    for (float r : scan->ranges) closest = std::min(closest, r);
+    float closest = scan->ranges(0);
+    for (float r : scan->ranges()) closest = std::min(closest, r);
+    const absl::Duration scan_age = FromStampNs(imu->stamp_ns()) - FromStampNs(scan->stamp_ns());
     (void)closest;
+    (void)scan_age;
     ++fused_with_lidar_;
   }
-  return imu->seq > 0;
+  return imu->seq() > 0;
 }
 
 bool HealthMonitor::Init() {
@@ -116,9 +133,24 @@ bool HealthMonitor::Proc() {
   return imu > 0 && lidar > 0;  // a silent sensor is a failed health check
 }
 
+bool RemotePollers::Init() {
+  auto imu = node()->TryCreateWriter<ImuReading>(kImuChannel);
+  auto lidar = node()->TryCreateWriter<LidarScan>(kLidarChannel);
+  if (!imu.ok() || !lidar.ok()) {
+    AERROR << (imu.ok() ? lidar.status() : imu.status()).message();
+    return false;
+  }
+  imu_writer_ = *imu;
+  lidar_writer_ = *lidar;
+  AINFO << "remote pollers \"" << name() << "\": " << kImuChannel << " and " << kLidarChannel
+        << " come from another process";
+  return true;
+}
+
 CYBER_REGISTER_COMPONENT(ImuPoller)
 CYBER_REGISTER_COMPONENT(LidarPoller)
 CYBER_REGISTER_COMPONENT(Fusion)
 CYBER_REGISTER_COMPONENT(HealthMonitor)
+CYBER_REGISTER_COMPONENT(RemotePollers)
 
 }  // namespace sensor_polling

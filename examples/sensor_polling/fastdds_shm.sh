@@ -1,0 +1,85 @@
+# shellcheck shell=bash
+# Sourced (bash) by run_two_processes.sh and two_process_run_test.sh: a DDS
+# domain for a run of our own, and the removal of the /dev/shm files that
+# the processes of that run left behind.
+#
+# Fast-DDS's shared-memory transport keeps, in /dev/shm, per participant a
+# segment (fastrtps_<16 hex digits>) and per port it listens on one more
+# (fastrtps_port<N>, N = 7400 + 250 * domain + offset < 250), each with a
+# lock file (<name>_el), and per port a named semaphore
+# (sem.fastrtps_port<N>_mutex). A participant removes its own files when
+# its process exits cleanly (SIGINT, SIGTERM, --run_for); a process killed
+# (SIGKILL, a crash) leaves them. Other processes of this host (other
+# tests, a ROS 2 node) may have files there at the same time, so nothing
+# is removed by pattern: the files removed are those the run's processes
+# were seen using (fastdds_shm_note, called while they run) and the port
+# files of the run's domain, and only once no process uses them.
+#
+# What is not covered: a process killed before it was first seen using its
+# files leaves its segment (its name is random).
+
+# fastdds_shm_port_files DOMAIN: prints the files in /dev/shm of DOMAIN's
+# ports (fastrtps_port<N>, its lock file and its semaphore).
+fastdds_shm_port_files() {
+  local base=$((7400 + 250 * $1)) f n
+  for f in /dev/shm/fastrtps_port* /dev/shm/sem.fastrtps_port*; do
+    n=${f#/dev/shm/}
+    n=${n#sem.}
+    n=${n#fastrtps_port}
+    n=${n%_el}
+    n=${n%_mutex}
+    case "$n" in '' | *[!0-9]*) continue ;; esac
+    if [ "$n" -ge "$base" ] && [ "$n" -lt $((base + 250)) ]; then echo "$f"; fi
+  done
+}
+
+# fastdds_shm_free_domain: prints a random DDS domain id in 1..232, not
+# Cyber RT's default 80, whose ports have no files in /dev/shm (no
+# participant of this host uses it now; two runs that pick at the same
+# moment may still meet, 1 chance in 231).
+fastdds_shm_free_domain() {
+  local domain _
+  for _ in $(seq 1 50); do
+    domain=$((1 + RANDOM % 232))
+    [ "$domain" -eq 80 ] && continue
+    [ -z "$(fastdds_shm_port_files "$domain")" ] && break
+  done
+  echo "$domain"
+}
+
+# fastdds_shm_note NOTES PID...: appends to the file NOTES the Fast-DDS
+# files in /dev/shm that the processes PID... map or hold open now.
+fastdds_shm_note() {
+  local notes=$1 pid fd
+  shift
+  for pid in "$@"; do
+    awk '$6 ~ /^\/dev\/shm\/fastrtps_/ { print $6 }' "/proc/$pid/maps" 2>/dev/null >>"$notes" || true
+    for fd in /proc/"$pid"/fd/*; do
+      fd=$(readlink "$fd" 2>/dev/null) || continue
+      case "$fd" in /dev/shm/fastrtps_*) echo "$fd" >>"$notes" ;; esac
+    done
+  done
+}
+
+# fastdds_shm_remove NOTES DOMAIN: removes the noted files and the port
+# files of DOMAIN (with their lock files and semaphores) that are still
+# there and that no process maps or holds open. Prints what it removed.
+# Call it once the run's processes have exited.
+fastdds_shm_remove() {
+  local notes=$1 domain=$2 stem f in_use
+  in_use=$({
+    awk '{ print $6 }' /proc/[0-9]*/maps 2>/dev/null
+    find /proc/[0-9]*/fd -lname '/dev/shm/*' -printf '%l\n' 2>/dev/null
+  } | grep '^/dev/shm/' | sort -u || true)
+  {
+    if [ -f "$notes" ]; then cat "$notes"; fi
+    fastdds_shm_port_files "$domain"
+  } | sed 's/_el$//' | sort -u | while read -r stem; do
+    for f in "$stem" "${stem}_el" "/dev/shm/sem.${stem#/dev/shm/}_mutex"; do
+      [ -e "$f" ] || continue
+      grep -qxF "$f" <<<"$in_use" && continue
+      rm -f "$f" && echo "removed $f"
+    done
+  done
+  return 0
+}
