@@ -98,11 +98,19 @@ class GraphBuilder {
   absl::Status CheckNames(const Info& info, const FieldPositions& at,
                           bool timer, int index) const;
 
-  // unread_outputs, which both kinds of config have.
+  // unread_outputs and remote_inputs, which both kinds of config have.
   template <typename Config>
   absl::Status ReadUnreadOutputs(const Config& config, const FieldPositions& at,
                                  const std::string& owner,
-                                 std::vector<std::string>* out) const;
+                                 std::vector<std::string>* unread_outputs,
+                                 std::vector<std::string>* remote_inputs) const;
+  // One of them: `field` of `config`, `verb` what the component does with
+  // the channels ("writes", "reads").
+  template <typename Config>
+  absl::Status ReadChannelList(const Config& config, const FieldPositions& at,
+                               const std::string& owner, const char* field,
+                               const google::protobuf::RepeatedPtrField<std::string>& list,
+                               const char* verb, std::vector<std::string>* out) const;
 
   // config_file_path and flag_file_path, which both kinds of config have.
   template <typename Config>
@@ -215,7 +223,8 @@ absl::StatusOr<ComponentSpec> GraphBuilder::MakeComponent(
     spec.readers.push_back(*std::move(reader));
   }
   if (absl::Status s =
-          ReadUnreadOutputs(config, config_at, owner, &spec.unread_outputs);
+          ReadUnreadOutputs(config, config_at, owner, &spec.unread_outputs,
+                            &spec.remote_inputs);
       !s.ok()) {
     return s;
   }
@@ -256,7 +265,8 @@ absl::StatusOr<TimerComponentSpec> GraphBuilder::MakeTimerComponent(
     return Invalid(interval_at, s.message());
   }
   if (absl::Status s =
-          ReadUnreadOutputs(config, config_at, owner, &spec.unread_outputs);
+          ReadUnreadOutputs(config, config_at, owner, &spec.unread_outputs,
+                            &spec.remote_inputs);
       !s.ok()) {
     return s;
   }
@@ -311,18 +321,33 @@ absl::StatusOr<ReaderConfig> GraphBuilder::MakeReader(
 template <typename Config>
 absl::Status GraphBuilder::ReadUnreadOutputs(
     const Config& config, const FieldPositions& at, const std::string& owner,
-    std::vector<std::string>* out) const {
-  for (int i = 0; i < config.unread_outputs_size(); ++i) {
-    const std::string& channel = config.unread_outputs(i);
-    const TextPosition position = at.Of(config, "unread_outputs", i);
+    std::vector<std::string>* unread_outputs,
+    std::vector<std::string>* remote_inputs) const {
+  if (absl::Status s = ReadChannelList(config, at, owner, "unread_outputs",
+                                       config.unread_outputs(), "writes", unread_outputs);
+      !s.ok()) {
+    return s;
+  }
+  return ReadChannelList(config, at, owner, "remote_inputs", config.remote_inputs(), "reads",
+                         remote_inputs);
+}
+
+template <typename Config>
+absl::Status GraphBuilder::ReadChannelList(
+    const Config& config, const FieldPositions& at, const std::string& owner,
+    const char* field, const google::protobuf::RepeatedPtrField<std::string>& list,
+    const char* verb, std::vector<std::string>* out) const {
+  for (int i = 0; i < list.size(); ++i) {
+    const std::string& channel = list.Get(i);
+    const TextPosition position = at.Of(config, field, i);
     if (channel.empty()) {
       return Invalid(position,
-                     absl::StrCat(owner, ": unread_outputs[", i,
+                     absl::StrCat(owner, ": ", field, "[", i,
                                   "] \"\" is empty: name a channel the "
-                                  "component writes"));
+                                  "component ", verb));
     }
     if (std::find(out->begin(), out->end(), channel) != out->end()) {
-      return Invalid(position, absl::StrCat(owner, ": unread_outputs[", i,
+      return Invalid(position, absl::StrCat(owner, ": ", field, "[", i,
                                             "] \"", channel,
                                             "\" is listed twice"));
     }

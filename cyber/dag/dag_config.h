@@ -26,9 +26,10 @@
 //     worded by the same function (timer/period_rules.h);
 //   - a reader has a non-empty channel and a pending_queue_size of at least
 //     1 (a component without readers is allowed);
-//   - every unread_outputs entry is a non-empty channel name, listed once
-//     per component (whether the component writes it is the launcher's
-//     check, once it runs: cyber/mainboard/launcher.h);
+//   - every unread_outputs (remote_inputs) entry is a non-empty channel
+//     name, listed once per component (whether the component writes
+//     (reads) it is the launcher's check, once it runs:
+//     cyber/mainboard/launcher.h);
 //   - config_file_path and flag_file_path, when non-empty, name existing
 //     regular files (NotFound otherwise).
 // What is not checked here: module_library (kept as written; the launcher
@@ -106,6 +107,8 @@ struct ComponentSpec {
   // Channels written on purpose with no reader in the graph (dag.proto):
   // non-empty, each once, in file order.
   std::vector<std::string> unread_outputs;
+  // Channels read that another process writes (dag.proto): likewise.
+  std::vector<std::string> remote_inputs;
   std::string config_file_path;  // empty, or an existing file (resolved)
   std::string flag_file_path;    // empty, or an existing file (resolved)
   SourceLocation where;          // of the `components` block
@@ -117,6 +120,7 @@ struct TimerComponentSpec {
   std::string name;
   absl::Duration interval;  // > 0 (whole milliseconds)
   std::vector<std::string> unread_outputs;  // as in ComponentSpec
+  std::vector<std::string> remote_inputs;   // as in ComponentSpec
   std::string config_file_path;
   std::string flag_file_path;
   SourceLocation where;  // of the `timer_components` block

@@ -264,9 +264,11 @@ absl::Status Launcher::Start() {
 
 std::vector<std::string> Launcher::CheckChannels() const {
   // The running components (their nodes carry their names), where each is
-  // defined, and the channels each declares unread (dag unread_outputs).
+  // defined, the channels each declares unread (dag unread_outputs) and
+  // those it declares written by another process (dag remote_inputs).
   std::map<std::string, std::string> ours;
   std::map<std::string, const std::vector<std::string>*> declared;
+  std::map<std::string, const std::vector<std::string>*> remote_inputs;
   ChannelBus* bus = nullptr;
   {
     MutexLock lock(&mu_);
@@ -285,6 +287,8 @@ std::vector<std::string> Launcher::CheckChannels() const {
         it->second = e.where().ToString();
         declared[name] = e.component != nullptr ? &e.component->unread_outputs
                                                 : &e.timer->unread_outputs;
+        remote_inputs[name] = e.component != nullptr ? &e.component->remote_inputs
+                                                     : &e.timer->remote_inputs;
       }
     }
   }
@@ -292,11 +296,18 @@ std::vector<std::string> Launcher::CheckChannels() const {
     return std::any_of(nodes.begin(), nodes.end(),
                        [&ours](const std::string& n) { return ours.count(n) > 0; });
   };
-  auto declares = [&declared](const std::string& node, const std::string& channel) {
-    auto it = declared.find(node);
-    return it != declared.end() &&
+  auto lists = [](const std::map<std::string, const std::vector<std::string>*>& by_node,
+                  const std::string& node, const std::string& channel) {
+    auto it = by_node.find(node);
+    return it != by_node.end() &&
            std::find(it->second->begin(), it->second->end(), channel) !=
                it->second->end();
+  };
+  auto declares = [&](const std::string& node, const std::string& channel) {
+    return lists(declared, node, channel);
+  };
+  auto expects_remote = [&](const std::string& node, const std::string& channel) {
+    return lists(remote_inputs, node, channel);
   };
   const std::vector<ChannelTopology> topology = bus->Topology();
   // The bus may be shared (the process default): only channels one of our
@@ -315,6 +326,12 @@ std::vector<std::string> Launcher::CheckChannels() const {
     if (!read_only &&
         std::any_of(t->writers.begin(), t->writers.end(),
                     [&](const std::string& w) { return declares(w, t->channel); })) {
+      continue;
+    }
+    // Written by another process: one of its readers says so.
+    if (read_only &&
+        std::any_of(t->readers.begin(), t->readers.end(),
+                    [&](const std::string& r) { return expects_remote(r, t->channel); })) {
       continue;
     }
     std::string w = absl::StrCat(
@@ -346,6 +363,16 @@ std::vector<std::string> Launcher::CheckChannels() const {
                         t->channel, "\" to the config of component \"", *writer,
                         "\"");
       }
+    } else {
+      const auto reader = std::find_if(t->readers.begin(), t->readers.end(),
+                                       [&ours](const std::string& n) {
+                                         return ours.count(n) > 0;
+                                       });
+      if (reader != t->readers.end()) {
+        absl::StrAppend(&w, "; if another process writes it, add remote_inputs: \"",
+                        t->channel, "\" to the config of component \"", *reader,
+                        "\"");
+      }
     }
     warnings.emplace_back(t->channel, std::move(w));
   }
@@ -373,6 +400,32 @@ std::vector<std::string> Launcher::CheckChannels() const {
                        Participants({name}, ours), " but that component does not write it (",
                        writes.empty() ? std::string("it writes no channel")
                                       : absl::StrCat("it writes ", absl::StrJoin(writes, ", ")),
+                       ")"));
+    }
+  }
+  // Likewise, a remote input must name a channel its component reads.
+  for (const auto& [name, channels] : remote_inputs) {
+    for (const std::string& channel : *channels) {
+      const auto t = std::find_if(topology.begin(), topology.end(),
+                                  [&](const ChannelTopology& c) {
+                                    return c.channel == channel;
+                                  });
+      if (t != topology.end() &&
+          std::find(t->readers.begin(), t->readers.end(), name) != t->readers.end()) {
+        continue;
+      }
+      std::vector<std::string> reads;
+      for (const ChannelTopology& c : topology) {
+        if (std::find(c.readers.begin(), c.readers.end(), name) != c.readers.end()) {
+          reads.push_back(absl::StrCat("\"", c.channel, "\""));
+        }
+      }
+      warnings.emplace_back(
+          channel,
+          absl::StrCat("channel \"", channel, "\" is listed in remote_inputs of ",
+                       Participants({name}, ours), " but that component does not read it (",
+                       reads.empty() ? std::string("it reads no channel")
+                                     : absl::StrCat("it reads ", absl::StrJoin(reads, ", ")),
                        ")"));
     }
   }

@@ -31,6 +31,11 @@
 // does have a reader is not: the same dag may run alone (nobody reads the
 // alarm) or beside one that reads it (a monitor), and a warning there would
 // make strict mode refuse a valid combination.
+// The reading side of a graph split across processes is declared the same
+// way, in the reader's entry: `remote_inputs: "/sensor/imu"` (written by
+// another mainboard; DDS discovery has not happened when Start() checks,
+// so the launcher cannot see the writer). A declared remote input that the
+// component does not read is a warning, as above.
 //
 // Strict mode (set_strict(true): mainboard --strict_graph, cyber_graph_test
 // by default) turns those warnings into an error, so CI fails on a graph

@@ -452,7 +452,8 @@ TEST_F(LauncherRunTest, ChannelsWrittenAndNotReadOrReadAndNotWrittenAreWarnings)
           "unread_outputs: \"/imu\" to the config of component \"imu\"",
       "channel \"/imux\" (" + type + ") is read by component \"fusion\" (" +
           std::string(getenv("TEST_TMPDIR")) + "/typo.dag:3:3) but written by no one; a typo? "
-          "\"/imu\" (same type) is written but read by no one",
+          "\"/imu\" (same type) is written but read by no one; if another process writes it, "
+          "add remote_inputs: \"/imux\" to the config of component \"fusion\"",
   };
   EXPECT_EQ(launcher.ChannelWarnings(), expected);
   for (const std::string& w : expected) EXPECT_EQ(warnings.Containing(w).size(), 1u) << w;
@@ -479,7 +480,9 @@ TEST_F(LauncherRunTest, StrictModeRefusesAReadTypoListingTheWarningAndStopsEvery
   const std::string warning =
       "channel \"/imux\" (" + transport_internal::TypeName(typeid(Msg)) +
       ") is read by component \"fusion\" (" + dag +
-      ":4:3) but written by no one; a typo? \"/imu\" (same type) is written but read by no one";
+      ":4:3) but written by no one; a typo? \"/imu\" (same type) is written but read by no one; "
+      "if another process writes it, add remote_inputs: \"/imux\" to the config of component "
+      "\"fusion\"";
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
   EXPECT_EQ(std::string(s.message()),
             "strict graph: 1 graph warning is an error in strict mode:\n  " + warning);
@@ -528,6 +531,35 @@ TEST_F(LauncherRunTest, UnreadOutputsSilenceAWrittenUnreadChannelAndStrictModePa
                                    "\"imu\""),
             std::string::npos)
       << refused;
+}
+
+TEST_F(LauncherRunTest, RemoteInputsSilenceAChannelWrittenByAnotherProcessAndMustBeRead) {
+  Launcher launcher(context_);
+  launcher.set_strict(true);
+  ASSERT_TRUE(launcher.Load({WriteFile("fusion_side.dag",
+      "module_config {\n"
+      "  components { class_name: \"MsgSink\" config { name: \"fusion\"\n"
+      "               readers { channel: \"/imu\" } remote_inputs: \"/imu\" } }\n"
+      "}\n")}).ok());
+  const absl::Status s = launcher.Start();
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_TRUE(launcher.ChannelWarnings().empty());
+  launcher.Stop();
+
+  // A remote input the component does not read is a typo, named.
+  Launcher stale(context_);
+  const std::string dag = WriteFile("fusion_stale.dag",
+      "module_config {\n"
+      "  components { class_name: \"MsgSink\" config { name: \"fusion\"\n"
+      "               readers { channel: \"/imu\" } remote_inputs: \"/imu\"\n"
+      "               remote_inputs: \"/lidar\" } }\n"
+      "}\n");
+  ASSERT_TRUE(stale.Load({dag}).ok());
+  ASSERT_TRUE(stale.Start().ok());
+  EXPECT_EQ(stale.ChannelWarnings(),
+            std::vector<std::string>{"channel \"/lidar\" is listed in remote_inputs of component "
+                                     "\"fusion\" (" + dag + ":2:3) but that component does not "
+                                     "read it (it reads \"/imu\")"});
 }
 
 TEST_F(LauncherRunTest, AnUnreadOutputTheComponentDoesNotWriteIsAWarningOneWithAReaderIsNot) {

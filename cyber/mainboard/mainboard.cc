@@ -134,13 +134,16 @@ void PrintSummary(const std::vector<cyber::ComponentStats>& stats,
   std::fflush(stdout);
 }
 
-// The channel table of the process runtime: its bus's channels, and what
-// crossed to other processes when it has a transport.
-std::string ChannelSummary() {
-  cyber::Runtime* rt = cyber::ProcessRuntime();
+// The channel table of the process runtime: its bus's channels as
+// `topology` saw them (taken while the components ran: a stopped node
+// neither reads nor writes), and what crossed to other processes when it
+// has a transport.
+std::string ChannelSummary(const std::vector<cyber::ChannelTopology>& topology) {
   std::vector<cyber::RemoteChannelStats> remote;
-  if (const cyber::RemoteTransport* t = rt->remote()) remote = t->ChannelStats();
-  return cyber::ChannelTable(rt->bus()->Topology(), remote);
+  if (const cyber::RemoteTransport* t = cyber::ProcessRuntime()->remote()) {
+    remote = t->ChannelStats();
+  }
+  return cyber::ChannelTable(topology, remote);
 }
 
 // --shutdown_deadline passed: what is stuck (stderr), the summary of what is
@@ -294,12 +297,14 @@ int main(int argc, char** argv) {
   cyber::WaitForShutdown();
   bound.ShutdownBegins();
   if (status_timer) status_timer->Stop();
+  const std::vector<cyber::ChannelTopology> topology =
+      cyber::ProcessRuntime()->bus()->Topology();
   launcher.Stop();
   components_stopped = true;
   // Taken after every component stopped: each call it made is counted.
   const std::vector<cyber::ComponentStats> stats = launcher.FinalStats();
   // Before the transport leaves the domain: its peers are still listed.
-  const std::string channels = ChannelSummary();
+  const std::string channels = ChannelSummary(topology);
   cyber::Shutdown();
   bound.ShutdownFinished();
   if (live) std::printf("\n");

@@ -133,24 +133,9 @@ bool HealthMonitor::Proc() {
   return imu > 0 && lidar > 0;  // a silent sensor is a failed health check
 }
 
-bool RemotePollers::Init() {
-  auto imu = node()->TryCreateWriter<ImuReading>(kImuChannel);
-  auto lidar = node()->TryCreateWriter<LidarScan>(kLidarChannel);
-  if (!imu.ok() || !lidar.ok()) {
-    AERROR << (imu.ok() ? lidar.status() : imu.status()).message();
-    return false;
-  }
-  imu_writer_ = *imu;
-  lidar_writer_ = *lidar;
-  AINFO << "remote pollers \"" << name() << "\": " << kImuChannel << " and " << kLidarChannel
-        << " come from another process";
-  return true;
-}
-
 CYBER_REGISTER_COMPONENT(ImuPoller)
 CYBER_REGISTER_COMPONENT(LidarPoller)
 CYBER_REGISTER_COMPONENT(Fusion)
 CYBER_REGISTER_COMPONENT(HealthMonitor)
-CYBER_REGISTER_COMPONENT(RemotePollers)
 
 }  // namespace sensor_polling

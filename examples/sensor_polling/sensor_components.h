@@ -17,23 +17,9 @@
 // (sensor_polling.dag) or in two, the pollers in one (pollers.dag) and
 // fusion and monitor in the other (fusion.dag); none of them knows which.
 //
-//   RemotePollers (component, no Proc)     in fusion.dag only: says, in the
-//                                          fusion process's graph, that the
-//                                          sensor channels are written by
-//                                          another process
-//
-// RemotePollers exists for the launcher's start-up check, which looks at one
-// process: a channel read there and written by no component of the process
-// is warned about ("read by fusion, health but written by no one"), and a
-// dag has no way to say "written in another process" (unread_outputs is the
-// writer's side only). RemotePollers holds a writer on each sensor channel
-// and never writes, so the fusion process starts without that warning, and
-// passes mainboard --strict_graph; its row in the summary shows where the
-// sensors come from. What it costs: each of its writers opens the channel's
-// outlet to other processes (a DDS writer on which nothing is ever sent).
-// What it hides: nothing the start-up check could know; whether the pollers
-// actually run shows at run time, in the health monitor's reports (a silent
-// sensor fails its check).
+// In the fusion process nothing writes the sensor channels; fusion.dag says
+// so with remote_inputs on the readers' entries, so the launcher's start-up
+// check (one process) does not warn that they are written by no one.
 
 #ifndef EXAMPLES_SENSOR_POLLING_SENSOR_COMPONENTS_H_
 #define EXAMPLES_SENSOR_POLLING_SENSOR_COMPONENTS_H_
@@ -108,17 +94,6 @@ class HealthMonitor : public cyber::TimerComponent {
   std::shared_ptr<cyber::Reader<LidarScan>> lidar_reader_;
   std::atomic<uint64_t> imu_seen_{0};
   std::atomic<uint64_t> lidar_seen_{0};
-};
-
-// See the top of this file. Its writers never write: messages on the
-// sensor channels come from the pollers' process only.
-class RemotePollers : public cyber::Component<> {
- public:
-  bool Init() override;
-
- private:
-  std::shared_ptr<cyber::Writer<ImuReading>> imu_writer_;
-  std::shared_ptr<cyber::Writer<LidarScan>> lidar_writer_;
 };
 
 }  // namespace sensor_polling

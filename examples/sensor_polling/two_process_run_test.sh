@@ -110,7 +110,11 @@ procs() {  # NAME COMPONENT: its procs in NAME's summary (empty: no row)
 [ "$(procs pollers imu)" -gt 0 ] 2>/dev/null || fail "no IMU poller calls in the pollers' summary"
 [ "$(procs pollers lidar)" -gt 0 ] 2>/dev/null || fail "no lidar poller calls in the pollers' summary"
 [ "$(procs fusion fusion)" -gt 0 ] 2>/dev/null || fail "fusion fused no IMU reading"
-grep -qE '^remote_pollers ' "$out/fusion.out" || fail "no summary row for remote_pollers"
+# The channel table names the pollers' process as the sensors' writer.
+for ch in /sensor/imu /sensor/lidar; do
+  grep -qE "^$ch +[^ ]+ +[0-9]+/[0-9]+ +mainboard@[^ ]+:$pollers_pid " "$out/fusion.out" ||
+    fail "fusion's channel table does not show $ch written by the pollers (pid $pollers_pid)"
+done
 for f in pollers fusion; do
   ! grep -q '^warnings:' "$out/$f.out" || fail "graph warnings in the $f summary"
 done
