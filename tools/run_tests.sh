@@ -7,8 +7,10 @@
 # (default 30s), and a graph test built in a separate Bazel workspace that
 # uses this repository through local_repository. Ends with the plain line
 # "N passed, N failed" (each test target in each config counts once; the
-# clang build, each fuzzer, the soak and the external workspace count as one
-# check each) and exits non-zero if anything failed.
+# clang build, each fuzzer, the soak, the external workspace and the
+# /dev/shm check count as one check each) and exits non-zero if anything
+# failed. The /dev/shm check: no Fast-DDS file the run added is left (the
+# transport tests kill peers with -9).
 #
 #   tools/run_tests.sh                     # everything
 #   CONFIGS="default tsan" tools/run_tests.sh   # a subset
@@ -33,6 +35,12 @@ echo "test targets: $(wc -l < "$work/expected") per config; configs: $CONFIGS"
 summary_args=()
 extra_checks_passed=0
 extra_checks_failed=0
+# Fast-DDS's files in /dev/shm before the run: any other one left at the end
+# is this run's (checked below).
+fastdds_shm_files() {
+  ls /dev/shm 2>/dev/null | grep -E '^(fastrtps_|sem\.fastrtps_|fast_datasharing_)' | sort || true
+}
+fastdds_shm_files > "$work/shm.before"
 for config in $CONFIGS; do
   start=$(date +%s)
   if [ "$config" = fuzz ]; then
@@ -84,6 +92,26 @@ for config in $CONFIGS; do
   fi
   echo "=== $config took $(( $(date +%s) - start )) s ==="
 done
+
+# Nothing of ours left in /dev/shm: the tests that kill a peer with -9 rely
+# on the next start's cleanup, and every other process leaves the domain
+# cleanly. The cleanup tool runs once more (it removes only files whose
+# owners are dead), then any Fast-DDS file the run added is a failed check.
+echo "=== /dev/shm after the tests ==="
+# (Its exit status says whether it met files it may not judge, e.g. another
+# user's; that is not this run's business.)
+bazel run --noshow_progress //cyber/transport/dds:shm_clean >"$work/shm_clean.out" 2>&1 || true
+fastdds_shm_files > "$work/shm.after"
+left="$(comm -13 "$work/shm.before" "$work/shm.after")"
+if [ -z "$left" ]; then
+  echo "PASSED [shm] no Fast-DDS file left in /dev/shm"
+  extra_checks_passed=$((extra_checks_passed + 1))
+else
+  echo "FAILED [shm] left in /dev/shm by this run:"
+  sed 's/^/  /' <<<"$left"
+  tail -n 20 "$work/shm_clean.out"
+  extra_checks_failed=$((extra_checks_failed + 1))
+fi
 
 if [ ${#summary_args[@]} -gt 0 ]; then
   result="$(/usr/bin/python3 tools/test_summary.py "$work/expected" "${summary_args[@]}")"

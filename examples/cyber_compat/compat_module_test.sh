@@ -6,9 +6,11 @@
 set -euo pipefail
 cd "${TEST_SRCDIR}/${TEST_WORKSPACE}"  # the dag's paths are relative to here
 bin=cyber/mainboard/mainboard
+# --in_process_only: this test is about the Cyber surface, not the transport;
+# its protobuf channels must not meet other tests' processes on this host.
 fail() { echo "FAIL: $*"; echo "--- stdout"; echo "${out:-}"; echo "--- stderr"; cat "$TEST_TMPDIR/err"; exit 1; }
 
-out="$("$bin" -d examples/cyber_compat/compat_module.dag --run_for=2s --status=never \
+out="$("$bin" -d examples/cyber_compat/compat_module.dag --in_process_only --run_for=2s --status=never \
        2>"$TEST_TMPDIR/err")" || fail "mainboard exited $?"
 procs() {  # procs of the summary row of component $1
   local row
@@ -33,7 +35,7 @@ sed 's/chatter_hz: 20.0/chatter_hz_typo: 20.0/' examples/cyber_compat/compat_mod
   >"$TEST_TMPDIR/typo.pb.txt"
 sed "s#examples/cyber_compat/compat_module.pb.txt#$TEST_TMPDIR/typo.pb.txt#" \
   examples/cyber_compat/compat_module.dag >"$TEST_TMPDIR/typo.dag"
-if "$bin" -d "$TEST_TMPDIR/typo.dag" --run_for=1s --status=never >/dev/null 2>"$TEST_TMPDIR/err"; then
+if "$bin" -d "$TEST_TMPDIR/typo.dag" --in_process_only --run_for=1s --status=never >/dev/null 2>"$TEST_TMPDIR/err"; then
   fail "a config with an unknown field was accepted"
 fi
 grep -q "typo.pb.txt:6:16: .*chatter_hz_typo" "$TEST_TMPDIR/err" || fail "the config error is not located"
