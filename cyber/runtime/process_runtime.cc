@@ -42,6 +42,10 @@ DEFINE_bool(in_process_only, false,
             "keep every channel inside this process: no DDS participant, nothing "
             "on the network or in /dev/shm (default: protobuf channels also reach "
             "the other processes of the DDS domain, CYBER_DOMAIN_ID)");
+DEFINE_string(dds_profile_file, "",
+              "a Fast-DDS XML profile file whose default participant profile the "
+              "transport starts from (e.g. DDS Security's properties); empty: no "
+              "profile file is read at all");
 DEFINE_bool(scheduler_anticipate_timers, true,
             "an idle processor wakes shortly before the timing wheel's next "
             "event and spins for the hand-off, so a timer callback does not "
@@ -102,6 +106,7 @@ std::shared_ptr<RemoteTransport> RemoteFromFlags() {
            << "; channels stay inside this process";
     return nullptr;
   }
+  options->profile_file = FLAGS_dds_profile_file;
   return std::make_shared<dds::DdsTransport>(*std::move(options));
 }
 

@@ -15,7 +15,10 @@
 // protobuf text format), or else one group described by
 // --scheduler_processors (0: one per core), --scheduler_cpuset,
 // --scheduler_affinity, --scheduler_policy and --scheduler_priority; and
-// --routine_stack_size and --scheduler_anticipate_timers. A bad conf file or
+// --routine_stack_size and --scheduler_anticipate_timers. Its transport to
+// other processes (cyber/transport/dds/dds_transport.h) from Cyber RT's
+// CYBER_DOMAIN_ID and CYBER_IP and --dds_profile_file; none with
+// --in_process_only. A bad conf file or
 // flag is reported (AERROR, naming file, line and field, or the flag) and
 // the default is used instead, so the process still runs. The scheduler is
 // named "default", its tick thread "timer-tick".

@@ -377,6 +377,23 @@ TEST(DdsTransportStartTest, AMessageOverTheSizeLimitIsRefusedNamingChannelSizeAn
   EXPECT_EQ((*publisher)->Publish("x").code(), absl::StatusCode::kFailedPrecondition);
 }
 
+TEST(DdsTransportStartTest, AProfileFileThatDoesNotLoadIsAnErrorNamingIt) {
+  DdsTransportOptions t;
+  t.domain_id = RandomDomain();
+  t.profile_file = "/nonexistent/profiles.xml";
+  DdsTransport transport(t);
+  RemoteEndpoint e;
+  e.channel = "/ping";
+  e.type_name = "cyber.dds_test.Ping";
+  auto publisher = transport.Publisher(e);
+  ASSERT_FALSE(publisher.ok());
+  EXPECT_EQ(publisher.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(publisher.status().message(),
+                                "profile_file \"/nonexistent/profiles.xml\""))
+      << publisher.status();
+  EXPECT_FALSE(transport.participant_started());
+}
+
 TEST(DdsTransportOptionsTest, MalformedEnvironmentIsNamed) {
   setenv("CYBER_DOMAIN_ID", "300", 1);
   auto o = DdsTransportOptionsFromEnvironment("p");

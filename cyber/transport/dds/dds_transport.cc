@@ -504,7 +504,12 @@ absl::Status DdsTransport::Impl::StartLocked() {
         "\" could not be loaded (missing, or not a Fast-DDS XML profile)"));
   }
 
-  fdds::DomainParticipantQos qos = fdds::PARTICIPANT_QOS_DEFAULT;
+  // The factory's default: Fast-DDS's own, or the default profile of
+  // `profile_file` (DDS Security's properties come in this way, see
+  // docs/transport.md). What follows overrides its name, transports and
+  // lease; everything else is the profile's.
+  fdds::DomainParticipantQos qos;
+  factory->get_default_participant_qos(qos);
   qos.name(ParticipantName(self_));
   qos.transport().use_builtin_transports = false;
   auto shm = std::make_shared<eprosima::fastdds::rtps::SharedMemTransportDescriptor>();

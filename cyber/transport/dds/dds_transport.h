@@ -70,7 +70,10 @@ struct DdsTransportOptions {
   // Cyber RT's CYBER_IP: the IPv4 address of the interface other hosts
   // reach this one on. Empty: shared memory and loopback only.
   std::string interface_address;
-  // A Fast-DDS XML profile file to load; empty: none.
+  // A Fast-DDS XML profile file to load; empty: none. Its default
+  // participant profile (is_default_profile="true") is the base of the
+  // participant's QoS; name, transports and lease are then set from these
+  // options. This is how DDS Security is turned on (docs/transport.md).
   std::string profile_file;
   // How peers name this process (the binary's name).
   std::string process_name = "cyber";
