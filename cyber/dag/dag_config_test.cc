@@ -295,11 +295,13 @@ module_config {
       readers { channel: "/gps/fix" }
       unread_outputs: "/gps/timeout"
       unread_outputs: "/gps/stale"
+      remote_inputs: "/gps/fix"
     }
   }
   timer_components {
     class_name: "Monitor"
-    config { name: "monitor" interval: 100 unread_outputs: "/health" }
+    config { name: "monitor" interval: 100 unread_outputs: "/health"
+             remote_inputs: "/imu" remote_inputs: "/lidar" }
   }
   timer_components {
     class_name: "Poller"
@@ -314,6 +316,10 @@ module_config {
   EXPECT_EQ(module.timer_components[0].unread_outputs,
             std::vector<std::string>{"/health"});
   EXPECT_TRUE(module.timer_components[1].unread_outputs.empty());
+  EXPECT_EQ(module.components[0].remote_inputs, std::vector<std::string>{"/gps/fix"});
+  EXPECT_EQ(module.timer_components[0].remote_inputs,
+            (std::vector<std::string>{"/imu", "/lidar"}));
+  EXPECT_TRUE(module.timer_components[1].remote_inputs.empty());
 }
 
 // --- Errors ------------------------------------------------------------------
@@ -513,6 +519,18 @@ TEST(ParseGraphErrorTest, Readers) {
                    "      readers { channel: \"/a\" pending_queue_size: 0 }"),
       {"bad.dag:7:31: component \"fusion\": reader of channel \"/a\": "
        "pending_queue_size 0 must be at least 1"});
+}
+
+TEST(ParseGraphErrorTest, RemoteInputs) {
+  ExpectInvalid(ComponentDag("name: \"fusion\"\n"
+                             "      remote_inputs: \"\""),
+                {"bad.dag:7:7: component \"fusion\": remote_inputs[0] \"\" is "
+                 "empty: name a channel the component reads"});
+  ExpectInvalid(TimerDag("name: \"poller\" interval: 10\n"
+                         "      remote_inputs: \"/imu\"\n"
+                         "      remote_inputs: \"/imu\""),
+                {"bad.dag:8:7: timer component \"poller\": remote_inputs[1] "
+                 "\"/imu\" is listed twice"});
 }
 
 TEST(ParseGraphErrorTest, UnreadOutputs) {

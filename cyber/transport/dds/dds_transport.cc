@@ -291,10 +291,14 @@ class PublisherImpl final : public RemotePublisher, public fdds::DataWriterListe
   // in progress.
   fdds::DataWriter* Detach() {
     MutexLock lock(&mu_);
+    closed_.store(true, std::memory_order_release);
     return std::exchange(writer_, nullptr);
   }
 
+  // False once the transport shut down: writers then stop serializing for
+  // (and logging about) a network that is gone.
   bool Wanted() const override {
+    if (closed_.load(std::memory_order_acquire)) return false;
     return qos_.durability == ChannelQos::Durability::kTransientLocal ||
            matched_remote_.load(std::memory_order_acquire) > 0;
   }
@@ -359,6 +363,7 @@ class PublisherImpl final : public RemotePublisher, public fdds::DataWriterListe
   const frtps::GuidPrefix_t own_prefix_;
   std::atomic<uint64_t> sequence_{0};
   std::atomic<int> matched_remote_{0};
+  std::atomic<bool> closed_{false};
   Mutex mu_;
   fdds::DataWriter* writer_ ABSL_GUARDED_BY(mu_) = nullptr;
 };
