@@ -65,6 +65,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "cyber/common/log.h"
 #include "cyber/init/init.h"
@@ -140,10 +141,14 @@ void PrintSummary(const std::vector<cyber::ComponentStats>& stats,
 // has a transport.
 std::string ChannelSummary(const std::vector<cyber::ChannelTopology>& topology) {
   std::vector<cyber::RemoteChannelStats> remote;
+  std::string lost;
   if (const cyber::RemoteTransport* t = cyber::ProcessRuntime()->remote()) {
     remote = t->ChannelStats();
+    lost = cyber::LostPeersLine(t->LostPeers());
   }
-  return cyber::ChannelTable(topology, remote);
+  std::string table = cyber::ChannelTable(topology, remote);
+  if (!lost.empty()) absl::StrAppend(&table, lost, "\n");
+  return table;
 }
 
 // --shutdown_deadline passed: what is stuck (stderr), the summary of what is
@@ -286,6 +291,8 @@ int main(int argc, char** argv) {
       if (const cyber::RemoteTransport* remote = cyber::ProcessRuntime()->remote()) {
         const std::string channels = cyber::ChannelStatusLine(remote->ChannelStats());
         if (!channels.empty()) line += " || " + channels;
+        const std::string lost = cyber::LostPeersLine(remote->LostPeers());
+        if (!lost.empty()) line += " || " + lost;
       }
       std::printf("\r\033[K%s", line.c_str());
       std::fflush(stdout);

@@ -81,4 +81,9 @@ std::string ChannelStatusLine(const std::vector<RemoteChannelStats>& remote) {
   return absl::StrJoin(parts, " | ");
 }
 
+std::string LostPeersLine(const std::vector<RemotePeer>& lost) {
+  if (lost.empty()) return "";
+  return absl::StrCat("peers lost: ", Peers(lost));
+}
+
 }  // namespace cyber

@@ -32,6 +32,9 @@ std::string ChannelTable(const std::vector<ChannelTopology>& local,
 // ↓ received); only channels that cross processes. Empty when none.
 std::string ChannelStatusLine(const std::vector<RemoteChannelStats>& remote);
 
+// "lost: fusion@robot:7 (crashed)" for peers declared dead; empty when none.
+std::string LostPeersLine(const std::vector<RemotePeer>& lost);
+
 }  // namespace cyber
 
 #endif  // CYBER_TRANSPORT_CHANNEL_REPORT_H_

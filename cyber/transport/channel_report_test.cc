@@ -39,6 +39,12 @@ TEST(ChannelReportTest, ListsLocalAndRemoteEndsAndCounts) {
 TEST(ChannelReportTest, NothingToSayIsEmpty) {
   EXPECT_EQ(ChannelTable({}, {}), "");
   EXPECT_EQ(ChannelStatusLine({}), "");
+  EXPECT_EQ(LostPeersLine({}), "");
+}
+
+TEST(ChannelReportTest, LostPeersAreNamed) {
+  EXPECT_EQ(LostPeersLine({Peer("fusion", 7), Peer("planner", 9)}),
+            "peers lost: fusion@robot:7,planner@robot:9");
 }
 
 }  // namespace

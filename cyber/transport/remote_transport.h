@@ -137,6 +137,9 @@ class RemoteTransport {
       const std::string& channel) const = 0;
   // Every channel this process opened, sorted by name.
   virtual std::vector<RemoteChannelStats> ChannelStats() const = 0;
+  // The peers declared dead (stopped answering: crashed or killed) since
+  // the transport started, oldest first; the last 16 are kept.
+  virtual std::vector<RemotePeer> LostPeers() const = 0;
   // This process as its peers see it.
   virtual RemotePeer self() const = 0;
   // Closes every endpoint and leaves the network; later calls fail, handlers

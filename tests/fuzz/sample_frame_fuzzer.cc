@@ -60,6 +60,7 @@ class CapturingTransport final : public RemoteTransport {
   void RemovePeerLostListener(uint64_t) override {}
   std::vector<RemotePeer> RemoteWriters(const std::string&) const override { return {}; }
   std::vector<RemoteChannelStats> ChannelStats() const override { return {}; }
+  std::vector<RemotePeer> LostPeers() const override { return {}; }
   RemotePeer self() const override { return {}; }
   void Shutdown() override {}
 

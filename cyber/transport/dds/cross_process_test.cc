@@ -203,6 +203,25 @@ TEST_F(CrossProcessTest, AProcessGetsItsOwnMessagesOnceNotAgainFromTheTransport)
   EXPECT_EQ(Stats("/ping")->received, 0u);
 }
 
+TEST_F(CrossProcessTest, AMessageLargerThanTheSharedMemorySegmentStillArrives) {
+  auto writer = node_->TryCreateWriter<Ping>("/ping");
+  ASSERT_TRUE(writer.ok());
+  Received pongs;
+  auto reader = ReadInto("/pong", &pongs);
+  auto peer = StartPeer("dds_test_peer", "echo");
+  Handshake(writer->get(), &pongs);
+  // 12 MiB: more than the 8 MiB segment; Fast-DDS fragments it.
+  Ping big;
+  big.set_seq(42);
+  big.set_body(std::string(12u << 20, 'b'));
+  ASSERT_TRUE((*writer)->Write(big));
+  ASSERT_TRUE(Eventually([&] { return pongs.size() >= 1; }))
+      << "the 12 MiB message did not come back; writer failures "
+      << (*writer)->stats().remote_failures;
+  MutexLock l(&pongs.mu);
+  EXPECT_EQ(pongs.seqs, std::vector<uint64_t>{42});
+}
+
 TEST_F(CrossProcessTest, ATransientLocalChannelReplaysItsLastValuesToALateJoiner) {
   ChannelQos qos;
   qos.durability = ChannelQos::Durability::kTransientLocal;
@@ -299,6 +318,8 @@ TEST_F(CrossProcessTest, APeerKilledWithSigkillIsReportedAndItsRestartIsServed) 
       ASSERT_TRUE(Eventually([&] { return crashed.load() == 1; }))
           << "the killed peer was never declared dead";
       EXPECT_EQ(crashed_pid.load(), pid);
+      ASSERT_EQ(transport_->LostPeers().size(), 1u);
+      EXPECT_EQ(transport_->LostPeers()[0].pid, pid);
       // Its reader is gone from the channel.
       EXPECT_TRUE(Eventually([&] { return Stats("/ping")->remote_readers.empty(); }));
     }

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <set>
@@ -186,6 +187,10 @@ class DdsTransport::Impl final : public fdds::DomainParticipantListener {
 
   std::vector<RemotePeer> RemoteWriters(const std::string& channel) const;
   std::vector<RemoteChannelStats> ChannelStats() const;
+  std::vector<RemotePeer> LostPeers() const {
+    MutexLock lock(&mu_);
+    return std::vector<RemotePeer>(lost_peers_.begin(), lost_peers_.end());
+  }
   std::vector<RemotePeer> Peers() const {
     MutexLock lock(&mu_);
     std::vector<RemotePeer> out;
@@ -264,6 +269,7 @@ class DdsTransport::Impl final : public fdds::DomainParticipantListener {
   std::map<std::string, std::vector<std::string>> conflict_text_ ABSL_GUARDED_BY(mu_);
   std::map<uint64_t, std::function<void(const RemotePeer&, bool)>> lost_listeners_
       ABSL_GUARDED_BY(mu_);
+  std::deque<RemotePeer> lost_peers_ ABSL_GUARDED_BY(mu_);  // the last 16 dead
   uint64_t next_listener_id_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
@@ -726,6 +732,10 @@ void DdsTransport::Impl::on_participant_discovery(fdds::DomainParticipant*,
       e = e->second.peer_key == key ? remote_endpoints_.erase(e) : std::next(e);
     }
     for (const auto& l : lost_listeners_) listeners.push_back(l.second);
+    if (crashed) {
+      lost_peers_.push_back(peer);
+      if (lost_peers_.size() > 16) lost_peers_.pop_front();
+    }
   }
   if (crashed) {
     AWARN << "DDS transport: peer " << peer.ToString() << " stopped answering for "
@@ -862,6 +872,8 @@ std::vector<RemotePeer> DdsTransport::RemoteWriters(const std::string& channel) 
 std::vector<RemoteChannelStats> DdsTransport::ChannelStats() const {
   return impl_->ChannelStats();
 }
+
+std::vector<RemotePeer> DdsTransport::LostPeers() const { return impl_->LostPeers(); }
 
 RemotePeer DdsTransport::self() const { return impl_->self(); }
 

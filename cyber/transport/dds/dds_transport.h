@@ -110,6 +110,7 @@ class DdsTransport final : public RemoteTransport {
   void RemovePeerLostListener(uint64_t id) override;
   std::vector<RemotePeer> RemoteWriters(const std::string& channel) const override;
   std::vector<RemoteChannelStats> ChannelStats() const override;
+  std::vector<RemotePeer> LostPeers() const override;
   RemotePeer self() const override;
   void Shutdown() override;
 
