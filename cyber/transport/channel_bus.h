@@ -62,6 +62,7 @@
 #include "cyber/common/mutex.h"
 #include "cyber/transport/channel_qos.h"
 #include "cyber/transport/remote_transport.h"
+#include "cyber/transport/service_registry.h"
 #include "google/protobuf/message.h"
 
 namespace cyber {
@@ -332,6 +333,16 @@ class ChannelBus {
   std::map<std::string, std::shared_ptr<transport_internal::ChannelBase>>
       channels_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<RemoteTransport> remote_ ABSL_GUARDED_BY(mu_);
+
+  // --- Services (service.h, client.h) --------------------------------------
+  // The bus's services; held by its servers and clients too, so the bus may
+  // be destroyed before them (as channels).
+  const std::shared_ptr<transport_internal::ServiceRegistry>& services() const {
+    return services_;
+  }
+  const std::shared_ptr<transport_internal::ServiceRegistry> services_ =
+      std::make_shared<transport_internal::ServiceRegistry>();
+  // --- end of services ------------------------------------------------------
 };
 
 }  // namespace cyber

@@ -80,6 +80,20 @@ void Node::Shutdown() {
   for (const auto& reader : readers) reader->Shutdown();
 }
 
+// --- services -------------------------------------------------------------
+
+transport_internal::NodeContext Node::ServiceContext() const {
+  transport_internal::NodeContext c;
+  c.node = state_;
+  c.scheduler = scheduler_owner_;
+  c.route = route_;
+  c.registry = bus_->services();
+  c.remote = bus_->remote();
+  return c;
+}
+
+// --- end of services --------------------------------------------------------
+
 absl::Status Node::WithNode(const absl::Status& status) const {
   const std::string prefix = absl::StrCat("node \"", name(), "\"");
   if (absl::StrContains(status.message(), prefix)) return status;

@@ -44,6 +44,9 @@
 // calling Shutdown(), if any. It may be called from a callback of the node's
 // own readers, and more than once.
 //
+// Services (CreateService, CreateClient; service.h, client.h) are made and
+// shut down with the node the same way.
+//
 // Threads: every method is thread-safe. The scheduler must outlive the node's
 // Shutdown() (readers dispatch routines to it until then); the bus must
 // outlive calls to CreateWriter/CreateReader.
@@ -66,7 +69,9 @@
 #include "cyber/common/mutex.h"
 #include "cyber/transport/channel_bus.h"
 #include "cyber/transport/channel_qos.h"
+#include "cyber/transport/client.h"
 #include "cyber/transport/reader.h"
+#include "cyber/transport/service.h"
 #include "cyber/transport/writer.h"
 #include "scheduler/scheduler.h"
 #include "timer/dispatcher.h"  // timer::Route
@@ -134,6 +139,25 @@ class Node {
       const ReaderConfig& config,
       const std::function<void(const std::shared_ptr<M>&)>& callback);
 
+  // --- Services (service.h, client.h) --------------------------------------
+  // A server of `service`: `callback` runs as a routine on this node's
+  // route, one request at a time. Shut down with the node.
+  template <typename Req, typename Resp>
+  absl::StatusOr<std::shared_ptr<Service<Req, Resp>>> TryCreateService(
+      const std::string& service, typename Service<Req, Resp>::Callback callback);
+  // A client of `service`; its timeouts run on this node's runtime's timer
+  // system. Shut down with the node.
+  template <typename Req, typename Resp>
+  absl::StatusOr<std::shared_ptr<Client<Req, Resp>>> TryCreateClient(
+      const std::string& service);
+  // Cyber RT's spellings: nullptr plus an AERROR on failure.
+  template <typename Req, typename Resp>
+  std::shared_ptr<Service<Req, Resp>> CreateService(
+      const std::string& service, typename Service<Req, Resp>::Callback callback);
+  template <typename Req, typename Resp>
+  std::shared_ptr<Client<Req, Resp>> CreateClient(const std::string& service);
+  // --- end of services ------------------------------------------------------
+
   const std::string& name() const { return state_->name; }
   scheduler::Scheduler* scheduler() const { return scheduler_; }
   // Where its readers' deliveries run, resolved once from the conf.
@@ -157,6 +181,8 @@ class Node {
   // A transport error, its message prefixed with the node when it does not
   // name it already.
   absl::Status WithNode(const absl::Status& status) const;
+  // What a service or client takes from this node (services).
+  transport_internal::NodeContext ServiceContext() const;
 
   const std::shared_ptr<transport_internal::NodeState> state_;
   // Holds the process scheduler when the node defaulted to it (its readers
@@ -276,6 +302,55 @@ std::shared_ptr<Reader<M>> Node::CreateReader(
   ReaderConfig config;
   config.channel_name = channel;
   return CreateReader<M>(config, callback);
+}
+
+// --- services -------------------------------------------------------------
+
+template <typename Req, typename Resp>
+absl::StatusOr<std::shared_ptr<Service<Req, Resp>>> Node::TryCreateService(
+    const std::string& service, typename Service<Req, Resp>::Callback callback) {
+  auto created = Service<Req, Resp>::Create(ServiceContext(), service, std::move(callback));
+  if (!created.ok()) return created.status();
+  absl::Status adopted = Adopt("CreateService", service, *created);
+  if (!adopted.ok()) {
+    (*created)->Shutdown();  // the node shut down meanwhile
+    return adopted;
+  }
+  return created;
+}
+
+template <typename Req, typename Resp>
+absl::StatusOr<std::shared_ptr<Client<Req, Resp>>> Node::TryCreateClient(
+    const std::string& service) {
+  auto created = Client<Req, Resp>::Create(ServiceContext(), service);
+  if (!created.ok()) return created.status();
+  absl::Status adopted = Adopt("CreateClient", service, *created);
+  if (!adopted.ok()) {
+    (*created)->Shutdown();  // the node shut down meanwhile
+    return adopted;
+  }
+  return created;
+}
+
+template <typename Req, typename Resp>
+std::shared_ptr<Service<Req, Resp>> Node::CreateService(
+    const std::string& service, typename Service<Req, Resp>::Callback callback) {
+  auto created = TryCreateService<Req, Resp>(service, std::move(callback));
+  if (!created.ok()) {
+    LogCreateFailure(created.status());
+    return nullptr;
+  }
+  return *std::move(created);
+}
+
+template <typename Req, typename Resp>
+std::shared_ptr<Client<Req, Resp>> Node::CreateClient(const std::string& service) {
+  auto created = TryCreateClient<Req, Resp>(service);
+  if (!created.ok()) {
+    LogCreateFailure(created.status());
+    return nullptr;
+  }
+  return *std::move(created);
 }
 
 }  // namespace cyber

@@ -1,0 +1,593 @@
+#include "cyber/transport/client.h"
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <random>
+#include <utility>
+
+#include "boost/context/fiber.hpp"  // forced_unwind, which must pass through
+#include "cyber/runtime/runtime_scope.h"
+#include "cyber/time/ambient_clock.h"
+#include "cyber/time/sleep_on_clock.h"
+#include "cyber/time/steady_clock.h"
+#include "timer/timer.h"
+
+namespace cyber {
+namespace transport_internal {
+namespace {
+
+// How often WaitForService asks again, on the node's runtime clock.
+constexpr absl::Duration kServicePoll = absl::Milliseconds(10);
+// How often a thread blocked in Call() checks, on real time, whether the
+// node's scheduler is stopping (its runtime shutting down: the timeout
+// would never fire). Not a timeout: a safety net.
+constexpr std::chrono::milliseconds kStoppingPoll{250};
+
+uint64_t RandomClientId() {
+  std::random_device rd;
+  for (;;) {
+    const uint64_t id = (static_cast<uint64_t>(rd()) << 32) ^ rd();
+    if (id != 0) return id;
+  }
+}
+
+}  // namespace
+
+// One request in flight. Its outcome is decided once, under `mu`, by
+// ClientCore::Finish: whoever comes first (response, timeout, server gone,
+// shutdown) decides; the others find `decided`.
+class PendingCall final : public ReplyTo,
+                          public std::enable_shared_from_this<PendingCall> {
+ public:
+  PendingCall(std::weak_ptr<ClientCore> client, uint64_t seq, bool to_remote,
+              ClientCore::Deliver deliver_to, bool deliver_as_routine)
+      : client(std::move(client)),
+        sequence(seq),
+        remote(to_remote),
+        as_routine(deliver_as_routine),
+        deliver(std::move(deliver_to)) {}
+
+  // From the server of this process (its routine, or its Shutdown()).
+  void Reply(ServiceOutcome outcome) override {
+    std::shared_ptr<ClientCore> core = client.lock();
+    if (core == nullptr) return;  // the client is gone: it cancelled us
+    ClientCore::Source source = ClientCore::Source::kResponse;
+    if (!outcome.ok()) {
+      const absl::Status& s = outcome.status();
+      source = s.code() == absl::StatusCode::kUnavailable
+                   ? ClientCore::Source::kServerGone
+                   : ClientCore::Source::kFailed;
+      // The server says what happened to it; the caller's error names the
+      // caller's node too.
+      outcome = absl::Status(s.code(), absl::StrCat(core->Prefix(), ": ", s.message(),
+                                                    " (request ", sequence, ")"));
+    }
+    core->Finish(shared_from_this(), source, std::move(outcome));
+  }
+
+  const std::weak_ptr<ClientCore> client;
+  const uint64_t sequence;
+  const bool remote;      // sent to another process
+  const bool as_routine;  // `deliver` is user code: run as a routine
+
+  // mu protects the following state.
+  Mutex mu;
+  bool decided ABSL_GUARDED_BY(mu) = false;
+  ServiceOutcome outcome ABSL_GUARDED_BY(mu) = absl::UnknownError("undecided");
+  // A routine parked in Call() (notified), or threads blocked there (cv).
+  scheduler::CRoutine* routine ABSL_GUARDED_BY(mu) = nullptr;
+  CondVar cv;
+  std::unique_ptr<timer::Timer> timeout ABSL_GUARDED_BY(mu);
+  ClientCore::Deliver deliver ABSL_GUARDED_BY(mu);
+};
+
+// An AsyncCall callback on its way to its routine; notices one the
+// scheduler drops without running it.
+struct ClientCore::CallbackTask {
+  CallbackTask(std::shared_ptr<ClientCore> c, Deliver d, ServiceOutcome o)
+      : core(std::move(c)), deliver(std::move(d)), outcome(std::move(o)) {}
+  ~CallbackTask() {
+    if (started) return;
+    MutexLock lock(&core->mu_);
+    ++core->stats_.callbacks_dropped;
+  }
+  std::shared_ptr<ClientCore> core;
+  Deliver deliver;
+  ServiceOutcome outcome;
+  bool started = false;
+};
+
+ClientCore::ClientCore(const NodeContext& context, std::string service)
+    : node_(context.node),
+      service_(std::move(service)),
+      scheduler_(context.scheduler),
+      route_(context.route),
+      registry_(context.registry),
+      remote_(context.remote),
+      id_(RandomClientId()) {}
+
+ClientCore::~ClientCore() = default;
+
+std::string ClientCore::Prefix() const {
+  return absl::StrCat("node \"", node_->name, "\": service \"", service_, "\"");
+}
+
+absl::StatusOr<std::unique_ptr<RemoteSubscription>> ClientCore::LinkRemote(
+    const std::string& request_type, const std::string& response_type,
+    EncodeFn encode_request, DecodeFn decode_response) {
+  RemoteEndpoint out;
+  out.channel = RequestChannel(service_);
+  out.type_name = request_type;
+  out.qos = RequestQos();
+  out.node = node_->name;
+  absl::StatusOr<std::shared_ptr<RemotePublisher>> outlet = remote_->Publisher(out);
+  if (!outlet.ok()) {
+    return absl::Status(outlet.status().code(),
+                        absl::StrCat(Prefix(), ": ", outlet.status().message()));
+  }
+  outlet_ = *std::move(outlet);
+  encode_request_ = encode_request;
+  // Weak: the transport keeps listeners until removed, and may call one
+  // that is being removed.
+  std::weak_ptr<ClientCore> weak = weak_from_this();
+  const uint64_t listener = remote_->AddPeerLostListener(
+      [weak](const RemotePeer& peer, bool crashed) {
+        if (std::shared_ptr<ClientCore> core = weak.lock()) {
+          core->OnPeerLost(peer, crashed);
+        }
+      });
+  {
+    MutexLock lock(&mu_);
+    listener_ = listener;
+    listening_ = true;
+  }
+  RemoteEndpoint in;
+  in.channel = ResponseChannel(service_);
+  in.type_name = response_type;
+  in.qos = ResponseQos();
+  in.node = node_->name;
+  // The handler holds the core; the subscription is the handle's, destroyed
+  // by its Shutdown(), which waits for a call in progress.
+  std::shared_ptr<ClientCore> self = shared_from_this();
+  absl::StatusOr<std::unique_ptr<RemoteSubscription>> inlet = remote_->Subscribe(
+      in, [self, decode_response](const RemoteSample& sample) {
+        return self->OnRemoteResponse(sample, decode_response);
+      });
+  if (!inlet.ok()) {
+    return absl::Status(inlet.status().code(),
+                        absl::StrCat(Prefix(), ": ", inlet.status().message()));
+  }
+  return inlet;
+}
+
+// --- calls --------------------------------------------------------------------
+
+std::shared_ptr<PendingCall> ClientCore::Start(std::shared_ptr<const void> request,
+                                               absl::Duration timeout,
+                                               Deliver deliver, bool as_routine) {
+  std::shared_ptr<InProcessServer> local;
+  bool remote = false;
+  if (request != nullptr) {
+    local = registry_->Find(service_);
+    remote = local == nullptr && outlet_ != nullptr && outlet_->Wanted();
+  }
+  auto call = std::make_shared<PendingCall>(
+      weak_from_this(), next_sequence_.fetch_add(1, std::memory_order_relaxed) + 1,
+      remote, std::move(deliver), as_routine);
+  Source refused = Source::kFailed;
+  absl::Status why;
+  {
+    MutexLock lock(&mu_);
+    ++stats_.calls;
+    if (shut_down_) {
+      why = absl::FailedPreconditionError(
+          absl::StrCat(Prefix(), ": the client is shut down"));
+    } else if (request == nullptr) {
+      why = absl::InvalidArgumentError(absl::StrCat(Prefix(), ": the request is null"));
+    } else if (local == nullptr && !remote) {
+      refused = Source::kNoServer;
+      why = absl::UnavailableError(absl::StrCat(
+          Prefix(), ": no server (none in this process",
+          outlet_ != nullptr ? ", none matched in another" : "", ")"));
+    } else if (timeout <= absl::ZeroDuration()) {
+      refused = Source::kTimeout;
+      why = absl::DeadlineExceededError(
+          absl::StrCat(Prefix(), ": timeout ", absl::FormatDuration(timeout),
+                       " is not positive; the request was not sent"));
+    } else {
+      pending_.emplace(call->sequence, call);
+    }
+  }
+  if (!why.ok()) {
+    Finish(call, refused, why);
+    return call;
+  }
+  if (timeout != absl::InfiniteDuration()) {
+    absl::Status armed = ArmTimeout(call, timeout);
+    if (!armed.ok()) {
+      Finish(call, Source::kFailed,
+             absl::Status(armed.code(), absl::StrCat(Prefix(), ": the timeout of request ",
+                                                     call->sequence, " could not be armed: ",
+                                                     armed.message())));
+      return call;
+    }
+  }
+  {
+    MutexLock lock(&mu_);
+    ++stats_.requests_sent;  // before the hand-over: a response may be quick
+  }
+  absl::Status sent;
+  if (local != nullptr) {
+    if (!local->Submit(std::move(request), call)) {
+      sent = absl::UnavailableError(
+          absl::StrCat(Prefix(), ": the server (node \"", local->node_name(),
+                       "\") is gone (shut down)"));
+    }
+  } else {
+    std::string bytes;
+    if (!encode_request_(request.get(), &bytes)) {
+      sent = absl::InvalidArgumentError(absl::StrCat(
+          Prefix(), ": the request does not serialize (a required field is missing?)"));
+    } else {
+      Correlation c;
+      c.kind = Correlation::Kind::kRequest;
+      c.client = id_;
+      c.sequence = call->sequence;
+      absl::Status published = outlet_->Publish(bytes, c);
+      if (!published.ok()) {
+        sent = absl::UnavailableError(absl::StrCat(
+            Prefix(), ": request ", call->sequence, " not sent: ", published.message()));
+      }
+    }
+  }
+  if (!sent.ok()) {
+    {
+      MutexLock lock(&mu_);
+      --stats_.requests_sent;
+    }
+    Finish(call,
+           sent.code() == absl::StatusCode::kUnavailable && local != nullptr
+               ? Source::kServerGone
+               : Source::kFailed,
+           sent);
+  }
+  return call;
+}
+
+absl::Status ClientCore::ArmTimeout(const std::shared_ptr<PendingCall>& call,
+                                    absl::Duration timeout) {
+  timer::TimerOptions o;
+  // Named like the node: its scheduler conf entry gives the timeout's route.
+  o.name = node_->name;
+  o.period = timeout;
+  o.oneshot = true;
+  std::weak_ptr<PendingCall> weak_call = call;
+  std::weak_ptr<ClientCore> weak_core = weak_from_this();
+  o.callback = [weak_call, weak_core, timeout] {
+    std::shared_ptr<PendingCall> c = weak_call.lock();
+    std::shared_ptr<ClientCore> core = weak_core.lock();
+    if (c == nullptr || core == nullptr) return;  // decided and forgotten
+    core->Finish(c, Source::kTimeout,
+                 absl::DeadlineExceededError(absl::StrCat(
+                     core->Prefix(), ": no response within ",
+                     absl::FormatDuration(timeout), " (request ", c->sequence, ")")));
+  };
+  auto t = std::make_unique<timer::Timer>(std::move(o));
+  absl::Status scheduled;
+  {
+    // A Timer without a TickDriver binds, when started, to the timer system
+    // of the runtime scope installed on the thread: install the node's, so
+    // the timeout follows the node's runtime (its clock, simulated or not),
+    // whoever calls.
+    ScopedRuntime enter(scheduler_->scope());
+    scheduled = t->Schedule();
+  }
+  if (!scheduled.ok()) return scheduled;
+  std::unique_ptr<timer::Timer> unneeded;  // destroyed after the lock
+  MutexLock lock(&call->mu);
+  if (call->decided) {
+    unneeded = std::move(t);  // decided meanwhile (it may have fired already)
+  } else {
+    call->timeout = std::move(t);
+  }
+  return absl::OkStatus();
+}
+
+void ClientCore::Finish(const std::shared_ptr<PendingCall>& call, Source source,
+                        ServiceOutcome outcome) {
+  std::unique_ptr<timer::Timer> timeout;
+  Deliver deliver;
+  bool dispatch = false;
+  {
+    MutexLock lock(&call->mu);
+    if (call->decided) {
+      if (source == Source::kResponse) {
+        MutexLock core_lock(&mu_);
+        ++stats_.late_responses;
+      }
+      return;
+    }
+    call->decided = true;
+    call->outcome = outcome;
+    {
+      // Counted before anyone is woken: a caller reads consistent stats.
+      MutexLock core_lock(&mu_);
+      pending_.erase(call->sequence);
+      switch (source) {
+        case Source::kResponse: ++stats_.responses; break;
+        case Source::kTimeout: ++stats_.timeouts; break;
+        case Source::kServerGone: ++stats_.server_gone; break;
+        case Source::kNoServer: ++stats_.no_server; break;
+        case Source::kCancelled: ++stats_.cancelled; break;
+        case Source::kFailed: ++stats_.failed; break;
+      }
+      if (call->as_routine && call->deliver) {
+        if (shut_down_) {
+          ++stats_.callbacks_dropped;  // nothing of a shut-down client runs
+        } else {
+          dispatch = true;
+        }
+      }
+    }
+    timeout = std::move(call->timeout);
+    deliver = std::move(call->deliver);
+    if (call->routine != nullptr) call->routine->Notify();
+    call->cv.SignalAll();
+  }
+  if (deliver) {
+    if (!call->as_routine) {
+      deliver(std::move(outcome));  // a promise: hands over, runs nothing
+    } else if (dispatch) {
+      DispatchCallback(std::move(deliver), std::move(outcome));
+    }
+  }
+  // Cleanup only: the outcome is decided. From the timer's own callback
+  // (a timeout) this neither waits nor deadlocks.
+  if (timeout != nullptr) timeout->Cancel();
+}
+
+bool ClientCore::ParkUntilDecided(PendingCall* call, scheduler::CRoutine* self) {
+  MutexLock lock(&call->mu);
+  call->routine = self;
+  bool cancelled = false;
+  while (!call->decided && !cancelled) {
+    call->mu.Unlock();
+    try {
+      // A cancellation point, unlike WaitList's Park(): a stopping scheduler
+      // unwinds a routine waiting here. A notification meant for the
+      // routine's own WaitForData (a CreateTask loop) may wake it early:
+      // the loop checks again, and Finish's own notification may be left
+      // pending for the task (one spurious wake-up there).
+      scheduler::CRoutine::WaitForData();
+    } catch (const scheduler::RoutineCancelled&) {
+      cancelled = true;
+    } catch (...) {
+      call->mu.Lock();
+      call->routine = nullptr;
+      throw;
+    }
+    call->mu.Lock();
+  }
+  call->routine = nullptr;
+  return !cancelled;
+}
+
+bool ClientCore::BlockUntilDecided(PendingCall* call) {
+  MutexLock lock(&call->mu);
+  while (!call->decided) {
+    call->cv.WaitUntil(&call->mu, std::chrono::steady_clock::now() + kStoppingPoll);
+    if (!call->decided && scheduler_->stopping()) return false;
+  }
+  return true;
+}
+
+ServiceOutcome ClientCore::Call(std::shared_ptr<const void> request,
+                                absl::Duration timeout) {
+  std::shared_ptr<PendingCall> call =
+      Start(std::move(request), timeout, nullptr, /*as_routine=*/false);
+  if (scheduler::CRoutine* const self = scheduler::CRoutine::Current()) {
+    if (!ParkUntilDecided(call.get(), self)) {
+      Finish(call, Source::kCancelled,
+             absl::CancelledError(absl::StrCat(
+                 Prefix(), ": the calling routine was cancelled (its scheduler "
+                           "is stopping) while request ",
+                 call->sequence, " was pending")));
+      throw scheduler::RoutineCancelled();
+    }
+  } else if (!BlockUntilDecided(call.get())) {
+    Finish(call, Source::kCancelled,
+           absl::CancelledError(absl::StrCat(
+               Prefix(), ": the node's scheduler \"", scheduler_->name(),
+               "\" is shutting down with request ", call->sequence, " pending")));
+  }
+  MutexLock lock(&call->mu);
+  return call->outcome;
+}
+
+void ClientCore::CallAsync(std::shared_ptr<const void> request,
+                           absl::Duration timeout, Deliver deliver,
+                           bool as_routine) {
+  Start(std::move(request), timeout, std::move(deliver), as_routine);
+}
+
+void ClientCore::DispatchCallback(Deliver deliver, ServiceOutcome outcome) {
+  auto task = std::make_shared<CallbackTask>(shared_from_this(), std::move(deliver),
+                                             std::move(outcome));
+  const bool accepted = scheduler_->Dispatch(
+      [task] {
+        task->started = true;
+        task->core->RunCallback(&task->deliver, std::move(task->outcome));
+      },
+      route_, nullptr);
+  if (accepted) return;
+  // `task` counts the dropped callback when released.
+  AERROR_EVERY(100) << Prefix() << ": scheduler \"" << scheduler_->name()
+                    << "\" refused the routine of an AsyncCall callback; "
+                       "the callback is dropped";
+}
+
+void ClientCore::RunCallback(Deliver* deliver, ServiceOutcome outcome) {
+  const scheduler::CRoutine* const self = scheduler::CRoutine::Current();
+  {
+    MutexLock lock(&mu_);
+    if (shut_down_) {
+      ++stats_.callbacks_dropped;
+      return;
+    }
+    running_callbacks_.push_back(self);
+  }
+  struct Done {
+    ClientCore* core;
+    const scheduler::CRoutine* self;
+    ~Done() {
+      MutexLock lock(&core->mu_);
+      auto& running = core->running_callbacks_;
+      auto it = std::find(running.begin(), running.end(), self);
+      if (it != running.end()) running.erase(it);
+      core->callbacks_idle_.WakeAll();
+    }
+  } done{this, self};
+  std::string what;
+  try {
+    (*deliver)(std::move(outcome));
+    return;
+  } catch (const scheduler::RoutineCancelled&) {
+    throw;
+  } catch (const boost::context::detail::forced_unwind&) {
+    throw;
+  } catch (const std::exception& e) {
+    what = e.what();
+  } catch (...) {
+    what = "a non-std::exception";
+  }
+  {
+    MutexLock lock(&mu_);
+    ++stats_.callback_exceptions;
+  }
+  AERROR_EVERY(100) << Prefix() << ": an AsyncCall callback threw: " << what;
+}
+
+// --- other processes -------------------------------------------------------
+
+bool ClientCore::OnRemoteResponse(const RemoteSample& sample, DecodeFn decode) {
+  if (sample.correlation.kind != Correlation::Kind::kResponse ||
+      sample.correlation.client != id_) {
+    return true;  // another client's: not ours to parse
+  }
+  std::shared_ptr<PendingCall> call;
+  {
+    MutexLock lock(&mu_);
+    auto it = pending_.find(sample.correlation.sequence);
+    if (it == pending_.end()) {
+      ++stats_.late_responses;  // its call ended: dropped
+      return true;
+    }
+    call = it->second;
+  }
+  std::shared_ptr<const void> response =
+      decode(sample.payload.data(), sample.payload.size());
+  if (response == nullptr) {
+    Finish(call, Source::kFailed,
+           absl::DataLossError(absl::StrCat(
+               Prefix(), ": the response to request ", call->sequence, " (",
+               sample.payload.size(), " bytes) does not parse")));
+    return false;  // the transport counts it and names the sender
+  }
+  Finish(call, Source::kResponse, std::move(response));
+  return true;
+}
+
+void ClientCore::OnPeerLost(const RemotePeer& peer, bool crashed) {
+  std::vector<std::shared_ptr<PendingCall>> remote_calls;
+  {
+    MutexLock lock(&mu_);
+    for (const auto& entry : pending_) {
+      if (entry.second->remote) remote_calls.push_back(entry.second);
+    }
+  }
+  if (remote_calls.empty()) return;
+  // The transport forgets a lost peer's endpoints before telling us.
+  if (!remote_->RemoteWriters(ResponseChannel(service_)).empty()) return;
+  const absl::Status gone = absl::UnavailableError(absl::StrCat(
+      Prefix(), ": the server is gone: no process serves it any more (",
+      peer.ToString(),
+      crashed ? " stopped answering and was declared dead" : " left", ")"));
+  for (const auto& call : remote_calls) Finish(call, Source::kServerGone, gone);
+}
+
+bool ClientCore::ServiceIsReady() const {
+  if (registry_->Find(service_) != nullptr) return true;
+  return outlet_ != nullptr && outlet_->Wanted() &&
+         !remote_->RemoteWriters(ResponseChannel(service_)).empty();
+}
+
+Clock* ClientCore::clock() const {
+  Clock* const c = scheduler_->scope()->clock.load(std::memory_order_acquire);
+  return c != nullptr ? c : SteadyClock::Get();
+}
+
+bool ClientCore::WaitForService(absl::Duration timeout) {
+  // Shut down first: the node's scheduler (and its clock) may be gone.
+  if (is_shut_down()) return false;
+  Clock* const c = clock();
+  const Instant deadline = timeout == absl::InfiniteDuration()
+                               ? Instant::InfiniteFuture()
+                               : c->Now() + timeout;
+  for (;;) {
+    if (is_shut_down()) return false;
+    if (ServiceIsReady()) return true;
+    const Instant now = c->Now();
+    // The thread that moves a simulated clock cannot wait on it.
+    if (now >= deadline || DrivesClock(c)) return false;
+    SleepOnClock(c, std::min(now + kServicePoll, deadline));
+  }
+}
+
+// --- shutdown and queries ----------------------------------------------------
+
+void ClientCore::Shutdown() {
+  std::vector<std::shared_ptr<PendingCall>> pending;
+  uint64_t listener = 0;
+  bool remove_listener = false;
+  {
+    MutexLock lock(&mu_);
+    shut_down_ = true;
+    for (const auto& entry : pending_) pending.push_back(entry.second);
+    remove_listener = std::exchange(listening_, false);
+    listener = listener_;
+  }
+  if (remove_listener) remote_->RemovePeerLostListener(listener);
+  for (const auto& call : pending) {
+    Finish(call, Source::kCancelled,
+           absl::CancelledError(absl::StrCat(Prefix(),
+                                             ": the client was shut down with request ",
+                                             call->sequence, " pending")));
+  }
+  MutexLock lock(&mu_);
+  // Wait out running callbacks, except the one calling (if any).
+  const scheduler::CRoutine* const caller = scheduler::CRoutine::Current();
+  for (;;) {
+    bool others = false;
+    for (const scheduler::CRoutine* r : running_callbacks_) {
+      if (caller == nullptr || r != caller) others = true;
+    }
+    if (!others) return;
+    callbacks_idle_.Wait(&mu_);
+  }
+}
+
+bool ClientCore::is_shut_down() const {
+  MutexLock lock(&mu_);
+  return shut_down_;
+}
+
+ClientStats ClientCore::stats() const {
+  MutexLock lock(&mu_);
+  ClientStats s = stats_;
+  s.pending = pending_.size();
+  return s;
+}
+
+}  // namespace transport_internal
+}  // namespace cyber

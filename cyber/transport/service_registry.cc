@@ -1,0 +1,102 @@
+#include "cyber/transport/service_registry.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "cyber/transport/channel_bus.h"  // TypeName
+
+namespace cyber {
+namespace transport_internal {
+namespace {
+
+std::string PairName(const std::type_info& request,
+                     const std::type_info& response) {
+  return absl::StrCat("request ", TypeName(request), ", response ",
+                      TypeName(response));
+}
+
+}  // namespace
+
+absl::Status ServiceRegistry::Use(const std::string& node,
+                                  const std::string& service,
+                                  const std::type_info& request,
+                                  const std::type_info& response) {
+  MutexLock lock(&mu_);
+  auto it = services_.find(service);
+  if (it == services_.end()) {
+    services_.emplace(service,
+                      Entry{std::type_index(request), std::type_index(response),
+                            PairName(request, response), node, {}});
+    return absl::OkStatus();
+  }
+  const Entry& e = it->second;
+  if (e.request == std::type_index(request) &&
+      e.response == std::type_index(response)) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "node \"", node, "\": service \"", service, "\" carries ", e.types,
+      " (first used by node \"", e.first_node, "\"), not ",
+      PairName(request, response)));
+}
+
+absl::Status ServiceRegistry::Register(
+    const std::string& service, const std::shared_ptr<InProcessServer>& server) {
+  // The current server is asked whether it is shut down outside the lock;
+  // it is replaced only if it is still the one asked about.
+  std::shared_ptr<InProcessServer> existing;
+  {
+    MutexLock lock(&mu_);
+    Entry& e = services_.at(service);
+    existing = e.server.lock();
+    if (existing == nullptr) {
+      e.server = server;
+      return absl::OkStatus();
+    }
+  }
+  if (!existing->is_shut_down()) {
+    return absl::AlreadyExistsError(absl::StrCat(
+        "node \"", server->node_name(), "\": service \"", service,
+        "\" already has a server in this process (node \"",
+        existing->node_name(), "\"); one server per service"));
+  }
+  std::shared_ptr<InProcessServer> replaced;  // released outside the lock
+  MutexLock lock(&mu_);
+  Entry& e = services_.at(service);
+  replaced = e.server.lock();
+  if (replaced != nullptr && replaced != existing) {
+    // Another server registered meanwhile: it is alive (it just did).
+    return absl::AlreadyExistsError(absl::StrCat(
+        "node \"", server->node_name(), "\": service \"", service,
+        "\" already has a server in this process (registered concurrently); "
+        "one server per service"));
+  }
+  e.server = server;
+  return absl::OkStatus();
+}
+
+void ServiceRegistry::Unregister(const std::string& service,
+                                 const InProcessServer* server) {
+  std::shared_ptr<InProcessServer> current;  // released outside the lock
+  MutexLock lock(&mu_);
+  auto it = services_.find(service);
+  if (it == services_.end()) return;
+  current = it->second.server.lock();
+  if (current == nullptr || current.get() == server) it->second.server.reset();
+}
+
+std::shared_ptr<InProcessServer> ServiceRegistry::Find(
+    const std::string& service) const {
+  std::shared_ptr<InProcessServer> server;
+  {
+    MutexLock lock(&mu_);
+    auto it = services_.find(service);
+    if (it == services_.end()) return nullptr;
+    server = it->second.server.lock();
+  }
+  if (server != nullptr && server->is_shut_down()) return nullptr;
+  return server;
+}
+
+}  // namespace transport_internal
+}  // namespace cyber

@@ -1,0 +1,103 @@
+// ServiceRegistry: the services of one ChannelBus (service name -> request
+// and response types, and the server of this process, if any), so that a
+// Client finds a Service of its own process without serializing anything.
+//
+// Why in the bus: "in-process" means what it means for channels, the same
+// ChannelBus (a test's own bus, a simulated graph's, or the process's), so
+// two tests never see each other's services.
+//
+// Design and trade-offs:
+//  * As with channels, a service's types are fixed by its first user
+//    (server or client) for the lifetime of the registry; a later user with
+//    other types gets an error naming both pairs and the first user's node.
+//  * One server per service name in a registry (Cyber RT has one too); a
+//    second one while the first is alive is refused, naming the first's node.
+//  * The registry holds servers weakly: the server's node owns it. A server
+//    unregisters when it shuts down, so a client then finds none.
+//  * Nothing here knows the scheduler: the two interfaces below are what a
+//    client and a server see of each other (service.h, client.h).
+//
+// Threads: every method is thread-safe; none calls out under the lock.
+
+#ifndef CYBER_TRANSPORT_SERVICE_REGISTRY_H_
+#define CYBER_TRANSPORT_SERVICE_REGISTRY_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <typeindex>
+#include <typeinfo>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "cyber/common/mutex.h"
+
+namespace cyber {
+namespace transport_internal {
+
+// A response (a std::shared_ptr<const Resp>, its type erased: the registry
+// guarantees both ends agree on it), or why there is none.
+using ServiceOutcome = absl::StatusOr<std::shared_ptr<const void>>;
+
+// Where an in-process server sends the outcome of one request: the
+// client's pending call.
+class ReplyTo {
+ public:
+  virtual ~ReplyTo() = default;
+  // Called at most once per request, never under a server lock. Does not
+  // run user code (a client's callback is dispatched as a routine).
+  virtual void Reply(ServiceOutcome outcome) = 0;
+};
+
+// A server as its in-process clients see it.
+class InProcessServer {
+ public:
+  virtual ~InProcessServer() = default;
+  virtual const std::string& node_name() const = 0;
+  virtual bool is_shut_down() const = 0;
+  // Queues `request` (a std::shared_ptr<const Req>); its outcome goes to
+  // `reply`. False, with `reply` untouched, once shut down.
+  virtual bool Submit(std::shared_ptr<const void> request,
+                      std::shared_ptr<ReplyTo> reply) = 0;
+};
+
+class ServiceRegistry {
+ public:
+  ServiceRegistry() = default;
+  ServiceRegistry(const ServiceRegistry&) = delete;
+  ServiceRegistry& operator=(const ServiceRegistry&) = delete;
+
+  // Records that node `node` uses `service` with these types; the first
+  // use fixes them. FailedPrecondition naming the node, the service, both
+  // type pairs and the first user's node if they differ.
+  absl::Status Use(const std::string& node, const std::string& service,
+                   const std::type_info& request,
+                   const std::type_info& response);
+  // Makes `server` the service's server. AlreadyExists naming both nodes
+  // while another server of it is alive and not shut down.
+  // REQUIRES: Use() succeeded for the service.
+  absl::Status Register(const std::string& service,
+                        const std::shared_ptr<InProcessServer>& server);
+  // Forgets `server` if it is still the service's server.
+  void Unregister(const std::string& service, const InProcessServer* server);
+  // The service's live server (not shut down), or null.
+  std::shared_ptr<InProcessServer> Find(const std::string& service) const;
+
+ private:
+  struct Entry {
+    std::type_index request;
+    std::type_index response;
+    std::string types;  // "request A, response B", for messages
+    std::string first_node;
+    std::weak_ptr<InProcessServer> server;
+  };
+
+  mutable Mutex mu_;
+  std::map<std::string, Entry> services_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace transport_internal
+}  // namespace cyber
+
+#endif  // CYBER_TRANSPORT_SERVICE_REGISTRY_H_
