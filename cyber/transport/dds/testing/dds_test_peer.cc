@@ -6,8 +6,13 @@
 //   dds_test_peer telemetry <domain>   writes Telemetry (another type) on
 //                                      /ping; prints "conflict <text>" once it
 //                                      sees the test's Ping reader
+//   dds_test_peer serve <domain>       serves /test/add (AddRequest ->
+//                                      AddResponse: the sum and its pid),
+//                                      sleeping work_ns first; prints
+//                                      "request <a> <b>" as each one begins
+//                                      (service_cross_process_test.cc)
 //
-// Both print "ready" once their endpoints exist and run until stdin closes.
+// All print "ready" once their endpoints exist and run until stdin closes.
 
 #include <atomic>
 #include <string>
@@ -16,8 +21,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "cyber/transport/dds/testing/peer_main.h"
+#include "cyber/transport/dds/testing/service_messages.pb.h"
 #include "cyber/transport/dds/testing/test_messages.pb.h"
 #include "cyber/transport/node.h"
+#include "scheduler/croutine.h"
 
 namespace cyber {
 namespace dds_test {
@@ -82,6 +89,31 @@ int TelemetryOnPing(Runtime* rt) {
   return 0;
 }
 
+int Serve(Runtime* rt) {
+  Node node("adder", rt->scheduler(), rt->bus());
+  auto service = node.TryCreateService<AddRequest, AddResponse>(
+      "/test/add",
+      [](const std::shared_ptr<AddRequest>& req, std::shared_ptr<AddResponse>& resp) {
+        Say(absl::StrCat("request ", req->a(), " ", req->b()));
+        if (req->work_ns() > 0) {
+          scheduler::CRoutine::SleepFor(absl::Nanoseconds(req->work_ns()));
+        }
+        resp->set_sum(req->a() + req->b());
+        resp->set_server_pid(getpid());
+      });
+  if (!service.ok()) {
+    Say(absl::StrCat("error ", service.status().message()));
+    return 1;
+  }
+  Say("ready");
+  WaitForStdinEof();
+  const ServiceStats s = (*service)->stats();
+  std::fprintf(stderr, "peer service requests %lu responses %lu send failures %lu\n",
+               (unsigned long)s.requests, (unsigned long)s.responses,
+               (unsigned long)s.send_failures);
+  return 0;
+}
+
 }  // namespace
 }  // namespace dds_test
 }  // namespace cyber
@@ -94,6 +126,7 @@ int main(int argc, char** argv) {
   if (args.mode == "echo") rc = Echo(rt.get(), /*transient=*/false);
   if (args.mode == "echo_transient") rc = Echo(rt.get(), /*transient=*/true);
   if (args.mode == "telemetry") rc = TelemetryOnPing(rt.get());
+  if (args.mode == "serve") rc = Serve(rt.get());
   rt->Shutdown();
   return rc;
 }
