@@ -214,6 +214,11 @@ std::shared_ptr<PendingCall> ClientCore::Start(std::shared_ptr<const void> reque
     }
   }
   {
+    // Decided meanwhile (a Shutdown() cancelled it): nothing to send.
+    MutexLock lock(&call->mu);
+    if (call->decided) return call;
+  }
+  {
     MutexLock lock(&mu_);
     ++stats_.requests_sent;  // before the hand-over: a response may be quick
   }

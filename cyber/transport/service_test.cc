@@ -250,6 +250,28 @@ TEST_F(SimulatedServiceTest, ATimeoutIsTheOnlyOutcomeAndTheLateResponseIsDropped
   EXPECT_EQ(service->stats().responses, 1u);
 }
 
+TEST_F(SimulatedServiceTest, AThreadCallersTimeoutFollowsTheNodesRuntimeClock) {
+  // The caller is a plain thread, outside any runtime: its timeout still
+  // runs on the client node's runtime (here simulated: an hour passes at
+  // once; on the process's real clock it would never come in this test).
+  auto service = Serve();
+  auto client = NewClient();
+  AddClient::Result result = absl::UnknownError("not returned");
+  std::atomic<bool> returned{false};
+  std::thread caller([&] {
+    result = client->Call(Add(1, 1, absl::Hours(2)), absl::Hours(1));
+    returned = true;
+  });
+  ASSERT_TRUE(Eventually([&] { return client->stats().pending == 1; }));
+  RunFor(absl::Minutes(59));
+  EXPECT_FALSE(returned.load());
+  RunFor(absl::Minutes(2));
+  ASSERT_TRUE(Eventually([&] { return returned.load(); }));
+  caller.join();
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kDeadlineExceeded) << result.status();
+  EXPECT_TRUE(Contains(result.status(), "1h")) << result.status();
+}
+
 TEST_F(SimulatedServiceTest, AResponseBeforeTheTimeoutIsTheOnlyOutcome) {
   auto service = Serve();
   auto client = NewClient();
