@@ -22,6 +22,13 @@
 // time for a simulated graph); Timer::Cancel() only cleans up after a
 // response, it decides nothing.
 //
+// Why a lock per call rather than Timer::Cancel()'s verdict: four parties
+// race (a transport thread or the server's routine with the response, the
+// timer's routine, a peer-lost listener, a shutdown on any thread), and
+// only the decider may wake the caller or run its callback; one small
+// lock each needs no order among them. The cost per call: one Timer (a
+// few hundred bytes), one pending-call record, a map entry.
+//
 // Outcomes (absl::Status, each naming node, service and the value):
 //   OK                 the response;
 //   DEADLINE_EXCEEDED  no response within the timeout (a timeout <= 0

@@ -7,8 +7,8 @@
 //          std::shared_ptr<RouteResponse>& resp) { resp->set_km(Plan(*req)); });
 //
 // The callback gets a fresh default Resp to fill (it may also replace it).
-// The request is shared with nobody but must be treated as read-only (it is
-// the client's object when the client is in this process).
+// The request must be treated as read-only: from a client of this process
+// it is the client's own object (Cyber RT's signature passes it non-const).
 //
 // Where it runs: as a scheduler routine on the node's route (its conf
 // entry's priority and group), never on the caller's thread nor on a
