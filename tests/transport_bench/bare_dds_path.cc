@@ -163,12 +163,6 @@ class BareDdsSource final : public MessageSource {
     return absl::OkStatus();
   }
 
-  bool matched() const override {
-    fdds::PublicationMatchedStatus status;
-    return writer_->get_publication_matched_status(status) == ReturnCode::RETCODE_OK &&
-           status.current_count > 0;
-  }
-
   bool Send(uint64_t seq) override {
     WriteStampPrefix(seq, MonotonicNs(), sample_.bytes.data());
     return writer_->write(&sample_);

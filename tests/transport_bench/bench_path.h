@@ -14,8 +14,11 @@
 // callback, a scheduler routine; dds: after take; udp: after recv) and
 // records both in a ReceiveLog.
 //
-// Threads: a sink records on the path's own threads; Send() and matched()
-// from one thread.
+// Whether a source reaches a sink is not asked of the path: the roles
+// (roles.h) send warm-up messages until the sink has one.
+//
+// Threads: a sink records on the path's own threads; Send() from one
+// thread.
 
 #ifndef TESTS_TRANSPORT_BENCH_BENCH_PATH_H_
 #define TESTS_TRANSPORT_BENCH_BENCH_PATH_H_
@@ -71,8 +74,6 @@ class MessageSink {
 class MessageSource {
  public:
   virtual ~MessageSource() = default;
-  // Whether a sink is matched (DDS paths); udp: always.
-  virtual bool matched() const = 0;
   // Sends message `seq` (0: a warm-up message), stamped now. False if the
   // path refused it (ours: the transport's Publish failed; dds: write
   // failed; udp: send failed).

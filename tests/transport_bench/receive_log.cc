@@ -55,7 +55,10 @@ void ReceiveLog::Record(uint64_t seq, int64_t sent_ns, int64_t arrived_ns) {
   MutexLock lock(&mu_);
   if (first_arrival_ns_ == 0) first_arrival_ns_ = arrived_ns;
   warm_.store(true, std::memory_order_release);
-  if (seq == 0) return;
+  if (seq == 0) {
+    warm_ups_.store(warm_ups_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+    return;
+  }
   if (first_seq_ == 0) {
     first_seq_ = seq;
     first_measured_ns_ = arrived_ns;

@@ -61,6 +61,8 @@ class ReceiveLog {
 
   // Whether any message (warm-up or measured) arrived.
   bool warm() const { return warm_.load(std::memory_order_acquire); }
+  // Warm-up messages so far.
+  uint64_t warm_ups() const { return warm_ups_.load(std::memory_order_acquire); }
   // Measured messages so far.
   uint64_t received() const { return received_.load(std::memory_order_acquire); }
 
@@ -70,6 +72,7 @@ class ReceiveLog {
   const size_t max_samples_;
   std::atomic<bool> warm_{false};
   std::atomic<uint64_t> received_{0};
+  std::atomic<uint64_t> warm_ups_{0};
 
   // mu_ protects the following state.
   mutable Mutex mu_;

@@ -48,7 +48,7 @@ int RunSink(const SinkRole& role) {
     return 1;
   }
   Say(absl::StrCat("ready ", (*sink)->address()));
-  while (!log.warm()) {
+  while (log.warm_ups() < role.warm_up_messages && log.received() == 0) {
     in.ReadLine(absl::Milliseconds(1));
     if (in.eof() || StopRequested()) return 0;
   }

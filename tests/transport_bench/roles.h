@@ -6,8 +6,9 @@
 // sink (receives into a ReceiveLog):
 //   out  ready [port=N]          the path's receiving end exists
 //   out  warm first_arrival_ns=T first_seq=S
-//                                the first message (warm-up or measured)
-//                                arrived at T (CLOCK_MONOTONIC)
+//                                `warm_up_messages` warm-up messages, or a
+//                                measured one, arrived; the first of all
+//                                at T (CLOCK_MONOTONIC)
 //   in   report expect=N         wait until N measured messages arrived, or
 //                                none arrived for `quiet`, then:
 //   out  result <ReceiveSummary fields> <path counters>
@@ -45,6 +46,9 @@ namespace transport_bench {
 struct SinkRole {
   PathConfig path;
   size_t max_samples = 1 << 20;  // ReceiveLog's cap
+  // Warm-up messages before "warm": the first samples after discovery grow
+  // Fast-DDS's pools and fault in the shared memory; they are not measured.
+  uint64_t warm_up_messages = 20;
   absl::Duration quiet = absl::Seconds(1);
 };
 

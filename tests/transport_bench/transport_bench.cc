@@ -7,7 +7,7 @@
 //   bazel run --config=opt //tests/transport_bench:transport_bench --
 //       [--markdown_out=transport_bench.md] [--paths=ours,dds,udp]
 //       [--sizes=64,65536] [--rates=100,0] [--paced_duration=10s]
-//       [--flat_out_duration=5s]
+//       [--flat_out_duration=5s] [--repetitions=3]
 //
 // Why separate processes per case: every case (path x size x rate) gets a
 // sink process and a source process of its own (this binary again, with
@@ -15,9 +15,11 @@
 // uses (free_domain.h), so no case inherits
 // another's participants, discovery traffic, pools or threads, and the
 // orchestrator (this process) only waits. Paths run in turn for each size
-// and rate, so a burst of load elsewhere on the machine hits one row, not
-// one path; the load average is printed with the table (rerun when it is
-// high: the measurement uses the real clock on a shared machine).
+// and rate, and every case runs --repetitions times in rounds, a row being
+// its median run (bench_report.h), so a burst of load elsewhere on the
+// machine hits one run of one path, not a row; the load average is printed
+// with the table (rerun when it is high: the measurement uses the real
+// clock on a shared machine).
 //
 // Nothing is left behind: children exit cleanly when told (their DDS
 // participants remove their shared memory); one that does not within 10 s
@@ -52,6 +54,7 @@ DEFINE_string(rates, "100,0", "send rates in Hz; 0 is flat out");
 DEFINE_string(paced_duration, "10s", "how long a paced source sends");
 DEFINE_string(flat_out_duration, "5s", "how long a flat-out source sends");
 DEFINE_string(markdown_out, "", "also write the report to this file");
+DEFINE_int32(repetitions, 3, "runs of every case; a row is the median run");
 // A child's role (set by the orchestrator, not by hand).
 DEFINE_string(role, "", "internal: sink or source");
 DEFINE_string(path, "ours", "internal: the child's path");
@@ -193,31 +196,44 @@ int Orchestrate() {
     return absl::SimpleAtod(w, v) && *v >= 0;
   });
 
+  if (FLAGS_repetitions < 1) {
+    std::fprintf(stderr, "transport_bench: --repetitions must be at least 1\n");
+    return 2;
+  }
   ReportContext context;
   context.paced_duration = paced;
   context.flat_out_duration = flat_out;
+  context.repetitions = FLAGS_repetitions;
   context.load_before = LoadAverage();
-  std::vector<CaseResult> results;
+  std::vector<CaseResult> runs;
   bool all_ok = true;
-  for (size_t bytes : sizes) {
-    for (double rate : rates) {
-      for (PathKind path : paths) {
-        CaseResult r;
-        r.spec = CaseSpec{path, bytes, rate, rate > 0 ? paced : flat_out};
-        std::fprintf(stderr, "transport_bench: %s, %zu B, %s ...\n", PathName(path), bytes,
-                     rate > 0 ? absl::StrCat(rate, " Hz").c_str() : "flat out");
-        if (absl::Status s = Measure(r.spec, &r); !s.ok()) {
-          r.error = std::string(s.message());
-          all_ok = false;
+  for (int round = 1; round <= FLAGS_repetitions; ++round) {
+    for (size_t bytes : sizes) {
+      for (double rate : rates) {
+        for (PathKind path : paths) {
+          CaseResult r;
+          r.spec = CaseSpec{path, bytes, rate, rate > 0 ? paced : flat_out};
+          std::fprintf(stderr, "transport_bench: round %d/%d: %s, %zu B, %s ...\n", round,
+                       FLAGS_repetitions, PathName(path), bytes,
+                       rate > 0 ? absl::StrCat(rate, " Hz").c_str() : "flat out");
+          if (absl::Status s = Measure(r.spec, &r); !s.ok()) {
+            r.error = std::string(s.message());
+            all_ok = false;
+          }
+          if (r.error.empty()) {
+            std::fprintf(stderr, "transport_bench:   domain %u: %s\ntransport_bench:   %s\n",
+                         r.domain, r.source_counters.c_str(), r.sink_counters.c_str());
+          } else {
+            std::fprintf(stderr, "transport_bench:   domain %u: %s\n", r.domain,
+                         r.error.c_str());
+          }
+          runs.push_back(std::move(r));
         }
-        std::fprintf(stderr, "transport_bench:   domain %u: %s\n", r.domain,
-                     r.error.empty() ? r.sink_counters.c_str() : r.error.c_str());
-        results.push_back(std::move(r));
       }
     }
   }
   context.load_after = LoadAverage();
-  const std::string report = MarkdownReport(results, context);
+  const std::string report = MarkdownReport(MedianRows(runs), context);
   std::fputs(report.c_str(), stdout);
   if (!FLAGS_markdown_out.empty()) {
     std::ofstream f(FLAGS_markdown_out);

@@ -112,8 +112,6 @@ class UdpSource final : public MessageSource {
     return absl::OkStatus();
   }
 
-  bool matched() const override { return true; }
-
   bool Send(uint64_t seq) override {
     WriteStampPrefix(seq, MonotonicNs(), buf_.data());
     return send(fd_, buf_.data(), buf_.size(), 0) == static_cast<ssize_t>(buf_.size());
