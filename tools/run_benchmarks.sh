@@ -6,9 +6,10 @@
 #   PARTS=" " bash tools/run_benchmarks.sh   # only rewrite the index
 #   TRANSPORT_SOAK=0 bash tools/run_benchmarks.sh   # without the 10-minute soak
 #
-# Installs what is missing (the build packages, libuv/libevent for the peer
-# benchmark, python3-matplotlib for the plots), builds with --config=opt and
-# writes into docs/performance/ (override with OUT=...):
+# Installs what is missing (the build packages; libuv/libevent/Boost.Fiber
+# when the peers or dispatch part runs; python3-matplotlib for the plots),
+# builds with --config=opt and writes into docs/performance/ (override with
+# OUT=...):
 #
 #   README.md        index: machine, date, commit, commands, peer tables and
 #                    scale-run summary
@@ -53,10 +54,12 @@ REPETITIONS="${REPETITIONS:-3}"
 TRANSPORT_SOAK="${TRANSPORT_SOAK:-10m}"
 mkdir -p "$OUT"
 
-bash tools/setup.sh
-bash tools/setup_peers.sh
-
 has_part() { [[ " $PARTS " == *" $1 "* ]]; }
+
+bash tools/setup.sh
+if has_part peers || has_part dispatch; then
+  bash tools/setup_peers.sh
+fi
 
 targets=()
 has_part peers && targets+=(//tests/peers:peer_timer_benchmark

@@ -33,6 +33,9 @@ void PrepareChild() {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGHUP, &sa, nullptr);
+  // An orchestrator gone closes our stdout too: a report line must fail,
+  // not kill us before the participant is deleted.
+  signal(SIGPIPE, SIG_IGN);
 }
 
 bool StopRequested() { return stop_requested.load(std::memory_order_relaxed); }

@@ -8,7 +8,8 @@
 // orchestrator's progress lines. A child stops cleanly — so that
 // its DDS participant removes its shared memory — when its stdin closes or
 // when it gets SIGTERM or SIGHUP (SIGINT is the orchestrator's, see
-// child_process.h).
+// child_process.h); SIGPIPE is ignored, so a report to an orchestrator that
+// died fails instead of killing the child.
 //
 // Threads: PrepareChild() first thing in main(); StopRequested() from any
 // thread.

@@ -118,8 +118,8 @@ std::vector<std::string> ChildArgs(const std::string& role, const CaseSpec& spec
           absl::StrCat("--duration=", absl::FormatDuration(spec.duration))};
 }
 
+// REQUIRES: result->domain is set.
 absl::Status Measure(const CaseSpec& spec, CaseResult* result) {
-  result->domain = PickFreeDomain();
   absl::StatusOr<std::unique_ptr<ChildProcess>> sink =
       ChildProcess::Start(ChildArgs("sink", spec, result->domain, 0));
   if (!sink.ok()) return sink.status();
@@ -213,19 +213,19 @@ int Orchestrate() {
         for (PathKind path : paths) {
           CaseResult r;
           r.spec = CaseSpec{path, bytes, rate, rate > 0 ? paced : flat_out};
-          std::fprintf(stderr, "transport_bench: round %d/%d: %s, %zu B, %s ...\n", round,
-                       FLAGS_repetitions, PathName(path), bytes,
-                       rate > 0 ? absl::StrCat(rate, " Hz").c_str() : "flat out");
+          r.domain = PickFreeDomain();
+          std::fprintf(stderr, "transport_bench: round %d/%d: %s, %zu B, %s, domain %u ...\n",
+                       round, FLAGS_repetitions, PathName(path), bytes,
+                       rate > 0 ? absl::StrCat(rate, " Hz").c_str() : "flat out", r.domain);
           if (absl::Status s = Measure(r.spec, &r); !s.ok()) {
             r.error = std::string(s.message());
             all_ok = false;
           }
           if (r.error.empty()) {
-            std::fprintf(stderr, "transport_bench:   domain %u: %s\ntransport_bench:   %s\n",
-                         r.domain, r.source_counters.c_str(), r.sink_counters.c_str());
+            std::fprintf(stderr, "transport_bench:   %s\ntransport_bench:   %s\n",
+                         r.source_counters.c_str(), r.sink_counters.c_str());
           } else {
-            std::fprintf(stderr, "transport_bench:   domain %u: %s\n", r.domain,
-                         r.error.c_str());
+            std::fprintf(stderr, "transport_bench:   %s\n", r.error.c_str());
           }
           runs.push_back(std::move(r));
         }
