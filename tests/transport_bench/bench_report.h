@@ -68,6 +68,8 @@ struct CaseRow {
   int runs = 0;         // measured runs
   int failures = 0;     // runs that failed (their errors in `median` if none measured)
   std::string spread;   // "118.2-125.0 us" or "4,100-6,300 msg/s"
+  double key_low = 0;   // the key figure's range over the measured runs
+  double key_high = 0;
 };
 
 // Rows in the order the cases first appear in `runs`.
