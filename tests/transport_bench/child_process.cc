@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 
@@ -71,6 +72,24 @@ ChildProcess::ChildProcess(pid_t pid, int stdin_fd, int stdout_fd)
 ChildProcess::~ChildProcess() {
   Finish(absl::Seconds(10));
   close(stdout_fd_);
+}
+
+absl::StatusOr<std::string> ChildProcess::ExpectLine(
+    const std::string& prefix, absl::Duration timeout,
+    const std::function<void(const std::string&)>& on_other) {
+  const absl::Time deadline = absl::Now() + timeout;
+  for (;;) {
+    std::optional<std::string> line = lines_.ReadLine(deadline - absl::Now());
+    if (!line.has_value()) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          name_, lines_.eof() ? " exited" : " timed out", " before saying \"", prefix, "\""));
+    }
+    if (absl::StartsWith(*line, "error")) {
+      return absl::InternalError(absl::StrCat(name_, ": ", *line));
+    }
+    if (absl::StartsWith(*line, prefix)) return *line;
+    if (on_other) on_other(*line);
+  }
 }
 
 bool ChildProcess::WriteLine(const std::string& line) {

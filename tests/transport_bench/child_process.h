@@ -19,6 +19,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,6 +47,13 @@ class ChildProcess {
   void set_name(std::string name) { name_ = std::move(name); }
 
   LineReader& stdout_lines() { return lines_; }
+  // The child's next line starting with `prefix`; other lines go to
+  // `on_other` (if set) and are skipped. DeadlineExceeded naming the child
+  // when it exits or `timeout` passes first; Internal with the child's text
+  // for a line starting with "error".
+  absl::StatusOr<std::string> ExpectLine(
+      const std::string& prefix, absl::Duration timeout,
+      const std::function<void(const std::string&)>& on_other = nullptr);
   // Writes `line` and a newline to the child's stdin; false if it is gone.
   bool WriteLine(const std::string& line);
   // Closes the child's stdin: every role's "exit cleanly".

@@ -37,7 +37,6 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
 #include "absl/time/time.h"
 #include "gflags/gflags.h"
 #include "tests/transport_bench/bench_path.h"
@@ -47,6 +46,7 @@
 #include "tests/transport_bench/free_domain.h"
 #include "tests/transport_bench/line_channel.h"
 #include "tests/transport_bench/roles.h"
+#include "tests/transport_bench/run_support.h"
 
 DEFINE_string(paths, "ours,dds,udp", "paths to measure: ours, dds, udp");
 DEFINE_string(sizes, "64,65536", "message sizes in bytes (udp caps them at 60000)");
@@ -70,41 +70,6 @@ namespace {
 
 constexpr absl::Duration kStartPatience = absl::Seconds(30);
 constexpr absl::Duration kExitGrace = absl::Seconds(10);
-std::string LoadAverage() {
-  std::ifstream f("/proc/loadavg");
-  std::string a, b, c;
-  f >> a >> b >> c;
-  return absl::StrCat(a, " ", b, " ", c);
-}
-
-absl::Duration DurationFlag(const char* name, const std::string& text) {
-  absl::Duration d;
-  if (!absl::ParseDuration(text, &d) || d <= absl::ZeroDuration()) {
-    std::fprintf(stderr, "transport_bench: --%s=%s is not a positive duration (e.g. 10s)\n",
-                 name, text.c_str());
-    std::exit(2);
-  }
-  return d;
-}
-
-// The next line of `child` starting with `prefix`; an error naming the
-// child for "error ..." lines, EOF and timeouts.
-absl::StatusOr<std::string> Expect(ChildProcess* child, const std::string& prefix,
-                                   absl::Duration timeout) {
-  const absl::Time deadline = absl::Now() + timeout;
-  for (;;) {
-    std::optional<std::string> line = child->stdout_lines().ReadLine(deadline - absl::Now());
-    if (!line.has_value()) {
-      return absl::DeadlineExceededError(absl::StrCat(
-          child->name(), child->stdout_lines().eof() ? " exited" : " timed out",
-          " before saying \"", prefix, "\""));
-    }
-    if (absl::StartsWith(*line, "error")) {
-      return absl::InternalError(absl::StrCat(child->name(), ": ", *line));
-    }
-    if (absl::StartsWith(*line, prefix)) return *line;
-  }
-}
 
 std::vector<std::string> ChildArgs(const std::string& role, const CaseSpec& spec,
                                    uint32_t domain, uint32_t port) {
@@ -124,7 +89,7 @@ absl::Status Measure(const CaseSpec& spec, CaseResult* result) {
       ChildProcess::Start(ChildArgs("sink", spec, result->domain, 0));
   if (!sink.ok()) return sink.status();
   (*sink)->set_name(absl::StrCat("sink (", PathName(spec.path), ", pid ", (*sink)->pid(), ")"));
-  absl::StatusOr<std::string> ready = Expect(sink->get(), "ready", kStartPatience);
+  absl::StatusOr<std::string> ready = (*sink)->ExpectLine("ready", kStartPatience);
   if (!ready.ok()) return ready.status();
   const uint32_t port = static_cast<uint32_t>(FieldInt(ParseFields(*ready), "port", 0));
 
@@ -133,10 +98,11 @@ absl::Status Measure(const CaseSpec& spec, CaseResult* result) {
   if (!source.ok()) return source.status();
   (*source)->set_name(
       absl::StrCat("source (", PathName(spec.path), ", pid ", (*source)->pid(), ")"));
-  if (auto s = Expect(source->get(), "ready", kStartPatience); !s.ok()) return s.status();
-  if (auto s = Expect(sink->get(), "warm", kStartPatience); !s.ok()) return s.status();
+  if (auto s = (*source)->ExpectLine("ready", kStartPatience); !s.ok()) return s.status();
+  if (auto s = (*sink)->ExpectLine("warm", kStartPatience); !s.ok()) return s.status();
   (*source)->WriteLine("go");
-  absl::StatusOr<std::string> sent = Expect(source->get(), "sent", spec.duration + kStartPatience);
+  absl::StatusOr<std::string> sent =
+      (*source)->ExpectLine("sent", spec.duration + kStartPatience);
   if (!sent.ok()) return sent.status();
   const auto sf = ParseFields(*sent);
   result->attempted = static_cast<uint64_t>(FieldInt(sf, "attempted", 0));
@@ -146,7 +112,7 @@ absl::Status Measure(const CaseSpec& spec, CaseResult* result) {
   result->source_counters = *sent;
 
   (*sink)->WriteLine(absl::StrCat("report expect=", result->sent));
-  absl::StatusOr<std::string> report = Expect(sink->get(), "result", kStartPatience);
+  absl::StatusOr<std::string> report = (*sink)->ExpectLine("result", kStartPatience);
   if (!report.ok()) return report.status();
   result->rx = ReceiveSummary::FromFields(*report);
   result->sink_counters = *report;
@@ -182,8 +148,8 @@ std::vector<T> ParseList(const char* flag, const std::string& text, F parse) {
 }
 
 int Orchestrate() {
-  const absl::Duration paced = DurationFlag("paced_duration", FLAGS_paced_duration);
-  const absl::Duration flat_out = DurationFlag("flat_out_duration", FLAGS_flat_out_duration);
+  const absl::Duration paced = PositiveDurationFlag("transport_bench", "paced_duration", FLAGS_paced_duration);
+  const absl::Duration flat_out = PositiveDurationFlag("transport_bench", "flat_out_duration", FLAGS_flat_out_duration);
   const auto paths = ParseList<PathKind>("paths", FLAGS_paths, [](absl::string_view w, PathKind* k) {
     absl::StatusOr<PathKind> p = ParsePathKind(w);
     if (p.ok()) *k = *p;
@@ -283,7 +249,7 @@ int main(int argc, char** argv) {
     SourceRole role;
     role.path = ChildPath();
     role.rate_hz = FLAGS_rate_hz;
-    role.duration = DurationFlag("duration", FLAGS_duration);
+    role.duration = PositiveDurationFlag("transport_bench", "duration", FLAGS_duration);
     return RunSource(role);
   }
   std::fprintf(stderr, "transport_bench: unknown --role=%s\n", FLAGS_role.c_str());

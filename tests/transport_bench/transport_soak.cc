@@ -45,6 +45,7 @@
 #include "tests/transport_bench/number_text.h"
 #include "tests/transport_bench/receive_log.h"
 #include "tests/transport_bench/roles.h"
+#include "tests/transport_bench/run_support.h"
 #include "tests/transport_bench/wire_stamp.h"
 
 DEFINE_string(duration, "10m", "how long the writer writes");
@@ -61,48 +62,6 @@ namespace {
 constexpr absl::Duration kStartPatience = absl::Seconds(60);
 constexpr absl::Duration kExitGrace = absl::Seconds(10);
 constexpr absl::Duration kFirstMessageTarget = absl::Milliseconds(500);
-
-absl::Duration DurationFlag(const char* name, const std::string& text) {
-  absl::Duration d;
-  if (!absl::ParseDuration(text, &d) || d <= absl::ZeroDuration()) {
-    std::fprintf(stderr, "transport_soak: --%s=%s is not a positive duration (e.g. 10m)\n", name,
-                 text.c_str());
-    std::exit(2);
-  }
-  return d;
-}
-
-std::string LoadAverage() {
-  std::ifstream f("/proc/loadavg");
-  std::string a, b, c;
-  f >> a >> b >> c;
-  return absl::StrCat(a, " ", b, " ", c);
-}
-
-// As in transport_bench.cc: the next line of `child` starting with `prefix`,
-// relaying "progress" lines to stderr on the way.
-absl::StatusOr<std::string> Expect(ChildProcess* child, const std::string& prefix,
-                                   absl::Duration timeout, int64_t started_ns = 0) {
-  const absl::Time deadline = absl::Now() + timeout;
-  for (;;) {
-    std::optional<std::string> line = child->stdout_lines().ReadLine(deadline - absl::Now());
-    if (!line.has_value()) {
-      return absl::DeadlineExceededError(absl::StrCat(
-          child->name(), child->stdout_lines().eof() ? " exited" : " timed out",
-          " before saying \"", prefix, "\""));
-    }
-    if (absl::StartsWith(*line, "error")) {
-      return absl::InternalError(absl::StrCat(child->name(), ": ", *line));
-    }
-    if (absl::StartsWith(*line, prefix)) return *line;
-    if (absl::StartsWith(*line, "progress")) {
-      std::fprintf(stderr, "transport_soak: %s: %s\n",
-                   absl::FormatDuration(absl::Seconds(
-                       (MonotonicNs() - started_ns) / 1'000'000'000)).c_str(),
-                   line->c_str());
-    }
-  }
-}
 
 struct SoakResult {
   absl::Duration duration;
@@ -164,7 +123,7 @@ std::string Markdown(const SoakResult& r) {
 
 int Orchestrate() {
   SoakResult result;
-  result.duration = DurationFlag("duration", FLAGS_duration);
+  result.duration = PositiveDurationFlag("transport_soak", "duration", FLAGS_duration);
   result.rate_hz = FLAGS_rate_hz;
   if (!(result.rate_hz > 0)) {
     std::fprintf(stderr, "transport_soak: --rate_hz must be positive\n");
@@ -192,7 +151,7 @@ int Orchestrate() {
   std::fprintf(stderr, "transport_soak: domain %u, %s at %g Hz ...\n", domain,
                absl::FormatDuration(result.duration).c_str(), result.rate_hz);
 
-  absl::StatusOr<std::string> warm = Expect(reader->get(), "warm", kStartPatience);
+  absl::StatusOr<std::string> warm = (*reader)->ExpectLine("warm", kStartPatience);
   if (!warm.ok()) {
     std::fprintf(stderr, "transport_soak: %s\n", warm.status().ToString().c_str());
     return 1;
@@ -205,7 +164,12 @@ int Orchestrate() {
                absl::FormatDuration(result.first_after_start).c_str());
 
   absl::StatusOr<std::string> sent =
-      Expect(writer->get(), "sent", result.duration + kStartPatience, writer_start);
+      (*writer)->ExpectLine("sent", result.duration + kStartPatience, [&](const std::string& l) {
+        if (!absl::StartsWith(l, "progress")) return;
+        const int64_t seconds = (MonotonicNs() - writer_start) / 1'000'000'000;
+        std::fprintf(stderr, "transport_soak: %s: %s\n",
+                     absl::FormatDuration(absl::Seconds(seconds)).c_str(), l.c_str());
+      });
   if (!sent.ok()) {
     std::fprintf(stderr, "transport_soak: %s\n", sent.status().ToString().c_str());
     return 1;
@@ -219,7 +183,7 @@ int Orchestrate() {
   const uint64_t first_seq = static_cast<uint64_t>(FieldInt(wf, "first_seq", 1));
   const uint64_t expect = result.last_seq >= first_seq ? result.last_seq - first_seq + 1 : 0;
   (*reader)->WriteLine(absl::StrCat("report expect=", expect));
-  absl::StatusOr<std::string> report = Expect(reader->get(), "result", kStartPatience);
+  absl::StatusOr<std::string> report = (*reader)->ExpectLine("result", kStartPatience);
   if (!report.ok()) {
     std::fprintf(stderr, "transport_soak: %s\n", report.status().ToString().c_str());
     return 1;
@@ -266,7 +230,7 @@ int main(int argc, char** argv) {
   gflags::ParseCommandLineFlags(&argc, &argv, true);
   if (FLAGS_role.empty()) return Orchestrate();
   PrepareChild();
-  const absl::Duration duration = DurationFlag("duration", FLAGS_duration);
+  const absl::Duration duration = PositiveDurationFlag("transport_soak", "duration", FLAGS_duration);
   if (FLAGS_role == "reader") {
     SinkRole role;
     role.path = OursPath();
@@ -281,7 +245,7 @@ int main(int argc, char** argv) {
     role.rate_hz = FLAGS_rate_hz;
     role.duration = duration;
     role.wait_for_go = false;
-    role.progress_every = DurationFlag("progress", FLAGS_progress);
+    role.progress_every = PositiveDurationFlag("transport_soak", "progress", FLAGS_progress);
     return RunSource(role);
   }
   std::fprintf(stderr, "transport_soak: unknown --role=%s\n", FLAGS_role.c_str());
