@@ -1,0 +1,63 @@
+#include "tests/transport_bench/bench_path.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "tests/transport_bench/bare_dds_path.h"
+#include "tests/transport_bench/ours_path.h"
+#include "tests/transport_bench/udp_path.h"
+
+namespace cyber {
+namespace transport_bench {
+
+const char* PathName(PathKind kind) {
+  switch (kind) {
+    case PathKind::kOurs:
+      return "ours";
+    case PathKind::kBareDds:
+      return "dds";
+    case PathKind::kUdp:
+      return "udp";
+  }
+  return "?";
+}
+
+absl::StatusOr<PathKind> ParsePathKind(absl::string_view text) {
+  for (PathKind k : {PathKind::kOurs, PathKind::kBareDds, PathKind::kUdp}) {
+    if (text == PathName(k)) return k;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("path \"", text, "\" is not one of ours, dds, udp"));
+}
+
+size_t PayloadBytes(PathKind kind, size_t requested) {
+  return kind == PathKind::kUdp ? std::min(requested, kMaxUdpPayload) : requested;
+}
+
+absl::StatusOr<std::unique_ptr<MessageSink>> StartSink(const PathConfig& config,
+                                                       ReceiveLog* log) {
+  switch (config.kind) {
+    case PathKind::kOurs:
+      return StartOursSink(config, log);
+    case PathKind::kBareDds:
+      return StartBareDdsSink(config, log);
+    case PathKind::kUdp:
+      return StartUdpSink(config, log);
+  }
+  return absl::InvalidArgumentError("unknown path");
+}
+
+absl::StatusOr<std::unique_ptr<MessageSource>> StartSource(const PathConfig& config) {
+  switch (config.kind) {
+    case PathKind::kOurs:
+      return StartOursSource(config);
+    case PathKind::kBareDds:
+      return StartBareDdsSource(config);
+    case PathKind::kUdp:
+      return StartUdpSource(config);
+  }
+  return absl::InvalidArgumentError("unknown path");
+}
+
+}  // namespace transport_bench
+}  // namespace cyber
