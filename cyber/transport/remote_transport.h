@@ -31,6 +31,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "cyber/transport/channel_qos.h"
+#include "google/protobuf/message_lite.h"
 
 namespace cyber {
 
@@ -80,6 +81,11 @@ class RemotePublisher {
   // slow reader beyond the QoS's own bound.
   virtual absl::Status Publish(absl::string_view payload,
                                Correlation correlation = {}) = 0;
+  // The same for a message not yet serialized: the transport serializes it
+  // straight into its own buffer (no intermediate copy). `message` must not
+  // be modified during the call.
+  virtual absl::Status PublishMessage(const google::protobuf::MessageLite& message,
+                                      Correlation correlation = {}) = 0;
 };
 
 // Open while it exists: destroying it unsubscribes, and no handler call

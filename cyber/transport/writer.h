@@ -102,14 +102,7 @@ class Writer {
       : node_(std::move(node)), channel_(std::move(channel)), remote_(std::move(remote)) {}
 
   void SendRemote(const M& message) {
-    std::string bytes;
-    absl::Status sent;
-    if (!message.SerializeToString(&bytes)) {
-      sent = absl::InvalidArgumentError(
-          "the message does not serialize (a required field is missing?)");
-    } else {
-      sent = remote_->Publish(bytes);
-    }
+    const absl::Status sent = remote_->PublishMessage(message);
     if (sent.ok()) return;
     const uint64_t failures = remote_failures_.fetch_add(1, std::memory_order_relaxed) + 1;
     AERROR_EVERY(100) << "node \"" << node_->name << "\": writer on channel \""

@@ -310,39 +310,24 @@ class PublisherImpl final : public RemotePublisher, public fdds::DataWriterListe
   }
 
   absl::Status Publish(absl::string_view payload, Correlation correlation) override {
-    if (payload.size() > max_bytes_) {
-      channel_->send_failures.fetch_add(1, std::memory_order_relaxed);
-      return absl::InvalidArgumentError(absl::StrCat(
-          "channel \"", channel_->channel, "\": a message of ", payload.size(),
-          " bytes is larger than the transport's limit of ", max_bytes_,
-          " bytes (DdsTransportOptions::max_message_bytes); not sent"));
-    }
-    FrameHeader header;
-    header.kind = static_cast<FrameKind>(correlation.kind);
-    header.sequence = sequence_.fetch_add(1, std::memory_order_relaxed) + 1;
-    header.sent_ns = MonotonicNs();
-    header.correlation_client = correlation.client;
-    header.correlation_sequence = correlation.sequence;
+    if (absl::Status s = CheckSize(payload.size()); !s.ok()) return s;
     FrameSample sample;
     sample.bytes.reserve(kFrameHeaderSize + payload.size());
-    AppendFrameHeader(header, static_cast<uint32_t>(payload.size()), &sample.bytes);
+    AppendFrameHeader(Header(correlation), static_cast<uint32_t>(payload.size()),
+                      &sample.bytes);
     sample.bytes.append(payload.data(), payload.size());
-    // Held across the write: Detach() waits for it. DataWriter::write
-    // serializes writers of one DataWriter anyway.
-    MutexLock lock(&mu_);
-    if (writer_ == nullptr) {
-      channel_->send_failures.fetch_add(1, std::memory_order_relaxed);
-      return absl::FailedPreconditionError(absl::StrCat(
-          "channel \"", channel_->channel, "\": the transport is shut down; not sent"));
-    }
-    if (!writer_->write(&sample)) {
-      channel_->send_failures.fetch_add(1, std::memory_order_relaxed);
-      return absl::UnavailableError(absl::StrCat(
-          "channel \"", channel_->channel, "\": DDS refused the sample (",
-          sample.bytes.size(), " bytes; history full for longer than 10 ms?)"));
-    }
-    channel_->sent.fetch_add(1, std::memory_order_relaxed);
-    return absl::OkStatus();
+    return Write(&sample);
+  }
+
+  absl::Status PublishMessage(const google::protobuf::MessageLite& message,
+                              Correlation correlation) override {
+    const size_t size = message.ByteSizeLong();
+    if (absl::Status s = CheckSize(size); !s.ok()) return s;
+    FrameSample sample;
+    sample.message = &message;
+    sample.message_size = static_cast<uint32_t>(size);
+    sample.header = Header(correlation);
+    return Write(&sample);
   }
 
   void on_publication_matched(fdds::DataWriter*,
@@ -363,6 +348,45 @@ class PublisherImpl final : public RemotePublisher, public fdds::DataWriterListe
   }
 
  private:
+  absl::Status CheckSize(size_t size) {
+    if (size <= max_bytes_) return absl::OkStatus();
+    channel_->send_failures.fetch_add(1, std::memory_order_relaxed);
+    return absl::InvalidArgumentError(absl::StrCat(
+        "channel \"", channel_->channel, "\": a message of ", size,
+        " bytes is larger than the transport's limit of ", max_bytes_,
+        " bytes (DdsTransportOptions::max_message_bytes); not sent"));
+  }
+
+  FrameHeader Header(Correlation correlation) {
+    FrameHeader header;
+    header.kind = static_cast<FrameKind>(correlation.kind);
+    header.sequence = sequence_.fetch_add(1, std::memory_order_relaxed) + 1;
+    header.sent_ns = MonotonicNs();
+    header.correlation_client = correlation.client;
+    header.correlation_sequence = correlation.sequence;
+    return header;
+  }
+
+  // Hands `sample` to DDS (which serializes it in this call).
+  absl::Status Write(FrameSample* sample) {
+    // Held across the write: Detach() waits for it. DataWriter::write
+    // serializes writers of one DataWriter anyway.
+    MutexLock lock(&mu_);
+    if (writer_ == nullptr) {
+      channel_->send_failures.fetch_add(1, std::memory_order_relaxed);
+      return absl::FailedPreconditionError(absl::StrCat(
+          "channel \"", channel_->channel, "\": the transport is shut down; not sent"));
+    }
+    if (!writer_->write(sample)) {
+      channel_->send_failures.fetch_add(1, std::memory_order_relaxed);
+      return absl::UnavailableError(absl::StrCat(
+          "channel \"", channel_->channel, "\": DDS refused the sample (history full for "
+          "longer than 10 ms, or the message changed while it was sent)"));
+    }
+    channel_->sent.fetch_add(1, std::memory_order_relaxed);
+    return absl::OkStatus();
+  }
+
   const std::shared_ptr<ChannelState> channel_;
   const ChannelQos qos_;
   const size_t max_bytes_;

@@ -13,6 +13,12 @@ namespace {
 constexpr unsigned char kEncapsulation[4] = {0x00, 0x01, 0x00, 0x00};
 constexpr uint32_t kEncapsulationSize = sizeof(kEncapsulation);
 
+// The frame's size in bytes: built, or header + message.
+size_t FrameSize(const FrameSample& sample) {
+  return sample.message != nullptr ? kFrameHeaderSize + sample.message_size
+                                   : sample.bytes.size();
+}
+
 }  // namespace
 
 FrameTopicType::FrameTopicType(const std::string& type_name) {
@@ -26,14 +32,20 @@ FrameTopicType::FrameTopicType(const std::string& type_name) {
 bool FrameTopicType::serialize(
     void* data, eprosima::fastrtps::rtps::SerializedPayload_t* payload) {
   const auto* sample = static_cast<const FrameSample*>(data);
-  const size_t needed = kEncapsulationSize + sample->bytes.size();
+  const size_t needed = kEncapsulationSize + FrameSize(*sample);
   if (needed > std::numeric_limits<uint32_t>::max()) return false;
   HandoffFence();  // after the buffer's last reader (handoff_fence.h)
   if (payload->max_size < needed) payload->reserve(static_cast<uint32_t>(needed));
   std::memcpy(payload->data, kEncapsulation, kEncapsulationSize);
-  if (!sample->bytes.empty()) {
-    std::memcpy(payload->data + kEncapsulationSize, sample->bytes.data(),
-                sample->bytes.size());
+  uint8_t* out = payload->data + kEncapsulationSize;
+  if (sample->message != nullptr) {
+    std::string header;
+    AppendFrameHeader(sample->header, sample->message_size, &header);
+    std::memcpy(out, header.data(), header.size());
+    uint8_t* end = sample->message->SerializeWithCachedSizesToArray(out + header.size());
+    if (end != out + header.size() + sample->message_size) return false;  // changed meanwhile
+  } else if (!sample->bytes.empty()) {
+    std::memcpy(out, sample->bytes.data(), sample->bytes.size());
   }
   payload->length = static_cast<uint32_t>(needed);
   payload->encapsulation = CDR_LE;
@@ -57,9 +69,7 @@ bool FrameTopicType::deserialize(
 
 std::function<uint32_t()> FrameTopicType::getSerializedSizeProvider(void* data) {
   const auto* sample = static_cast<const FrameSample*>(data);
-  return [sample] {
-    return static_cast<uint32_t>(kEncapsulationSize + sample->bytes.size());
-  };
+  return [sample] { return static_cast<uint32_t>(kEncapsulationSize + FrameSize(*sample)); };
 }
 
 void* FrameTopicType::createData() { return new FrameSample(); }

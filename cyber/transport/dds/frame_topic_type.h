@@ -21,12 +21,21 @@
 
 #include <fastdds/dds/topic/TopicDataType.hpp>
 
+#include "cyber/transport/dds/sample_frame.h"
+#include "google/protobuf/message_lite.h"
+
 namespace cyber {
 namespace dds {
 
-// One sample: the frame's bytes.
+// One sample. Received: the frame's bytes. Sent: either `bytes` (a frame
+// built by the caller), or a header and a protobuf message that serialize()
+// writes straight into Fast-DDS's payload, the message's only copy on the
+// way out (`message_size` is its ByteSizeLong(), taken just before).
 struct FrameSample {
   std::string bytes;
+  const google::protobuf::MessageLite* message = nullptr;
+  uint32_t message_size = 0;
+  FrameHeader header;
 };
 
 class FrameTopicType final : public eprosima::fastdds::dds::TopicDataType {
