@@ -12,7 +12,6 @@
 
 #include <future>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -24,6 +23,7 @@
 #include "cyber/runtime/runtime.h"
 #include "cyber/transport/dds/dds_transport.h"
 #include "cyber/transport/dds/testing/service_messages.pb.h"
+#include "cyber/transport/dds/testing/dds_test_process.h"
 #include "cyber/transport/dds/testing/subprocess.h"
 #include "cyber/transport/node.h"
 #include "gtest/gtest.h"
@@ -37,24 +37,10 @@ using dds_test::AddResponse;
 using dds_test::Subprocess;
 using AddClient = Client<AddRequest, AddResponse>;
 
-constexpr absl::Duration kPatience = absl::Seconds(30);
+using dds_test::Eventually;
+using dds_test::kPatience;
+
 constexpr char kService[] = "/test/add";
-
-uint32_t RandomDomain() {
-  std::random_device rd;
-  return 1 + rd() % 200;
-}
-
-// Polls `done` every 5 ms until it holds or `timeout` passes.
-template <typename F>
-bool Eventually(F done, absl::Duration timeout = kPatience) {
-  const absl::Time deadline = absl::Now() + timeout;
-  while (!done()) {
-    if (absl::Now() > deadline) return false;
-    absl::SleepFor(absl::Milliseconds(5));
-  }
-  return true;
-}
 
 std::shared_ptr<const AddRequest> Add(int64_t a, int64_t b,
                                       absl::Duration work = absl::ZeroDuration()) {
@@ -71,31 +57,7 @@ bool Contains(const absl::Status& s, absl::string_view part) {
 
 class ServiceCrossProcessTest : public ::testing::Test {
  protected:
-  ServiceCrossProcessTest() : domain_(RandomDomain()) {
-    DdsTransportOptions t;
-    t.domain_id = domain_;
-    t.process_name = "service_cross_process_test";
-    t.lease = absl::Seconds(2);
-    transport_ = std::make_shared<DdsTransport>(t);
-    Runtime::Options o;
-    o.name = "caller_rt";
-    o.remote = transport_;
-    runtime_ = std::make_unique<Runtime>(std::move(o));
-    node_ = std::make_unique<Node>("caller", runtime_->scheduler(), runtime_->bus());
-  }
-
-  ~ServiceCrossProcessTest() override {
-    node_->Shutdown();
-    runtime_->Shutdown();
-  }
-
-  std::unique_ptr<Subprocess> StartServer() {
-    auto peer = std::make_unique<Subprocess>(std::vector<std::string>{
-        dds_test::RunfilePath("cyber/transport/dds/testing/dds_test_peer"), "serve",
-        std::to_string(domain_)});
-    EXPECT_TRUE(peer->WaitForLine("ready", kPatience).has_value());
-    return peer;
-  }
+  std::unique_ptr<Subprocess> StartServer() { return process_.StartPeer("dds_test_peer", "serve"); }
 
   std::shared_ptr<AddClient> NewClient() {
     auto client = node_->TryCreateClient<AddRequest, AddResponse>(kService);
@@ -103,10 +65,8 @@ class ServiceCrossProcessTest : public ::testing::Test {
     return client.ok() ? *client : nullptr;
   }
 
-  const uint32_t domain_;
-  std::shared_ptr<DdsTransport> transport_;
-  std::unique_ptr<Runtime> runtime_;
-  std::unique_ptr<Node> node_;
+  dds_test::DdsTestProcess process_{"service_cross_process_test", "caller_rt", "caller"};
+  const std::unique_ptr<Node>& node_ = process_.node;
 };
 
 TEST_F(ServiceCrossProcessTest, CallsReachAServerInAnotherProcessEachWithOneOutcome) {
