@@ -38,7 +38,7 @@ TimerCore::TimerCore(std::shared_ptr<TimerSystem> front)
       counted_(false),
       has_on_cancel_(false),
       id_(NextTimerId()) {
-  MutexLock lock(&stripe_->mu);
+  AdaptiveMutexLock lock(&stripe_->mu);
   front_ = std::move(front);
   LinkIntoStripeLocked();
 }
@@ -46,7 +46,7 @@ TimerCore::TimerCore(std::shared_ptr<TimerSystem> front)
 TimerCore::~TimerCore() {
   // Normally never armed here (Stop/Retire cancel); the front end is held,
   // so this cancel is always safe.
-  MutexLock lock(&stripe_->mu);
+  AdaptiveMutexLock lock(&stripe_->mu);
   if (front_) front_->Cancel(this);
   // Likewise never counted here (Retire() ends the schedule), except for a
   // core freed with its schedule on, which no Timer does.
@@ -213,7 +213,7 @@ void TimerCore::Configure(std::shared_ptr<const TimerOptions> options,
   const bool stop_prevented = StopWith(Event::kStop);
   std::shared_ptr<const TimerOptions> raced;  // its on_cancel, if due
   {
-    MutexLock lock(&stripe_->mu);
+    AdaptiveMutexLock lock(&stripe_->mu);
     // A Start() that raced in after the Stop() is undone: the new options
     // begin with the next Start().
     const bool raced_prevented = ScheduleOn(state_);
@@ -274,7 +274,7 @@ absl::Status TimerCore::StartDefault(bool reset) {
   // the core's own reference keeps it alive.
   const TimerSystem* const hint = DefaultTimerFrontEndHint();
   if (hint != nullptr) {
-    MutexLock lock(&stripe_->mu);
+    AdaptiveMutexLock lock(&stripe_->mu);
     if (front_.get() == hint) {
       const absl::Status status = BeginLocked(front_.get(), nullptr, reset);
       SyncPendingLocked();  // a Reset() that failed gives its slot back
@@ -290,7 +290,7 @@ absl::Status TimerCore::StartDefault(bool reset) {
 absl::Status TimerCore::Begin(TimerSystem* front,
                               std::shared_ptr<TimerSystem> front_ref,
                               bool reset) {
-  MutexLock lock(&stripe_->mu);
+  AdaptiveMutexLock lock(&stripe_->mu);
   const absl::Status status = BeginLocked(front, std::move(front_ref), reset);
   SyncPendingLocked();  // a Reset() that failed gives its slot back
   return status;
@@ -378,7 +378,7 @@ bool TimerCore::StopWith(Event event) {
     // pointer costs the common stop nothing (an optional of the record
     // cost a 128-byte clear of the stack per Stop(), ~10 ns).
     std::unique_ptr<timer_internal::StopWaitRecord> waiting;
-    MutexLock lock(&stripe_->mu);
+    AdaptiveMutexLock lock(&stripe_->mu);
     // Decided here, under the lock where a queued call decides to begin:
     // either this prevents it or it has begun (a oneshot's schedule ended).
     prevented = ScheduleOn(state_);
@@ -439,7 +439,7 @@ void TimerCore::AwaitCallEndLocked(
 }
 
 TimerPhase TimerCore::phase() const {
-  MutexLock lock(&stripe_->mu);
+  AdaptiveMutexLock lock(&stripe_->mu);
   if (CallInFlight(state_)) return TimerPhase::kRunning;
   if (AwaitingCall(state_)) {
     // Armed or queued on a system that shut down: it will never run.
@@ -456,7 +456,7 @@ TimerPhase TimerCore::phase() const {
 }
 
 absl::Duration TimerCore::TimeUntilNextCall() const {
-  MutexLock lock(&stripe_->mu);
+  AdaptiveMutexLock lock(&stripe_->mu);
   if (!ScheduleOn(state_) || armed_never_) return absl::InfiniteDuration();
   Instant now;
   if (!front_->TryNow(&now)) return absl::InfiniteDuration();  // shut down
@@ -472,7 +472,7 @@ absl::Duration TimerCore::TimeUntilNextCall() const {
 }
 
 Clock* TimerCore::clock() const {
-  MutexLock lock(&stripe_->mu);
+  AdaptiveMutexLock lock(&stripe_->mu);
   // A fixed system's clock is the one its TickDriver was given, for the
   // Timer's whole life; a default-bound timer reports the system it is
   // bound to while that is open, else the steady clock (unbound, as a
@@ -484,7 +484,7 @@ Clock* TimerCore::clock() const {
 }
 
 bool TimerCore::IsSteady() const {
-  MutexLock lock(&stripe_->mu);
+  AdaptiveMutexLock lock(&stripe_->mu);
   // Known to the system without touching the clock (which may be gone
   // with a fixed system's TickDriver).
   if (front_ != nullptr && (fixed_ || !front_->closed())) {
@@ -502,7 +502,7 @@ size_t TimerCore::CancelAllOn(TimerSystem* system)
   for (size_t i = 0; i < kTimerStripes; ++i) {
     TimerStripe* const stripe = TimerStripeAt(i);
     {
-      MutexLock lock(&stripe->mu);
+      AdaptiveMutexLock lock(&stripe->mu);
       for (TimerCore* c = stripe->cores; c != nullptr; c = c->stripe_next_) {
         // Its state first: a core still being made (whose owner is not
         // set yet) is never on.
@@ -526,7 +526,7 @@ size_t TimerCore::CancelAllOn(TimerSystem* system)
 }
 
 bool TimerCore::IsRunning() const {
-  MutexLock lock(&stripe_->mu);
+  AdaptiveMutexLock lock(&stripe_->mu);
   if (state_ == State::kRunning || state_ == State::kRunningRestartPending) {
     return true;
   }
@@ -535,17 +535,17 @@ bool TimerCore::IsRunning() const {
 }
 
 std::string TimerCore::name() const {
-  MutexLock lock(&stripe_->mu);
+  AdaptiveMutexLock lock(&stripe_->mu);
   return NameLocked();
 }
 
 std::string TimerCore::given_name() const {
-  MutexLock lock(&stripe_->mu);
+  AdaptiveMutexLock lock(&stripe_->mu);
   return options_ != nullptr ? options_->name : std::string();
 }
 
 TimerStatistics TimerCore::Statistics() const {
-  MutexLock lock(&stripe_->mu);
+  AdaptiveMutexLock lock(&stripe_->mu);
   TimerStatistics s;
   s.fires = counters_.fires;
   s.overruns = counters_.overruns;
@@ -569,7 +569,7 @@ void TimerCore::OnExpired(uint32_t arm_seq) {
   Route route;
   Dispatcher* dispatcher;
   {
-    MutexLock lock(&stripe_->mu);
+    AdaptiveMutexLock lock(&stripe_->mu);
     if (arm_seq == 0 || arm_seq != armed_seq_) return;  // stale
     armed_seq_ = 0;
     const State before = state_;
@@ -616,7 +616,7 @@ void TimerCore::OnExpired(uint32_t arm_seq) {
 
 void TimerCore::HandleRefusal(uint64_t token) {
   // Refused (queue full or shutting down): never silently, never busily.
-  MutexLock lock(&stripe_->mu);
+  AdaptiveMutexLock lock(&stripe_->mu);
   ++counters_.dispatch_refusals;
   if (state_ != State::kQueued || token != queued_token_) return;  // stopped
   TransitionLocked(Event::kDispatchRefused);
@@ -649,7 +649,7 @@ void TimerCore::Run(uint64_t token) {
   std::shared_ptr<const TimerOptions> options;
   uint64_t epoch;
   {
-    MutexLock lock(&stripe_->mu);
+    AdaptiveMutexLock lock(&stripe_->mu);
     if (state_ != State::kQueued || token != queued_token_) return;  // dropped
     if (!front_->TryNow(&event.actual_time)) {
       // The timer system shut down while this call was queued.
@@ -697,7 +697,7 @@ void TimerCore::Run(uint64_t token) {
   }
 
   {
-    MutexLock lock(&stripe_->mu);
+    AdaptiveMutexLock lock(&stripe_->mu);
     Instant end;
     const bool system_up = front_->TryNow(&end);
     if (!system_up) end = event.actual_time;

@@ -1,36 +1,13 @@
 #include "cyber/common/adaptive_mutex.h"
 
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
-#include <climits>
-
 #include "cyber/common/cpu_relax.h"
+#include "cyber/common/futex.h"
 
 namespace cyber {
 
 namespace {
 
 std::atomic<uint64_t> g_sleeps{0};
-
-// FUTEX_PRIVATE: the lock is never shared between processes, and the
-// private futexes skip the kernel's shared-mapping lookup.
-void FutexWait(std::atomic<uint32_t>* word, uint32_t expected) {
-  // Returns at once (EAGAIN) if *word != expected, and may wake spuriously:
-  // the caller loops.
-  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT_PRIVATE,
-          expected, nullptr, nullptr, 0);
-}
-
-void FutexWake(std::atomic<uint32_t>* word, int count) {
-  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE_PRIVATE,
-          count, nullptr, nullptr, 0);
-}
-
-static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t) &&
-                  std::atomic<uint32_t>::is_always_lock_free,
-              "the futex word is the atomic itself");
 
 }  // namespace
 

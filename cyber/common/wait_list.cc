@@ -21,42 +21,17 @@ __attribute__((noinline)) const void* CurrentExecutionId() {
   return &t_thread_token;
 }
 
-// Lives on the waiter's stack; linked while it waits. Valid until the waiter
-// re-acquires the mutex after being woken, so WakeAll (which holds it) may
-// touch it freely.
-struct WaitList::Node {
-  Node* next = nullptr;
-  bool woken = false;
-  Parkable* coroutine = nullptr;
-  CondVar cv;  // for a thread waiter
-};
-
-void WaitList::Wait(Mutex* mu) {
-  Node node;
-  node.coroutine = CurrentCoroutine();
-  node.next = head_;
-  head_ = &node;
-  while (!node.woken) {
-    if (node.coroutine != nullptr) {
-      mu->Unlock();
-      node.coroutine->Park();  // returns at once if already unparked
-      mu->Lock();
-    } else {
-      node.cv.Wait(mu);
-    }
-  }
-}
-
 void WaitList::WakeAll() {
   Node* n = head_;
   head_ = nullptr;
   while (n != nullptr) {
     Node* const next = n->next;  // read before the waiter may leave
-    n->woken = true;
-    if (n->coroutine != nullptr) {
-      n->coroutine->Unpark();
+    Parkable* const coroutine = n->coroutine;
+    n->woken.store(1, std::memory_order_release);
+    if (coroutine != nullptr) {
+      coroutine->Unpark();
     } else {
-      n->cv.Signal();
+      FutexWake(&n->woken, 1);
     }
     n = next;
   }

@@ -24,6 +24,10 @@
 //   callback_running_ = false;
 //   waiters_.WakeAll();                               // the finisher
 //
+// `mu_` may be any lock with Lock() and Unlock() (cyber::Mutex,
+// cyber::AdaptiveMutex): a thread waiter sleeps on a futex word of its own,
+// not on a condition variable tied to one mutex type.
+//
 // Wait() may return spuriously only in the sense that the condition must be
 // re-checked (as with any condition variable): WakeAll() wakes every waiter
 // that called Wait() before it.
@@ -39,9 +43,12 @@
 #ifndef CYBER_COMMON_WAIT_LIST_H_
 #define CYBER_COMMON_WAIT_LIST_H_
 
+#include <atomic>
+#include <cstdint>
 #include <string>
 
 #include "absl/base/thread_annotations.h"
+#include "cyber/common/futex.h"
 #include "cyber/common/mutex.h"
 #include "cyber/time/clock.h"
 
@@ -102,13 +109,46 @@ class WaitList {
 
   // REQUIRES: `mu` held. Releases it, parks the calling coroutine (or blocks
   // the calling thread) until a WakeAll() under `mu`, re-acquires it.
-  void Wait(Mutex* mu) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  template <typename Lock>
+  void Wait(Lock* mu) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    Node node;
+    node.coroutine = CurrentCoroutine();
+    node.next = head_;
+    head_ = &node;
+    // The analysis cannot follow the release and re-acquisition around the
+    // sleep; the lock is held again whenever the loop tests.
+    while (node.woken.load(std::memory_order_acquire) == 0) {
+      Release(mu);
+      if (node.coroutine != nullptr) {
+        node.coroutine->Park();  // returns at once if already unparked
+      } else {
+        FutexWait(&node.woken, 0);  // returns at once if already woken
+      }
+      Reacquire(mu);
+    }
+  }
   // REQUIRES: the `mu` the waiters passed is held.
   void WakeAll();
   bool empty() const { return head_ == nullptr; }
 
  private:
-  struct Node;
+  // Lives on the waiter's stack; linked while it waits. Valid until the
+  // waiter re-acquires the mutex after being woken, so WakeAll (which holds
+  // it) may touch it freely, the futex wake included.
+  struct Node {
+    Node* next = nullptr;
+    std::atomic<uint32_t> woken{0};
+    Parkable* coroutine = nullptr;
+  };
+  template <typename Lock>
+  static void Release(Lock* mu) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    mu->Unlock();
+  }
+  template <typename Lock>
+  static void Reacquire(Lock* mu) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    mu->Lock();
+  }
+
   Node* head_ = nullptr;  // guarded by the waiters' mutex
 };
 
