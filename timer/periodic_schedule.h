@@ -39,6 +39,16 @@
 namespace cyber {
 namespace timer {
 
+// What a schedule needs of a timer's configuration (TimerOptions' fields
+// of the same names), kept inline in the timer: no options object per
+// timer on the fire path.
+struct ScheduleRules {
+  absl::Duration period;
+  OverrunPolicy overrun_policy = OverrunPolicy::kSkip;
+  int max_burst = 3;
+  bool oneshot = false;
+};
+
 class PeriodicSchedule {
  public:
   // What AfterRun() decided.
@@ -66,17 +76,35 @@ class PeriodicSchedule {
   // `due_by` (a tick instant), the current call stands for the latest of
   // them; returns how many were skipped. A stall or a late start then ends
   // in one late call, never a stale call followed by the late one.
-  int64_t SkipToLatestDue(Instant due_by, const TimerOptions& options);
+  //
+  // `Rules` is TimerOptions or ScheduleRules: anything with period,
+  // overrun_policy, max_burst and oneshot.
+  template <typename Rules>
+  int64_t SkipToLatestDue(Instant due_by, const Rules& rules) {
+    if (rules.oneshot || rules.overrun_policy != OverrunPolicy::kSkip) return 0;
+    if (Expected(k_ + 1, rules.period) > due_by) return 0;  // the common case
+    return SkipTo(due_by, rules.period);
+  }
 
   // After the current call ended at `end`: moves to the next call per the
   // overrun policy (see OverrunPolicy in timer_options.h).
-  Next AfterRun(Instant end, const TimerOptions& options);
+  template <typename Rules>
+  Next AfterRun(Instant end, const Rules& rules) {
+    if (Expected(k_ + 1, rules.period) >= end) {  // on time: the common case
+      ++k_;
+      return Next();
+    }
+    return AfterOverrun(end, ScheduleRules{rules.period, rules.overrun_policy,
+                                           rules.max_burst, rules.oneshot});
+  }
 
  private:
+  int64_t SkipTo(Instant due_by, absl::Duration period);
+  Next AfterOverrun(Instant end, const ScheduleRules& rules);
   // The calls k+1 .. j are missed, j + 1 is the first on time (j >= k + 1):
   // applies the policy.
   Next ApplyOverrun(int64_t j, Instant end, absl::Duration skip_gap,
-                    const TimerOptions& options);
+                    const ScheduleRules& rules);
 
   Instant origin_;
   int64_t k_ = 1;

@@ -59,8 +59,7 @@ absl::Status Timer::ConfigureAs(TimerOptions options, bool cyber_option) {
                          options.period);
   }
   const std::shared_ptr<TimerCore> core = core_;  // as in Stop()
-  core->Configure(std::make_shared<const TimerOptions>(std::move(options)),
-                  status);
+  core->Configure(std::move(options), status);
   return status;
 }
 

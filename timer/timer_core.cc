@@ -55,7 +55,7 @@ TimerCore::~TimerCore() {
 }
 
 std::string TimerCore::NameLocked() const {
-  if (options_ != nullptr && !options_->name.empty()) return options_->name;
+  if (cold_ != nullptr && !cold_->name.empty()) return cold_->name;
   return absl::StrCat("timer#", id_);
 }
 
@@ -146,7 +146,7 @@ void TimerCore::UnlinkFromStripeLocked() ABSL_NO_THREAD_SAFETY_ANALYSIS {
 }
 
 Instant TimerCore::ExpectedLocked(int64_t k) const {
-  return schedule_.Expected(k, options_->period);
+  return schedule_.Expected(k, rules_.period);
 }
 
 void TimerCore::CancelLocked() {
@@ -177,13 +177,12 @@ absl::Status TimerCore::TryArmLocked(Instant deadline) {
   // range, one within a tick of that limit). The timer stays armed
   // (cancellable, pending) and nothing is in the wheel; a failed arm left
   // a previous arming as it was.
-  if (options_->period > front_->max_delay()) return ArmNeverLocked();
+  if (rules_.period > front_->max_delay()) return ArmNeverLocked();
   // Exact (at the deadline itself): every periodic call, so that any
   // period keeps its phase; a oneshot that asks for it; a delay <= 0, which
   // runs at once rather than on the next tick. Otherwise on the tick.
-  const bool exact = !options_->oneshot ||
-                     options_->precision == TimerPrecision::kExact ||
-                     options_->period <= absl::ZeroDuration();
+  const bool exact = !rules_.oneshot || precision_ == TimerPrecision::kExact ||
+                     rules_.period <= absl::ZeroDuration();
   auto armed = exact ? front_->ArmExact(this, deadline)
                      : front_->Arm(this, deadline);
   if (!armed.ok() && armed.status().code() == absl::StatusCode::kOutOfRange) {
@@ -208,16 +207,25 @@ absl::Status TimerCore::ArmNeverLocked() {
   return absl::OkStatus();
 }
 
-void TimerCore::Configure(std::shared_ptr<const TimerOptions> options,
-                          absl::Status status) {
+void TimerCore::Configure(TimerOptions options, absl::Status status) {
   const bool stop_prevented = StopWith(Event::kStop);
-  std::shared_ptr<const TimerOptions> raced;  // its on_cancel, if due
+  // Out of line only when set (see the header comment).
+  std::shared_ptr<const ColdOptions> cold;
+  if (!options.name.empty() || options.on_cancel) {
+    cold = std::make_shared<const ColdOptions>(
+        ColdOptions{std::move(options.name), std::move(options.on_cancel)});
+  }
+  std::shared_ptr<const ColdOptions> raced;  // its on_cancel, if due
+  // The replaced callbacks, destroyed after the lock is released (their
+  // captures are user objects).
+  std::function<void()> old_callback;
+  std::function<void(const TimerEvent&)> old_event_callback;
   {
     AdaptiveMutexLock lock(&stripe_->mu);
     // A Start() that raced in after the Stop() is undone: the new options
     // begin with the next Start().
     const bool raced_prevented = ScheduleOn(state_);
-    if (raced_prevented && has_on_cancel_) raced = options_;
+    if (raced_prevented && has_on_cancel_) raced = cold_;
     CancelLocked();
     TransitionLocked(Event::kConfigure);
     // "Not started" with the new options, unless this stopped a schedule.
@@ -231,8 +239,22 @@ void TimerCore::Configure(std::shared_ptr<const TimerOptions> options,
     last_run_ns_ = 0;
     missed_since_last_ = 0;
     bound_ = false;  // validate and resolve the priority again at Start()
-    options_ = std::move(options);
-    has_on_cancel_ = static_cast<bool>(options_->on_cancel);
+    rules_ = ScheduleRules{options.period, options.overrun_policy,
+                           options.max_burst, options.oneshot};
+    precision_ = options.precision;
+    latency_percentiles_ = options.latency_percentiles;
+    given_priority_ = options.priority;
+    old_callback = std::move(callback_);
+    old_event_callback = std::move(event_callback_);
+    callback_ = nullptr;
+    event_callback_ = nullptr;
+    if (options.event_callback) {
+      event_callback_ = std::move(options.event_callback);
+    } else {
+      callback_ = std::move(options.callback);
+    }
+    cold_ = std::move(cold);
+    has_on_cancel_ = cold_ != nullptr && static_cast<bool>(cold_->on_cancel);
     config_status_ = std::move(status);
   }
   if (raced != nullptr) CallOnCancel(*raced);
@@ -254,10 +276,10 @@ absl::Status TimerCore::BindLocked(TimerSystem* front,
                                   : front->shared_from_this();
   }
   // An automatic name is in no scheduler conf: no lookup.
-  const Route conf = options_->name.empty()
+  const Route conf = cold_ == nullptr || cold_->name.empty()
                          ? Route{}
-                         : front_->dispatcher()->RouteFor(options_->name);
-  priority_ = options_->priority >= 0 ? options_->priority : conf.priority;
+                         : front_->dispatcher()->RouteFor(cold_->name);
+  priority_ = given_priority_ >= 0 ? given_priority_ : conf.priority;
   group_ = conf.group;
   front_->InstallPendingTimerCanceller(&TimerCore::CancelAllOn);
   bound_ = true;
@@ -348,7 +370,7 @@ absl::Status TimerCore::BeginLocked(TimerSystem* front,
   // timers due there); the first call is still no earlier than now +
   // period. A oneshot counts from now exactly (kTick: its deadline rounds
   // up to a tick when armed).
-  schedule_.Start(options_->oneshot ? now : front_->FireInstant(now));
+  schedule_.Start(rules_.oneshot ? now : front_->FireInstant(now));
   missed_since_last_ = 0;
   refusals_in_a_row_ = 0;
   // Its call may still be running (it is restarting itself, or was stopped
@@ -368,7 +390,7 @@ void TimerCore::Retire() { StopWith(Event::kRetire); }
 bool TimerCore::StopWith(Event event) {
   const void* const me = CurrentExecutionId();
   // The options whose on_cancel is due, held only when one is.
-  std::optional<std::shared_ptr<const TimerOptions>> notify;
+  std::shared_ptr<const ColdOptions> notify;
   bool prevented;
   {
     // Lists this stop while it waits (timer_stop_registry.h); declared
@@ -382,7 +404,7 @@ bool TimerCore::StopWith(Event event) {
     // Decided here, under the lock where a queued call decides to begin:
     // either this prevents it or it has begun (a oneshot's schedule ended).
     prevented = ScheduleOn(state_);
-    if (prevented && has_on_cancel_) notify.emplace(options_);
+    if (prevented && has_on_cancel_) notify = cold_;
     CancelLocked();
     // A queued run finds the state changed and drops out; a call in flight
     // ends in kFinishing (kRetiring), never re-arming.
@@ -391,15 +413,15 @@ bool TimerCore::StopWith(Event event) {
     if (CallInFlight(state_) && runner_ != me) AwaitCallEndLocked(&waiting);
   }
   // After the wait and with no lock held, on this thread.
-  if (notify.has_value()) CallOnCancel(**notify);  // catches what it throws
+  if (notify != nullptr) CallOnCancel(*notify);  // catches what it throws
   return prevented;
 }
 
-void TimerCore::CallOnCancel(const TimerOptions& options) const {
+void TimerCore::CallOnCancel(const ColdOptions& cold) const {
   const char* failure = nullptr;
   std::string what;
   try {
-    options.on_cancel();
+    cold.on_cancel();
   } catch (const std::exception& e) {
     failure = "threw";
     what = e.what();
@@ -410,8 +432,7 @@ void TimerCore::CallOnCancel(const TimerOptions& options) const {
     // Named from the options it was called for (a Configure() may have
     // replaced the timer's since).
     AERROR << "timer \""
-           << (options.name.empty() ? absl::StrCat("timer#", id_)
-                                    : options.name)
+           << (cold.name.empty() ? absl::StrCat("timer#", id_) : cold.name)
            << "\": on_cancel " << failure << (what.empty() ? "" : ": ")
            << what;
   }
@@ -541,7 +562,7 @@ std::string TimerCore::name() const {
 
 std::string TimerCore::given_name() const {
   AdaptiveMutexLock lock(&stripe_->mu);
-  return options_ != nullptr ? options_->name : std::string();
+  return cold_ != nullptr ? cold_->name : std::string();
 }
 
 TimerStatistics TimerCore::Statistics() const {
@@ -555,7 +576,7 @@ TimerStatistics TimerCore::Statistics() const {
   s.early_fires = counters_.early_fires;
   s.lateness_max = absl::Nanoseconds(counters_.lateness_max_ns);
   s.run_time_max = absl::Nanoseconds(counters_.run_time_max_ns);
-  s.percentiles = options_ != nullptr && options_->latency_percentiles;
+  s.percentiles = latency_percentiles_;
   if (histograms_ != nullptr) {
     s.lateness_p50 = histograms_->lateness.Percentile(0.50);
     s.lateness_p99 = histograms_->lateness.Percentile(0.99);
@@ -596,7 +617,7 @@ void TimerCore::OnExpired(uint32_t arm_seq) {
     // ticks at once): under kSkip this call stands for the latest due period.
     SkipToLatestDueLocked(front_->ProcessedInstant());
     token = ++queued_token_;
-    if (!options_->oneshot) {
+    if (!rules_.oneshot) {
       // Provisionally arm the next period now, on the tick thread, so the
       // tick thread plans its next sleep with it; the call's own re-arm
       // then lands on the same tick and needs no extra wake-up. A failure
@@ -620,7 +641,7 @@ void TimerCore::HandleRefusal(uint64_t token) {
   ++counters_.dispatch_refusals;
   if (state_ != State::kQueued || token != queued_token_) return;  // stopped
   TransitionLocked(Event::kDispatchRefused);
-  if (options_->oneshot) {
+  if (rules_.oneshot) {
     const absl::Duration backoff =
         std::min(front_->tick() * (int64_t{1} << refusals_in_a_row_),
                  kMaxRefusalBackoff);
@@ -646,7 +667,11 @@ void TimerCore::HandleRefusal(uint64_t token) {
 
 void TimerCore::Run(uint64_t token) {
   TimerEvent event;
-  std::shared_ptr<const TimerOptions> options;
+  // The callback, moved out of the core for the call (see the header
+  // comment): exactly one is set.
+  std::function<void()> callback;
+  std::function<void(const TimerEvent&)> event_callback;
+  bool oneshot;
   uint64_t epoch;
   {
     AdaptiveMutexLock lock(&stripe_->mu);
@@ -664,11 +689,13 @@ void TimerCore::Run(uint64_t token) {
     // Begun late (a busy processor, or a stall while it was queued): under
     // kSkip it stands for the latest period due by now.
     SkipToLatestDueLocked(event.actual_time);
-    TransitionLocked(options_->oneshot ? Event::kOneshotCallBegins
-                                       : Event::kCallBegins);
+    oneshot = rules_.oneshot;
+    TransitionLocked(oneshot ? Event::kOneshotCallBegins : Event::kCallBegins);
     runner_ = CurrentExecutionId();
     refusals_in_a_row_ = 0;
-    options = options_;  // Configure() from the callback cannot free it
+    // Configure() from the callback cannot destroy it now.
+    callback = std::move(callback_);
+    event_callback = std::move(event_callback_);
     epoch = config_epoch_;
     event.expected_time = ExpectedLocked(schedule_.call());
     event.missed_periods = missed_since_last_;
@@ -682,10 +709,10 @@ void TimerCore::Run(uint64_t token) {
   std::string what;
   std::exception_ptr cancelled;
   try {
-    if (options->event_callback) {
-      options->event_callback(event);
+    if (event_callback) {
+      event_callback(event);
     } else {
-      options->callback();
+      callback();
     }
   } catch (const ExecutionCancelled&) {
     cancelled = std::current_exception();
@@ -703,6 +730,9 @@ void TimerCore::Run(uint64_t token) {
     if (!system_up) end = event.actual_time;
     const bool same_config = epoch == config_epoch_;
     if (same_config) {
+      // Back where the next call finds it (it cannot begin before this).
+      callback_ = std::move(callback);
+      event_callback_ = std::move(event_callback);
       RecordCallLocked(event, end - event.actual_time);
       if (failure != nullptr) ++counters_.exceptions;
     }
@@ -710,7 +740,7 @@ void TimerCore::Run(uint64_t token) {
       AERROR << "timer \"" << NameLocked() << "\": callback " << failure
              << (what.empty() ? "" : ": ") << what << " (exceptions so far: "
              << counters_.exceptions << ")"
-             << (options->oneshot ? "" : "; the timer keeps running");
+             << (oneshot ? "" : "; the timer keeps running");
     }
     runner_ = nullptr;
     ++calls_ended_;
@@ -742,7 +772,7 @@ void TimerCore::RecordCallLocked(const TimerEvent& event,
       std::max(counters_.lateness_max_ns, absl::ToInt64Nanoseconds(lateness));
   last_run_ns_ = absl::ToInt64Nanoseconds(run_time);
   counters_.run_time_max_ns = std::max(counters_.run_time_max_ns, last_run_ns_);
-  if (options_->latency_percentiles) {
+  if (latency_percentiles_) {
     if (histograms_ == nullptr) histograms_ = std::make_unique<Histograms>();
     histograms_->lateness.Record(lateness);
     histograms_->run_time.Record(run_time);
@@ -750,7 +780,7 @@ void TimerCore::RecordCallLocked(const TimerEvent& event,
 }
 
 void TimerCore::SkipToLatestDueLocked(Instant due_by) {
-  const int64_t skipped = schedule_.SkipToLatestDue(due_by, *options_);
+  const int64_t skipped = schedule_.SkipToLatestDue(due_by, rules_);
   if (skipped == 0) return;  // the common case
   missed_since_last_ += skipped;
   counters_.missed_periods += static_cast<uint64_t>(skipped);
@@ -759,7 +789,7 @@ void TimerCore::SkipToLatestDueLocked(Instant due_by) {
 
 void TimerCore::ScheduleNextLocked(Instant end) {
   // Every periodic call is armed for its exact instant (periodic_schedule.h).
-  const PeriodicSchedule::Next next = schedule_.AfterRun(end, *options_);
+  const PeriodicSchedule::Next next = schedule_.AfterRun(end, rules_);
   if (!next.overrun) {  // on time: the common case
     // Armed for this call already (the provisional arming at the expiry
     // that queued the call just ended, still in the wheel): nothing to do,

@@ -7,8 +7,17 @@
 // the timer, not about a configuration. The core is shared (std::shared_ptr)
 // between the handle, the wheel entry in flight and a run queued in a
 // dispatcher; whatever it points to it holds (the TimerSystem by
-// shared_ptr, the options by shared_ptr snapshot per run), so it can outlive
-// its handle and its TickDriver safely.
+// shared_ptr), so it can outlive its handle and its TickDriver safely.
+//
+// The configuration lives inside the core, not in an options object of its
+// own: the schedule's rules (ScheduleRules), the precision and the
+// callback are read by every arming and call, and a separate allocation
+// cost every timer ~200 bytes and every expiry a cache miss. Only the
+// name and on_cancel, which no call reads, are out of line (ColdOptions,
+// allocated only when one is set). A running call keeps its callback alive
+// by moving it out of the core for the call and back afterwards (Run()),
+// so a Configure() from the callback itself cannot destroy the function
+// that is running.
 //
 // The lock. Each core's state is guarded by a lock shared with other cores
 // (its TimerStripe, timer_stripes.h), and a waiting Stop() waits on the
@@ -133,8 +142,10 @@
 #define TIMER_TIMER_CORE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -162,10 +173,9 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   ~TimerCore();
 
   // Stops (as Stop()) and replaces the options; `status` is what validating
-  // them gave (Start() returns it while not OK). An empty options->name
+  // them gave (Start() returns it while not OK). An empty options.name
   // means the automatic name, "timer#<id>".
-  void Configure(std::shared_ptr<const TimerOptions> options,
-                 absl::Status status);
+  void Configure(TimerOptions options, absl::Status status);
   // Start (reset false): starts the schedule from now; OK if already
   // running. Reset (reset true): the same, but a running schedule starts
   // again from now (a new countdown) instead of continuing; never waits for
@@ -228,9 +238,15 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   void AwaitCallEndLocked(
       std::unique_ptr<timer_internal::StopWaitRecord>* waiting)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
-  // Calls options.on_cancel (no lock held), catching and logging what it
+  // The configuration no call reads: held by a snapshot where on_cancel is
+  // called after the lock is released (a Configure() may replace it).
+  struct ColdOptions {
+    std::string name;
+    std::function<void()> on_cancel;
+  };
+  // Calls cold.on_cancel (no lock held), catching and logging what it
   // throws.
-  void CallOnCancel(const TimerOptions& options) const;
+  void CallOnCancel(const ColdOptions& cold) const;
   // The one way state_ changes: to TimerStateAfter(state_, event); also
   // records the outcome (outcome_) and keeps the pending count and list in
   // step (SyncPendingLocked), unless keep_pending_slot (Reset()'s
@@ -319,8 +335,8 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   bool bound_ : 1 ABSL_GUARDED_BY(stripe_->mu);
   // outcome_: how the last schedule ended, an Outcome (see the header
   // comment); counted_: the core is counted in front_'s pending timers
-  // (SyncPendingLocked); has_on_cancel_: options_->on_cancel is set, known
-  // without reading the options (a cold cache line on the cancel path).
+  // (SyncPendingLocked); has_on_cancel_: cold_->on_cancel is set, known
+  // without reading cold_ (a cold cache line on the cancel path).
   enum Outcome : uint8_t { kNoOutcome, kFiredOutcome, kCancelledOutcome };
   uint8_t outcome_ : 2 ABSL_GUARDED_BY(stripe_->mu);
   uint8_t counted_ : 1 ABSL_GUARDED_BY(stripe_->mu);
@@ -355,7 +371,19 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   // Where the current (or last) schedule runs; fixed for the core's life
   // when given at construction.
   std::shared_ptr<TimerSystem> front_ ABSL_GUARDED_BY(stripe_->mu);
-  std::shared_ptr<const TimerOptions> options_ ABSL_GUARDED_BY(stripe_->mu);
+  // The configuration (see the header comment). rules_.period is the
+  // period or a oneshot's delay.
+  ScheduleRules rules_ ABSL_GUARDED_BY(stripe_->mu);
+  TimerPrecision precision_ ABSL_GUARDED_BY(stripe_->mu) = TimerPrecision::kTick;
+  bool latency_percentiles_ ABSL_GUARDED_BY(stripe_->mu) = false;
+  int32_t given_priority_ ABSL_GUARDED_BY(stripe_->mu) = kPriorityFromConf;
+  // Exactly one is set once configured (event_callback_ if the options had
+  // it); both empty while a call has them (Run()).
+  std::function<void()> callback_ ABSL_GUARDED_BY(stripe_->mu);
+  std::function<void(const TimerEvent&)> event_callback_
+      ABSL_GUARDED_BY(stripe_->mu);
+  // Null unless a name or on_cancel was given.
+  std::shared_ptr<const ColdOptions> cold_ ABSL_GUARDED_BY(stripe_->mu);
   absl::Status config_status_ ABSL_GUARDED_BY(stripe_->mu);
   // Schedule: call k is expected at origin + k * period; k_ below is its
   // current call (periodic_schedule.h).

@@ -23,12 +23,11 @@ namespace cyber {
 namespace timer {
 namespace {
 
-std::shared_ptr<const TimerOptions> Periodic(const char* name,
-                                             std::function<void()> cb) {
-  auto o = std::make_shared<TimerOptions>();
-  o->name = name;
-  o->period = absl::Milliseconds(2);
-  o->callback = std::move(cb);
+TimerOptions Periodic(const char* name, std::function<void()> cb) {
+  TimerOptions o;
+  o.name = name;
+  o.period = absl::Milliseconds(2);
+  o.callback = std::move(cb);
   return o;
 }
 
