@@ -377,6 +377,14 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   TimerPrecision precision_ ABSL_GUARDED_BY(stripe_->mu) = TimerPrecision::kTick;
   bool latency_percentiles_ ABSL_GUARDED_BY(stripe_->mu) = false;
   int32_t given_priority_ ABSL_GUARDED_BY(stripe_->mu) = kPriorityFromConf;
+  absl::Status config_status_ ABSL_GUARDED_BY(stripe_->mu);
+  // Schedule: call k is expected at origin + k * period; k_ below is its
+  // current call (periodic_schedule.h).
+  PeriodicSchedule schedule_ ABSL_GUARDED_BY(stripe_->mu);
+  int64_t missed_since_last_ ABSL_GUARDED_BY(stripe_->mu) = 0;
+  // Above: what Start/Stop/Cancel/an expiry read, together at the front
+  // (with the wheel entry) so that an operation on one of many timers
+  // touches few cache lines. Below: what only a call or a rare path reads.
   // Exactly one is set once configured (event_callback_ if the options had
   // it); both empty while a call has them (Run()).
   std::function<void()> callback_ ABSL_GUARDED_BY(stripe_->mu);
@@ -384,13 +392,8 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
       ABSL_GUARDED_BY(stripe_->mu);
   // Null unless a name or on_cancel was given.
   std::shared_ptr<const ColdOptions> cold_ ABSL_GUARDED_BY(stripe_->mu);
-  absl::Status config_status_ ABSL_GUARDED_BY(stripe_->mu);
-  // Schedule: call k is expected at origin + k * period; k_ below is its
-  // current call (periodic_schedule.h).
-  PeriodicSchedule schedule_ ABSL_GUARDED_BY(stripe_->mu);
   // The call in flight (kRunning/kFinishing).
   const void* runner_ ABSL_GUARDED_BY(stripe_->mu) = nullptr;
-  int64_t missed_since_last_ ABSL_GUARDED_BY(stripe_->mu) = 0;
   int64_t last_run_ns_ ABSL_GUARDED_BY(stripe_->mu) = 0;
   // The fixed statistics every timer keeps (TimerStatistics without the
   // percentiles), in 64 bytes.
