@@ -5,6 +5,7 @@
 #include "timer/timer.h"
 
 #include <atomic>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -115,6 +116,43 @@ TEST(TimerTest, PercentilesOnlyWhereTheOptionsAskForThem) {
   // the first one's work: lateness is measured, not assumed zero.
   EXPECT_GE(d.lateness_p99, d.lateness_p50);
   EXPECT_LE(d.lateness_p99, d.lateness_max + d.lateness_max / 8);
+}
+
+// The configuration lives in the timer (no snapshot per call): a callback
+// that replaces its own timer's options keeps running with its own
+// captures intact (ASan would see them freed otherwise), the new callback
+// runs from the next start on, and the old one is destroyed once its call
+// has ended.
+TEST(TimerTest, CallbackThatReconfiguresItsOwnTimerKeepsItsCaptures) {
+  SimulatedTimerSystem sim;
+  Timer* self = nullptr;
+  std::vector<std::string> log;
+  auto alive = std::make_shared<int>(0);
+  std::weak_ptr<int> watch = alive;
+  TimerOptions first;
+  first.name = "self_config";
+  first.period = absl::Milliseconds(4);
+  first.oneshot = true;
+  first.callback = [&self, &log, alive, tag = std::string(64, 'a')] {
+    TimerOptions second;
+    second.period = absl::Milliseconds(6);
+    second.oneshot = true;
+    second.callback = [&log] { log.push_back("second"); };
+    ASSERT_TRUE(self->Configure(std::move(second)).ok());
+    ASSERT_TRUE(self->Schedule().ok());
+    // Still this callback's own captures, after its options were replaced.
+    log.push_back(tag.substr(0, 1) + std::to_string(*alive));
+  };
+  Timer t(std::move(first), &sim.driver());
+  self = &t;
+  alive.reset();  // now only the first callback holds it
+  ASSERT_TRUE(t.Schedule().ok());
+  sim.RunFor(absl::Milliseconds(4));
+  EXPECT_EQ(log, std::vector<std::string>({"a0"}));
+  EXPECT_TRUE(watch.expired()) << "the replaced callback outlived its call";
+  sim.RunFor(absl::Milliseconds(6));
+  EXPECT_EQ(log, std::vector<std::string>({"a0", "second"}));
+  EXPECT_EQ(t.name(), "self_config");  // an empty name keeps the old one
 }
 
 // A Timer without a name is "timer#<n>": errors name it, and Configure()
