@@ -218,8 +218,7 @@ void TimerCore::Configure(TimerOptions options, absl::Status status) {
   std::shared_ptr<const ColdOptions> raced;  // its on_cancel, if due
   // The replaced callbacks, destroyed after the lock is released (their
   // captures are user objects).
-  std::function<void()> old_callback;
-  std::function<void(const TimerEvent&)> old_event_callback;
+  Callback old_callback;
   {
     AdaptiveMutexLock lock(&stripe_->mu);
     // A Start() that raced in after the Stop() is undone: the new options
@@ -234,9 +233,7 @@ void TimerCore::Configure(TimerOptions options, absl::Status status) {
     // Statistics describe one configuration: they start again at zero (a
     // call of the old one still running is not counted in the new).
     ++config_epoch_;
-    counters_ = Counters();
-    histograms_.reset();
-    last_run_ns_ = 0;
+    record_.reset();
     missed_since_last_ = 0;
     bound_ = false;  // validate and resolve the priority again at Start()
     rules_ = ScheduleRules{options.period, options.overrun_policy,
@@ -245,13 +242,10 @@ void TimerCore::Configure(TimerOptions options, absl::Status status) {
     latency_percentiles_ = options.latency_percentiles;
     given_priority_ = options.priority;
     old_callback = std::move(callback_);
-    old_event_callback = std::move(event_callback_);
-    callback_ = nullptr;
-    event_callback_ = nullptr;
     if (options.event_callback) {
-      event_callback_ = std::move(options.event_callback);
+      callback_.emplace<1>(std::move(options.event_callback));
     } else {
-      callback_ = std::move(options.callback);
+      callback_.emplace<0>(std::move(options.callback));
     }
     cold_ = std::move(cold);
     has_on_cancel_ = cold_ != nullptr && static_cast<bool>(cold_->on_cancel);
@@ -568,25 +562,27 @@ std::string TimerCore::given_name() const {
 TimerStatistics TimerCore::Statistics() const {
   AdaptiveMutexLock lock(&stripe_->mu);
   TimerStatistics s;
-  s.fires = counters_.fires;
-  s.overruns = counters_.overruns;
-  s.missed_periods = counters_.missed_periods;
-  s.exceptions = counters_.exceptions;
-  s.dispatch_refusals = counters_.dispatch_refusals;
-  s.early_fires = counters_.early_fires;
-  s.lateness_max = absl::Nanoseconds(counters_.lateness_max_ns);
-  s.run_time_max = absl::Nanoseconds(counters_.run_time_max_ns);
   s.percentiles = latency_percentiles_;
-  if (histograms_ != nullptr) {
-    s.lateness_p50 = histograms_->lateness.Percentile(0.50);
-    s.lateness_p99 = histograms_->lateness.Percentile(0.99);
-    s.run_time_p99 = histograms_->run_time.Percentile(0.99);
+  if (record_ == nullptr) return s;  // nothing recorded yet
+  const Counters& c = record_->counters;
+  s.fires = c.fires;
+  s.overruns = c.overruns;
+  s.missed_periods = c.missed_periods;
+  s.exceptions = c.exceptions;
+  s.dispatch_refusals = c.dispatch_refusals;
+  s.early_fires = c.early_fires;
+  s.lateness_max = absl::Nanoseconds(c.lateness_max_ns);
+  s.run_time_max = absl::Nanoseconds(c.run_time_max_ns);
+  if (const Histograms* h = record_->histograms.get()) {
+    s.lateness_p50 = h->lateness.Percentile(0.50);
+    s.lateness_p99 = h->lateness.Percentile(0.99);
+    s.run_time_p99 = h->run_time.Percentile(0.99);
   }
   return s;
 }
 
 void TimerCore::OnExpired(uint32_t arm_seq) {
-  uint64_t token;
+  uint32_t token;
   Route route;
   Dispatcher* dispatcher;
   {
@@ -606,7 +602,7 @@ void TimerCore::OnExpired(uint32_t arm_seq) {
         // kSkip: for the latest one due).
         schedule_.Advance();
         ++missed_since_last_;
-        ++counters_.missed_periods;
+        ++RecordLocked().counters.missed_periods;
         SkipToLatestDueLocked(front_->ProcessedInstant());
         if (!ArmNextLocked().ok()) TransitionLocked(Event::kArmFailed);
         return;
@@ -635,10 +631,10 @@ void TimerCore::OnExpired(uint32_t arm_seq) {
   }
 }
 
-void TimerCore::HandleRefusal(uint64_t token) {
+void TimerCore::HandleRefusal(uint32_t token) {
   // Refused (queue full or shutting down): never silently, never busily.
   AdaptiveMutexLock lock(&stripe_->mu);
-  ++counters_.dispatch_refusals;
+  const uint64_t refusals = ++RecordLocked().counters.dispatch_refusals;
   if (state_ != State::kQueued || token != queued_token_) return;  // stopped
   TransitionLocked(Event::kDispatchRefused);
   if (rules_.oneshot) {
@@ -649,7 +645,7 @@ void TimerCore::HandleRefusal(uint64_t token) {
     AERROR_EVERY(100) << "timer \"" << NameLocked()
                       << "\": dispatcher refused the callback; retrying in "
                       << absl::FormatDuration(backoff) << " (refusals: "
-                      << counters_.dispatch_refusals << ")";
+                      << refusals << ")";
     // From the tick being processed (not the clock), so that a simulation
     // sees the same retries whatever the clock did meanwhile.
     ArmLocked(front_->ProcessedInstant() + backoff).IgnoreError();
@@ -657,20 +653,19 @@ void TimerCore::HandleRefusal(uint64_t token) {
     AERROR_EVERY(100) << "timer \"" << NameLocked()
                       << "\": dispatcher refused the callback; skipping to "
                          "the next period (refusals: "
-                      << counters_.dispatch_refusals << ")";
+                      << refusals << ")";
     schedule_.Advance();
     ++missed_since_last_;
-    ++counters_.missed_periods;
+    ++RecordLocked().counters.missed_periods;
     ArmLocked(ExpectedLocked(schedule_.call())).IgnoreError();
   }
 }
 
-void TimerCore::Run(uint64_t token) {
+void TimerCore::Run(uint32_t token) {
   TimerEvent event;
   // The callback, moved out of the core for the call (see the header
-  // comment): exactly one is set.
-  std::function<void()> callback;
-  std::function<void(const TimerEvent&)> event_callback;
+  // comment).
+  Callback callback;
   bool oneshot;
   uint64_t epoch;
   {
@@ -695,11 +690,11 @@ void TimerCore::Run(uint64_t token) {
     refusals_in_a_row_ = 0;
     // Configure() from the callback cannot destroy it now.
     callback = std::move(callback_);
-    event_callback = std::move(event_callback_);
     epoch = config_epoch_;
     event.expected_time = ExpectedLocked(schedule_.call());
     event.missed_periods = missed_since_last_;
-    event.last_run_duration = absl::Nanoseconds(last_run_ns_);
+    event.last_run_duration =
+        absl::Nanoseconds(record_ != nullptr ? record_->last_run_ns : 0);
     missed_since_last_ = 0;
   }
 
@@ -709,10 +704,10 @@ void TimerCore::Run(uint64_t token) {
   std::string what;
   std::exception_ptr cancelled;
   try {
-    if (event_callback) {
-      event_callback(event);
+    if (callback.index() == 1) {
+      std::get<1>(callback)(event);
     } else {
-      callback();
+      std::get<0>(callback)();
     }
   } catch (const ExecutionCancelled&) {
     cancelled = std::current_exception();
@@ -732,14 +727,13 @@ void TimerCore::Run(uint64_t token) {
     if (same_config) {
       // Back where the next call finds it (it cannot begin before this).
       callback_ = std::move(callback);
-      event_callback_ = std::move(event_callback);
       RecordCallLocked(event, end - event.actual_time);
-      if (failure != nullptr) ++counters_.exceptions;
+      if (failure != nullptr) ++RecordLocked().counters.exceptions;
     }
     if (failure != nullptr) {
       AERROR << "timer \"" << NameLocked() << "\": callback " << failure
              << (what.empty() ? "" : ": ") << what << " (exceptions so far: "
-             << counters_.exceptions << ")"
+             << (record_ != nullptr ? record_->counters.exceptions : 0) << ")"
              << (oneshot ? "" : "; the timer keeps running");
     }
     runner_ = nullptr;
@@ -765,17 +759,19 @@ void TimerCore::Run(uint64_t token) {
 
 void TimerCore::RecordCallLocked(const TimerEvent& event,
                                  absl::Duration run_time) {
-  ++counters_.fires;
+  CallRecord& r = RecordLocked();
+  Counters& c = r.counters;
+  ++c.fires;
   const absl::Duration lateness = event.actual_time - event.expected_time;
-  if (lateness < absl::ZeroDuration()) ++counters_.early_fires;  // a bug
-  counters_.lateness_max_ns =
-      std::max(counters_.lateness_max_ns, absl::ToInt64Nanoseconds(lateness));
-  last_run_ns_ = absl::ToInt64Nanoseconds(run_time);
-  counters_.run_time_max_ns = std::max(counters_.run_time_max_ns, last_run_ns_);
+  if (lateness < absl::ZeroDuration()) ++c.early_fires;  // a bug
+  c.lateness_max_ns =
+      std::max(c.lateness_max_ns, absl::ToInt64Nanoseconds(lateness));
+  r.last_run_ns = absl::ToInt64Nanoseconds(run_time);
+  c.run_time_max_ns = std::max(c.run_time_max_ns, r.last_run_ns);
   if (latency_percentiles_) {
-    if (histograms_ == nullptr) histograms_ = std::make_unique<Histograms>();
-    histograms_->lateness.Record(lateness);
-    histograms_->run_time.Record(run_time);
+    if (r.histograms == nullptr) r.histograms = std::make_unique<Histograms>();
+    r.histograms->lateness.Record(lateness);
+    r.histograms->run_time.Record(run_time);
   }
 }
 
@@ -783,7 +779,7 @@ void TimerCore::SkipToLatestDueLocked(Instant due_by) {
   const int64_t skipped = schedule_.SkipToLatestDue(due_by, rules_);
   if (skipped == 0) return;  // the common case
   missed_since_last_ += skipped;
-  counters_.missed_periods += static_cast<uint64_t>(skipped);
+  RecordLocked().counters.missed_periods += static_cast<uint64_t>(skipped);
   armed_for_next_ = false;  // an arming for the old next call is early now
 }
 
@@ -801,9 +797,10 @@ void TimerCore::ScheduleNextLocked(Instant end) {
     ArmLocked(ExpectedLocked(schedule_.call())).IgnoreError();
     return;
   }
-  ++counters_.overruns;
+  Counters& c = RecordLocked().counters;
+  ++c.overruns;
   missed_since_last_ += next.skipped;
-  counters_.missed_periods += static_cast<uint64_t>(next.skipped);
+  c.missed_periods += static_cast<uint64_t>(next.skipped);
   ArmLocked(ExpectedLocked(schedule_.call())).IgnoreError();
 }
 

@@ -146,6 +146,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -228,7 +229,7 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   absl::Status BeginLocked(TimerSystem* front,
                            std::shared_ptr<TimerSystem> front_ref, bool reset)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
-  void Run(uint64_t token);
+  void Run(uint32_t token);
   // Stop() (event kStop) or Retire() (kRetire), then on_cancel if it
   // prevented a call; returns whether it did.
   bool StopWith(Event event);
@@ -312,7 +313,7 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   absl::Status BindLocked(TimerSystem* front,
                           std::shared_ptr<TimerSystem> front_ref)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
-  void HandleRefusal(uint64_t token);
+  void HandleRefusal(uint32_t token);
   void RecordCallLocked(const TimerEvent& event, absl::Duration run_time)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
 
@@ -367,7 +368,10 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   uint32_t armed_seq_ ABSL_GUARDED_BY(stripe_->mu) = 0;  // 0: not armed
   uint32_t calls_ended_ ABSL_GUARDED_BY(stripe_->mu) = 0;
   int32_t group_ ABSL_GUARDED_BY(stripe_->mu) = 0;  // see priority_
-  uint64_t queued_token_ ABSL_GUARDED_BY(stripe_->mu) = 0;  // kQueued run
+  // The kQueued run's token: a queued run whose token differs was dropped.
+  // 32 bits: a stale run would have to wait out 2^32 re-queues of its
+  // timer to be mistaken for the current one.
+  uint32_t queued_token_ ABSL_GUARDED_BY(stripe_->mu) = 0;
   // Where the current (or last) schedule runs; fixed for the core's life
   // when given at construction.
   std::shared_ptr<TimerSystem> front_ ABSL_GUARDED_BY(stripe_->mu);
@@ -385,18 +389,22 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   // Above: what Start/Stop/Cancel/an expiry read, together at the front
   // (with the wheel entry) so that an operation on one of many timers
   // touches few cache lines. Below: what only a call or a rare path reads.
-  // Exactly one is set once configured (event_callback_ if the options had
-  // it); both empty while a call has them (Run()).
-  std::function<void()> callback_ ABSL_GUARDED_BY(stripe_->mu);
-  std::function<void(const TimerEvent&)> event_callback_
-      ABSL_GUARDED_BY(stripe_->mu);
+  // The callback: TimerOptions::event_callback if set, else ::callback.
+  // One slot for either (40 bytes, not two functions' 64). Empty while a
+  // call has moved it out (Run()).
+  using Callback = std::variant<std::function<void()>,
+                                std::function<void(const TimerEvent&)>>;
+  Callback callback_ ABSL_GUARDED_BY(stripe_->mu);
   // Null unless a name or on_cancel was given.
   std::shared_ptr<const ColdOptions> cold_ ABSL_GUARDED_BY(stripe_->mu);
   // The call in flight (kRunning/kFinishing).
   const void* runner_ ABSL_GUARDED_BY(stripe_->mu) = nullptr;
-  int64_t last_run_ns_ ABSL_GUARDED_BY(stripe_->mu) = 0;
-  // The fixed statistics every timer keeps (TimerStatistics without the
-  // percentiles), in 64 bytes.
+  // What the calls of this configuration recorded: the statistics and the
+  // last run time. Out of line and made at the first thing recorded
+  // (RecordLocked): most timeouts are cancelled without ever firing, and a
+  // block of 64 bytes of counters in each would be memory and a cache line
+  // for nothing. Configure() drops it (statistics describe one
+  // configuration).
   struct Counters {
     uint64_t fires = 0;
     uint64_t overruns = 0;
@@ -407,14 +415,22 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
     int64_t lateness_max_ns = 0;
     int64_t run_time_max_ns = 0;
   };
-  Counters counters_ ABSL_GUARDED_BY(stripe_->mu);
   // Percentile histograms (2.3 KiB), only for timers whose options ask for
   // them (TimerOptions::latency_percentiles), allocated at the first call.
   struct Histograms {
     LatencyHistogram lateness;
     LatencyHistogram run_time;
   };
-  std::unique_ptr<Histograms> histograms_ ABSL_GUARDED_BY(stripe_->mu);
+  struct CallRecord {
+    Counters counters;
+    int64_t last_run_ns = 0;
+    std::unique_ptr<Histograms> histograms;
+  };
+  std::unique_ptr<CallRecord> record_ ABSL_GUARDED_BY(stripe_->mu);
+  CallRecord& RecordLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu) {
+    if (record_ == nullptr) record_ = std::make_unique<CallRecord>();
+    return *record_;
+  }
   // The stripe's list of its cores, this one's whole life: the next one,
   // and the pointer that points here (the stripe's head or the previous
   // core's stripe_next_). Every core of the list shares this stripe,
