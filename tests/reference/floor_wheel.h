@@ -228,20 +228,18 @@ class FloorWheel {
     *pprev = next;
     if (next != nullptr) {
       next->pprev_ = pprev;
-    } else if (IsHead(pprev)) {
-      // It was the slot's only entry: the address says which slot.
-      const auto index = static_cast<size_t>(pprev - &heads_[0][0]);
-      ClearSlotBit(static_cast<int>(index / kSlots),
-                   static_cast<int>(index % kSlots));
+    } else {
+      // If `pprev` is a slot head, the entry was its slot's only one: the
+      // address says which slot. Compared as integers: ordering pointers
+      // into different objects is unspecified.
+      const uintptr_t offset = reinterpret_cast<uintptr_t>(pprev) -
+                               reinterpret_cast<uintptr_t>(&heads_[0][0]);
+      if (offset < sizeof(heads_)) {
+        const size_t index = offset / sizeof(FloorEntry*);
+        ClearSlotBit(static_cast<int>(index / kSlots),
+                     static_cast<int>(index % kSlots));
+      }
     }
-  }
-
-  bool IsHead(FloorEntry* const* p) const {
-    // Compared as integers: relational comparison of pointers into
-    // different objects is unspecified.
-    const auto a = reinterpret_cast<uintptr_t>(p);
-    const auto lo = reinterpret_cast<uintptr_t>(&heads_[0][0]);
-    return a - lo < sizeof(heads_);
   }
 
   // Detaches a whole slot's list and returns its first entry.
