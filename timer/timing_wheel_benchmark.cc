@@ -237,16 +237,50 @@ double Nanoseconds(SteadyClock::duration d) {
   return std::chrono::duration<double, std::nano>(d).count();
 }
 
+// A thread's CPU time and context switches (getrusage(RUSAGE_THREAD)):
+// voluntary ones are mostly waits for the wheel's lock, involuntary ones
+// preemptions by other work on the machine.
+struct ThreadUsage {
+  double cpu_ns = 0;
+  double voluntary_switches = 0;
+  double involuntary_switches = 0;
+
+  static ThreadUsage Now() {
+    rusage r{};
+    getrusage(RUSAGE_THREAD, &r);
+    ThreadUsage u;
+    u.cpu_ns = 1e9 * static_cast<double>(r.ru_utime.tv_sec + r.ru_stime.tv_sec) +
+               1e3 * static_cast<double>(r.ru_utime.tv_usec + r.ru_stime.tv_usec);
+    u.voluntary_switches = static_cast<double>(r.ru_nvcsw);
+    u.involuntary_switches = static_cast<double>(r.ru_nivcsw);
+    return u;
+  }
+  ThreadUsage operator-(const ThreadUsage& o) const {
+    return {cpu_ns - o.cpu_ns, voluntary_switches - o.voluntary_switches,
+            involuntary_switches - o.involuntary_switches};
+  }
+  ThreadUsage operator+(const ThreadUsage& o) const {
+    return {cpu_ns + o.cpu_ns, voluntary_switches + o.voluntary_switches,
+            involuntary_switches + o.involuntary_switches};
+  }
+};
+
 // Runs a benchmark made of rounds over n timers. `round(clock)` sets up
 // (untimed), hands its batch of operations to clock.Measure(), cleans up
 // (untimed: every wheel entry disarmed) and returns how many operations the
 // batch performed; on failure it calls state.SkipWithError and returns 0.
-// Sets the iteration time to the measured time and reports ns/op.
+// Sets the iteration time to the measured time and reports ns/op, and
+// cpu/wall: this thread's CPU time over the wall time of the whole run
+// (untimed parts included). The timed figures are wall time, so a row
+// whose thread was preempted by other work on the machine (cpu/wall well
+// below 1) reads slower than it is.
 template <typename Round>
 void RunRounds(benchmark::State& state, size_t n, Round&& round) {
   const size_t rounds = std::max<size_t>(1, kOpsPerIteration / n);
   SteadyClock::duration total{0};
   uint64_t ops = 0;
+  const ThreadUsage usage_before = ThreadUsage::Now();
+  const SteadyClock::time_point wall_before = SteadyClock::now();
   for (auto _ : state) {
     BatchClock clock;
     for (size_t r = 0; r < rounds; ++r) {
@@ -258,6 +292,9 @@ void RunRounds(benchmark::State& state, size_t n, Round&& round) {
     total += clock.elapsed();
   }
   state.counters["ns/op"] = Nanoseconds(total) / static_cast<double>(ops);
+  state.counters["cpu/wall"] =
+      (ThreadUsage::Now() - usage_before).cpu_ns /
+      Nanoseconds(SteadyClock::now() - wall_before);
 }
 
 size_t Size(const benchmark::State& state) {
@@ -588,34 +625,6 @@ void BM_Floor_Expire(benchmark::State& state) {
 }
 
 // --- Concurrent arm / cancel ------------------------------------------------
-
-// A thread's CPU time and context switches (getrusage(RUSAGE_THREAD)):
-// voluntary ones are mostly waits for the wheel's lock, involuntary ones
-// preemptions by other work on the machine.
-struct ThreadUsage {
-  double cpu_ns = 0;
-  double voluntary_switches = 0;
-  double involuntary_switches = 0;
-
-  static ThreadUsage Now() {
-    rusage r{};
-    getrusage(RUSAGE_THREAD, &r);
-    ThreadUsage u;
-    u.cpu_ns = 1e9 * static_cast<double>(r.ru_utime.tv_sec + r.ru_stime.tv_sec) +
-               1e3 * static_cast<double>(r.ru_utime.tv_usec + r.ru_stime.tv_usec);
-    u.voluntary_switches = static_cast<double>(r.ru_nvcsw);
-    u.involuntary_switches = static_cast<double>(r.ru_nivcsw);
-    return u;
-  }
-  ThreadUsage operator-(const ThreadUsage& o) const {
-    return {cpu_ns - o.cpu_ns, voluntary_switches - o.voluntary_switches,
-            involuntary_switches - o.involuntary_switches};
-  }
-  ThreadUsage operator+(const ThreadUsage& o) const {
-    return {cpu_ns + o.cpu_ns, voluntary_switches + o.voluntary_switches,
-            involuntary_switches + o.involuntary_switches};
-  }
-};
 
 // state.range(0) threads share one wheel; thread t owns entries
 // [t * kTimersPerThread, (t + 1) * kTimersPerThread) and its own workload,

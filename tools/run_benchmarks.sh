@@ -119,8 +119,12 @@ fi
 if has_part wheel; then
   # Every repetition goes to the JSON file (the table's medians and ranges
   # come from it); the console and wheel_benchmark.txt get the aggregates.
+  # Random interleaving runs the repetitions of all rows in a shuffled
+  # order, so ours, the floor and the heap share whatever other load the
+  # machine has instead of one of them meeting it all.
   echo "=== wheel benchmark: ours, the floor and the heap (${REPETITIONS} repetitions) ==="
   wheel_args=(--benchmark_repetitions="$REPETITIONS"
+    --benchmark_enable_random_interleaving=true
     --benchmark_display_aggregates_only=true
     --benchmark_out="$OUT/wheel_benchmark.json" --benchmark_out_format=json)
   "$bin/timer/timing_wheel_benchmark" "${wheel_args[@]}" \

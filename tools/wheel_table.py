@@ -102,6 +102,18 @@ def main():
             r_heap, _ = ratio_cell(ours, heap)
             out.append(f"| {label} | 1e{len(str(n)) - 1} | {cell(ours)} | {cell(floor)} | "
                        f"{r_floor} | {cell(heap)} | {r_heap} |")
+    single = [x for (family, arg), counters in extra.items()
+              if family != SHARED for x in counters.get("cpu/wall", [])]
+    if single:
+        out.append("")
+        out.append("The timed figures are wall time. The benchmark thread's "
+                   "share of a core over the single-threaded rows (cpu/wall: "
+                   "its CPU time over the wall time of each row's run): "
+                   f"median {statistics.median(single):.2f}, min "
+                   f"{min(single):.2f}, max {max(single):.2f}; well below 1, "
+                   "other work on the machine preempted it and its rows read "
+                   "slower than they are (ours, floor and heap alike, but not "
+                   "equally: they ran at different moments).")
     out.append("")
     out.append("Threads arming and cancelling their own timers on one shared "
                "TimingWheel (wall time over all their operations):")
