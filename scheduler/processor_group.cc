@@ -243,7 +243,7 @@ std::shared_ptr<CRoutine> ProcessorGroup::Next(int index) {
       // Work held or announced, and nobody waiting for it any more (the
       // waiter was called away to run this): an idle processor takes over.
       if (!waiter_ && !wakes.all && !held_.empty() &&
-          wakes.sleepers < sleeping_ - pending_wakes_) {
+          sleeping_ - pending_wakes_ > 0) {
         ++pending_wakes_;
         ++wakes.sleepers;
       }
