@@ -5,9 +5,9 @@
 #include <sys/prctl.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <utility>
 
-#include "cyber/common/cpu_relax.h"
 #include "cyber/common/log.h"
 #include "scheduler/config/thread_attributes.h"
 
@@ -15,11 +15,11 @@ namespace cyber {
 namespace scheduler {
 
 namespace {
-// The most the watcher adds to its lead for its own wake-up lateness (ns).
-constexpr int64_t kMaxLearnedLateNs = 500'000;
+// Timer slack of processors (ns): the waiter's timed wait must end when
+// asked, not up to the default 50 us later.
+constexpr unsigned long kProcessorTimerSlackNs = 1000;  // NOLINT: prctl's type
 
-// Timer slack of anticipating processors (ns).
-constexpr unsigned long kWatcherTimerSlackNs = 1000;  // NOLINT: prctl's type
+using Clock = std::chrono::steady_clock;
 }  // namespace
 
 ProcessorGroup::ProcessorGroup(ProcessorGroupConfig config,
@@ -41,21 +41,34 @@ ProcessorGroup::ProcessorGroup(ProcessorGroupConfig config,
 
 ProcessorGroup::~ProcessorGroup() { Stop(); }
 
-void ProcessorGroup::Enqueue(std::shared_ptr<CRoutine> routine) {
+void ProcessorGroup::Enqueue(std::shared_ptr<CRoutine> routine,
+                             std::optional<SteadyTime> not_before) {
+  // Read before the lock: a hand-over whose instant has come is an ordinary
+  // enqueue.
+  const SteadyTime now = not_before ? Clock::now() : SteadyTime();
   const bool pinned = routine->processor() >= 0;
-  int wakes;
+  Wakes wakes;
   {
     MutexLock lock(&mu_);
-    policy_->Push(std::move(routine));
-    enqueued_.fetch_add(1, std::memory_order_release);
-    wakes = WakesLocked(1, pinned);
+    if (not_before && *not_before > now) {
+      held_count_.fetch_add(1, std::memory_order_relaxed);
+      held_ns_.fetch_add((*not_before - now).count(), std::memory_order_relaxed);
+      HoldLocked(std::move(routine), *not_before);
+      wakes = HoldWakesLocked(*not_before);
+    } else {
+      policy_->Push(std::move(routine));
+      wakes = WakesLocked(1, pinned);
+    }
   }
   Wake(wakes);
 }
 
 void ProcessorGroup::EnqueueAll(std::vector<std::shared_ptr<CRoutine>>* routines,
-                                int group) {
-  int wakes;
+                                int group,
+                                std::optional<SteadyTime> not_before) {
+  const SteadyTime now = not_before ? Clock::now() : SteadyTime();
+  const bool hold = not_before && *not_before > now;
+  Wakes wakes;
   {
     MutexLock lock(&mu_);
     size_t queued = 0;
@@ -65,46 +78,110 @@ void ProcessorGroup::EnqueueAll(std::vector<std::shared_ptr<CRoutine>>* routines
         continue;
       }
       pinned = pinned || routine->processor() >= 0;
-      policy_->Push(std::move(routine));
+      if (hold) {
+        HoldLocked(std::move(routine), *not_before);
+      } else {
+        policy_->Push(std::move(routine));
+      }
       ++queued;
     }
     if (queued == 0) return;
-    enqueued_.fetch_add(queued, std::memory_order_release);
-    wakes = WakesLocked(queued, pinned);
+    if (hold) {
+      held_count_.fetch_add(queued, std::memory_order_relaxed);
+      held_ns_.fetch_add((*not_before - now).count() * queued,
+                         std::memory_order_relaxed);
+      wakes = HoldWakesLocked(*not_before);
+    } else {
+      wakes = WakesLocked(queued, pinned);
+    }
   }
   Wake(wakes);
 }
 
-int ProcessorGroup::WakesLocked(size_t queued, bool pinned) {
-  if (pinned) return kWakeAll;  // it must be a particular processor
-  // A spinning watcher takes one without a wake-up; each other routine
-  // needs a processor that is asleep and not already being woken. Work
-  // queued while a wake-up is on its way is found by the woken processor,
-  // which drains the queue before it sleeps again: one wake-up per
-  // processor for a burst, not one per routine.
-  if (spinning_ && queued > 0) {
-    // Claimed: a later enqueue before the spinner takes its routine must
-    // not count on it again.
-    spinning_ = false;
-    --queued;
+void ProcessorGroup::HoldLocked(std::shared_ptr<CRoutine> routine,
+                                SteadyTime not_before) {
+  // From the back: hand-overs come in time order, so this is an append.
+  size_t at = held_.size();
+  while (at > 0 && held_[at - 1].not_before > not_before) --at;
+  held_.insert(held_.begin() + static_cast<std::ptrdiff_t>(at),
+               Held{not_before, std::move(routine)});
+}
+
+void ProcessorGroup::ReleaseHeld() {
+  {
+    MutexLock lock(&mu_);
+    for (Held& h : held_) policy_->Push(std::move(h.routine));
+    held_.clear();
   }
-  const int available = sleeping_ - pending_wakes_;
-  const int wakes =
-      static_cast<int>(std::min<size_t>(queued, std::max(available, 0)));
-  pending_wakes_ += wakes;
+  work_.SignalAll();
+  waiter_cv_.SignalAll();
+}
+
+ProcessorGroup::Wakes ProcessorGroup::ReleaseDueLocked(SteadyTime now) {
+  size_t due = 0;
+  bool pinned = false;
+  while (due < held_.size() && held_[due].not_before <= now) {
+    pinned = pinned || held_[due].routine->processor() >= 0;
+    policy_->Push(std::move(held_[due].routine));
+    ++due;
+  }
+  if (due == 0) return Wakes{};
+  held_.erase(held_.begin(), held_.begin() + static_cast<std::ptrdiff_t>(due));
+  // The caller takes one itself (unless it is pinned elsewhere).
+  return WakesLocked(due - 1, pinned);
+}
+
+ProcessorGroup::Wakes ProcessorGroup::WakesLocked(size_t queued, bool pinned) {
+  Wakes wakes;
+  if (pinned) {  // it must be a particular processor
+    wakes.all = true;
+    return wakes;
+  }
+  // Each routine needs a processor that is asleep and not already being
+  // woken. Work queued while a wake-up is on its way is found by the woken
+  // processor, which drains the queue before it sleeps again: one wake-up
+  // per processor for a burst, not one per routine. The waiter comes last:
+  // while another processor can take the work, it keeps its appointment.
+  const int available = std::max(sleeping_ - pending_wakes_, 0);
+  wakes.sleepers =
+      static_cast<int>(std::min<size_t>(queued, static_cast<size_t>(available)));
+  pending_wakes_ += wakes.sleepers;
+  if (queued > static_cast<size_t>(wakes.sleepers) && waiter_ && !waiter_woken_) {
+    waiter_woken_ = true;
+    wakes.waiter = true;
+  }
   return wakes;
 }
 
-void ProcessorGroup::Wake(int wakes) {
-  if (wakes == kWakeAll) {
-    work_.SignalAll();
-    return;
+ProcessorGroup::Wakes ProcessorGroup::HoldWakesLocked(SteadyTime not_before) {
+  Wakes wakes;
+  if (waiter_) {
+    // Asleep until the announced event, which this hand-over is for: no
+    // signal (the common case). Until later: it must wake earlier.
+    if (waiter_until_ > not_before && !waiter_woken_) {
+      waiter_woken_ = true;
+      wakes.waiter = true;
+    }
+    return wakes;
   }
-  for (int i = 0; i < wakes; ++i) work_.Signal();
+  if (sleeping_ - pending_wakes_ > 0) {  // one of them becomes the waiter
+    ++pending_wakes_;
+    wakes.sleepers = 1;
+  }
+  return wakes;
 }
 
-bool ProcessorGroup::SleepLocked(
-    const std::chrono::steady_clock::time_point* until) {
+void ProcessorGroup::Wake(Wakes wakes) {
+  if (wakes.all) {
+    work_.SignalAll();
+    waiter_cv_.SignalAll();
+    return;
+  }
+  for (int i = 0; i < wakes.sleepers; ++i) work_.Signal();
+  if (wakes.waiter) waiter_cv_.Signal();
+}
+
+bool ProcessorGroup::SleepLocked(const SteadyTime* until) {
   ++sleeping_;
   bool signalled = true;
   if (until != nullptr) {
@@ -119,20 +196,65 @@ bool ProcessorGroup::SleepLocked(
   return signalled;
 }
 
+std::optional<ProcessorGroup::SteadyTime> ProcessorGroup::WaitUntilLocked(
+    SteadyTime now) {
+  if (!held_.empty()) return held_.front().not_before;
+  if (anticipation_.next_work) {
+    // The announced event, before its work is handed over: sleeping until
+    // it now makes that hand-over cost no signal. Passed and not handed
+    // over (a late tick thread, an event with no work here): wait to be
+    // signalled like any idle processor.
+    const std::optional<SteadyTime> next = anticipation_.next_work();
+    if (next && *next > now) return next;
+  }
+  return std::nullopt;
+}
+
+void ProcessorGroup::WaitAsWaiterLocked(SteadyTime until) {
+  waiter_ = true;
+  waiter_until_ = until;
+  waiter_woken_ = false;
+  const bool signalled = waiter_cv_.WaitUntil(&mu_, until);
+  waiter_ = false;
+  waiter_woken_ = false;
+  if (signalled) return;
+  timed_wakes_.fetch_add(1, std::memory_order_relaxed);
+  // Nothing held has come due and nothing is ready: an announced event
+  // that brought nothing here, or a hand-over still to come.
+  const SteadyTime now = Clock::now();
+  if (policy_->size() == 0 &&
+      (held_.empty() || held_.front().not_before > now)) {
+    idle_wakes_.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
 size_t ProcessorGroup::queued() const {
   MutexLock lock(&mu_);
-  return policy_->size();
+  return policy_->size() + held_.size();
 }
 
 std::shared_ptr<CRoutine> ProcessorGroup::Next(int index) {
   MutexLock lock(&mu_);
   while (!stop_) {
+    Wakes wakes;
+    if (!held_.empty()) wakes = ReleaseDueLocked(Clock::now());
     std::shared_ptr<CRoutine> r = policy_->Pop(index);
-    if (r) return r;
-    if (anticipation_.next_work && !watcher_) {
-      watcher_ = true;
-      WatchLocked();
-      watcher_ = false;
+    if (r) {
+      // Work held or announced, and nobody waiting for it any more (the
+      // waiter was called away to run this): an idle processor takes over.
+      if (!waiter_ && !wakes.all && !held_.empty() &&
+          sleeping_ - pending_wakes_ > 0) {
+        ++pending_wakes_;
+        ++wakes.sleepers;
+      }
+      Wake(wakes);  // under the lock: rare (more than one released)
+      return r;
+    }
+    Wake(wakes);
+    const std::optional<SteadyTime> until =
+        waiter_ ? std::nullopt : WaitUntilLocked(Clock::now());
+    if (until) {
+      WaitAsWaiterLocked(*until);
     } else {
       SleepLocked(nullptr);
     }
@@ -140,75 +262,13 @@ std::shared_ptr<CRoutine> ProcessorGroup::Next(int index) {
   return nullptr;
 }
 
-void ProcessorGroup::WatchLocked() {
-  using Clock = std::chrono::steady_clock;
-  const uint64_t seen = enqueued_.load(std::memory_order_acquire);
-  const std::optional<Clock::time_point> next = anticipation_.next_work();
-  if (!next) {
-    SleepLocked(nullptr);  // nothing expected: idle like the others
-    return;
-  }
-  const Clock::time_point now = Clock::now();
-  // The lead, plus how late this machine's timed wake-ups of the watcher
-  // have been lately (an idle virtual CPU wakes tens of microseconds late,
-  // more after a long sleep): the watcher should be spinning by lead
-  // before the event, not arriving after it.
-  const Clock::time_point wake =
-      *next - anticipation_.lead - std::chrono::nanoseconds(wake_late_ns_);
-  if (now < wake) {
-    // Until shortly before it; then ask again (a cancelled timeout moves
-    // it, and costs no spin). Queued work wakes us earlier.
-    if (!SleepLocked(&wake)) {
-      // Timed out: learn how late (moving average of 1/8, bounded).
-      const int64_t late = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                               Clock::now() - wake)
-                               .count();
-      const int64_t bounded = std::clamp<int64_t>(late, 0, kMaxLearnedLateNs);
-      wake_late_ns_ += (bounded - wake_late_ns_) / 8;
-    }
-    return;
-  }
-  const Clock::time_point give_up = *next + anticipation_.spin_limit;
-  if (now >= give_up) {
-    // Expected long ago and not come (a late tick thread, an event with no
-    // work for us): wait to be handed work, as any idle processor.
-    SleepLocked(nullptr);
-    return;
-  }
-  spinning_ = true;
-  mu_.Unlock();
-  bool handed = false;
-  Clock::time_point t = now;
-  while (!stopping_.load(std::memory_order_relaxed)) {
-    for (int i = 0; i < 64 && !handed; ++i) {
-      handed = enqueued_.load(std::memory_order_acquire) != seen;
-      CpuRelax();
-    }
-    if (handed) break;
-    t = Clock::now();
-    if (t >= give_up) break;
-    // The tick thread may be waking on this very CPU (a 2-CPU machine has
-    // no other idle one while we spin): let it run at once.
-    sched_yield();
-  }
-  if (handed) t = Clock::now();
-  spin_ns_.fetch_add(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(t - now).count(),
-      std::memory_order_relaxed);
-  (handed ? anticipated_ : missed_).fetch_add(1, std::memory_order_relaxed);
-  mu_.Lock();
-  spinning_ = false;
-  if (!handed && !stop_ && enqueued_.load(std::memory_order_acquire) == seen) {
-    SleepLocked(nullptr);
-  }
-}
-
 ProcessorGroup::Stats ProcessorGroup::stats() const {
   Stats s;
   s.switches = switches_.load(std::memory_order_relaxed);
-  s.anticipated = anticipated_.load(std::memory_order_relaxed);
-  s.missed = missed_.load(std::memory_order_relaxed);
-  s.spin_ns = spin_ns_.load(std::memory_order_relaxed);
+  s.held = held_count_.load(std::memory_order_relaxed);
+  s.held_ns = held_ns_.load(std::memory_order_relaxed);
+  s.timed_wakes = timed_wakes_.load(std::memory_order_relaxed);
+  s.idle_wakes = idle_wakes_.load(std::memory_order_relaxed);
   return s;
 }
 
@@ -221,12 +281,16 @@ bool ProcessorGroup::RunOne(std::chrono::nanoseconds wait) {
     // here too).
     const int processors = std::max(config_.processor_num, 1);
     while (!stop_) {
+      if (!held_.empty()) ReleaseDueLocked(Clock::now());  // no one to wake
       for (int i = 0; i < processors && !r; ++i) {
         r = policy_->Pop(next_manual_processor_);
         next_manual_processor_ = (next_manual_processor_ + 1) % processors;
       }
       if (r || std::chrono::steady_clock::now() >= limit) break;
-      SleepLocked(&limit);  // counted asleep: an enqueue signals it
+      // Until the earliest held instant at most: it is released then.
+      const SteadyTime until =
+          held_.empty() ? limit : std::min(limit, held_.front().not_before);
+      SleepLocked(&until);  // counted asleep: an enqueue signals it
     }
   }
   if (!r) return false;
@@ -251,12 +315,11 @@ void ProcessorGroup::ProcessorMain(int index) {
   const absl::Status s =
       SetCurrentThreadPolicy(config_.policy, config_.priority, name);
   if (!s.ok()) AWARN << "processor " << name << ": " << s.message();
-  if (anticipation_.next_work) {
-    // The watcher's timed wait must end when asked, not up to the default
-    // 50 us of timer slack later: the slack would eat the lead.
-    if (prctl(PR_SET_TIMERSLACK, kWatcherTimerSlackNs, 0, 0, 0) != 0) {
-      AWARN << "processor " << name << ": cannot lower its timer slack";
-    }
+  // Any processor may be the waiter (work held until its instant), whose
+  // timed wait must end when asked, not up to the default 50 us of timer
+  // slack later: the call would begin that much late.
+  if (prctl(PR_SET_TIMERSLACK, kProcessorTimerSlackNs, 0, 0, 0) != 0) {
+    AWARN << "processor " << name << ": cannot lower its timer slack";
   }
 
   while (std::shared_ptr<CRoutine> r = Next(index)) Run(std::move(r));
@@ -267,9 +330,9 @@ void ProcessorGroup::Stop() {
     MutexLock lock(&mu_);
     if (stop_) return;
     stop_ = true;
-    stopping_.store(true, std::memory_order_relaxed);
   }
   work_.SignalAll();
+  waiter_cv_.SignalAll();
   for (std::thread& t : threads_) t.join();
 }
 

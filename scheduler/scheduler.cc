@@ -49,10 +49,6 @@ Scheduler::Scheduler(Options options)
     ProcessorGroup::Anticipation anticipation;
     if (g == 0 && options_.anticipate_timer_work) {
       anticipation.next_work = [this] { return ExpectedTimerWork(); };
-      anticipation.lead = absl::ToChronoNanoseconds(
-          std::max(options_.timer_handoff_lead, absl::ZeroDuration()));
-      anticipation.spin_limit = absl::ToChronoNanoseconds(
-          std::max(options_.timer_handoff_spin, absl::ZeroDuration()));
     }
     groups_.push_back(std::make_unique<ProcessorGroup>(
         group, std::make_unique<ClassicPolicy>(group.processor_num),
@@ -84,6 +80,14 @@ void Scheduler::ExpectWork(
                  .count()
            : kNothingExpected,
       std::memory_order_relaxed);
+}
+
+std::chrono::nanoseconds Scheduler::HandOverLead() const {
+  if (!options_.anticipate_timer_work || !options_.run_threads) {
+    return std::chrono::nanoseconds(0);
+  }
+  return absl::ToChronoNanoseconds(
+      std::max(options_.timer_handoff_lead, absl::ZeroDuration()));
 }
 
 std::optional<std::chrono::steady_clock::time_point>
@@ -217,7 +221,9 @@ void Scheduler::Queue(std::shared_ptr<CRoutine> routine) {
     return;
   }
   const int group = routine->group();
-  groups_[group]->Enqueue(std::move(routine));
+  // Handed over ahead of its instant (an early tick pass on this thread,
+  // maybe another scheduler's timer system's): held until then.
+  groups_[group]->Enqueue(std::move(routine), timer::DispatchBatch::NotBefore());
 }
 
 void Scheduler::BeginBatch() {
@@ -230,9 +236,11 @@ void Scheduler::EndBatch() {
   t_held.owner = nullptr;
   std::vector<std::shared_ptr<CRoutine>>& held = t_held.routines;
   if (held.empty()) return;
-  // In dispatch order within each group, one group at a time.
+  // In dispatch order within each group, one group at a time; an early
+  // batch's routines held until its instant.
+  const auto not_before = timer::DispatchBatch::NotBefore();
   for (size_t g = 0; g < groups_.size(); ++g) {
-    groups_[g]->EnqueueAll(&held, static_cast<int>(g));
+    groups_[g]->EnqueueAll(&held, static_cast<int>(g), not_before);
   }
   held.clear();
 }
@@ -376,6 +384,9 @@ void Scheduler::Shutdown() {
   // their next suspension point, queued ones end before their body runs.
   for (const auto& r : live) r->Cancel();
   live.clear();
+  // Routines handed over ahead of their instant run now: cancelled, they
+  // end without running their body, and shutdown need not wait for them.
+  for (auto& g : groups_) g->ReleaseHeld();
   auto last_report = std::chrono::steady_clock::now();
   while (true) {
     {
@@ -410,9 +421,10 @@ Scheduler::Stats Scheduler::stats() const {
   for (const auto& g : groups_) {
     const ProcessorGroup::Stats gs = g->stats();
     s.switches += gs.switches;
-    s.handoffs_anticipated += gs.anticipated;
-    s.handoffs_missed += gs.missed;
-    s.handoff_spin += absl::Nanoseconds(gs.spin_ns);
+    s.handoffs_early += gs.held;
+    s.handoff_held += absl::Nanoseconds(gs.held_ns);
+    s.handoff_wakeups += gs.timed_wakes;
+    s.handoff_idle_wakeups += gs.idle_wakes;
     s.processors += g->size();
   }
   return s;

@@ -80,16 +80,19 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
     // policy's order: what a simulated graph does for a run that is the
     // same every time (cyber/simulation/simulated_graph.h).
     bool run_threads = true;
-    // Timer hand-off without a second wake-up (processor_group.h,
-    // "Anticipation"): while a timer system on the steady clock that
-    // dispatches here expects work (it says when: ExpectWork), one idle
-    // processor of the first group wakes `timer_handoff_lead` before then
-    // and spins until the tick thread hands the event's callbacks over, at
-    // most until `timer_handoff_spin` past it. The spin costs CPU per event
-    // (Stats::handoff_spin); false: processors wait to be signalled.
+    // Early hand-over of timer work (processor_group.h, "Work held until
+    // its instant"; timer::Dispatcher::HandOverLead): a timer system on
+    // the steady clock that dispatches here processes each event
+    // `timer_handoff_lead` before it (at most a quarter tick) and hands its
+    // callbacks over then; a processor sleeps on its own timer until the
+    // event and runs them, never before it. No spinning: the cost is one
+    // timed wake-up of a processor per event (Stats::handoff_wakeups).
+    // false: the tick thread processes each event when it comes and wakes
+    // a processor then (two wake-ups in series). Only with processor
+    // threads. (Until issue 25 a processor spun for the hand-off; the
+    // spin's limit, timer_handoff_spin, is gone.)
     bool anticipate_timer_work = true;
-    absl::Duration timer_handoff_lead = absl::Microseconds(50);
-    absl::Duration timer_handoff_spin = absl::Microseconds(200);
+    absl::Duration timer_handoff_lead = absl::Microseconds(400);
   };
   struct Stats {
     uint64_t dispatched = 0;  // routines created by Dispatch/Async
@@ -98,11 +101,15 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
     uint64_t switches = 0;    // resumes, all processors
     size_t live = 0;          // routines queued, parked or running now
     int processors = 0;
-    // Timer hand-offs to a processor already spinning for them, spins that
-    // gave up, and the time spent spinning (Options::anticipate_timer_work).
-    uint64_t handoffs_anticipated = 0;
-    uint64_t handoffs_missed = 0;
-    absl::Duration handoff_spin;
+    // Early hand-over (Options::anticipate_timer_work): routines handed
+    // over ahead of their instant and held until it, and how far ahead
+    // they came, summed; the waiting processor's wake-ups by its own
+    // timer, and of those the ones that found nothing to run (an
+    // announced event that brought no work for it, or a late tick thread).
+    uint64_t handoffs_early = 0;
+    absl::Duration handoff_held;
+    uint64_t handoff_wakeups = 0;
+    uint64_t handoff_idle_wakeups = 0;
   };
 
   explicit Scheduler(Options options);
@@ -139,6 +146,12 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
   // anticipating processors. One atomic store; any thread.
   void ExpectWork(
       std::optional<std::chrono::steady_clock::time_point> when) override;
+  // Options::timer_handoff_lead while anticipating with processor threads,
+  // else zero (timer::Dispatcher). Work handed over in an early batch
+  // (timer::DispatchBatch::NotBefore() on the handing thread) is held until
+  // its instant, also a sleeping routine woken by another scheduler's
+  // timer system.
+  std::chrono::nanoseconds HandOverLead() const override;
   // The conf's `tasks { name prio }` for `name` (in its group), else 0.
   int PriorityFor(const std::string& name) const override;
   // The conf entry's priority and group for `name` ({0, 0}, the first

@@ -6,10 +6,15 @@
 
 #include <atomic>
 #include <map>
+#include <chrono>
 #include <condition_variable>
+#include <future>
+#include <memory>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "cyber/time/simulated_clock.h"
@@ -549,78 +554,183 @@ TEST(SchedulerDeathTest, StackOverflowDiesOnTheGuardPage) {
       "");
 }
 
-// --- Timer hand-off without a second wake-up (anticipation) -------------
+// --- Early hand-over of timer work (held until its instant) ---------------
 
-// Lead and spin far above the defaults: the watcher is awake and spinning
-// well before each event even on a loaded machine or under a sanitizer.
-Scheduler::Options Anticipating(absl::Duration spin) {
-  Scheduler::Options o = WithProcessors(2);
-  o.anticipate_timer_work = true;
-  o.timer_handoff_lead = absl::Milliseconds(3);
-  o.timer_handoff_spin = spin;
-  return o;
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+SteadyTime SteadyNow() { return std::chrono::steady_clock::now(); }
+
+TEST(SchedulerTest, WorkHandedOverAheadOfItsInstantBeginsAtItNeverBefore) {
+  Scheduler sched(WithProcessors(2));
+  // 100 ms ahead: the two lines below take far less, so the routine is
+  // held (counted); whatever the machine does, it never begins early.
+  const SteadyTime not_before = SteadyNow() + std::chrono::milliseconds(100);
+  std::promise<SteadyTime> began;
+  {
+    timer::DispatchBatch early(&sched, not_before);
+    EXPECT_EQ(timer::DispatchBatch::NotBefore(), not_before);
+    ASSERT_TRUE(sched.Dispatch([&began] { began.set_value(SteadyNow()); }));
+  }
+  EXPECT_EQ(timer::DispatchBatch::NotBefore(), std::nullopt);
+  EXPECT_GE(began.get_future().get(), not_before);
+  const Scheduler::Stats s = sched.stats();
+  EXPECT_EQ(s.handoffs_early, 1u);
+  EXPECT_GT(s.handoff_held, absl::ZeroDuration());
 }
 
-TEST(SchedulerTest, AnIdleProcessorSpinsForTheTimersHandOff) {
-  Scheduler sched(Anticipating(absl::Milliseconds(500)));
-  timer::TickDriver driver(SteadyClock::Get(), &sched);
-  sched.SetTimerDriver(&driver);
+TEST(SchedulerTest, AProcessorWaitingForHeldWorkRunsReadyWorkMeanwhile) {
+  // One processor, a routine held for an hour: the processor waits for
+  // it on its own timer, yet wakes for new work and runs it; shutdown does
+  // not wait for the hour, and the held routine's body never runs.
+  auto sched = std::make_unique<Scheduler>(WithProcessors(1));
+  std::atomic<bool> held_ran{false};
+  {
+    timer::DispatchBatch early(sched.get(), SteadyNow() + std::chrono::hours(1));
+    ASSERT_TRUE(sched->Dispatch([&held_ran] { held_ran = true; }));
+  }
+  EXPECT_EQ(sched->queued(), 1u);  // held counts as queued
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(sched->Async([] { return 7; }).get(), 7);
+  }
+  EXPECT_FALSE(held_ran.load());
+  EXPECT_EQ(sched->stats().handoffs_early, 1u);
+  sched->Shutdown();
+  EXPECT_FALSE(held_ran.load());
+  EXPECT_EQ(sched->stats().live, 0u);
+}
+
+TEST(SchedulerTest, HeldWorkRunsByPriorityWhenItsInstantComes) {
+  Scheduler sched(WithProcessors(1));
+  std::mutex mu;
+  std::vector<int> order;
+  std::promise<void> done;
+  {
+    // Handed over together: released together, higher priority first.
+    timer::DispatchBatch early(&sched,
+                               SteadyNow() + std::chrono::milliseconds(20));
+    for (const int priority : {1, 5, 3}) {
+      ASSERT_TRUE(sched.Dispatch(
+          [&, priority] {
+            std::lock_guard<std::mutex> lock(mu);
+            order.push_back(priority);
+            if (order.size() == 3) done.set_value();
+          },
+          priority));
+    }
+  }
+  done.get_future().get();
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_EQ(order, (std::vector<int>{5, 3, 1}));
+}
+
+TEST(SchedulerTest, ARoutineOfAnotherSchedulerWokenInAnEarlyBatchIsHeldToo) {
+  // The batch is `first`'s; a routine `second` makes ready on this thread
+  // meanwhile (a sleep the pass ended) must wait for the instant as well.
+  Scheduler first(WithProcessors(1));
+  Scheduler second(WithProcessors(1));
+  std::atomic<bool> ran{false};
+  {
+    timer::DispatchBatch early(&first, SteadyNow() + std::chrono::hours(1));
+    ASSERT_TRUE(second.Dispatch([&ran] { ran = true; }));
+  }
+  EXPECT_EQ(second.stats().handoffs_early, 1u);
+  EXPECT_EQ(second.Async([] { return 1; }).get(), 1);
+  EXPECT_FALSE(ran.load());
+  second.Shutdown();  // released, cancelled: no hour's wait
+  EXPECT_FALSE(ran.load());
+}
+
+// Simulated time whose instants claim to be real steady time (instant t is
+// steady_clock's epoch + t), so that a thread-free timer system hands work
+// over early at instants the test picks, to processors that hold it in
+// real time.
+class SteadyTimeSimulatedClock final : public Clock {
+ public:
+  explicit SteadyTimeSimulatedClock(Instant start) : sim_(start) {}
+  Instant Now() const override { return sim_.Now(); }
+  void SleepUntil(Instant deadline) override { sim_.SleepUntil(deadline); }
+  WakeReason WaitUntil(Instant deadline, WakeupEvent* wakeup) override {
+    return sim_.WaitUntil(deadline, wakeup);
+  }
+  std::optional<SteadyTime> ToSteadyTime(Instant t) const override {
+    return SteadyClock::ToTimePoint(t);
+  }
+  void AdvanceTo(Instant t) { sim_.AdvanceTo(t); }
+
+ private:
+  SimulatedClock sim_;
+};
+
+timer::TickDriver::Options ThreadFree() {
+  timer::TickDriver::Options options;
+  options.run_thread = false;
+  return options;
+}
+
+TEST(SchedulerTest, ATimerCallHandedOverEarlyBeginsAtItsDeadline) {
+  Scheduler sched(WithProcessors(2));
+  // Starts at the real present: the call's instant is 50 ms from now.
+  SteadyTimeSimulatedClock clock(SteadyClock::Get()->Now());
+  timer::TickDriver driver(&clock, &sched, ThreadFree());
+  ASSERT_EQ(driver.system()->hand_over_lead(), absl::Microseconds(400));
+  const Instant start = clock.Now();
+  std::promise<std::pair<timer::TimerEvent, SteadyTime>> called;
+  timer::TimerOptions options;
+  options.oneshot = true;
+  options.period = absl::Milliseconds(50);
+  options.event_callback = [&called](const timer::TimerEvent& e) {
+    called.set_value({e, SteadyNow()});
+  };
+  timer::Timer timeout(std::move(options), &driver);
+  ASSERT_TRUE(timeout.Schedule().ok());
+  // The timer's own clock at the deadline (it reads it when the call
+  // begins), the tick thread's pass 200 us before it.
+  const Instant deadline = start + absl::Milliseconds(50);
+  clock.AdvanceTo(deadline);
+  driver.Step(deadline - absl::Microseconds(200));
+  EXPECT_EQ(driver.stats().early_passes, 1u);
+  const auto [event, began] = called.get_future().get();
+  EXPECT_GE(began, SteadyClock::ToTimePoint(deadline));  // real time
+  EXPECT_EQ(event.expected_time, deadline);
+  EXPECT_GE(event.actual_time, event.expected_time);
+  EXPECT_EQ(timeout.GetStatistics().early_fires, 0u);
+  driver.Shutdown();
+}
+
+TEST(SchedulerTest, StopDropsATimerCallHandedOverEarlyAndShutdownDoesNotWait) {
+  Scheduler sched(WithProcessors(2));
+  // An hour ahead of real time: the call, handed over, is held that long.
+  SteadyTimeSimulatedClock clock(SteadyClock::Get()->Now() + absl::Hours(1));
+  timer::TickDriver driver(&clock, &sched, ThreadFree());
+  const Instant start = clock.Now();
   std::atomic<int> calls{0};
   timer::TimerOptions options;
   options.period = absl::Milliseconds(10);
-  options.callback = [&] { calls.fetch_add(1); };
+  options.callback = [&calls] { calls.fetch_add(1); };
   timer::Timer periodic(std::move(options), &driver);
   ASSERT_TRUE(periodic.Schedule().ok());
-  ASSERT_TRUE(Eventually([&] { return calls.load() >= 20; }));
-  periodic.Stop();
-  const Scheduler::Stats s = sched.stats();
-  // After the first call a processor watches for each next one: nearly all
-  // are handed to it spinning (a few may miss on a loaded machine).
-  EXPECT_GE(s.handoffs_anticipated, 10u)
-      << "missed " << s.handoffs_missed << ", spin " << s.handoff_spin;
-  EXPECT_GT(s.handoff_spin, absl::ZeroDuration());
-}
-
-TEST(SchedulerTest, ACancelledTimeoutCostsNoSpin) {
-  // A short spin limit: any spin for the +300 ms event would be over (and
-  // counted) by +305 ms, long before the stats are read at +400 ms.
-  Scheduler sched(Anticipating(absl::Milliseconds(5)));
-  timer::TickDriver driver(SteadyClock::Get(), &sched);
-  sched.SetTimerDriver(&driver);
-  std::atomic<int> calls{0};
-  timer::TimerOptions options;
-  options.oneshot = true;
-  options.period = absl::Milliseconds(300);
-  options.callback = [&] { calls.fetch_add(1); };
-  timer::Timer timeout(std::move(options), &driver);
-  ASSERT_TRUE(timeout.Schedule().ok());
-  // A processor runs a routine and, idle again, asks for the next event:
-  // it learns the timeout's +300 ms and sleeps until just before it.
-  // Real time, because anticipation only runs on the steady clock; 50 ms
-  // is ample for that question on a loaded machine, and still far from
-  // the deadline.
-  sched.Async([] {}).get();
-  absl::SleepFor(absl::Milliseconds(50));
-  timeout.Stop();  // answered in time
-  // Past the deadline: the watcher woke, asked again, found nothing and
-  // did not spin (a watcher that did not ask again would spin and miss).
-  absl::SleepFor(absl::Milliseconds(350));
-  const Scheduler::Stats s = sched.stats();
+  driver.Step(start + absl::Milliseconds(10) - absl::Microseconds(100));
+  EXPECT_EQ(sched.stats().handoffs_early, 1u);
+  EXPECT_EQ(sched.queued(), 1u);
+  periodic.Stop();  // a queued call: dropped, and Stop() does not wait
+  sched.Shutdown();
   EXPECT_EQ(calls.load(), 0);
-  EXPECT_EQ(s.handoffs_anticipated + s.handoffs_missed, 0u);
-  EXPECT_EQ(s.handoff_spin, absl::ZeroDuration());
+  EXPECT_EQ(periodic.GetStatistics().fires, 0u);
+  driver.Shutdown();
 }
 
-TEST(SchedulerTest, NoAnticipationOnASimulatedClockOrWhenOff) {
+TEST(SchedulerTest, NoEarlyHandOverOnASimulatedClockOrWhenOff) {
   for (const bool on : {true, false}) {
     SimulatedClock clock(Instant() + absl::Hours(1));
-    Scheduler::Options o = Anticipating(absl::Milliseconds(5));
+    Scheduler::Options o = WithProcessors(2);
     o.anticipate_timer_work = on;
     Scheduler sched(std::move(o));
+    EXPECT_EQ(sched.HandOverLead().count() > 0, on);
     timer::TickDriver driver(on ? static_cast<Clock*>(&clock)
                                 : static_cast<Clock*>(SteadyClock::Get()),
                              &sched);
     sched.SetTimerDriver(&driver);
+    EXPECT_EQ(driver.system()->hand_over_lead(), absl::ZeroDuration()) << on;
     std::atomic<int> calls{0};
     timer::TimerOptions options;
     options.period = absl::Milliseconds(2);
@@ -637,9 +747,39 @@ TEST(SchedulerTest, NoAnticipationOnASimulatedClockOrWhenOff) {
     }));
     periodic.Stop();
     const Scheduler::Stats s = sched.stats();
-    EXPECT_EQ(s.handoffs_anticipated + s.handoffs_missed, 0u) << on;
-    EXPECT_EQ(s.handoff_spin, absl::ZeroDuration()) << on;
+    EXPECT_EQ(s.handoffs_early, 0u) << on;
+    EXPECT_EQ(driver.stats().early_passes, 0u) << on;
+    // Nothing announced (simulated) or nobody anticipating (off).
+    EXPECT_EQ(s.handoff_wakeups, 0u) << on;
   }
+}
+
+TEST(SchedulerTest, PeriodicCallsOnTheSteadyClockAreNeverEarly) {
+  // The whole path on real time: tick thread, early hand-over, a processor
+  // waiting on its own timer. Only what holds on any machine is asserted:
+  // no call begins before its expected time (how many were handed over
+  // early depends on how late this machine wakes the tick thread).
+  Scheduler sched(WithProcessors(2));
+  timer::TickDriver driver(SteadyClock::Get(), &sched);
+  sched.SetTimerDriver(&driver);
+  std::atomic<int> calls{0};
+  std::atomic<int> early{0};
+  timer::TimerOptions options;
+  options.period = absl::Milliseconds(5);
+  options.event_callback = [&](const timer::TimerEvent& e) {
+    if (e.actual_time < e.expected_time) early.fetch_add(1);
+    calls.fetch_add(1);
+  };
+  timer::Timer periodic(std::move(options), &driver);
+  ASSERT_TRUE(periodic.Schedule().ok());
+  ASSERT_TRUE(Eventually([&] { return calls.load() >= 40; }));
+  periodic.Stop();
+  EXPECT_EQ(early.load(), 0);
+  EXPECT_EQ(periodic.GetStatistics().early_fires, 0u);
+  const Scheduler::Stats s = sched.stats();
+  RecordProperty("handoffs_early", static_cast<int>(s.handoffs_early));
+  RecordProperty("early_passes",
+                 static_cast<int>(driver.stats().early_passes));
 }
 
 // --- Batched hand-over (Dispatcher::BeginBatch / EndBatch) ----------------

@@ -5,6 +5,36 @@
 namespace cyber {
 namespace timer {
 
+namespace {
+// The not-before instant of the early batch open on this thread.
+thread_local std::optional<DispatchBatch::SteadyTime> t_not_before;
+}  // namespace
+
+DispatchBatch::DispatchBatch(Dispatcher* dispatcher)
+    : dispatcher_(dispatcher), outer_(t_not_before) {
+  // Work dispatched in a batch due now is due now, whatever an enclosing
+  // batch said (batches do not nest in practice: one tick pass each).
+  t_not_before.reset();
+  dispatcher_->BeginBatch();
+}
+
+DispatchBatch::DispatchBatch(Dispatcher* dispatcher, SteadyTime not_before)
+    : dispatcher_(dispatcher), outer_(t_not_before) {
+  // Set before BeginBatch(): the dispatcher may read it there.
+  t_not_before = not_before;
+  dispatcher_->BeginBatch();
+}
+
+DispatchBatch::~DispatchBatch() {
+  // Read by the dispatcher in EndBatch(): reset only after it.
+  dispatcher_->EndBatch();
+  t_not_before = outer_;
+}
+
+std::optional<DispatchBatch::SteadyTime> DispatchBatch::NotBefore() {
+  return t_not_before;
+}
+
 bool Dispatcher::Dispatch(std::function<void()> task, int priority,
                           std::shared_ptr<const void> owner) {
   if (owner == nullptr) return Dispatch(std::move(task), priority);

@@ -102,6 +102,20 @@ class Dispatcher {
   // not block and must not call into the timer system. Default: ignored.
   virtual void ExpectWork(
       std::optional<std::chrono::steady_clock::time_point> /*when*/) {}
+  // Early hand-over: how long before an event's instant this dispatcher
+  // takes the event's work (0, the default: only once it is due). With a
+  // lead, a timer system whose clock is real steady time wakes that much
+  // before each event, processes it then and hands its work over in a
+  // batch opened with a `not_before` instant (DispatchBatch below): the
+  // dispatcher must not begin any of it before then, and has the time
+  // meanwhile to get a worker ready (the scheduler's sleeps on its own
+  // timer until then: two wake-ups side by side instead of two in series,
+  // and the callback still never early). A call handed over early and not
+  // yet begun is a queued call: its timer's Stop() or Cancel() drops it.
+  // Read once, when a timer system is made on this dispatcher.
+  virtual std::chrono::nanoseconds HandOverLead() const {
+    return std::chrono::nanoseconds(0);
+  }
   // The priority for work named `name` when its owner leaves it unset (a
   // timer with TimerOptions::priority == kPriorityFromConf): e.g. the
   // scheduler conf's `tasks { name prio }`. Default 0.
@@ -114,17 +128,29 @@ class Dispatcher {
 
 // A batch of Dispatch() calls on this thread, for its scope (see
 // Dispatcher::BeginBatch).
+//
+// An early batch (made with `not_before`) hands over work ahead of its
+// time (Dispatcher::HandOverLead): for its scope, NotBefore() on this
+// thread says when that work may begin, and every dispatcher that is
+// handed work on this thread meanwhile must hold it until then — also one
+// that is not `dispatcher` (a routine of another scheduler woken from its
+// sleep by the same pass). Only a timer system's tick pass opens one.
 class DispatchBatch {
  public:
-  explicit DispatchBatch(Dispatcher* dispatcher) : dispatcher_(dispatcher) {
-    dispatcher_->BeginBatch();
-  }
-  ~DispatchBatch() { dispatcher_->EndBatch(); }
+  using SteadyTime = std::chrono::steady_clock::time_point;
+  explicit DispatchBatch(Dispatcher* dispatcher);
+  DispatchBatch(Dispatcher* dispatcher, SteadyTime not_before);
+  ~DispatchBatch();
   DispatchBatch(const DispatchBatch&) = delete;
   DispatchBatch& operator=(const DispatchBatch&) = delete;
 
+  // The not-before instant of the early batch open on this thread, if
+  // one is (see above); nullopt otherwise.
+  static std::optional<SteadyTime> NotBefore();
+
  private:
   Dispatcher* const dispatcher_;
+  const std::optional<SteadyTime> outer_;  // the enclosing batch's (none)
 };
 
 // Runs each task on the calling thread before Dispatch() returns. With a

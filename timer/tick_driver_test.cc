@@ -373,6 +373,161 @@ TEST(TickDriverAnnouncementThreadTest, ASimulatedClockDriverAnnouncesNothing) {
   EXPECT_TRUE(dispatcher.announced().empty());
 }
 
+
+// --- Early hand-over (Dispatcher::HandOverLead) ----------------------------
+
+constexpr absl::Duration kLead = absl::Microseconds(400);
+
+// A dispatcher that takes work up to kLead ahead of its time.
+class EarlyDispatcher final : public Dispatcher {
+ public:
+  using Dispatcher::Dispatch;
+  bool Dispatch(std::function<void()> task, int /*priority*/) override {
+    task();
+    return true;
+  }
+  std::chrono::nanoseconds HandOverLead() const override {
+    return absl::ToChronoNanoseconds(kLead);
+  }
+};
+
+// Records, at each expiry, the not-before instant of the batch it is
+// handed over in (none: due now).
+struct HandOver {
+  int id;
+  Expectation not_before;
+};
+class HandOverTarget final : public ExpiryTargetOf<HandOverTarget> {
+ public:
+  HandOverTarget(int id, std::vector<HandOver>* log) : id_(id), log_(log) {}
+  void OnExpired(uint32_t) {
+    log_->push_back({id_, DispatchBatch::NotBefore()});
+  }
+
+ private:
+  const int id_;
+  std::vector<HandOver>* const log_;
+};
+
+// Thread-free, on simulated time that claims to be steady time: every
+// step is the tick thread's pass at a chosen instant.
+class EarlyHandOverTest : public ::testing::Test {
+ protected:
+  EarlyHandOverTest() : driver_(&clock_, &dispatcher_, WithoutThread()) {}
+  ~EarlyHandOverTest() override {
+    for (auto& t : targets_) driver_.Cancel(t.get());
+  }
+  std::shared_ptr<HandOverTarget> Target(int id) {
+    targets_.push_back(std::make_shared<HandOverTarget>(id, &log_));
+    return targets_.back();
+  }
+  // The not-before instant an early batch due at `t` carries.
+  static Expectation NotBefore(Instant t) {
+    return SteadyTimeSimulatedClock::Steady(t) + std::chrono::nanoseconds(1);
+  }
+
+  SteadyTimeSimulatedClock clock_{Instant() + absl::Hours(5)};
+  EarlyDispatcher dispatcher_;
+  TickDriver driver_;
+  const Instant start_ = clock_.Now();
+  std::vector<HandOver> log_;
+  std::vector<std::shared_ptr<HandOverTarget>> targets_;
+};
+
+TEST_F(EarlyHandOverTest, AnEventWithinTheLeadIsHandedOverNotBeforeItsInstant) {
+  EXPECT_EQ(driver_.system()->hand_over_lead(), kLead);
+  ASSERT_TRUE(driver_.Arm(Target(1).get(), start_ + 10 * kMs).ok());
+  // More than the lead before: nothing.
+  driver_.Step(start_ + 10 * kMs - kLead - absl::Microseconds(1));
+  EXPECT_TRUE(log_.empty());
+  // Within it: handed over now, held until the event.
+  EXPECT_EQ(driver_.Step(start_ + 10 * kMs - absl::Microseconds(300)),
+            Instant::InfiniteFuture());
+  ASSERT_EQ(log_.size(), 1u);
+  EXPECT_EQ(log_[0].not_before, NotBefore(start_ + 10 * kMs));
+  EXPECT_EQ(driver_.stats().early_passes, 1u);
+  EXPECT_EQ(DispatchBatch::NotBefore(), std::nullopt);  // the batch ended
+}
+
+TEST_F(EarlyHandOverTest, ALateOrOnTimePassHandsOverAsDueNow) {
+  ASSERT_TRUE(driver_.Arm(Target(1).get(), start_ + 10 * kMs).ok());
+  ASSERT_TRUE(driver_.Arm(Target(2).get(), start_ + 20 * kMs).ok());
+  driver_.Step(start_ + 10 * kMs);
+  driver_.Step(start_ + 21 * kMs);
+  ASSERT_EQ(log_.size(), 2u);
+  EXPECT_EQ(log_[0].not_before, std::nullopt);
+  EXPECT_EQ(log_[1].not_before, std::nullopt);
+  EXPECT_EQ(driver_.stats().early_passes, 0u);
+}
+
+TEST_F(EarlyHandOverTest, OnePassHandsOverOneEventWithItsOwnInstant) {
+  // Exact deadlines 100 us apart, both within the lead of the first pass:
+  // one pass each, each batch not before its own deadline.
+  const Instant first = start_ + 10 * kMs + absl::Microseconds(300);
+  const Instant second = first + absl::Microseconds(100);
+  ASSERT_TRUE(driver_.system()->ArmExact(Target(1).get(), first).ok());
+  ASSERT_TRUE(driver_.system()->ArmExact(Target(2).get(), second).ok());
+  const Instant now = first - absl::Microseconds(250);
+  const Instant next = driver_.Step(now);
+  ASSERT_EQ(log_.size(), 1u);
+  EXPECT_EQ(log_[0].not_before, NotBefore(first));
+  EXPECT_EQ(next, second);  // the tick thread would sleep until next - lead
+  driver_.Step(now);
+  ASSERT_EQ(log_.size(), 2u);
+  EXPECT_EQ(log_[1].id, 2);
+  EXPECT_EQ(log_[1].not_before, NotBefore(second));
+}
+
+TEST_F(EarlyHandOverTest, AnArmIntoATickProcessedEarlyIsServedOnThatTick) {
+  // An early pass processes tick 5 (10 ms) at 9.7 ms. A kTick timer armed
+  // then for 9.9 ms belongs to tick 5: it must not wait for tick 6.
+  ASSERT_TRUE(driver_.Arm(Target(1).get(), start_ + 10 * kMs).ok());
+  const Instant now = start_ + 10 * kMs - absl::Microseconds(300);
+  driver_.Step(now);
+  ASSERT_EQ(log_.size(), 1u);
+  auto late_arm = Target(2);
+  const auto armed =
+      driver_.Arm(late_arm.get(), start_ + 10 * kMs - absl::Microseconds(100));
+  ASSERT_TRUE(armed.ok());
+  EXPECT_TRUE(armed->wake_needed);  // the tick thread comes back for it
+  driver_.Step(now);
+  ASSERT_EQ(log_.size(), 2u);
+  EXPECT_EQ(log_[1].id, 2);
+  EXPECT_EQ(log_[1].not_before, NotBefore(start_ + 10 * kMs));
+  // A deadline already past stays as it was: the next tick, due now.
+  auto past = Target(3);
+  clock_.sim()->AdvanceTo(start_ + 11 * kMs);
+  ASSERT_TRUE(driver_.Arm(past.get(), start_ + 10 * kMs).ok());
+  EXPECT_FALSE(driver_.system()->wheel().IsArmed(late_arm.get()));
+  EXPECT_EQ(driver_.Step(clock_.Now()), start_ + 12 * kMs);
+  driver_.Step(start_ + 12 * kMs);
+  ASSERT_EQ(log_.size(), 3u);
+  EXPECT_EQ(log_[2].not_before, std::nullopt);
+}
+
+TEST(EarlyHandOverSimulatedTest, ASimulatedClockNeverHandsOverEarly) {
+  SimulatedClock clock(Instant() + absl::Hours(5));
+  const Instant start = clock.Now();
+  EarlyDispatcher dispatcher;
+  TickDriver driver(&clock, &dispatcher, WithoutThread());
+  EXPECT_EQ(driver.system()->hand_over_lead(), absl::ZeroDuration());
+  std::vector<HandOver> log;
+  auto target = std::make_shared<HandOverTarget>(1, &log);
+  ASSERT_TRUE(driver.Arm(target.get(), start + 10 * kMs).ok());
+  driver.Step(start + 10 * kMs - absl::Microseconds(100));
+  EXPECT_TRUE(log.empty());
+  driver.Step(start + 10 * kMs);
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_EQ(log[0].not_before, std::nullopt);
+}
+
+TEST(EarlyHandOverSimulatedTest, ADispatcherWithoutALeadIsHandedWorkWhenDue) {
+  SteadyTimeSimulatedClock clock(Instant() + absl::Hours(5));
+  RecordingDispatcher dispatcher;  // HandOverLead() 0, the default
+  TickDriver driver(&clock, &dispatcher, WithoutThread());
+  EXPECT_EQ(driver.system()->hand_over_lead(), absl::ZeroDuration());
+}
+
 }  // namespace
 }  // namespace timer
 }  // namespace cyber

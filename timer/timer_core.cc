@@ -594,7 +594,15 @@ void TimerCore::OnExpired(uint32_t arm_seq) {
     switch (before) {
       case State::kArmed:
         break;
-      case State::kQueued:
+      case State::kQueued: {
+        // Processed ahead of its instant (early hand-over, timer_system.h)
+        // while the call may still begin before it: nothing is missed yet.
+        // The call's end arms the next period; a late start skips (Run).
+        Instant now;
+        if (front_->TryNow(&now) && now < ExpectedLocked(schedule_.call() + 1)) {
+          return;
+        }
+      }
         // The provisional arming came due and the call still has not begun
         // (its processor is busy with higher priorities, or the process was
         // stalled): that period is missed. Count it now, so starvation

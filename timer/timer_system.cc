@@ -3,6 +3,8 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <chrono>
+#include <optional>
 #include <thread>
 #include <utility>
 
@@ -12,12 +14,30 @@
 namespace cyber {
 namespace timer {
 
+namespace {
+
+// The early hand-over's lead for a dispatcher on a timer system with this
+// tick: what the dispatcher asks, at most a quarter tick. The cap keeps
+// the wheel's lead on the clock small next to any period: a periodic
+// timer's next expiry must not come while its previous call, handed over
+// early, may still be waiting for its instant (a 1 kHz timer has half a
+// tick between calls).
+absl::Duration HandOverLeadFor(const Dispatcher* dispatcher, bool steady,
+                               absl::Duration tick) {
+  if (!steady || dispatcher == nullptr) return absl::ZeroDuration();
+  const absl::Duration asked = absl::FromChrono(dispatcher->HandOverLead());
+  return std::clamp(asked, absl::ZeroDuration(), tick / 4);
+}
+
+}  // namespace
+
 TimerSystem::TimerSystem(Clock* clock, Dispatcher* dispatcher, Options options)
     : options_(std::move(options)),
       clock_(clock),
       dispatcher_(dispatcher),
       wheel_(clock->Now(), options_.tick),
-      announces_(clock->ToSteadyTime(Instant()).has_value()) {
+      announces_(clock->ToSteadyTime(Instant()).has_value()),
+      lead_(HandOverLeadFor(dispatcher, announces_, options_.tick)) {
   pending_.cap.store(options_.max_pending_timers, std::memory_order_relaxed);
   ACHECK(dispatcher != nullptr) << "timer system \"" << options_.name
                                 << "\": dispatcher is null";
@@ -76,6 +96,7 @@ TimerSystem::Stats TimerSystem::stats() const {
   Stats s;
   s.wakeups = wakeups_.load(std::memory_order_relaxed);
   s.expired = expired_.load(std::memory_order_relaxed);
+  s.early_passes = early_passes_.load(std::memory_order_relaxed);
   return s;
 }
 
@@ -89,8 +110,19 @@ Instant TimerSystem::Step(Instant now) {
 }
 
 Instant TimerSystem::StepWith(Instant now, std::vector<Due>* due) {
-  // Advance by measured time: every tick whose instant has passed.
-  wheel_.AdvanceToInstant(now, [due](WheelEntry* e) {
+  // Advance by measured time: every tick whose instant has passed; with an
+  // early hand-over, also the next event if it is at most the lead away
+  // (one event per pass: each pass's work has one not-before instant).
+  Instant to = now;
+  if (lead_ > absl::ZeroDuration()) {
+    const Instant next = wheel_.NextEvent();
+    if (next > now && next - now <= lead_) to = next;
+  }
+  // Every entry this pass expires is due at or before `to`: a held exact
+  // deadline at most `to`, a tick at most `to`'s (an arm for a tick an
+  // earlier early pass processed went to a later tick, or exact).
+  const Instant due_by = to;
+  wheel_.AdvanceToInstant(to, [due](WheelEntry* e) {
     // Armed implies alive: its owner cancels before releasing it, and that
     // cancel needs the lock we are under.
     due->push_back({static_cast<ExpiryTarget*>(e)->shared_from_this(),
@@ -110,8 +142,17 @@ Instant TimerSystem::StepWith(Instant now, std::vector<Due>* due) {
   } else {
     // One hand-over for the whole pass: the dispatcher queues what the
     // expiries dispatch (and the routines they wake) under one lock, with
-    // at most one wake-up per processor, at the end of this scope.
-    DispatchBatch batch(dispatcher_);
+    // at most one wake-up per processor, at the end of this scope. Ahead
+    // of time (early hand-over) it must hold them until `due_by`.
+    std::optional<DispatchBatch> batch;
+    if (lead_ > absl::ZeroDuration() && due_by > now) {
+      // Rounded up to the next whole nanosecond: never before `due_by`.
+      batch.emplace(dispatcher_, *clock_->ToSteadyTime(due_by) +
+                                     std::chrono::nanoseconds(1));
+      early_passes_.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      batch.emplace(dispatcher_);
+    }
     for (Due& d : *due) d.target->Expire(d.arm_seq);
     // Planned (after the expiries' re-arms) and announced before the
     // hand-over: a worker that runs this pass's work and goes idle reads
@@ -134,7 +175,11 @@ void TimerSystem::Loop() {
     // Read before planning: a request counted here is in the plan (an arm
     // counts itself after it is in the wheel) or is still pending below.
     const uint64_t requests_seen = track ? wake_requests() : 0;
-    const Instant wake = StepWith(clock_->Now(), &due);
+    const Instant next = StepWith(clock_->Now(), &due);
+    // With an early hand-over, the lead before the event (StepWith then
+    // processes it): the tick thread's own wake-up latency is spent before
+    // the event, not after it.
+    const Instant wake = next.IsInfiniteFuture() ? next : next - lead_;
     // A pending notification ends the wait below at once: not asleep yet
     // (AwaitIdle() would return and a wake-up would follow it).
     if (track && !wakeup_.pending()) {
@@ -189,6 +234,19 @@ absl::StatusOr<TimingWheel::ArmResult> TimerSystem::ArmWith(
           "timer system \"" + options_.name + "\": shut down, cannot arm");
     }
     result = arm(wheel_.DeadlineToTick(now));
+  }
+  if (result.ok() && !exact && lead_ > absl::ZeroDuration() &&
+      result->expires > wheel_.DeadlineToTick(deadline)) {
+    // The wheel moved it to the tick after its own, processed already. If
+    // that was an early hand-over's pass (the tick's instant has not come),
+    // it would be served a tick late: arm it for the tick's instant exactly
+    // instead, which the next pass (woken for it) serves on time. Rare: an
+    // arm for less than the lead, during the lead.
+    const Tick tick = wheel_.DeadlineToTick(deadline);
+    Instant now;
+    if (TryNow(&now) && wheel_.TickToInstant(tick) > now) {
+      result = wheel_.ArmExact(target, wheel_.TickToInstant(tick));
+    }
   }
   if (result.ok() && result->wake_needed) {
     // After the wheel arm: a plan that counts this request includes it.

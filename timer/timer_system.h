@@ -45,6 +45,25 @@
 // serialized and each reads the plan afresh, so the last one made holds the
 // latest plan. Close() announces "nothing expected" and ends them.
 //
+// Early hand-over. If the dispatcher takes work ahead of its time
+// (Dispatcher::HandOverLead, capped at a quarter tick) and the clock is real
+// steady time, the tick thread sleeps until `lead` before the next event,
+// not until the event: the event's expiries are processed then, while the
+// clock is still short of the event, and the pass hands their work over in
+// an early batch whose not-before instant is the event (DispatchBatch): the
+// dispatcher holds it until then. The tick thread's wake-up latency is
+// hidden in the lead; the wake-up of whoever runs the call is the only one
+// left at the event. The wheel then runs ahead of the clock by at most the
+// lead; an Arm() for a tick processed that way whose instant has not come
+// is armed for that tick's instant exactly (ArmExact) instead of being
+// moved to the tick after it, so it is not served a tick late. Never
+// early: a pass's batch is not-before the instant it advanced the wheel
+// to, which is at or after every deadline the pass expires. (A periodic
+// timer whose next arming is processed early while its call still waits
+// counts no missed period for it yet: timer_core.cc, OnExpired.)
+// On a simulated clock none of this happens (a simulation stays as it
+// was, event for event).
+//
 // Threads: every method from any thread, including from Expire(), except
 // Step() (one caller at a time, no tick thread) and Shutdown() (not from
 // the tick thread).
@@ -125,6 +144,8 @@ class TimerSystem : public std::enable_shared_from_this<TimerSystem> {
   struct Stats {
     uint64_t wakeups = 0;  // returns from the tick thread's sleep
     uint64_t expired = 0;  // targets handed Expire()
+    // Passes that handed work over ahead of its time (early hand-over).
+    uint64_t early_passes = 0;
   };
 
   // The wheel's epoch is clock->Now(). `clock` and `dispatcher` must stay
@@ -167,7 +188,9 @@ class TimerSystem : public std::enable_shared_from_this<TimerSystem> {
   // Thread-free driving (Options::run_thread false): expires, in tick order,
   // everything due at `now` (Expire on the calling thread), and returns the
   // instant the next event is due (InfiniteFuture if none). The tick thread
-  // runs exactly this, then sleeps until the instant it returned.
+  // runs exactly this, then sleeps until the instant it returned (less the
+  // early hand-over's lead: with one, an event at most the lead after `now`
+  // is processed too, its work handed over early).
   // REQUIRES: no tick thread; one caller at a time.
   Instant Step(Instant now);
 
@@ -262,6 +285,9 @@ class TimerSystem : public std::enable_shared_from_this<TimerSystem> {
   // Whether clock() is real steady time (Clock::ToSteadyTime), as decided
   // at construction: readable without touching the clock.
   bool clock_is_steady() const { return announces_; }
+  // How long before an event the tick thread processes it (early hand-over;
+  // zero: at the event).
+  absl::Duration hand_over_lead() const { return lead_; }
   Dispatcher* dispatcher() const { return dispatcher_; }
   TimingWheel& wheel() { return wheel_; }
   const TimingWheel& wheel() const { return wheel_; }
@@ -296,6 +322,8 @@ class TimerSystem : public std::enable_shared_from_this<TimerSystem> {
   mutable std::atomic<int> clock_readers_{0};
   // Whether the clock is real steady time: announcements are made.
   const bool announces_;
+  // The early hand-over's lead (zero: none; see the header comment).
+  const absl::Duration lead_;
   // Serializes announcements with each other and with Close().
   Mutex announce_mu_;
   // The plan last announced (InfiniteFuture: nothing expected).
@@ -314,6 +342,7 @@ class TimerSystem : public std::enable_shared_from_this<TimerSystem> {
   std::atomic<bool> stopping_{false};
   std::atomic<uint64_t> wakeups_{0};
   std::atomic<uint64_t> expired_{0};
+  std::atomic<uint64_t> early_passes_{0};
   Mutex shutdown_mu_;  // serializes Shutdown()
   // Set by the first AwaitIdle(): the loop then records its sleeps.
   mutable std::atomic<bool> track_idle_{false};

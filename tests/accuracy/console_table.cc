@@ -206,8 +206,8 @@ void PrintConsoleTable(const RunInfo& run,
       absl::ToDoubleMicroseconds(kTargetP50OverFloor));
   std::printf(
       "CPU = user + system time during the scenario, %% of one core: tick = "
-      "thread \"%s\"; processors = threads \"%s*\" together (spinning "
-      "ahead of expiries shows up here); floor = the floor thread; process "
+      "thread \"%s\"; processors = threads \"%s*\" together (a "
+      "processor's wake-up for each call it runs shows up here); floor = the floor thread; process "
       "= getrusage, everything including the floor. Per-thread figures "
       "count in %s clock ticks.\n",
       run.cpu_threads.tick.c_str(),

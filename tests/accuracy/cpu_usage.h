@@ -3,10 +3,11 @@
 // and the whole process, each as a share of one core over the scenario.
 //
 // Why: lateness can be bought with CPU. A processor that wakes a little
-// ahead of a known expiry and spins until it, so that the hand-off from the
-// tick thread costs no second wake-up, is faster only at a price; the report
-// shows that price next to the lateness it buys, scenario by scenario
-// (spinning shows up in the processors' figure).
+// ahead of a known expiry and spins until it (what the scheduler did
+// before issue 25) is faster only at a price; the report shows that price
+// next to the lateness it buys, scenario by scenario (spinning, or a
+// processor's own timed wake-up per call, shows up in the processors'
+// figure).
 //
 // How: a CpuSample is taken at each end of a scenario and CpuBetween()
 // charges the difference. Threads are found by the names they gave
