@@ -205,6 +205,7 @@ void TimingWheel::LinkLocked(WheelEntry* e) {
       ++level;
     }
     UpperLevel& upper = Upper(level);
+    upper_event_valid_ = false;
     const uint64_t slot = (link >> UpperLevelShift(level)) & kUpperListMask;
     e->level_ = static_cast<uint8_t>(WheelEntry::kUpper + level - 1);
     e->slot_ = upper.list_of_slot[slot];
@@ -231,6 +232,7 @@ void TimingWheel::UnlinkLocked(WheelEntry* e) {
     // A plain list: nothing else to update.
   } else {
     UpperLevel& upper = Upper(e->level_ - WheelEntry::kUpper + 1);
+    upper_event_valid_ = false;
     if (--upper.size[e->slot_] == 0) {
       const uint8_t slot = upper.slot_of_list[e->slot_];
       if (slot != kNoSlot) upper.bits[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
@@ -301,11 +303,16 @@ Tick TimingWheel::PendingEventTickLocked(int level) const {
 }
 
 Tick TimingWheel::LevelEventTickLocked(int level) const {
+  const UpperLevel& upper = Upper(level);
+  // An empty level costs three loads (most wheels use one or two levels).
+  if ((upper.bits[0] | upper.bits[1]) == 0 &&
+      upper.size[upper.pending_list] == 0) {
+    return kNoTick;
+  }
   // A pending cascade ends by its deadline, before the window of any slot
   // of a later index opens: its event comes first.
   const Tick pending = PendingEventTickLocked(level);
   if (pending != kNoTick) return pending;
-  const UpperLevel& upper = Upper(level);
   const Tick first = FirstWaitingIndexLocked(level);
   const uint64_t dist = CyclicDistance128(upper.bits, first & kUpperListMask);
   if (dist == kUpperWheelLists) return kNoTick;
@@ -326,19 +333,18 @@ inline Tick TimingWheel::EventTickOfLocked(const WheelEntry* e) const {
 bool TimingWheel::AtPlanLocked(const WheelEntry* e) const {
   if (planned_wake_ == kNoWake) return false;
   if (e->level_ < WheelEntry::kUpper) return EventNsOfLocked(e) == planned_wake_;
-  // An upper entry's event is never before now_ + 1 nor after the deadline
-  // of its slot; only a plan in that range needs the exact event (which
-  // may take a division). Deadlines grow with the index, so the slot's
-  // deadline is at most that of the last index its level can hold.
+  // An upper entry's event is never before now_ + 1, nor, unless its slot
+  // is the pending one, before its slot's window opens; the plan, the
+  // earliest event, is usually before that, and then the exact event
+  // (which may take a division) is not needed.
   const int level = e->level_ - WheelEntry::kUpper + 1;
   const UpperLevel& upper = Upper(level);
-  const Tick index = e->slot_ == upper.pending_list
-                         ? upper.pending_index
-                         : IndexOfSlotLocked(level, upper.slot_of_list[e->slot_]);
-  if (planned_wake_ < TickNs(now_ + 1) ||
-      planned_wake_ > TickNs(CascadeDeadline(level, index))) {
-    return false;
+  Tick earliest = now_ + 1;
+  if (e->slot_ != upper.pending_list) {
+    const Tick index = IndexOfSlotLocked(level, upper.slot_of_list[e->slot_]);
+    earliest = std::max(earliest, CascadeStart(level, index));
   }
+  if (planned_wake_ < TickNs(earliest)) return false;
   return EventNsOfLocked(e) == planned_wake_;
 }
 
@@ -494,10 +500,15 @@ Tick TimingWheel::NextEventTickLocked(Tick* work_tick) const {
     *work_tick = best;
     best = kNoTick;  // the caller wants the other events apart
   }
-  for (int level = 1; level <= kUpperLevels; ++level) {
-    best = std::min(best, LevelEventTickLocked(level));
+  if (!upper_event_valid_ || upper_event_ <= now_) {
+    Tick upper = kNoTick;
+    for (int level = 1; level <= kUpperLevels; ++level) {
+      upper = std::min(upper, LevelEventTickLocked(level));
+    }
+    upper_event_ = upper;
+    upper_event_valid_ = true;
   }
-  return best;
+  return std::min(best, upper_event_);
 }
 
 int64_t TimingWheel::WorkTickEventNsLocked(Tick tick) const {
@@ -566,6 +577,7 @@ void TimingWheel::StartCascadeLocked(int level, Tick index) {
   upper.bits[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
   upper.pending_index = index;
   upper.pending_total = upper.size[detached];
+  upper_event_valid_ = false;
 }
 
 uint64_t TimingWheel::CascadePendingLocked(int level, uint64_t budget) {
@@ -595,18 +607,29 @@ uint64_t TimingWheel::CascadeStepLocked() {
   // Top level first: a level's deadline is the start of the window of the
   // level below, whose cascade then includes what this one brought down.
   for (int level = kUpperLevels; level >= 1; --level) {
+    if ((Upper(level).bits[0] | Upper(level).bits[1]) == 0 &&
+        Upper(level).size[Upper(level).pending_list] == 0) {
+      continue;  // an empty level has nothing to start or move
+    }
     const Tick b = (t >> UpperLevelShift(level)) + 1;
     // A level-1 slot's deadline is its own first tick, when b has moved on
     // past it: if no tick of its window was processed it has not started.
-    if (level == 1 && (t & kWorkMask) == 0 && Upper(1).pending_index < b - 1) {
+    if (level == 1 && (t & kWorkMask) == 0 && Upper(1).pending_index < b - 1 &&
+        (Upper(1).bits[((b - 1) & kUpperListMask) >> 6] >>
+             ((b - 1) & 63) & 1) != 0) {
       StartCascadeLocked(1, b - 1);
     }
     if (Upper(level).size[Upper(level).pending_list] != 0 &&
         Upper(level).pending_index < b) {
       moved += CascadePendingLocked(level, ~uint64_t{0});
     }
+    // Start b's cascade if its window is open and its slot holds entries
+    // (an empty slot needs no start: nothing can be armed into it for
+    // index b from now on, and later rounds wait there as in any slot).
     const Tick deadline = CascadeDeadline(level, b);
-    if (Upper(level).pending_index < b && t <= deadline) {
+    const uint64_t b_slot = b & kUpperListMask;
+    if (Upper(level).pending_index < b && t <= deadline &&
+        (Upper(level).bits[b_slot >> 6] >> (b_slot & 63) & 1) != 0) {
       StartCascadeLocked(level, b);
     }
     const UpperLevel& upper = Upper(level);
