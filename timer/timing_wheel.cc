@@ -206,6 +206,7 @@ void TimingWheel::LinkLocked(WheelEntry* e) {
     }
     UpperLevel& upper = Upper(level);
     upper_event_valid_ = false;
+    upper_in_use_ |= 1u << (level - 1);
     const uint64_t slot = (link >> UpperLevelShift(level)) & kUpperListMask;
     e->level_ = static_cast<uint8_t>(WheelEntry::kUpper + level - 1);
     e->slot_ = upper.list_of_slot[slot];
@@ -231,11 +232,16 @@ void TimingWheel::UnlinkLocked(WheelEntry* e) {
   } else if (e->level_ == WheelEntry::kHeld) {
     // A plain list: nothing else to update.
   } else {
-    UpperLevel& upper = Upper(e->level_ - WheelEntry::kUpper + 1);
+    const int level = e->level_ - WheelEntry::kUpper + 1;
+    UpperLevel& upper = Upper(level);
     upper_event_valid_ = false;
     if (--upper.size[e->slot_] == 0) {
       const uint8_t slot = upper.slot_of_list[e->slot_];
       if (slot != kNoSlot) upper.bits[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
+      if ((upper.bits[0] | upper.bits[1]) == 0 &&
+          upper.size[upper.pending_list] == 0) {
+        upper_in_use_ &= ~(1u << (level - 1));
+      }
     }
   }
   e->prev_ = e->next_ = nullptr;
@@ -502,7 +508,8 @@ Tick TimingWheel::NextEventTickLocked(Tick* work_tick) const {
   }
   if (!upper_event_valid_ || upper_event_ <= now_) {
     Tick upper = kNoTick;
-    for (int level = 1; level <= kUpperLevels; ++level) {
+    for (uint32_t in_use = upper_in_use_; in_use != 0; in_use &= in_use - 1) {
+      const int level = __builtin_ctz(in_use) + 1;
       upper = std::min(upper, LevelEventTickLocked(level));
     }
     upper_event_ = upper;
@@ -607,8 +614,7 @@ uint64_t TimingWheel::CascadeStepLocked() {
   // Top level first: a level's deadline is the start of the window of the
   // level below, whose cascade then includes what this one brought down.
   for (int level = kUpperLevels; level >= 1; --level) {
-    if ((Upper(level).bits[0] | Upper(level).bits[1]) == 0 &&
-        Upper(level).size[Upper(level).pending_list] == 0) {
+    if ((upper_in_use_ & (1u << (level - 1))) == 0) {
       continue;  // an empty level has nothing to start or move
     }
     const Tick b = (t >> UpperLevelShift(level)) + 1;

@@ -556,6 +556,9 @@ class TimingWheel {
   // Saves recomputing four levels at every tick an advance processes.
   mutable Tick upper_event_ ABSL_GUARDED_BY(mu_) = kNoTick;
   mutable bool upper_event_valid_ ABSL_GUARDED_BY(mu_) = false;
+  // Bit L - 1 set <=> upper level L holds an entry (in a slot or pending):
+  // the tick loop looks at the levels in use only.
+  uint32_t upper_in_use_ ABSL_GUARDED_BY(mu_) = 0;
   // Entries the advance in progress handled since it last took mu_.
   uint64_t hold_work_ ABSL_GUARDED_BY(mu_) = 0;
   CascadeStats cascade_stats_ ABSL_GUARDED_BY(mu_);
