@@ -343,11 +343,16 @@ bool TimingWheel::AtPlanLocked(const WheelEntry* e) const {
   // is the pending one, before its slot's window opens; the plan, the
   // earliest event, is usually before that, and then the exact event
   // (which may take a division) is not needed.
+  // (Below the top level a list holds one index, the entry's own; at the
+  // top it may hold later rounds, and the slot's index is the one to use.)
   const int level = e->level_ - WheelEntry::kUpper + 1;
   const UpperLevel& upper = Upper(level);
   Tick earliest = now_ + 1;
   if (e->slot_ != upper.pending_list) {
-    const Tick index = IndexOfSlotLocked(level, upper.slot_of_list[e->slot_]);
+    const Tick index =
+        level < kUpperLevels
+            ? LinkTick(e) >> UpperLevelShift(level)
+            : IndexOfSlotLocked(level, upper.slot_of_list[e->slot_]);
     earliest = std::max(earliest, CascadeStart(level, index));
   }
   if (planned_wake_ < TickNs(earliest)) return false;
