@@ -375,7 +375,9 @@ class TimingWheel {
 
   // Test hook: called (from the advancing thread, without the lock) each
   // time an advance lets others in, so a test can arm and cancel there
-  // deterministically. Not for production use; empty by default.
+  // deterministically. It may call anything but AdvanceTo/AdvanceToInstant
+  // (one advance at a time: that would deadlock). Not for production use;
+  // empty by default.
   void SetLockReleaseHookForTesting(std::function<void()> hook);
 
  private:
