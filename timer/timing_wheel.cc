@@ -1,6 +1,7 @@
 #include "timer/timing_wheel.h"
 
 #include <algorithm>
+#include <thread>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -14,18 +15,68 @@ namespace {
 constexpr uint64_t kWorkMask = kWorkWheelSlots - 1;
 // Work lists are indexed by expires mod 1024 (this revolution and the next).
 constexpr uint64_t kWorkListMask = 2 * kWorkWheelSlots - 1;
-constexpr uint64_t kAssistantMask = kAssistantWheelSlots - 1;
 constexpr int kWorkWords = static_cast<int>(2 * kWorkWheelSlots / 64);
+// Upper lists are indexed by the entry's index at that level mod 128.
+constexpr uint64_t kUpperListMask = kUpperWheelLists - 1;
+constexpr int kUpperWords = static_cast<int>(kUpperWheelLists / 64);
 
 inline Tick RevolutionOf(Tick tick) { return tick >> kWorkWheelBits; }
 
-// Distance (0..63) from bit `start` to the first set bit of `bits`, going up
-// and wrapping around; 64 if none is set.
-inline int CyclicDistance64(uint64_t bits, int start) {
-  if (bits == 0) return 64;
-  const uint64_t rotated =
-      start == 0 ? bits : (bits >> start) | (bits << (64 - start));
-  return __builtin_ctzll(rotated);
+// Distance (0..127) from bit `start` to the first set bit of the 128-bit
+// map `bits`, going up and wrapping around; 128 if none is set.
+inline uint64_t CyclicDistance128(const uint64_t bits[2], uint64_t start) {
+  static_assert(kUpperWords == 2, "upper bitmaps are two words");
+  const int word = static_cast<int>(start >> 6);
+  const int bit = static_cast<int>(start & 63);
+  // The rest of the start word, the other word, then the start word's head.
+  const uint64_t here = bits[word] & (~uint64_t{0} << bit);
+  if (here != 0) return __builtin_ctzll(here) - bit;
+  const uint64_t other = bits[word ^ 1];
+  if (other != 0) return 64 - bit + __builtin_ctzll(other);
+  const uint64_t head = bits[word] & ~(~uint64_t{0} << bit);
+  if (head != 0) return 128 - bit + __builtin_ctzll(head);
+  return 128;
+}
+
+// Start of the window in which the slot of `index` of upper level `level`
+// may cascade (the start of the unit before it), and its deadline: its own
+// first tick for level 1; for higher levels the start of the cascade of its
+// first slot one level down, one unit of that level earlier.
+inline Tick CascadeStart(int level, Tick index) {
+  return (index - 1) << UpperLevelShift(level);
+}
+inline Tick CascadeDeadline(int level, Tick index) {
+  const Tick first = index << UpperLevelShift(level);
+  return level == 1 ? first : first - UpperLevelGranularity(level - 1);
+}
+
+// floor(a * b / c) without overflow. REQUIRES: c > 0.
+inline uint64_t ScaleDown(uint64_t a, uint64_t b, uint64_t c) {
+  uint64_t product;
+  if (!__builtin_mul_overflow(a, b, &product)) return product / c;
+  return static_cast<uint64_t>(static_cast<unsigned __int128>(a) * b / c);
+}
+
+// When a cascade of `left` entries (`total` when it started, or will
+// start), to be done over [start, deadline), must next be visited so that
+// the straight line from all at `start` to none at `deadline` is never
+// more than kCascadeChunk entries ahead of it: `deadline` if `left` is at
+// most a chunk, else the tick where the line reaches left - chunk.
+Tick ChunkVisitTick(uint64_t left, uint64_t total, Tick start, Tick deadline) {
+  if (left <= kCascadeChunk) return deadline;
+  const uint64_t window = deadline - start;  // >= 1
+  const uint64_t over = left - kCascadeChunk;
+  // lag = ceil(over * window / total) <= window - 1 (over < total).
+  uint64_t product;
+  uint64_t lag;
+  if (!__builtin_mul_overflow(over, window, &product)) {
+    lag = product / total + (product % total != 0 ? 1 : 0);
+  } else {
+    const unsigned __int128 wide =
+        static_cast<unsigned __int128>(over) * window;
+    lag = static_cast<uint64_t>((wide + total - 1) / total);
+  }
+  return lag >= window ? start : std::max(start, deadline - 1 - lag);
 }
 
 }  // namespace
@@ -48,13 +99,15 @@ TimingWheel::TimingWheel(Instant epoch, absl::Duration tick)
   ACHECK(tick_ns_ > 0) << "TimingWheel: tick " << tick << " must be positive";
   MutexLock lock(&mu_);
   for (SlotList& s : work_) s.head.prev_ = s.head.next_ = &s.head;
-  for (SlotList& s : assistant_) s.head.prev_ = s.head.next_ = &s.head;
   held_.head.prev_ = held_.head.next_ = &held_.head;
-  for (uint64_t i = 0; i < kAssistantWheelSlots; ++i) {
-    list_of_slot_[i] = static_cast<uint8_t>(i);
-    slot_of_list_[i] = static_cast<uint8_t>(i);
+  for (UpperLevel& level : upper_) {
+    for (SlotList& s : level.lists) s.head.prev_ = s.head.next_ = &s.head;
+    for (uint64_t i = 0; i < kUpperWheelLists; ++i) {
+      level.list_of_slot[i] = static_cast<uint8_t>(i);
+      level.slot_of_list[i] = static_cast<uint8_t>(i);
+    }
+    level.slot_of_list[level.pending_list] = kNoSlot;
   }
-  slot_of_list_[pending_list_] = kNoSlot;
 }
 
 TimingWheel::~TimingWheel() {
@@ -127,29 +180,38 @@ Instant TimingWheel::NsToInstant(int64_t ns) const {
   return epoch_ + absl::Nanoseconds(ns);
 }
 
-WheelEntry* TimingWheel::SlotHeadLocked(WheelEntry::Level level,
-                                        uint64_t slot) {
-  return level == WheelEntry::kWork ? &work_[slot].head
-                                    : &assistant_[slot].head;
+WheelEntry* TimingWheel::SlotHeadLocked(uint8_t level, uint64_t slot) {
+  return level == WheelEntry::kWork
+             ? &work_[slot].head
+             : &Upper(level - WheelEntry::kUpper + 1).lists[slot].head;
 }
 
 void TimingWheel::LinkLocked(WheelEntry* e) {
   // REQUIRES: LinkTick(e) >= now_ (== now_ only inside a cascade, for an
   // entry released at the very tick being processed).
-  // This revolution and the next go to the work wheel, later ones to the
-  // assistant slot of their revolution.
+  // The lowest level whose window holds the entry: this revolution and the
+  // next go to the work wheel; level L holds this unit of level L + 1 and
+  // the next; the top level everything later.
   const Tick link = LinkTick(e);
-  const Tick revolution = RevolutionOf(link);
-  if (revolution <= RevolutionOf(now_) + 1) {
+  if (RevolutionOf(link) <= RevolutionOf(now_) + 1) {
     e->level_ = WheelEntry::kWork;
     e->slot_ = static_cast<uint16_t>(link & kWorkListMask);
     work_bits_[e->slot_ >> 6] |= uint64_t{1} << (e->slot_ & 63);
   } else {
-    const uint64_t slot = revolution & kAssistantMask;
-    e->level_ = WheelEntry::kAssistant;
-    e->slot_ = list_of_slot_[slot];
-    ++assistant_size_[e->slot_];
-    assistant_bits_ |= uint64_t{1} << slot;
+    int level = 1;
+    while (level < kUpperLevels &&
+           (link >> UpperLevelShift(level + 1)) >
+               (now_ >> UpperLevelShift(level + 1)) + 1) {
+      ++level;
+    }
+    UpperLevel& upper = Upper(level);
+    upper_event_valid_ = false;
+    upper_in_use_ |= 1u << (level - 1);
+    const uint64_t slot = (link >> UpperLevelShift(level)) & kUpperListMask;
+    e->level_ = static_cast<uint8_t>(WheelEntry::kUpper + level - 1);
+    e->slot_ = upper.list_of_slot[slot];
+    ++upper.size[e->slot_];
+    upper.bits[slot >> 6] |= uint64_t{1} << (slot & 63);
   }
   // Append at the tail of the slot list.
   WheelEntry* head = SlotHeadLocked(e->level_, e->slot_);
@@ -169,9 +231,18 @@ void TimingWheel::UnlinkLocked(WheelEntry* e) {
     }
   } else if (e->level_ == WheelEntry::kHeld) {
     // A plain list: nothing else to update.
-  } else if (--assistant_size_[e->slot_] == 0) {
-    const uint8_t slot = slot_of_list_[e->slot_];
-    if (slot != kNoSlot) assistant_bits_ &= ~(uint64_t{1} << slot);
+  } else {
+    const int level = e->level_ - WheelEntry::kUpper + 1;
+    UpperLevel& upper = Upper(level);
+    upper_event_valid_ = false;
+    if (--upper.size[e->slot_] == 0) {
+      const uint8_t slot = upper.slot_of_list[e->slot_];
+      if (slot != kNoSlot) upper.bits[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
+      if ((upper.bits[0] | upper.bits[1]) == 0 &&
+          upper.size[upper.pending_list] == 0) {
+        upper_in_use_ &= ~(1u << (level - 1));
+      }
+    }
   }
   e->prev_ = e->next_ = nullptr;
   e->level_ = WheelEntry::kIdle;
@@ -200,15 +271,92 @@ inline int64_t TimingWheel::EventNsOfLocked(const WheelEntry* e) const {
   return TickNs(EventTickOfLocked(e));
 }
 
+Tick TimingWheel::FirstWaitingIndexLocked(int level) const {
+  // Index b = (now >> shift) + 1 is the one whose window [start, deadline]
+  // now_ may be in. Its slot holds index b itself unless its cascade has
+  // started (pending or done) or its deadline has passed (then it was
+  // empty: a deadline with entries is an event), in which case the slot
+  // can only hold later rounds.
+  const Tick b = (now_ >> UpperLevelShift(level)) + 1;
+  return Upper(level).pending_index >= b || now_ >= CascadeDeadline(level, b)
+             ? b + 1
+             : b;
+}
+
+inline Tick TimingWheel::IndexOfSlotLocked(int level, uint64_t slot) const {
+  const Tick first = FirstWaitingIndexLocked(level);
+  return first + ((slot - first) & kUpperListMask);
+}
+
+Tick TimingWheel::SlotEventTickLocked(int level, Tick index, uint64_t n) const {
+  // Not started: the straight line starts at the window's start with n.
+  const Tick visit = ChunkVisitTick(n, n, CascadeStart(level, index),
+                                    CascadeDeadline(level, index));
+  return std::max(visit, now_ + 1);
+}
+
+Tick TimingWheel::PendingEventTickLocked(int level) const {
+  const UpperLevel& upper = Upper(level);
+  const uint64_t left = upper.size[upper.pending_list];
+  if (left == 0) return kNoTick;
+  const Tick visit =
+      ChunkVisitTick(left, upper.pending_total,
+                     CascadeStart(level, upper.pending_index),
+                     CascadeDeadline(level, upper.pending_index));
+  // Behind the line (e.g. a lock release in the middle of a visit): the
+  // next tick.
+  return std::max(visit, now_ + 1);
+}
+
+Tick TimingWheel::LevelEventTickLocked(int level) const {
+  const UpperLevel& upper = Upper(level);
+  // An empty level costs three loads (most wheels use one or two levels).
+  if ((upper.bits[0] | upper.bits[1]) == 0 &&
+      upper.size[upper.pending_list] == 0) {
+    return kNoTick;
+  }
+  // A pending cascade ends by its deadline, before the window of any slot
+  // of a later index opens: its event comes first.
+  const Tick pending = PendingEventTickLocked(level);
+  if (pending != kNoTick) return pending;
+  const Tick first = FirstWaitingIndexLocked(level);
+  const uint64_t dist = CyclicDistance128(upper.bits, first & kUpperListMask);
+  if (dist == kUpperWheelLists) return kNoTick;
+  const Tick index = first + dist;
+  const uint64_t n = upper.size[upper.list_of_slot[index & kUpperListMask]];
+  return SlotEventTickLocked(level, index, n);
+}
+
 inline Tick TimingWheel::EventTickOfLocked(const WheelEntry* e) const {
   if (e->level_ == WheelEntry::kWork) return LinkTick(e);
-  if (e->slot_ == pending_list_) return pending_boundary_;
-  // The next visit of its assistant slot: the next multiple of 512 after now
-  // whose assistant index matches.
-  const Tick next_boundary = (RevolutionOf(now_) + 1) << kWorkWheelBits;
-  const uint64_t first_slot = RevolutionOf(next_boundary) & kAssistantMask;
-  const uint64_t dist = (slot_of_list_[e->slot_] - first_slot) & kAssistantMask;
-  return next_boundary + dist * kWorkWheelSpan;
+  const int level = e->level_ - WheelEntry::kUpper + 1;
+  const UpperLevel& upper = Upper(level);
+  if (e->slot_ == upper.pending_list) return PendingEventTickLocked(level);
+  const Tick index = IndexOfSlotLocked(level, upper.slot_of_list[e->slot_]);
+  return SlotEventTickLocked(level, index, upper.size[e->slot_]);
+}
+
+bool TimingWheel::AtPlanLocked(const WheelEntry* e) const {
+  if (planned_wake_ == kNoWake) return false;
+  if (e->level_ < WheelEntry::kUpper) return EventNsOfLocked(e) == planned_wake_;
+  // An upper entry's event is never before now_ + 1, nor, unless its slot
+  // is the pending one, before its slot's window opens; the plan, the
+  // earliest event, is usually before that, and then the exact event
+  // (which may take a division) is not needed.
+  // (Below the top level a list holds one index, the entry's own; at the
+  // top it may hold later rounds, and the slot's index is the one to use.)
+  const int level = e->level_ - WheelEntry::kUpper + 1;
+  const UpperLevel& upper = Upper(level);
+  Tick earliest = now_ + 1;
+  if (e->slot_ != upper.pending_list) {
+    const Tick index =
+        level < kUpperLevels
+            ? LinkTick(e) >> UpperLevelShift(level)
+            : IndexOfSlotLocked(level, upper.slot_of_list[e->slot_]);
+    earliest = std::max(earliest, CascadeStart(level, index));
+  }
+  if (planned_wake_ < TickNs(earliest)) return false;
+  return EventNsOfLocked(e) == planned_wake_;
 }
 
 absl::Status TimingWheel::RangeError(Tick expires, Tick present) const {
@@ -223,29 +371,41 @@ absl::Status TimingWheel::RangeError(Tick expires, Tick present) const {
       kMaxDelayTicks, " ticks (", absl::FormatDuration(max_delay()), ")"));
 }
 
-inline int64_t TimingWheel::DetachForArmLocked(WheelEntry* entry) {
-  int64_t vacated = kNoWake;
+inline bool TimingWheel::DetachForArmLocked(WheelEntry* entry) {
+  bool vacated_plan = false;
   if (entry->level_ != WheelEntry::kIdle) {
-    vacated = EventNsOfLocked(entry);
+    vacated_plan = AtPlanLocked(entry);
     UnlinkLocked(entry);
   } else {
     ++size_;
   }
   ++entry->arm_seq_;
-  return vacated;
+  return vacated_plan;
 }
 
 inline TimingWheel::ArmResult TimingWheel::FinishArmLocked(WheelEntry* entry,
-                                                    int64_t vacated) {
-  const int64_t event = EventNsOfLocked(entry);
+                                                           bool vacated_plan) {
   bool wake_needed = false;
   bool plan_later = false;
-  if (event < planned_wake_) {
-    SetPlanLocked(event);
-    wake_needed = true;
-  } else {
-    plan_later = ReplanLaterLocked(vacated);
+  // An upper entry's event is not before its slot's window opens: when
+  // that is not before the plan, it cannot be earlier, and the exact event
+  // (which may take a division) is not needed.
+  // (At the top level a list may also hold later rounds of its index, so
+  // the entry's own index says nothing there.)
+  bool maybe_earlier = true;
+  const int level = entry->level_ - WheelEntry::kUpper + 1;
+  if (level >= 1 && level < kUpperLevels) {
+    const Tick index = LinkTick(entry) >> UpperLevelShift(level);
+    maybe_earlier = TickNs(CascadeStart(level, index)) < planned_wake_;
   }
+  if (maybe_earlier) {
+    const int64_t event = EventNsOfLocked(entry);
+    if (event < planned_wake_) {
+      SetPlanLocked(event);
+      wake_needed = true;
+    }
+  }
+  if (!wake_needed) plan_later = ReplanLaterLocked(vacated_plan);
   return ArmResult{entry->expires_, entry->arm_seq_, wake_needed, plan_later};
 }
 
@@ -254,11 +414,11 @@ absl::StatusOr<TimingWheel::ArmResult> TimingWheel::Arm(WheelEntry* entry,
                                                         Tick present) {
   MutexLock lock(&mu_);
   if (!InRangeLocked(expires, present)) return RangeError(expires, present);
-  const int64_t vacated = DetachForArmLocked(entry);
+  const bool vacated_plan = DetachForArmLocked(entry);
   entry->expires_ = std::max(expires, now_ + 1);
   entry->early_ns_ = 0;
   LinkLocked(entry);
-  return FinishArmLocked(entry, vacated);
+  return FinishArmLocked(entry, vacated_plan);
 }
 
 absl::StatusOr<TimingWheel::ArmResult> TimingWheel::ArmExact(WheelEntry* entry,
@@ -272,7 +432,7 @@ absl::StatusOr<TimingWheel::ArmResult> TimingWheel::ArmExact(WheelEntry* entry,
                          : std::max<int64_t>(0, CeilNanoseconds(deadline - epoch_));
   MutexLock lock(&mu_);
   if (!InRangeLocked(expires, present)) return RangeError(expires, present);
-  const int64_t vacated = DetachForArmLocked(entry);
+  const bool vacated_plan = DetachForArmLocked(entry);
   entry->expires_ = expires;
   // How far before its tick the deadline is; an offset too large to store
   // (a tick over 4.29 s) is stored smaller: later, never early.
@@ -280,14 +440,15 @@ absl::StatusOr<TimingWheel::ArmResult> TimingWheel::ArmExact(WheelEntry* entry,
   entry->early_ns_ =
       static_cast<uint32_t>(std::clamp<int64_t>(early, 0, UINT32_MAX));
   if (LinkTick(entry) <= now_) {
-    // Its release tick is processed: due within the tick being waited for,
-    // or already (a deadline at or before processed() is always one of
+    // Its release tick is processed (or being processed, by an advance
+    // that let others in): due within the tick being waited for, or
+    // already (a deadline at or before processed() is always one of
     // these, its tick being at most now_). Held.
     InsertHeldLocked(entry);
   } else {
     LinkLocked(entry);
   }
-  return FinishArmLocked(entry, vacated);
+  return FinishArmLocked(entry, vacated_plan);
 }
 
 bool TimingWheel::Cancel(WheelEntry* entry, bool* plan_later) {
@@ -296,20 +457,22 @@ bool TimingWheel::Cancel(WheelEntry* entry, bool* plan_later) {
     if (plan_later != nullptr) *plan_later = false;
     return false;
   }
-  const int64_t vacated = EventNsOfLocked(entry);
+  const bool vacated_plan = AtPlanLocked(entry);
   UnlinkLocked(entry);
   --size_;
-  const bool later = ReplanLaterLocked(vacated);
+  const bool later = ReplanLaterLocked(vacated_plan);
   if (plan_later != nullptr) *plan_later = later;
   return true;
 }
 
-bool TimingWheel::ReplanLaterLocked(int64_t vacated) {
-  // Only the planned event's last entry moves the plan: others cost a
-  // compare. (A plan already processed matches no armed entry.)
-  if (vacated != planned_wake_ || vacated == kNoWake) return false;
+bool TimingWheel::ReplanLaterLocked(bool vacated_plan) {
+  // Only an entry of the planned event moves the plan: others cost a
+  // compare. (A plan already processed matches no armed entry.) The event
+  // stays if others share it; an upper slot's may also move later while
+  // entries are left in it (a smaller slot needs a later visit).
+  if (!vacated_plan) return false;
   const int64_t next = NextEventNsLocked();
-  if (next == planned_wake_) return false;  // others share the tick
+  if (next == planned_wake_) return false;
   SetPlanLocked(next);
   return true;
 }
@@ -323,8 +486,11 @@ Tick TimingWheel::NextEventTickLocked(Tick* work_tick) const {
   Tick best = kNoTick;
   // Work wheel: the first non-empty list after now, cyclically. Everything in
   // it expires in (now, now + 1024), at a distinct tick per list, so
-  // distance == delay.
+  // distance == delay. The list of now_ itself is skipped: it never holds a
+  // later tick, and while an advance lets others in it may still hold
+  // entries of the tick being processed.
   const uint64_t start = (now_ + 1) & kWorkListMask;
+  const uint64_t current = now_ & kWorkListMask;
   const int start_word = static_cast<int>(start >> 6);
   const int start_bit = static_cast<int>(start & 63);
   for (int i = 0; i <= kWorkWords; ++i) {
@@ -332,6 +498,9 @@ Tick TimingWheel::NextEventTickLocked(Tick* work_tick) const {
     uint64_t bits = work_bits_[w];
     if (i == 0) bits &= ~uint64_t{0} << start_bit;         // at/after start
     if (i == kWorkWords) bits &= ~(~uint64_t{0} << start_bit);  // wrapped
+    if (static_cast<uint64_t>(w) == current >> 6) {
+      bits &= ~(uint64_t{1} << (current & 63));
+    }
     if (bits != 0) {
       const uint64_t slot = static_cast<uint64_t>(w) * 64 + __builtin_ctzll(bits);
       best = now_ + 1 + ((slot - start) & kWorkListMask);
@@ -342,19 +511,16 @@ Tick TimingWheel::NextEventTickLocked(Tick* work_tick) const {
     *work_tick = best;
     best = kNoTick;  // the caller wants the other events apart
   }
-  // The cascade in progress must be finished at its boundary.
-  if (assistant_size_[pending_list_] != 0) {
-    best = std::min(best, pending_boundary_);
+  if (!upper_event_valid_ || upper_event_ <= now_) {
+    Tick upper = kNoTick;
+    for (uint32_t in_use = upper_in_use_; in_use != 0; in_use &= in_use - 1) {
+      const int level = __builtin_ctz(in_use) + 1;
+      upper = std::min(upper, LevelEventTickLocked(level));
+    }
+    upper_event_ = upper;
+    upper_event_valid_ = true;
   }
-  // Assistant wheel: the first visit after now of a non-empty slot.
-  if (assistant_bits_ != 0) {
-    const Tick next_boundary = (RevolutionOf(now_) + 1) << kWorkWheelBits;
-    const int first =
-        static_cast<int>(RevolutionOf(next_boundary) & kAssistantMask);
-    const int dist = CyclicDistance64(assistant_bits_, first);
-    best = std::min(best, next_boundary + static_cast<Tick>(dist) * kWorkWheelSpan);
-  }
-  return best;
+  return std::min(best, upper_event_);
 }
 
 int64_t TimingWheel::WorkTickEventNsLocked(Tick tick) const {
@@ -405,88 +571,141 @@ Instant TimingWheel::planned_wake() const {
   return NsToInstant(published_plan_.load(std::memory_order_acquire));
 }
 
-void TimingWheel::StartCascadeLocked(Tick boundary) {
-  ACHECK(assistant_size_[pending_list_] == 0)
-      << "wheel invariant: cascade for tick " << pending_boundary_
-      << " unfinished at tick " << now_;
+void TimingWheel::StartCascadeLocked(int level, Tick index) {
+  UpperLevel& upper = Upper(level);
+  ACHECK(upper.size[upper.pending_list] == 0)
+      << "wheel invariant: level " << level << " cascade of index "
+      << upper.pending_index << " unfinished at tick " << now_;
   // Swap the slot's list with the empty pending list: the slot starts empty
-  // (entries armed for it from now on are whole rounds away, because its
-  // revolution goes straight to the work wheel), the detached entries keep
+  // (entries armed for its index from now on go to a lower level; only
+  // later rounds, at the top level, can come), the detached entries keep
   // their list index, which now names the pending list.
-  const uint64_t slot = RevolutionOf(boundary) & kAssistantMask;
-  const uint8_t detached = list_of_slot_[slot];
-  list_of_slot_[slot] = pending_list_;
-  slot_of_list_[pending_list_] = static_cast<uint8_t>(slot);
-  slot_of_list_[detached] = kNoSlot;
-  pending_list_ = detached;
-  assistant_bits_ &= ~(uint64_t{1} << slot);
-  pending_boundary_ = boundary;
+  const uint64_t slot = index & kUpperListMask;
+  const uint8_t detached = upper.list_of_slot[slot];
+  upper.list_of_slot[slot] = upper.pending_list;
+  upper.slot_of_list[upper.pending_list] = static_cast<uint8_t>(slot);
+  upper.slot_of_list[detached] = kNoSlot;
+  upper.pending_list = detached;
+  upper.bits[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
+  upper.pending_index = index;
+  upper.pending_total = upper.size[detached];
+  upper_event_valid_ = false;
 }
 
-uint64_t TimingWheel::CascadePendingLocked(uint64_t budget) {
-  // Each entry expires in the revolution of pending_boundary_ (to the work
-  // wheel) or whole rounds later (back to its assistant slot, whose list is
-  // not this one: visited once). LinkLocked picks the level.
-  WheelEntry* head = &assistant_[pending_list_].head;
+uint64_t TimingWheel::CascadePendingLocked(int level, uint64_t budget) {
+  // Each entry goes to the lowest level whose window holds it now (a later
+  // round of the top level goes back to its slot's new list: not this one,
+  // so each entry is visited once). The list is re-read from its head after
+  // every entry: the lock may have been released (CountHoldWorkLocked) and
+  // entries cancelled or re-armed meanwhile.
   uint64_t moved = 0;
-  while (moved < budget && head->next_ != head) {
+  while (moved < budget) {
+    UpperLevel& upper = Upper(level);
+    WheelEntry* head = &upper.lists[upper.pending_list].head;
     WheelEntry* e = head->next_;
+    if (e == head) break;
     __builtin_prefetch(e->next_);  // the walk is a pointer chase: hide the miss
     UnlinkLocked(e);
     LinkLocked(e);
     ++moved;
+    CountHoldWorkLocked();
   }
   return moved;
 }
 
-void TimingWheel::CascadeStepLocked() {
+uint64_t TimingWheel::CascadeStepLocked() {
+  const Tick t = now_;
   uint64_t moved = 0;
-  if ((now_ & kWorkMask) == 0) {
-    // A boundary: its cascade must be complete before its expiries. Started
-    // earlier in the last revolution if a tick was processed there.
-    if (pending_boundary_ != now_) StartCascadeLocked(now_);
-    moved += CascadePendingLocked(~uint64_t{0});
-  }
-  // This tick's share of the next boundary's cascade.
-  const Tick next_boundary = (RevolutionOf(now_) + 1) << kWorkWheelBits;
-  if (pending_boundary_ != next_boundary) StartCascadeLocked(next_boundary);
-  const uint64_t left = assistant_size_[pending_list_];
-  if (left != 0) {
-    const uint64_t ticks = next_boundary - now_;  // 1..512, this one included
-    moved += CascadePendingLocked((left + ticks - 1) / ticks + kCascadeSlack);
+  // Top level first: a level's deadline is the start of the window of the
+  // level below, whose cascade then includes what this one brought down.
+  for (int level = kUpperLevels; level >= 1; --level) {
+    if ((upper_in_use_ & (1u << (level - 1))) == 0) {
+      continue;  // an empty level has nothing to start or move
+    }
+    const Tick b = (t >> UpperLevelShift(level)) + 1;
+    // A level-1 slot's deadline is its own first tick, when b has moved on
+    // past it: if no tick of its window was processed it has not started.
+    if (level == 1 && (t & kWorkMask) == 0 && Upper(1).pending_index < b - 1 &&
+        (Upper(1).bits[((b - 1) & kUpperListMask) >> 6] >>
+             ((b - 1) & 63) & 1) != 0) {
+      StartCascadeLocked(1, b - 1);
+    }
+    if (Upper(level).size[Upper(level).pending_list] != 0 &&
+        Upper(level).pending_index < b) {
+      moved += CascadePendingLocked(level, ~uint64_t{0});
+    }
+    // Start b's cascade if its window is open and its slot holds entries
+    // (an empty slot needs no start: nothing can be armed into it for
+    // index b from now on, and later rounds wait there as in any slot).
+    const Tick deadline = CascadeDeadline(level, b);
+    const uint64_t b_slot = b & kUpperListMask;
+    if (Upper(level).pending_index < b && t <= deadline &&
+        (Upper(level).bits[b_slot >> 6] >> (b_slot & 63) & 1) != 0) {
+      StartCascadeLocked(level, b);
+    }
+    const UpperLevel& upper = Upper(level);
+    const uint64_t left = upper.size[upper.pending_list];
+    if (left == 0) continue;
+    if (t >= deadline) {
+      moved += CascadePendingLocked(level, ~uint64_t{0});
+      continue;
+    }
+    // Keep to the straight line from all at the window's start to none at
+    // the deadline.
+    const uint64_t target = ScaleDown(upper.pending_total, deadline - 1 - t,
+                                      deadline - CascadeStart(level, b));
+    if (left > target) moved += CascadePendingLocked(level, left - target);
   }
   cascade_stats_.moved += moved;
   cascade_stats_.max_per_tick = std::max(cascade_stats_.max_per_tick, moved);
+  return moved;
 }
 
 void TimingWheel::ExpireWorkSlotLocked(uint64_t slot, ExpiredFn on_expired) {
-  WheelEntry* head = &work_[slot].head;
-  WheelEntry* e = head->next_;
-  if (e == head) return;
-  // Detach the whole list first: `on_expired` may not touch the wheel, but
-  // the owner may re-arm the entry as soon as the lock is released, and by
-  // then every entry must be idle.
-  head->next_ = head->prev_ = head;
-  work_bits_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
-  while (e != head) {
-    WheelEntry* next = e->next_;
-    __builtin_prefetch(next);
+  // One entry at a time from the list's head: the lock may be released
+  // between two (CountHoldWorkLocked), and then the entries not yet
+  // expired are still armed in this list (an Arm meanwhile cannot add to
+  // it: it is the list of now_, and arms clamp to now_ + 1), so a Cancel or
+  // re-arm of any of them is an ordinary unlink.
+  while (true) {
+    WheelEntry* head = &work_[slot].head;
+    WheelEntry* e = head->next_;
+    if (e == head) break;
+    __builtin_prefetch(e->next_);
     // Each work list holds one tick of this revolution or the next.
     ACHECK(LinkTick(e) == now_) << "wheel invariant: entry for tick "
-                                 << LinkTick(e) << " in list of tick " << now_;
+                                << LinkTick(e) << " in list of tick " << now_;
+    UnlinkLocked(e);
     if (e->early_ns_ != 0) {
       // An exact deadline within the next tick: held, and expired from
       // there (AdvanceLocked) if already due, so that it comes after this
       // tick's entries and in deadline order among the held ones.
       InsertHeldLocked(e);
     } else {
-      e->prev_ = e->next_ = nullptr;
-      e->level_ = WheelEntry::kIdle;
       --size_;
       on_expired(e);
     }
-    e = next;
+    CountHoldWorkLocked();
   }
+}
+
+void TimingWheel::LetOthersInLocked() {
+  cascade_stats_.max_per_hold =
+      std::max(cascade_stats_.max_per_hold, hold_work_);
+  ++cascade_stats_.lock_releases;
+  hold_work_ = 0;
+  // A std::mutex is not fair: unlocking and locking again at once would
+  // usually win the race against a waiter just woken. Yielding first gives
+  // a waiter (on this CPU or waking on another) a moment to take it.
+  mu_.Unlock();
+  if (release_hook_) release_hook_();
+  std::this_thread::yield();
+  mu_.Lock();
+}
+
+void TimingWheel::SetLockReleaseHookForTesting(std::function<void()> hook) {
+  MutexLock advancing(&advance_mu_);
+  release_hook_ = std::move(hook);
 }
 
 void TimingWheel::AdvanceTo(Tick to, ExpiredFn on_expired) {
@@ -496,6 +715,7 @@ void TimingWheel::AdvanceTo(Tick to, ExpiredFn on_expired) {
       to <= fast_tick_limit_ ? static_cast<int64_t>(to) * tick_ns_
       : to == kNoTick        ? kNoWake - 1
                              : FloorNanoseconds(tick_ * static_cast<int64_t>(to));
+  MutexLock advancing(&advance_mu_);
   MutexLock lock(&mu_);
   AdvanceLocked(to, to_ns, on_expired);
 }
@@ -505,23 +725,26 @@ void TimingWheel::AdvanceToInstant(Instant now, ExpiredFn on_expired) {
   const int64_t now_ns = now.IsInfiniteFuture()
                              ? kNoWake - 1
                              : FloorNanoseconds(now - epoch_);
+  MutexLock advancing(&advance_mu_);
   MutexLock lock(&mu_);
   AdvanceLocked(to, now_ns, on_expired);
 }
 
 void TimingWheel::AdvanceLocked(Tick to, int64_t now_ns, ExpiredFn on_expired) {
-  WheelEntry* const held = &held_.head;
+  hold_work_ = 0;
   while (true) {
     const Tick next = NextEventTickLocked();
     const bool tick_due = next != kNoTick && next <= to;
     // A held deadline that has come, before the next tick if that is due
     // too: in time order.
+    WheelEntry* const held = &held_.head;
     WheelEntry* first = held->next_;
     if (first != held && HeldDeadlineNs(first) <= now_ns &&
         (!tick_due || HeldDeadlineNs(first) <= TickNs(next))) {
       UnlinkLocked(first);
       --size_;
       on_expired(first);
+      CountHoldWorkLocked();
       continue;
     }
     if (!tick_due) break;
@@ -531,6 +754,9 @@ void TimingWheel::AdvanceLocked(Tick to, int64_t now_ns, ExpiredFn on_expired) {
   }
   if (to > now_) now_ = to;
   if (now_ns > processed_ns_) processed_ns_ = now_ns;
+  cascade_stats_.max_per_hold =
+      std::max(cascade_stats_.max_per_hold, hold_work_);
+  hold_work_ = 0;
 }
 
 Tick TimingWheel::now() const {

@@ -1,8 +1,9 @@
 // Internal to this repository: not part of the API (docs/api.md lists the
 // API headers); its Bazel target is visible only inside this repository.
 //
-// TimingWheel: a two-level hashed timing wheel (work wheel + assistant wheel)
-// with absolute tick numbers, for O(1) arm / cancel / re-arm of many timers.
+// TimingWheel: a hierarchical hashed timing wheel (a work wheel and four
+// upper levels) with absolute tick numbers, for O(1) arm / cancel / re-arm
+// of many timers.
 //
 // Why this design. Robot modules arm thousands of timeouts and cancel almost
 // all of them; sensor pollers re-arm every period. A heap costs O(log n) per
@@ -11,41 +12,64 @@
 // resolution: deadlines are rounded *up* to whole ticks, so a timer fires at
 // most one tick late and never early.
 //
-// Geometry (all constants derive from kWorkWheelBits and
-// kAssistantWheelBits; static_asserts below keep this table honest):
+// Geometry (all constants derive from kWorkWheelBits, kUpperWheelBits and
+// kUpperLevels; static_asserts below keep this table honest):
 //
-//   level       slots  granularity   range (ticks)     range at 2 ms tick
-//   work      2 x 512  1 tick        [1, 512) (*)      1.024 s
-//   assistant      64  512 ticks     [512, 32768)      65.536 s
-//   + rounds        -  32768 ticks   [32768, 2^32]     ~99.4 days (max delay)
-//
-//   (*) plus, ahead of time, the next revolution: up to 1023 ticks ahead.
+//   level  lists   granularity  holds link ticks in            at a 2 ms tick
+//   work   2x512   1 tick       revolutions R, R+1 (*)         2 x 1.024 s
+//   1      2x64    2^9   ticks  level-2 units G2, G2+1         2 x 65.5 s
+//   2      2x64    2^15  ticks  level-3 units G3, G3+1         2 x 69.9 min
+//   3      2x64    2^21  ticks  level-4 units G4, G4+1         2 x 74.6 h
+//   4 top  2x64    2^27  ticks  everything later               128 x 74.6 h
+//                                                              (397.7 days)
+//   max delay 2^32 ticks (~99.4 days); R = now / 2^9, Gk = now / 2^(3+6k)
+//   (*) an entry goes to the lowest level whose window holds it.
 //
 // Time is an absolute 64-bit tick count since the wheel's epoch; an entry
-// stores its absolute expiry tick, never a relative count. Ticks fall into
-// "revolutions" of 512 (revolution = tick / 512). The work wheel holds the
-// entries of the current revolution and, ahead of time, of the next one; it
-// has 2 x 512 lists, indexed by expires mod 1024, so each list holds entries
-// of exactly one tick and its bitmap finds the exact next expiry. Every other
-// entry waits in assistant slot (revolution mod 64). Their remaining rounds,
-// (expires - now) / 32768, are derived from the absolute expiry at each
-// visit instead of being stored and counted down, so they cannot drift out
-// of step with it.
+// stores its absolute expiry tick, never a relative count. Each level holds
+// the entries of the current unit of the level above it and of the next
+// one, in 2 x 64 (work: 2 x 512) lists indexed by the entry's index at that
+// level (tick >> level shift) mod 128, so a list holds one index only: a
+// far entry is relinked at most once per level in its life (<= 4 times),
+// never revisited while it waits. Only the top level could hold two indices
+// in one list ("rounds"), and only if a caller's `present` runs far ahead of
+// now() (Arm): its lists then work as the old assistant wheel did, the
+// farther entries going back to their list when the nearer one cascades.
 //
-// Spread cascade. Moving a revolution's entries from its assistant slot to
-// the work wheel (a "cascade") must be complete by the revolution's first
-// tick B (a multiple of 512). Done all at once at B, a slot of 50,000
-// timeouts stalls the tick thread (and every Arm/Cancel, behind the lock)
-// for tens of milliseconds. So the first tick the wheel processes in the
-// revolution before B detaches that assistant slot into a "pending" list,
-// and each processed tick until B moves a share of it,
-// ceil(pending / ticks left until B) + kCascadeSlack entries: to the work
-// wheel if they expire in [B, B + 512), back to the assistant slot if they
-// are whole rounds away (each entry is visited once). Tick B moves what is
-// left. Only ticks processed anyway do this share: an idle wheel stays
-// tickless, and if nothing is processed before B the whole cascade happens
-// at B as before. An Arm() for [B, B + 512) goes straight to the work wheel.
-// None of this is observable: every entry expires at its tick, as before.
+// Spread cascade. Moving a slot (index i of level L, covering ticks
+// [i, i+1) * 2^shift) down to the levels below (a "cascade") must be
+// complete by its deadline D: the slot's first tick for level 1, and for
+// L >= 2 the start of the cascade of its first level-(L-1) slot, one
+// level-(L-1) unit earlier. It may start at S, the start of the unit before
+// (from then on the entries' windows are below: an Arm() for them goes
+// straight to a lower level). Done all at once, a slot of 10^6 timeouts
+// stalls the tick thread for tens of milliseconds. So the first processed
+// tick in [S, D] detaches the slot as its level's "pending" list, and every
+// processed tick T moves what keeps the list on a straight line from all
+// at S to none at D: left - floor(total * (D - 1 - T) / (D - S)), the rest
+// at D. A wheel whose ticks are not processed anyway (idle, tickless) does
+// not wait for D when a slot holds more than kCascadeChunk entries: its next
+// event is the tick at which the line is kCascadeChunk behind, so each
+// wake-up moves about that many (a few wake-ups per second at 10^7 far
+// timeouts), and a slot of up to kCascadeChunk moves at D in one go. Every
+// event of an upper level is a multiple of 512 when its slots hold at most
+// kCascadeChunk entries. None of this is observable: every entry expires at
+// its tick.
+//
+// Bounded lock hold. AdvanceTo/AdvanceToInstant count the entries they
+// relink, expire or hold, and after kMaxHoldWork of them release the lock,
+// let waiting threads in (a yield) and take it again, so one tick that
+// expires or cascades 10^5 entries delays an Arm() by one batch, not by the
+// whole tick. The rule that makes this safe: while the lock is released,
+// every entry is in exactly one list and is either idle (expired: its
+// `on_expired` was called) or still armed in a list that the advance
+// re-reads from its head after re-taking the lock (the work list of the
+// tick being processed, a pending cascade list), so a Cancel() or re-arm of
+// any entry meanwhile is an ordinary unlink; an Arm() meanwhile sees now()
+// == the tick being processed (an expiry there is clamped to the next) and
+// may go to a list the same advance then processes. One advance runs at a
+// time (a second one waits for the first). cascade_stats() reports the
+// most work done in one hold.
 //
 // Exact deadlines (ArmExact). A deadline between two ticks c-1 and c is
 // not rounded up to c: the entry waits in the wheel at tick c-1 (linked
@@ -72,11 +96,13 @@
 // nothing when nothing is due.
 //
 // Threads: Arm, Cancel, AdvanceTo and the queries may be called from any
-// thread; one internal mutex serializes them. AdvanceTo calls `on_expired`
-// with that mutex held: the function must be short, must not block and must
-// not call back into the wheel (the tick driver only takes a reference there
-// and hands the timer off after AdvanceTo returns). User callbacks never run
-// under the wheel's lock.
+// thread; one internal mutex serializes them (see "Bounded lock hold" for
+// when an advance lets others in). AdvanceTo calls `on_expired` with that
+// mutex held: the function must be short, must not block and must not call
+// back into the wheel (the tick driver only takes a reference there and
+// hands the timer off after AdvanceTo returns); the owner may re-arm or
+// cancel the entry as soon as the lock is released, even before AdvanceTo
+// returns. User callbacks never run under the wheel's lock.
 //
 // Tiny example (no threads):
 //
@@ -93,6 +119,7 @@
 #include <cstddef>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/functional/function_ref.h"
@@ -113,32 +140,57 @@ inline constexpr Tick kNoTick = ~Tick{0};
 inline constexpr absl::Duration kTimerResolution = absl::Milliseconds(2);
 
 inline constexpr int kWorkWheelBits = 9;
-inline constexpr int kAssistantWheelBits = 6;
+inline constexpr int kUpperWheelBits = 6;
+// Levels above the work wheel (level 1 is the former assistant wheel).
+inline constexpr int kUpperLevels = 4;
 inline constexpr Tick kWorkWheelSlots = Tick{1} << kWorkWheelBits;
-inline constexpr Tick kAssistantWheelSlots = Tick{1} << kAssistantWheelBits;
-// Ticks covered by one revolution of the work wheel = one assistant slot.
+// Ticks covered by one revolution of the work wheel = one level-1 slot.
 inline constexpr Tick kWorkWheelSpan = kWorkWheelSlots;
-// Ticks covered by one revolution of the assistant wheel = one "round".
-inline constexpr Tick kAssistantWheelSpan =
-    kWorkWheelSpan * kAssistantWheelSlots;
-// Each processed tick before a cascade moves this many entries beyond its
-// even share of the pending list (see the header comment).
-inline constexpr uint64_t kCascadeSlack = 16;
+// Slots per unit of the level above; each upper level has twice as many
+// lists (this unit of the level above and the next).
+inline constexpr Tick kUpperWheelSlots = Tick{1} << kUpperWheelBits;
+inline constexpr Tick kUpperWheelLists = 2 * kUpperWheelSlots;
+// log2 of the granularity of upper level `level` (1..kUpperLevels), and of
+// the unit of the level above it (its window is two of those).
+constexpr int UpperLevelShift(int level) {
+  return kWorkWheelBits + kUpperWheelBits * (level - 1);
+}
+constexpr Tick UpperLevelGranularity(int level) {
+  return Tick{1} << UpperLevelShift(level);
+}
+// An idle wheel's cascade moves about this many entries per wake-up (see
+// "Spread cascade"); a slot of at most this many moves at its deadline.
+inline constexpr uint64_t kCascadeChunk = 4096;
+// An advance releases the lock after this many relinked or expired
+// entries (see "Bounded lock hold").
+inline constexpr uint64_t kMaxHoldWork = 1024;
 // Longest delay Arm() accepts, in ticks.
 inline constexpr Tick kMaxDelayTicks = Tick{1} << 32;
 
 static_assert(kWorkWheelSlots == 512, "geometry table: work wheel slots");
-static_assert(kAssistantWheelSlots == 64, "geometry table: assistant slots");
-static_assert(kWorkWheelSpan == 512, "geometry table: work range");
-static_assert(kAssistantWheelSpan == 32768, "geometry table: assistant range");
+static_assert(kUpperWheelLists == 128, "geometry table: 2 x 64 upper lists");
+static_assert(UpperLevelGranularity(1) == kWorkWheelSpan,
+              "a level-1 slot is one work revolution");
+static_assert(UpperLevelShift(1) == 9 && UpperLevelShift(2) == 15 &&
+                  UpperLevelShift(3) == 21 && UpperLevelShift(4) == 27,
+              "geometry table: granularities 2^9, 2^15, 2^21, 2^27");
+static_assert(UpperLevelGranularity(kUpperLevels) * kUpperWheelLists ==
+                  Tick{1} << 34,
+              "geometry table: the top level spans 2^34 ticks");
 static_assert(kWorkWheelSlots % 64 == 0, "work bitmap is whole 64-bit words");
-static_assert(kAssistantWheelSlots <= 64, "assistant bitmap is one word");
-static_assert(kMaxDelayTicks / kAssistantWheelSpan == 131072,
-              "geometry table: rounds up to 2^17");
+static_assert(kUpperWheelLists % 64 == 0, "upper bitmaps are whole words");
+static_assert(kUpperWheelLists - 1 <= 0xfe, "an upper list index fits a byte");
+// The top level never needs rounds for a delay measured from now(): the
+// farthest index, (now + max delay) >> 27, is at most 33 past now's, and
+// its 128 lists hold 126 future indices apart.
+static_assert((kMaxDelayTicks >> UpperLevelShift(kUpperLevels)) + 2 <
+                  kUpperWheelLists,
+              "the top level holds the maximum delay without rounds");
 // 2^32 ticks of 2 ms is ~99.4 days: comfortably over the 24 h promise, and
 // every Cyber-style uint32 millisecond period fits.
 static_assert(kMaxDelayTicks * 2 > uint64_t{99} * 24 * 3600 * 1000,
               "geometry table: max delay at a 2 ms tick, in ms");
+static_assert(kMaxHoldWork <= kCascadeChunk, "a visit spans a few holds");
 
 // The intrusive node a timed object embeds (or derives from). While armed it
 // belongs to the wheel; the owner must Cancel() it (or let it expire) before
@@ -171,7 +223,8 @@ class WheelEntry {
 
   // kHeld: an exact entry whose deadline is less than one tick away, in
   // the wheel's deadline-ordered list (see "Exact deadlines" above).
-  enum Level : uint8_t { kIdle, kWork, kAssistant, kHeld };
+  // kUpper + L - 1: in upper level L (1..kUpperLevels).
+  enum Level : uint8_t { kIdle, kWork, kHeld, kUpper };
 
   WheelEntry* prev_ = nullptr;
   WheelEntry* next_ = nullptr;
@@ -180,8 +233,8 @@ class WheelEntry {
   // Exact arming: how long before tick expires_ the deadline is, in ns
   // (0: on the tick). Nonzero entries wait in the tick before, then held.
   uint32_t early_ns_ = 0;
-  uint16_t slot_ = 0;
-  Level level_ = kIdle;
+  uint16_t slot_ = 0;  // list index within its level
+  uint8_t level_ = kIdle;  // a Level, or kUpper + L - 1
 };
 static_assert(sizeof(WheelEntry) == 40, "one entry, 40 bytes");
 
@@ -270,11 +323,12 @@ class TimingWheel {
   bool IsArmed(const WheelEntry* entry) const;
 
   // Processes every tick up to and including `to`, in order: does its share
-  // of the coming cascade (all that is left, at a multiple of 512) and
+  // of the cascades in progress (all that is left at a deadline) and
   // expires due entries, calling `on_expired` for each (with the lock held;
   // see the header comment) after unlinking it, in tick order (the order
   // among entries of one tick is unspecified). Empty stretches are skipped
-  // in O(1). Afterwards now() == max(now(), to).
+  // in O(1). Afterwards now() == max(now(), to). Releases and re-takes the
+  // lock after every kMaxHoldWork entries (see "Bounded lock hold").
   // (An exact entry expires once the tick's instant reaches its deadline.)
   void AdvanceTo(Tick to, ExpiredFn on_expired);
   // As AdvanceTo(the last tick at or before `now`), and also expires the
@@ -287,9 +341,10 @@ class TimingWheel {
   // The latest instant advanced to (the tick's instant after AdvanceTo):
   // every deadline at or before it has expired.
   Instant processed() const;
-  // The next tick at which AdvanceTo has work (an expiry, or a multiple of
-  // 512 at which a pending cascade or a non-empty assistant slot is due), or
-  // kNoTick for an empty wheel. Never later than the next expiry. O(1).
+  // The next tick at which AdvanceTo has work (an expiry, or a tick at
+  // which a cascade must be done or, for a slot of more than kCascadeChunk
+  // entries, must have made progress), or kNoTick for an empty wheel.
+  // Never later than the next expiry. O(1).
   Tick NextEventTick() const;
   // The instant of the next event: NextEventTick()'s, or the deadline of a
   // held exact entry if earlier (InfiniteFuture for an empty wheel). A
@@ -307,18 +362,48 @@ class TimingWheel {
   // Number of armed entries.
   size_t size() const;
 
-  // Cascade counters, for tests and benchmarks.
+  // Cascade and lock-hold counters, for tests and benchmarks.
   struct CascadeStats {
     uint64_t moved = 0;         // entries relinked by cascades, in total
     uint64_t max_per_tick = 0;  // most entries relinked at one processed tick
+    // Most entries relinked, expired or held by an advance in one hold of
+    // the lock (<= kMaxHoldWork), and how often an advance let others in.
+    uint64_t max_per_hold = 0;
+    uint64_t lock_releases = 0;
   };
   CascadeStats cascade_stats() const;
+
+  // Test hook: called (from the advancing thread, without the lock) each
+  // time an advance lets others in, so a test can arm and cancel there
+  // deterministically. It may call anything but AdvanceTo/AdvanceToInstant
+  // (one advance at a time: that would deadlock). Not for production use;
+  // empty by default.
+  void SetLockReleaseHookForTesting(std::function<void()> hook);
 
  private:
   // Per-slot list head: a circular doubly-linked list through the entries.
   struct SlotList {
     WheelEntry head;  // sentinel; only its links are used
   };
+  // One upper level: kUpperWheelLists lists plus one, the pending list (the
+  // cascade in progress). Detaching a slot's list swaps it with the empty
+  // pending list in O(1): an entry's slot_ is its list index, and these
+  // tables map slots to lists and back (kNoSlot: the pending list).
+  struct UpperLevel {
+    SlotList lists[kUpperWheelLists + 1];
+    uint64_t size[kUpperWheelLists + 1] = {};
+    uint8_t list_of_slot[kUpperWheelLists];
+    uint8_t slot_of_list[kUpperWheelLists + 1];
+    uint8_t pending_list = kUpperWheelLists;
+    // Bit s set <=> slot s's list is non-empty.
+    uint64_t bits[kUpperWheelLists / 64] = {};
+    // The index (tick >> shift) of the latest cascade started: the pending
+    // list's while it is non-empty; 0 before any.
+    Tick pending_index = 0;
+    // Entries in the pending list when it was detached.
+    uint64_t pending_total = 0;
+  };
+  static constexpr uint8_t kNoSlot = 0xff;
 
   // Event times in the plan are whole nanoseconds since the epoch, rounded
   // up (a driver woken at one is never early); kNoWake: none.
@@ -329,11 +414,11 @@ class TimingWheel {
   }
   int64_t TickNsSlow(Tick tick) const;
   Instant NsToInstant(int64_t ns) const;
-  // Unlinks `entry` if armed (returning its event time, else kNoWake) and
-  // gives it a new arm_seq.
-  int64_t DetachForArmLocked(WheelEntry* entry)
+  // Unlinks `entry` if armed (returning whether its event was the plan)
+  // and gives it a new arm_seq.
+  bool DetachForArmLocked(WheelEntry* entry)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  ArmResult FinishArmLocked(WheelEntry* entry, int64_t vacated)
+  ArmResult FinishArmLocked(WheelEntry* entry, bool vacated_plan)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Whether `expires` is within the maximum delay of max(now_, present)
   // (and not kNoTick); RangeError says why not.
@@ -355,25 +440,63 @@ class TimingWheel {
   }
   void InsertHeldLocked(WheelEntry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void AdvanceLocked(Tick to, int64_t now_ns, ExpiredFn on_expired)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_, advance_mu_);
   int64_t NextEventNsLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   int64_t EventNsOfLocked(const WheelEntry* e) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether the event of armed `e` is the planned wake (cheap when not).
+  bool AtPlanLocked(const WheelEntry* e) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   void LinkLocked(WheelEntry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void UnlinkLocked(WheelEntry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Detaches the assistant slot visited at boundary tick `boundary` as the
-  // pending list (which must be empty), to be cascaded by then. O(1).
-  void StartCascadeLocked(Tick boundary) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Relinks up to `budget` pending entries; returns how many it moved.
-  uint64_t CascadePendingLocked(uint64_t budget)
+
+  // Upper level `level` (1..kUpperLevels).
+  UpperLevel& Upper(int level) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return upper_[level - 1];
+  }
+  const UpperLevel& Upper(int level) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return upper_[level - 1];
+  }
+  // The first index of `level` whose slot may hold entries not yet
+  // cascaded (the slot of an earlier index is done or pending).
+  Tick FirstWaitingIndexLocked(int level) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The cascade work of processed tick now_.
-  void CascadeStepLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The index of `level` that slot `slot`'s list holds: the first at or
+  // after FirstWaitingIndexLocked(level) with that slot.
+  Tick IndexOfSlotLocked(int level, uint64_t slot) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The tick a driver must be awake for the pending cascade of `level`
+  // (kNoTick if none), or for the slot of `index` holding `n` entries.
+  Tick PendingEventTickLocked(int level) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  Tick SlotEventTickLocked(int level, Tick index, uint64_t n) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The next event of `level`: its pending cascade's, else that of its
+  // first non-empty slot; kNoTick if none.
+  Tick LevelEventTickLocked(int level) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Detaches the slot of `index` of `level` as that level's pending list
+  // (which must be empty). O(1).
+  void StartCascadeLocked(int level, Tick index)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Relinks up to `budget` pending entries of `level`; returns how many.
+  uint64_t CascadePendingLocked(int level, uint64_t budget)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_, advance_mu_);
+  // The cascade work of processed tick now_, top level first; returns the
+  // entries it relinked.
+  uint64_t CascadeStepLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_, advance_mu_);
   void ExpireWorkSlotLocked(uint64_t slot, ExpiredFn on_expired)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_, advance_mu_);
+  // Counts one entry handled by the advance; after kMaxHoldWork of them,
+  // releases the lock briefly (see "Bounded lock hold"). The caller must
+  // re-read anything but its own locals afterwards.
+  void CountHoldWorkLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_, advance_mu_) {
+    if (++hold_work_ >= kMaxHoldWork) LetOthersInLocked();
+  }
+  void LetOthersInLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_, advance_mu_);
   // The next tick event; with `work_tick`, the work wheel's next tick goes
-  // there and the result is the other events' (cascade, assistant visit).
+  // there and the result is the other events' (the upper levels').
   Tick NextEventTickLocked(Tick* work_tick = nullptr) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // When a driver must be awake for work tick `tick` (see the .cc).
@@ -381,14 +504,14 @@ class TimingWheel {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Longest list of exact entries WorkTickEventNsLocked scans.
   static constexpr int kExactScanLimit = 16;
-  // After an entry whose event tick was `vacated` left it: moves the plan
-  // to the next event if that emptied the planned tick; true if it did.
-  bool ReplanLaterLocked(int64_t vacated) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // After an entry whose event was the plan (`vacated_plan`) left it:
+  // moves the plan to the next event if that changed it; true if it did.
+  bool ReplanLaterLocked(bool vacated_plan) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The tick at which a driver must be awake for `e` (its expiry, or the
-  // cascade that moves it to the work wheel).
+  // cascade visit that may move it to a lower level).
   Tick EventTickOfLocked(const WheelEntry* e) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  WheelEntry* SlotHeadLocked(WheelEntry::Level level, uint64_t slot)
+  WheelEntry* SlotHeadLocked(uint8_t level, uint64_t slot)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // Work lists: this revolution's and the next one's, by expires mod 1024.
@@ -402,6 +525,9 @@ class TimingWheel {
   // (0 when the tick is not whole nanoseconds: Duration arithmetic).
   const Tick fast_tick_limit_;
 
+  // Held by an advance for its whole run (one advance at a time, also while
+  // it lets others take mu_); taken before mu_.
+  Mutex advance_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   mutable Mutex mu_;
   Tick now_ ABSL_GUARDED_BY(mu_) = 0;
   // The latest instant advanced to, in ns since the epoch (rounded down).
@@ -420,23 +546,23 @@ class TimingWheel {
   SlotList work_[kWorkLists] ABSL_GUARDED_BY(mu_);
   // Exact entries due within a tick (or already), by deadline.
   SlotList held_ ABSL_GUARDED_BY(mu_);
-  // Assistant lists: one per assistant slot plus one, the pending list (the
-  // cascade in progress). Detaching a slot's list swaps it with the empty
-  // pending list in O(1): an assistant entry's slot_ is its list index, and
-  // these tables map slots to lists and back (kNoSlot: the pending list).
-  static constexpr uint8_t kNoSlot = 0xff;
-  SlotList assistant_[kAssistantWheelSlots + 1] ABSL_GUARDED_BY(mu_);
-  uint64_t assistant_size_[kAssistantWheelSlots + 1] ABSL_GUARDED_BY(mu_) = {};
-  uint8_t list_of_slot_[kAssistantWheelSlots] ABSL_GUARDED_BY(mu_);
-  uint8_t slot_of_list_[kAssistantWheelSlots + 1] ABSL_GUARDED_BY(mu_);
-  uint8_t pending_list_ ABSL_GUARDED_BY(mu_) = kAssistantWheelSlots;
-  // The boundary tick the pending list is cascaded for (its entries expire
-  // in [pending_boundary_, + 512) or whole rounds later); once started,
-  // > now_ while the list is non-empty.
-  Tick pending_boundary_ ABSL_GUARDED_BY(mu_) = 0;
-  // Bit s set <=> slot s is non-empty.
+  UpperLevel upper_[kUpperLevels] ABSL_GUARDED_BY(mu_);
+  // Bit s set <=> work list s is non-empty.
   uint64_t work_bits_[kWorkLists / 64] ABSL_GUARDED_BY(mu_) = {};
-  uint64_t assistant_bits_ ABSL_GUARDED_BY(mu_) = 0;
+  std::function<void()> release_hook_ ABSL_GUARDED_BY(advance_mu_);
+  // The upper levels' next event (kNoTick: none), valid while
+  // upper_event_valid_ and after now_: any link, unlink or cascade start in
+  // an upper level invalidates it, and as long as now_ stays before it, time
+  // alone cannot change it (an event of a later slot cannot come earlier,
+  // and a slot whose window now_ passes would have had an earlier event).
+  // Saves recomputing four levels at every tick an advance processes.
+  mutable Tick upper_event_ ABSL_GUARDED_BY(mu_) = kNoTick;
+  mutable bool upper_event_valid_ ABSL_GUARDED_BY(mu_) = false;
+  // Bit L - 1 set <=> upper level L holds an entry (in a slot or pending):
+  // the tick loop looks at the levels in use only.
+  uint32_t upper_in_use_ ABSL_GUARDED_BY(mu_) = 0;
+  // Entries the advance in progress handled since it last took mu_.
+  uint64_t hold_work_ ABSL_GUARDED_BY(mu_) = 0;
   CascadeStats cascade_stats_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -16,6 +16,8 @@ using reference::WheelModel;
 using Fire = WheelModel::Fire;
 
 constexpr absl::Duration kTick = absl::Milliseconds(2);
+// One unit of level 2 (the former assistant wheel's whole range, 65.5 s).
+constexpr Tick kLevel2Unit = UpperLevelGranularity(2);
 
 // N entries with ids 0..N-1, driven in lock step on a wheel and the model.
 class WheelHarness {
@@ -154,7 +156,7 @@ TEST(TimingWheelTest, CancelAndRearm) {
   EXPECT_TRUE(wheel.Cancel(&e));
   EXPECT_FALSE(wheel.Cancel(&e));
   ASSERT_TRUE(wheel.Arm(&e, 10).ok());
-  auto r = wheel.Arm(&e, 20000);  // re-arm moves it (work -> assistant)
+  auto r = wheel.Arm(&e, 20000);  // re-arm moves it (work -> level 1)
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->arm_seq, 3u);
   EXPECT_EQ(wheel.size(), 1u);
@@ -167,11 +169,25 @@ TEST(TimingWheelTest, CancelAndRearm) {
 
 TEST(TimingWheelTest, BoundaryDelays) {
   // Each delay is checked from several starting phases, so that slot 511->0
-  // wraps and assistant-wheel wraps are crossed at different offsets.
-  const Tick delays[] = {1,     2,     511,   512,   513,   1023,  1024,
-                         32767, 32768, 32769, 65535, 65536, 65537,
-                         43200000 /* 24 h at 2 ms */, kMaxDelayTicks};
-  const Tick starts[] = {0, 1, 510, 511, 512, 32767, 32768, 1000003};
+  // wraps and the wraps and unit boundaries of every upper level are
+  // crossed at different offsets: delays on, just before and just after
+  // each level's granularity and window, up to the maximum.
+  std::vector<Tick> delays = {1, 2, 511, 512, 513, 1023, 1024, 1025,
+                              43200000 /* 24 h at 2 ms */, kMaxDelayTicks - 1,
+                              kMaxDelayTicks};
+  for (int level = 1; level <= kUpperLevels; ++level) {
+    for (const Tick edge : {UpperLevelGranularity(level) * kUpperWheelSlots,
+                            UpperLevelGranularity(level) * kUpperWheelLists}) {
+      if (edge > kMaxDelayTicks) continue;
+      for (const Tick d : {edge - 1, edge, edge + 1}) {
+        if (d <= kMaxDelayTicks) delays.push_back(d);
+      }
+    }
+  }
+  const Tick starts[] = {0,           1,           510,         511,
+                         512,         32767,       32768,       1000003,
+                         (Tick{1} << 21) - 1,      Tick{1} << 21,
+                         (Tick{1} << 27) - 513,    (Tick{1} << 33) + 77};
   for (Tick start : starts) {
     for (Tick delay : delays) {
       WheelHarness h(1);
@@ -183,6 +199,9 @@ TEST(TimingWheelTest, BoundaryDelays) {
       const auto fired = h.AdvanceTo(start + delay);
       ASSERT_EQ(fired.size(), 1u) << "start " << start << " delay " << delay;
       EXPECT_EQ(fired[0].tick, start + delay);
+      // Relinked at most once per upper level on the way down.
+      EXPECT_LE(h.wheel().cascade_stats().moved, uint64_t{kUpperLevels})
+          << "start " << start << " delay " << delay;
     }
   }
 }
@@ -230,7 +249,8 @@ TEST(TimingWheelTest, MaximumDelayCountsFromThePresentTickWhenGiven) {
   EXPECT_EQ(wheel.Arm(&e, present + kMaxDelayTicks + 1, present).status().code(),
             absl::StatusCode::kOutOfRange);
   EXPECT_EQ(e.expires(), present + kMaxDelayTicks);  // kept
-  // It waits out its 131072 rounds and fires exactly at its tick.
+  // It waits at the top level (no rounds: see the geometry table), comes
+  // down level by level and fires exactly at its tick.
   int fired = 0;
   wheel.AdvanceTo(present + kMaxDelayTicks - 1, [&](WheelEntry*) { ++fired; });
   EXPECT_EQ(fired, 0);
@@ -249,23 +269,131 @@ TEST(TimingWheelTest, NextEventTickIsExpiryOrCascade) {
   EXPECT_EQ(wheel.NextEventTick(), kNoTick);
   WheelEntry a, b;
   ASSERT_TRUE(wheel.Arm(&a, 100000).ok());
-  // 100000 is three rounds away, in assistant slot (100000 / 512) % 64 = 3,
-  // whose first visit is the cascade at tick 3 * 512 = 1536 (where it stays
-  // for further rounds): that visit is the wheel's next event.
-  EXPECT_EQ(wheel.NextEventTick(), 1536u);
+  // 100000 is beyond level 1's window (level-2 units 0 and 1, ticks below
+  // 65536): level 2, index 100000 >> 15 = 3, whose cascade is due one
+  // level-1 unit before its first tick: 3 * 32768 - 512 = 97792.
+  EXPECT_EQ(wheel.NextEventTick(), 97792u);
   std::vector<Tick> visits;
   for (Tick t = wheel.NextEventTick(); t <= 100000; t = wheel.NextEventTick()) {
     visits.push_back(t);
     wheel.AdvanceTo(t, [](WheelEntry*) {});
   }
-  // One visit per round, then the move to the work wheel, then the expiry.
-  EXPECT_EQ(visits, (std::vector<Tick>{1536, 34304, 67072, 99840, 100000}));
+  // Level 2 -> level 1 (index 195, due at its first tick 99840) -> work
+  // wheel -> expiry: one visit per level, never a revisit.
+  EXPECT_EQ(visits, (std::vector<Tick>{97792, 99840, 100000}));
+  EXPECT_EQ(wheel.cascade_stats().moved, 2u);
   ASSERT_TRUE(wheel.Arm(&a, 200000).ok());
   ASSERT_TRUE(wheel.Arm(&b, 100007).ok());
   EXPECT_EQ(wheel.NextEventTick(), 100007u);
   wheel.Cancel(&b);
   wheel.Cancel(&a);
   EXPECT_EQ(wheel.NextEventTick(), kNoTick);
+}
+
+TEST(TimingWheelTest, CascadesFromEveryLevel) {
+  // One entry per upper level, each far enough to start there; each comes
+  // down one level per cascade and fires at its tick, in order.
+  TimingWheel wheel(Instant(), kTick);
+  const Tick expiries[] = {
+      3 * 512 + 5,                            // level 1
+      5 * kLevel2Unit + 7,                    // level 2
+      5 * UpperLevelGranularity(3) + 11,      // level 3
+      5 * UpperLevelGranularity(4) + 13,      // level 4 (top)
+      kMaxDelayTicks};                        // top, the maximum delay
+  std::vector<WheelEntry> entries(std::size(expiries));
+  for (size_t i = 0; i < entries.size(); ++i) {
+    ASSERT_TRUE(wheel.Arm(&entries[i], expiries[i]).ok());
+  }
+  std::vector<Tick> fired;
+  std::vector<Tick> events;
+  for (Tick t = wheel.NextEventTick(); t != kNoTick; t = wheel.NextEventTick()) {
+    events.push_back(t);
+    ASSERT_GT(t, wheel.now());
+    wheel.AdvanceTo(t, [&](WheelEntry* e) {
+      EXPECT_EQ(e->expires(), t) << "fired at its tick";
+      fired.push_back(e->expires());
+    });
+  }
+  EXPECT_EQ(fired, (std::vector<Tick>(std::begin(expiries), std::end(expiries))));
+  // Entry i starts at level i + 1 and is relinked at most once per level
+  // (fewer when a cascade drops it more than one level): at most
+  // 1 + 2 + 3 + 4 + 4 relinks in all, one event each, plus the expiries.
+  EXPECT_LE(wheel.cascade_stats().moved, 14u);
+  EXPECT_GE(wheel.cascade_stats().moved, 5u);
+  EXPECT_LE(events.size(), 14u + 5u);
+}
+
+TEST(TimingWheelTest, FarTimeoutsAreNotRevisited) {
+  // 100,000 timeouts 30 s to 10 min away, stepped through tick by tick as a
+  // busy tick thread does: each is relinked at most once per level it
+  // passes (level 2 -> 1 -> work), not once per 65.5 s as whole rounds of
+  // a two-level wheel were.
+  constexpr int kTimeouts = 100000;
+  TimingWheel wheel(Instant(), kTick);
+  std::vector<WheelEntry> entries(kTimeouts);
+  std::mt19937_64 rng(3);
+  constexpr Tick kMin = 15000;   // 30 s
+  constexpr Tick kMax = 300000;  // 10 min
+  for (WheelEntry& e : entries) {
+    ASSERT_TRUE(wheel.Arm(&e, kMin + rng() % (kMax - kMin)).ok());
+  }
+  WheelEntry ticker;
+  size_t fired = 0;
+  for (Tick t = 1; t <= kMax; ++t) {
+    ASSERT_TRUE(wheel.Arm(&ticker, t).ok());
+    wheel.AdvanceTo(t, [&](WheelEntry* e) {
+      if (e == &ticker) return;
+      ASSERT_EQ(e->expires(), t);
+      ++fired;
+    });
+  }
+  EXPECT_EQ(fired, static_cast<size_t>(kTimeouts));
+  const TimingWheel::CascadeStats stats = wheel.cascade_stats();
+  EXPECT_LE(stats.moved, 2u * kTimeouts);
+  // Spread: a level-2 slot (up to ~11,500 of them here) moves over 63
+  // revolutions, a level-1 slot (~175) over one; no tick moves a slot.
+  EXPECT_LE(stats.max_per_tick, 64u) << "moved " << stats.moved;
+}
+
+TEST(TimingWheelTest, IdleWheelSpreadsABigCascadeInChunks) {
+  // Tickless: nothing else is due, so the wheel is only advanced to its
+  // next event. 100,000 timeouts in one level-2 slot must still not come
+  // down in one tick: the wheel asks for visits that move about
+  // kCascadeChunk each, on the straight line through the window.
+  constexpr int kTimeouts = 100000;
+  TimingWheel wheel(Instant(), kTick);
+  std::vector<WheelEntry> entries(kTimeouts);
+  std::mt19937_64 rng(5);
+  const Tick first = 3 * kLevel2Unit;  // level-2 index 3
+  for (WheelEntry& e : entries) {
+    ASSERT_TRUE(wheel.Arm(&e, first + rng() % kLevel2Unit).ok());
+  }
+  const Tick next = wheel.NextEventTick();
+  // Its window opens at index 2's first tick; the first visit comes once a
+  // chunk is due, not at the deadline 3 * 32768 - 512.
+  EXPECT_GE(next, 2 * kLevel2Unit);
+  EXPECT_LT(next, first - 512);
+  size_t fired = 0;
+  int visits_before_first = 0;  // cascade-only visits before any expiry
+  uint64_t max_moved = 0;
+  for (Tick t = wheel.NextEventTick(); t != kNoTick; t = wheel.NextEventTick()) {
+    if (t < first) ++visits_before_first;
+    const uint64_t before = wheel.cascade_stats().moved;
+    wheel.AdvanceTo(t, [&](WheelEntry* e) {
+      ASSERT_EQ(e->expires(), t);
+      ++fired;
+    });
+    max_moved = std::max(max_moved, wheel.cascade_stats().moved - before);
+  }
+  EXPECT_EQ(fired, static_cast<size_t>(kTimeouts));
+  // Each visit is about a chunk (plus a tick's share of the line), or a
+  // level-1 slot (~1,560) at its deadline.
+  EXPECT_LE(max_moved, kCascadeChunk + kTimeouts / (63 * 512) + 2);
+  EXPECT_LE(wheel.cascade_stats().max_per_tick, max_moved);
+  // The level-2 slot comes down in about 100,000 / 4096 = 25 visits (its
+  // level-1 slots then go at their deadlines, the first at `first`).
+  EXPECT_GE(visits_before_first, 24);
+  EXPECT_LE(visits_before_first, 27);
 }
 
 TEST(TimingWheelTest, ArmReportsWhenASleepingDriverMustWake) {
@@ -327,14 +455,17 @@ TEST(TimingWheelTest, HugeJumpOnAnEmptyWheelIsInstant) {
 }
 
 TEST(TimingWheelTest, CascadeIsSpreadOverTheRevolutionBefore) {
-  // 200,000 timeouts for revolution 2 (ticks [1024, 1536)) and 50,000 whole
-  // rounds later share assistant slot 2. A ticker entry makes every tick a
-  // processed one, as a busy tick thread's are. Through revolution 1 each
-  // tick moves about 1/512 of the slot; none moves them all at once.
+  // 200,000 timeouts for revolution 2 (ticks [1024, 1536)) in level-1 slot
+  // 2, and 50,000 a level-2 unit later (revolution 66: the same assistant
+  // slot in the old two-level wheel, whose cascade visited them; here a
+  // list of their own). A ticker entry makes every tick a processed one,
+  // as a busy tick thread's are. Through revolution 1 each tick moves
+  // about 1/512 of slot 2; none moves it all at once, and the later
+  // entries are not touched.
   constexpr int kSoon = 200000;
   constexpr int kLater = 50000;
   constexpr Tick kRevolution2 = 2 * kWorkWheelSpan;
-  constexpr Tick kLaterRevolution = kRevolution2 + kAssistantWheelSpan;
+  constexpr Tick kLaterRevolution = kRevolution2 + kLevel2Unit;
   TimingWheel wheel(Instant(), kTick);
   std::vector<WheelEntry> entries(kSoon + kLater);
   std::vector<int> due(3 * kWorkWheelSpan, 0);
@@ -350,7 +481,8 @@ TEST(TimingWheelTest, CascadeIsSpreadOverTheRevolutionBefore) {
   WheelEntry ticker;
   const WheelEntry* const first = entries.data();
   const WheelEntry* const end = first + entries.size();
-  const uint64_t share = (kSoon + kLater + kWorkWheelSpan - 1) / kWorkWheelSpan;
+  // The straight line drops by kSoon / 512 a tick.
+  const uint64_t share = (kSoon + kWorkWheelSpan - 1) / kWorkWheelSpan;
   while (wheel.now() < 3 * kWorkWheelSpan - 1) {
     const Tick to = wheel.now() + 1;
     ASSERT_TRUE(wheel.Arm(&ticker, to).ok());
@@ -370,17 +502,20 @@ TEST(TimingWheelTest, CascadeIsSpreadOverTheRevolutionBefore) {
     ASSERT_TRUE(ticked);
     ASSERT_EQ(fired, due[to]) << "tick " << to;
     const TimingWheel::CascadeStats stats = wheel.cascade_stats();
-    ASSERT_LE(stats.max_per_tick, share + kCascadeSlack) << "tick " << to;
+    ASSERT_LE(stats.max_per_tick, share) << "tick " << to;
     if (to == kRevolution2 - 1) {
-      // All visited before the boundary: the boundary has nothing left.
-      EXPECT_EQ(stats.moved, uint64_t{kSoon + kLater});
+      // All moved before the boundary: the boundary has nothing left.
+      EXPECT_EQ(stats.moved, uint64_t{kSoon});
     }
   }
-  EXPECT_EQ(wheel.cascade_stats().moved, uint64_t{kSoon + kLater})
-      << "each entry is visited once";
+  EXPECT_EQ(wheel.cascade_stats().moved, uint64_t{kSoon})
+      << "each entry is visited once, the later ones not at all";
   EXPECT_EQ(wheel.size(), static_cast<size_t>(kLater));
-  // The whole-round entries wait for their own visit, one round on.
-  EXPECT_EQ(wheel.NextEventTick(), kLaterRevolution);
+  // The later entries wait for their own window (revolution 65); with
+  // more than a chunk of them, the first visit comes before its end.
+  const Tick next = wheel.NextEventTick();
+  EXPECT_GE(next, kLaterRevolution - kWorkWheelSpan);
+  EXPECT_LT(next, kLaterRevolution);
   for (const WheelEntry* e = first + kSoon; e < end; ++e) {
     EXPECT_TRUE(wheel.IsArmed(e));
   }
@@ -413,6 +548,124 @@ TEST(TimingWheelTest, CascadeWithoutProcessedTicksHappensAtTheBoundary) {
   EXPECT_EQ(fired, 1000);
 }
 
+TEST(TimingWheelTest, OneTickOfManyExpiriesReleasesTheLockInBatches) {
+  // 100,000 entries on one tick: the advance that expires them lets others
+  // take the lock every kMaxHoldWork entries.
+  constexpr int kEntries = 100000;
+  TimingWheel wheel(Instant(), kTick);
+  std::vector<WheelEntry> entries(kEntries);
+  for (WheelEntry& e : entries) ASSERT_TRUE(wheel.Arm(&e, 700).ok());
+  int releases_seen = 0;
+  wheel.SetLockReleaseHookForTesting([&] { ++releases_seen; });
+  int fired = 0;
+  wheel.AdvanceTo(700, [&](WheelEntry*) { ++fired; });
+  EXPECT_EQ(fired, kEntries);
+  const TimingWheel::CascadeStats stats = wheel.cascade_stats();
+  EXPECT_LE(stats.max_per_hold, kMaxHoldWork);
+  EXPECT_EQ(stats.lock_releases, uint64_t{kEntries} / kMaxHoldWork);
+  EXPECT_EQ(releases_seen, static_cast<int>(stats.lock_releases));
+}
+
+TEST(TimingWheelTest, OneTickOfABigCascadeReleasesTheLockInBatches) {
+  // 100,000 entries for revolution 2 reached by one jump of an idle wheel:
+  // every visit's relinks, and the boundary's expiries, go in batches.
+  constexpr int kEntries = 100000;
+  TimingWheel wheel(Instant(), kTick);
+  std::vector<WheelEntry> entries(kEntries);
+  for (int i = 0; i < kEntries; ++i) {
+    ASSERT_TRUE(wheel.Arm(&entries[i], 1024 + i % 512).ok());
+  }
+  int fired = 0;
+  wheel.AdvanceTo(2000, [&](WheelEntry*) { ++fired; });
+  EXPECT_EQ(fired, kEntries);
+  const TimingWheel::CascadeStats stats = wheel.cascade_stats();
+  EXPECT_EQ(stats.moved, uint64_t{kEntries});
+  EXPECT_LE(stats.max_per_hold, kMaxHoldWork);
+  EXPECT_GE(stats.lock_releases, uint64_t{2 * kEntries} / kMaxHoldWork - 1);
+}
+
+// While an advance lets others in, entries of the tick being expired and
+// of the cascade in progress are still armed, in lists the advance re-reads:
+// cancelling or re-arming them there, and re-arming entries that have just
+// expired, must be ordinary operations. The hook runs at each release, on
+// the advancing thread, with the wheel's lock released.
+TEST(TimingWheelTest, CancelAndRearmWhileAnAdvanceLetsOthersIn) {
+  constexpr int kEntries = 20000;
+  TimingWheel wheel(Instant(), kTick);
+  std::vector<WheelEntry> entries(kEntries);
+  // Half due at tick 300 (one big expiry), half for revolution 2 (a big
+  // cascade, processed tick by tick below).
+  for (int i = 0; i < kEntries; ++i) {
+    ASSERT_TRUE(wheel.Arm(&entries[i], i % 2 == 0 ? 300 : 1024 + i % 512).ok());
+  }
+  std::vector<int> fires(kEntries, 0);
+  std::vector<Tick> want(kEntries);
+  for (int i = 0; i < kEntries; ++i) want[i] = entries[i].expires();
+  std::mt19937_64 rng(9);
+  int hook_calls = 0;
+  int cancelled_armed = 0;
+  wheel.SetLockReleaseHookForTesting([&] {
+    ++hook_calls;
+    const Tick now = wheel.now();  // the tick being processed
+    for (int k = 0; k < 50; ++k) {
+      const int i = static_cast<int>(rng() % kEntries);
+      switch (rng() % 3) {
+        case 0:  // cancel: armed (not yet expired or moved) or idle
+          if (wheel.Cancel(&entries[i])) ++cancelled_armed;
+          want[i] = kNoTick;
+          break;
+        case 1: {  // re-arm to the tick being processed: clamped to the next
+          auto r = wheel.Arm(&entries[i], now);
+          ASSERT_TRUE(r.ok());
+          ASSERT_EQ(r->expires, now + 1);
+          want[i] = now + 1;
+          break;
+        }
+        default: {  // re-arm into a later revolution (the cascade's
+                    // included, while it has not started)
+          auto r = wheel.Arm(&entries[i], now + 1100 + rng() % 2000);
+          ASSERT_TRUE(r.ok());
+          want[i] = r->expires;
+        }
+      }
+    }
+  });
+  // As a tickless driver: from event to event (the cascade of 10,000
+  // comes in visits of about kCascadeChunk, each releasing the lock in
+  // its middle), then tick by tick.
+  int releases_in_cascade = 0;
+  for (Tick t = wheel.NextEventTick(); t <= 4000;
+       t = std::min(wheel.NextEventTick(), wheel.now() + (t > 1100 ? 1 : 5000))) {
+    const int calls_before = hook_calls;
+    wheel.AdvanceTo(t, [&](WheelEntry* e) {
+      const int i = static_cast<int>(e - entries.data());
+      EXPECT_EQ(e->expires(), t);
+      EXPECT_EQ(want[i], t) << "entry " << i;
+      ++fires[i];
+      want[i] = kNoTick;  // fired: a later fire needs a new arm
+    });
+    if (t >= 512 && t < 1024) releases_in_cascade += hook_calls - calls_before;
+  }
+  EXPECT_GT(hook_calls, 0);
+  EXPECT_GT(releases_in_cascade, 0);
+  // Drain what the last releases re-armed, with nothing done in between.
+  wheel.SetLockReleaseHookForTesting(nullptr);
+  for (Tick t = wheel.NextEventTick(); t != kNoTick; t = wheel.NextEventTick()) {
+    wheel.AdvanceTo(t, [&](WheelEntry* e) {
+      const int i = static_cast<int>(e - entries.data());
+      EXPECT_EQ(want[i], t) << "entry " << i;
+      want[i] = kNoTick;
+    });
+  }
+  EXPECT_GT(cancelled_armed, 0);
+  for (int i = 0; i < kEntries; ++i) {
+    EXPECT_EQ(want[i], kNoTick) << "entry " << i << " never fired";
+    EXPECT_FALSE(wheel.IsArmed(&entries[i]));
+  }
+  EXPECT_EQ(wheel.size(), 0u);
+  EXPECT_LE(wheel.cascade_stats().max_per_hold, kMaxHoldWork);
+}
+
 // Tick-by-tick stepping across many cascades, as a busy tick thread does,
 // with arms, cancels and re-arms at every tick, aimed at the edges of the
 // spread cascade: delays of 511/512/513 ticks, expiries just before, at and
@@ -438,20 +691,20 @@ TEST(TimingWheelPropertyTest, StepwiseAcrossSpreadCascadesMatchesModel) {
       }
       case 3: return 1 + rng() % kWorkWheelSpan;
       case 4: case 5: return 1 + rng() % (3 * kWorkWheelSpan);
-      case 6: return 1 + rng() % kAssistantWheelSpan;
+      case 6: return 1 + rng() % kLevel2Unit;
       case 7: {  // whole rounds later, near the next boundaries
         const Tick rounds = 1 + rng() % 2;
-        return rounds * kAssistantWheelSpan + to_boundary - 1 + rng() % 1030;
+        return rounds * kLevel2Unit + to_boundary - 1 + rng() % 1030;
       }
-      case 8: return kAssistantWheelSpan - 1 + rng() % 3;
-      case 9: return 1 + rng() % (3 * kAssistantWheelSpan);
+      case 8: return kLevel2Unit - 1 + rng() % 3;
+      case 9: return 1 + rng() % (3 * kLevel2Unit);
       default: return 1 + rng() % 4;
     }
   };
   // Fill the next revolutions' assistant slots, so that cascades are big.
   for (int id = 1; id < kEntries; ++id) h.Arm(id, 1 + rng() % (4 * kWorkWheelSpan));
   size_t fires = 0;
-  const Tick kEnd = 3 * kAssistantWheelSpan + 3 * kWorkWheelSpan;
+  const Tick kEnd = 3 * kLevel2Unit + 3 * kWorkWheelSpan;
   while (h.wheel().now() < kEnd) {
     // Entry 0 ticks every tick, so that every tick is a processed one, but
     // now and then it pauses, so that some revolutions are skipped over.
@@ -508,8 +761,8 @@ TEST(TimingWheelPropertyTest, MatchesReferenceModel) {
     switch (rng() % 8) {
       case 0: return 1 + rng() % 4;                        // next ticks
       case 1: case 2: return 1 + rng() % kWorkWheelSpan;   // work wheel
-      case 3: case 4: return 1 + rng() % kAssistantWheelSpan;
-      case 5: return 1 + rng() % (4 * kAssistantWheelSpan);  // a few rounds
+      case 3: case 4: return 1 + rng() % kLevel2Unit;
+      case 5: return 1 + rng() % (4 * kLevel2Unit);  // a few rounds
       case 6: return 1 + rng() % 43200000;                 // up to 24 h
       default: return 1 + rng() % kMaxDelayTicks;          // up to the max
     }

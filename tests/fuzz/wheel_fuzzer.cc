@@ -1,10 +1,11 @@
 // wheel_fuzzer: the timing wheel against its reference model.
 //
 // Why: the wheel (timer/timing_wheel.h) is where "never early, never lost,
-// exactly once" is actually enforced, with slot arithmetic, cascades,
-// whole-round waits in the assistant wheel and bitmaps that skip empty
-// stretches -- code whose bugs hide at boundaries (tick 511 vs 512, one round
-// vs two, a re-arm from the past). tests/reference/wheel_model.h is an
+// exactly once" is actually enforced, with slot arithmetic, cascades down
+// five levels (and whole rounds at the top one when a caller's present runs
+// ahead) and bitmaps that skip empty stretches -- code whose bugs hide at
+// boundaries (tick 511 vs 512, the first tick of a level's unit, the one
+// before a cascade's deadline, a re-arm from the past). tests/reference/wheel_model.h is an
 // ordered map with the same documented rules; this fuzzer drives both with
 // the same operation sequence and compares after every step. It is single
 // threaded and cheap, so libFuzzer runs it tens of thousands of times a
@@ -41,7 +42,9 @@
 //   - now(), processed(), size(), IsArmed() agree with the model;
 //   - NextEvent() is InfiniteFuture exactly when empty, else never after the
 //     model's next expiry instant, and after processed() unless something is
-//     already due; it is that expiry, a cascade tick (a multiple of 512), or
+//     already due; it is that expiry, a cascade tick (a multiple of 512:
+//     every upper level's deadline is one, and 8 entries never make a slot
+//     big enough for the visits in between, see kCascadeChunk), or
 //     the tick before an exact deadline between ticks (where the entry
 //     waits), nothing else; NextEventTick() is kNoTick when empty, else
 //     after now(), and NextEvent() is no later than its instant;
@@ -400,8 +403,8 @@ void WheelFuzz::Run(FuzzInput& in) {
       case 0:  // near: the work wheel
         Arm(id, now() + in.Uint(0, 600));
         break;
-      case 1:  // far: the assistant wheel, a few rounds
-        Arm(id, now() + in.Uint(0, Tick{1} << 17));
+      case 1:  // far: level 1 or 2 (or, now and then, any level)
+        Arm(id, now() + in.Uint(0, in.Choice(4) == 0 ? Tick{1} << 32 : Tick{1} << 17));
         break;
       case 2: {  // anywhere, including beyond the maximum delay, maybe with
                  // a present tick ahead of now() (an idle wheel lags its clock)
@@ -415,7 +418,20 @@ void WheelFuzz::Run(FuzzInput& in) {
                               32767, 32768, 32769, kMaxDelayTicks - 1,
                               kMaxDelayTicks, kMaxDelayTicks + 1,
                               to_cascade - 1, to_cascade, to_cascade + 1};
-        Arm(id, now() + edges[in.Choice(sizeof(edges) / sizeof(edges[0]))]);
+        const size_t n = sizeof(edges) / sizeof(edges[0]);
+        const size_t pick = in.Choice(n + 3);
+        if (pick < n) {
+          Arm(id, now() + edges[pick]);
+        } else {
+          // The first tick of a unit of some level (or next to it): where
+          // windows, starts and deadlines of the upper levels fall.
+          const int shift = timer::UpperLevelShift(static_cast<int>(in.Uint(1, 5)));
+          const Tick unit = Tick{1} << shift;
+          const Tick ahead = in.Uint(1, 3);
+          const Tick first = ((now() >> shift) + ahead) << shift;
+          const Tick near[] = {first - 1, first, first + 1, first - 512, first - 513};
+          Arm(id, near[pick - n == 0 ? 1 : in.Choice(5)] + (pick - n == 2 ? unit / 2 : 0));
+        }
         break;
       }
       case 4:  // in the past (clamped), or the infinite tick (refused)
