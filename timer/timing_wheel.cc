@@ -97,7 +97,7 @@ TimingWheel::TimingWheel(Instant epoch, absl::Duration tick)
                            ? static_cast<Tick>(INT64_MAX / tick_ns_)
                            : 0) {
   ACHECK(tick_ns_ > 0) << "TimingWheel: tick " << tick << " must be positive";
-  MutexLock lock(&mu_);
+  AdaptiveMutexLock lock(&mu_);
   for (SlotList& s : work_) s.head.prev_ = s.head.next_ = &s.head;
   held_.head.prev_ = held_.head.next_ = &held_.head;
   for (UpperLevel& level : upper_) {
@@ -111,7 +111,7 @@ TimingWheel::TimingWheel(Instant epoch, absl::Duration tick)
 }
 
 TimingWheel::~TimingWheel() {
-  MutexLock lock(&mu_);
+  AdaptiveMutexLock lock(&mu_);
   ACHECK(size_ == 0) << "TimingWheel destroyed with " << size_
                      << " armed entries";
 }
@@ -412,7 +412,7 @@ inline TimingWheel::ArmResult TimingWheel::FinishArmLocked(WheelEntry* entry,
 absl::StatusOr<TimingWheel::ArmResult> TimingWheel::Arm(WheelEntry* entry,
                                                         Tick expires,
                                                         Tick present) {
-  MutexLock lock(&mu_);
+  AdaptiveMutexLock lock(&mu_);
   if (!InRangeLocked(expires, present)) return RangeError(expires, present);
   const bool vacated_plan = DetachForArmLocked(entry);
   entry->expires_ = std::max(expires, now_ + 1);
@@ -430,7 +430,7 @@ absl::StatusOr<TimingWheel::ArmResult> TimingWheel::ArmExact(WheelEntry* entry,
   const int64_t deadline_ns =
       expires == kNoTick ? kNoWake
                          : std::max<int64_t>(0, CeilNanoseconds(deadline - epoch_));
-  MutexLock lock(&mu_);
+  AdaptiveMutexLock lock(&mu_);
   if (!InRangeLocked(expires, present)) return RangeError(expires, present);
   const bool vacated_plan = DetachForArmLocked(entry);
   entry->expires_ = expires;
@@ -452,7 +452,7 @@ absl::StatusOr<TimingWheel::ArmResult> TimingWheel::ArmExact(WheelEntry* entry,
 }
 
 bool TimingWheel::Cancel(WheelEntry* entry, bool* plan_later) {
-  MutexLock lock(&mu_);
+  AdaptiveMutexLock lock(&mu_);
   if (entry->level_ == WheelEntry::kIdle) {
     if (plan_later != nullptr) *plan_later = false;
     return false;
@@ -478,7 +478,7 @@ bool TimingWheel::ReplanLaterLocked(bool vacated_plan) {
 }
 
 bool TimingWheel::IsArmed(const WheelEntry* entry) const {
-  MutexLock lock(&mu_);
+  AdaptiveMutexLock lock(&mu_);
   return entry->level_ != WheelEntry::kIdle;
 }
 
@@ -541,7 +541,7 @@ int64_t TimingWheel::WorkTickEventNsLocked(Tick tick) const {
 }
 
 Tick TimingWheel::NextEventTick() const {
-  MutexLock lock(&mu_);
+  AdaptiveMutexLock lock(&mu_);
   return NextEventTickLocked();
 }
 
@@ -556,12 +556,12 @@ int64_t TimingWheel::NextEventNsLocked() const {
 }
 
 Instant TimingWheel::NextEvent() const {
-  MutexLock lock(&mu_);
+  AdaptiveMutexLock lock(&mu_);
   return NsToInstant(NextEventNsLocked());
 }
 
 Instant TimingWheel::PlanWake() {
-  MutexLock lock(&mu_);
+  AdaptiveMutexLock lock(&mu_);
   SetPlanLocked(NextEventNsLocked());
   return NsToInstant(planned_wake_);
 }
@@ -694,9 +694,10 @@ void TimingWheel::LetOthersInLocked() {
       std::max(cascade_stats_.max_per_hold, hold_work_);
   ++cascade_stats_.lock_releases;
   hold_work_ = 0;
-  // A std::mutex is not fair: unlocking and locking again at once would
+  // The lock is not fair: unlocking and locking again at once would
   // usually win the race against a waiter just woken. Yielding first gives
-  // a waiter (on this CPU or waking on another) a moment to take it.
+  // a waiter (spinning on another CPU, or woken from its futex) a moment to
+  // take it.
   mu_.Unlock();
   if (release_hook_) release_hook_();
   std::this_thread::yield();
@@ -716,7 +717,7 @@ void TimingWheel::AdvanceTo(Tick to, ExpiredFn on_expired) {
       : to == kNoTick        ? kNoWake - 1
                              : FloorNanoseconds(tick_ * static_cast<int64_t>(to));
   MutexLock advancing(&advance_mu_);
-  MutexLock lock(&mu_);
+  AdaptiveMutexLock lock(&mu_);
   AdvanceLocked(to, to_ns, on_expired);
 }
 
@@ -726,7 +727,7 @@ void TimingWheel::AdvanceToInstant(Instant now, ExpiredFn on_expired) {
                              ? kNoWake - 1
                              : FloorNanoseconds(now - epoch_);
   MutexLock advancing(&advance_mu_);
-  MutexLock lock(&mu_);
+  AdaptiveMutexLock lock(&mu_);
   AdvanceLocked(to, now_ns, on_expired);
 }
 
@@ -760,22 +761,22 @@ void TimingWheel::AdvanceLocked(Tick to, int64_t now_ns, ExpiredFn on_expired) {
 }
 
 Tick TimingWheel::now() const {
-  MutexLock lock(&mu_);
+  AdaptiveMutexLock lock(&mu_);
   return now_;
 }
 
 Instant TimingWheel::processed() const {
-  MutexLock lock(&mu_);
+  AdaptiveMutexLock lock(&mu_);
   return NsToInstant(processed_ns_);
 }
 
 size_t TimingWheel::size() const {
-  MutexLock lock(&mu_);
+  AdaptiveMutexLock lock(&mu_);
   return size_;
 }
 
 TimingWheel::CascadeStats TimingWheel::cascade_stats() const {
-  MutexLock lock(&mu_);
+  AdaptiveMutexLock lock(&mu_);
   return cascade_stats_;
 }
 
