@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "cyber/common/log.h"
+#include "cyber/time/steady_clock.h"
 
 namespace cyber {
 namespace timer {
@@ -37,6 +38,7 @@ TimerSystem::TimerSystem(Clock* clock, Dispatcher* dispatcher, Options options)
       dispatcher_(dispatcher),
       wheel_(clock->Now(), options_.tick),
       announces_(clock->ToSteadyTime(Instant()).has_value()),
+      clock_immortal_(clock == SteadyClock::Get()),
       lead_(HandOverLeadFor(dispatcher, announces_, options_.tick)) {
   pending_.cap.store(options_.max_pending_timers, std::memory_order_relaxed);
   ACHECK(dispatcher != nullptr) << "timer system \"" << options_.name
@@ -271,6 +273,12 @@ void TimerSystem::AnnouncePlan() {
 }
 
 bool TimerSystem::TryNow(Instant* now) const {
+  if (clock_immortal_) {
+    // A read that races with Close() reads a clock that still exists.
+    if (closed_.load(std::memory_order_acquire)) return false;
+    *now = clock_->Now();
+    return true;
+  }
   // Dekker-style with Close(): either Close() sees this reader and waits for
   // it, or this reader sees closed_ and does not touch the clock.
   clock_readers_.fetch_add(1, std::memory_order_seq_cst);

@@ -322,6 +322,10 @@ class TimerSystem : public std::enable_shared_from_this<TimerSystem> {
   mutable std::atomic<int> clock_readers_{0};
   // Whether the clock is real steady time: announcements are made.
   const bool announces_;
+  // The clock is the process's SteadyClock, which is never destroyed:
+  // TryNow() needs no reader count (two atomic read-modify-writes on a line
+  // every Start() and every call would share).
+  const bool clock_immortal_;
   // The early hand-over's lead (zero: none; see the header comment).
   const absl::Duration lead_;
   // Serializes announcements with each other and with Close().
