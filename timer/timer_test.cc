@@ -684,8 +684,8 @@ TEST(TimerTest, TwentyFourHourPeriodicFiresOnTheDot) {
     EXPECT_EQ(events[k - 1].expected_time, origin + absl::Hours(24) * k);
     EXPECT_LT(events[k - 1].actual_time - events[k - 1].expected_time, kTick);
   }
-  // Tickless: three days cost a few hundred wake-ups (one per assistant
-  // round plus the final approach), not 500 per second.
+  // Tickless: three days cost a few hundred wake-ups (the cascades down
+  // the wheel's levels plus the final approach), not 500 per second.
   EXPECT_LT(sim.driver().stats().wakeups, 20000u);
 }
 

@@ -27,7 +27,7 @@
 //             (cascade_max/tick). With
 //             the cascade spread over the revolution before it, that is
 //             about N * 512 / 30000 / 512 entries instead of a whole
-//             assistant slot (N * 512 / 30000) at every 512th tick;
+//             level-1 slot (N * 512 / 30000) at every 512th tick;
 //   BM_Wheel_ArmCancelOnSharedWheel/threads:T
 //             ns per Arm or Cancel, wall time over the operations of all T
 //             threads, when T threads each arm and then cancel 1e5 timers of

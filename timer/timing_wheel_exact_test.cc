@@ -154,7 +154,7 @@ TEST(TimingWheelExactTest, CancelAndRearmMoveEntriesBetweenModes) {
 TEST(TimingWheelExactTest, FarExactDeadlinesCascadeAndStayExact) {
   TimingWheel wheel(Instant(), kTick);
   WheelEntry e;
-  // Beyond the work wheel (1.024 s) and the assistant wheel (65.5 s).
+  // Beyond the work wheel (1.024 s) and level 1 (65.5 s).
   for (absl::Duration d : {absl::Microseconds(1500300), absl::Seconds(70) + absl::Microseconds(1),
                            absl::Hours(30) + absl::Microseconds(777)}) {
     auto armed = wheel.ArmExact(&e, wheel.processed() + d);

@@ -31,7 +31,7 @@
 //     the working set (timers due together are scattered in memory, as in a
 //     process whose timers were created at different times) and the wheel
 //     level (P = 2 s at 1e6 exceeds the work wheel's 1.024 s, so each re-arm
-//     goes to the assistant wheel and the spread cascade moves about
+//     goes to the wheel's level 1 and the spread cascade moves about
 //     kExpiriesPerTick entries back per tick, inside Step, as it would on
 //     the tick thread).
 //   * warm-up: kWarmup (4 s) of simulated time, one tick at a time as below,

@@ -107,8 +107,8 @@ absl::Duration DecodeTick(FuzzInput& in) {
 }
 // Calls plus refused dispatches, and wake-ups of the tick thread, per input:
 // keeps each input well under a second even when a 2 ms timer meets "advance
-// by a day", or a long timer's assistant-wheel cascades (one wake-up per
-// 65.5 s round) meet "advance by 200 days". Past either budget, time stops
+// by a day", or a long timer's cascades down the wheel's levels meet
+// "advance by 200 days". Past either budget, time stops
 // advancing and the input ends.
 constexpr uint64_t kMaxEvents = 1000;
 constexpr uint64_t kMaxSteps = 2000;

@@ -1,10 +1,11 @@
 // CascadePhase: where in the timing wheel's cascade cycle an instant falls,
 // and counters per position.
 //
-// Why: the wheel (timer/timing_wheel.h) moves a whole assistant slot into the
-// work wheel every 512 ticks (1.024 s at 2 ms), under its one lock. With 10^6
-// timeouts armed that slot can hold a large share of them, so anything that
-// needs the wheel lock just after such a cascade waits. Counting late calls
+// Why: the wheel (timer/timing_wheel.h) moves a level-1 slot into the work
+// wheel every 512 ticks (1.024 s at 2 ms), spread over the revolution before
+// and in lock holds of bounded size. With 10^6 timeouts armed that slot can
+// hold a large share of them, so anything that needs the wheel lock near
+// such a cascade may wait. Counting late calls
 // and long lock waits by their position in that cycle shows whether the
 // stalls line up with the cascades: 16 bins of 32 ticks (64 ms), bin 0 being
 // the 64 ms that start at the cascade tick.
