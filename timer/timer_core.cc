@@ -599,7 +599,8 @@ void TimerCore::OnExpired(uint32_t arm_seq) {
         // while the call may still begin before it: nothing is missed yet.
         // The call's end arms the next period; a late start skips (Run).
         Instant now;
-        if (front_->TryNow(&now) && now < ExpectedLocked(schedule_.call() + 1)) {
+        if (front_->hand_over_lead() > absl::ZeroDuration() &&
+            front_->TryNow(&now) && now < ExpectedLocked(schedule_.call() + 1)) {
           return;
         }
       }

@@ -47,9 +47,10 @@ DEFINE_string(dds_profile_file, "",
               "transport starts from (e.g. DDS Security's properties); empty: no "
               "profile file is read at all");
 DEFINE_bool(scheduler_anticipate_timers, true,
-            "an idle processor wakes shortly before the timing wheel's next "
-            "event and spins for the hand-off, so a timer callback does not "
-            "wait for a second wake-up (costs CPU per event; "
+            "the tick thread hands each event's timer callbacks over a "
+            "little before the event and an idle processor sleeps on its "
+            "own timer until it, so a callback does not wait for a second "
+            "wake-up in series (no spinning; "
             "Scheduler::Options::anticipate_timer_work)");
 
 namespace cyber {
