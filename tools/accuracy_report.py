@@ -160,9 +160,10 @@ def cpu_sentence(summary):
             f"{plural(threads, 'thread')}), of the whole process (getrusage: "
             "also the floor thread, the wake-up sampler and the tool's own "
             "thread) and of the floor thread alone, so process − floor is "
-            "what the timer system and the tool cost; processors that wake "
-            "ahead of a known expiry and spin until it pay for that spinning "
-            "in *processors CPU*." + precision)
+            "what the timer system and the tool cost; with the early "
+            "hand-over a processor sleeps on its own timer until a call's "
+            "instant (no spinning), and those timed wake-ups are in "
+            "*processors CPU*." + precision)
 
 
 def plural(n, word):
