@@ -216,9 +216,10 @@ void TimerCore::Configure(TimerOptions options, absl::Status status) {
         ColdOptions{std::move(options.name), std::move(options.on_cancel)});
   }
   std::shared_ptr<const ColdOptions> raced;  // its on_cancel, if due
-  // The replaced callbacks, destroyed after the lock is released (their
-  // captures are user objects).
+  // The replaced callback and cold options, destroyed after the lock is
+  // released (their captures are user objects).
   Callback old_callback;
+  std::shared_ptr<const ColdOptions> old_cold;
   {
     AdaptiveMutexLock lock(&stripe_->mu);
     // A Start() that raced in after the Stop() is undone: the new options
@@ -247,6 +248,7 @@ void TimerCore::Configure(TimerOptions options, absl::Status status) {
     } else {
       callback_.emplace<0>(std::move(options.callback));
     }
+    old_cold = std::move(cold_);
     cold_ = std::move(cold);
     has_on_cancel_ = cold_ != nullptr && static_cast<bool>(cold_->on_cancel);
     config_status_ = std::move(status);
