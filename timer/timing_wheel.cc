@@ -626,8 +626,7 @@ uint64_t TimingWheel::CascadeStepLocked() {
     // A level-1 slot's deadline is its own first tick, when b has moved on
     // past it: if no tick of its window was processed it has not started.
     if (level == 1 && (t & kWorkMask) == 0 && Upper(1).pending_index < b - 1 &&
-        (Upper(1).bits[((b - 1) & kUpperListMask) >> 6] >>
-             ((b - 1) & 63) & 1) != 0) {
+        Upper(1).IndexInUse(b - 1)) {
       StartCascadeLocked(1, b - 1);
     }
     if (Upper(level).size[Upper(level).pending_list] != 0 &&
@@ -638,9 +637,8 @@ uint64_t TimingWheel::CascadeStepLocked() {
     // (an empty slot needs no start: nothing can be armed into it for
     // index b from now on, and later rounds wait there as in any slot).
     const Tick deadline = CascadeDeadline(level, b);
-    const uint64_t b_slot = b & kUpperListMask;
     if (Upper(level).pending_index < b && t <= deadline &&
-        (Upper(level).bits[b_slot >> 6] >> (b_slot & 63) & 1) != 0) {
+        Upper(level).IndexInUse(b)) {
       StartCascadeLocked(level, b);
     }
     const UpperLevel& upper = Upper(level);

@@ -398,6 +398,11 @@ class TimingWheel {
     uint8_t pending_list = kUpperWheelLists;
     // Bit s set <=> slot s's list is non-empty.
     uint64_t bits[kUpperWheelLists / 64] = {};
+    // Whether the slot of level index `index` holds entries.
+    bool IndexInUse(Tick index) const {
+      const uint64_t slot = index & (kUpperWheelLists - 1);
+      return (bits[slot >> 6] >> (slot & 63) & 1) != 0;
+    }
     // The index (tick >> shift) of the latest cascade started: the pending
     // list's while it is non-empty; 0 before any.
     Tick pending_index = 0;
