@@ -21,6 +21,7 @@
 #include "cyber/time/steady_clock.h"
 #include "cyber/common/test_waits.h"
 #include "gtest/gtest.h"
+#include "timer/testing/steady_time_simulated_clock.h"
 #include "timer/timer.h"
 
 namespace cyber {
@@ -640,26 +641,10 @@ TEST(SchedulerTest, ARoutineOfAnotherSchedulerWokenInAnEarlyBatchIsHeldToo) {
   EXPECT_FALSE(ran.load());
 }
 
-// Simulated time whose instants claim to be real steady time (instant t is
-// steady_clock's epoch + t), so that a thread-free timer system hands work
-// over early at instants the test picks, to processors that hold it in
-// real time.
-class SteadyTimeSimulatedClock final : public Clock {
- public:
-  explicit SteadyTimeSimulatedClock(Instant start) : sim_(start) {}
-  Instant Now() const override { return sim_.Now(); }
-  void SleepUntil(Instant deadline) override { sim_.SleepUntil(deadline); }
-  WakeReason WaitUntil(Instant deadline, WakeupEvent* wakeup) override {
-    return sim_.WaitUntil(deadline, wakeup);
-  }
-  std::optional<SteadyTime> ToSteadyTime(Instant t) const override {
-    return SteadyClock::ToTimePoint(t);
-  }
-  void AdvanceTo(Instant t) { sim_.AdvanceTo(t); }
-
- private:
-  SimulatedClock sim_;
-};
+// Simulated time whose instants claim to be real steady time, so that a
+// thread-free timer system hands work over early at instants the test
+// picks, to processors that hold it in real time.
+using timer::SteadyTimeSimulatedClock;
 
 timer::TickDriver::Options ThreadFree() {
   timer::TickDriver::Options options;

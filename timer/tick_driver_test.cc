@@ -12,6 +12,7 @@
 #include "cyber/time/simulated_clock.h"
 #include "cyber/time/steady_clock.h"
 #include "gtest/gtest.h"
+#include "timer/testing/steady_time_simulated_clock.h"
 
 namespace cyber {
 namespace timer {
@@ -211,28 +212,6 @@ class RecordingDispatcher final : public Dispatcher {
  private:
   std::mutex mu_;
   std::vector<Expectation> announced_;
-};
-
-// A SimulatedClock that claims its instants are real steady time, so that
-// announcements can be watched in simulated time: instant t is
-// steady_clock's epoch + t. (A plain SimulatedClock makes no such claim.)
-class SteadyTimeSimulatedClock final : public Clock {
- public:
-  explicit SteadyTimeSimulatedClock(Instant start) : sim_(start) {}
-  Instant Now() const override { return sim_.Now(); }
-  void SleepUntil(Instant deadline) override { sim_.SleepUntil(deadline); }
-  WakeReason WaitUntil(Instant deadline, WakeupEvent* wakeup) override {
-    return sim_.WaitUntil(deadline, wakeup);
-  }
-  Expectation ToSteadyTime(Instant t) const override { return Steady(t); }
-  static SteadyTime Steady(Instant t) {
-    return SteadyTime(std::chrono::nanoseconds(
-        absl::ToInt64Nanoseconds(t.SinceEpoch())));
-  }
-  SimulatedClock* sim() { return &sim_; }
-
- private:
-  SimulatedClock sim_;
 };
 
 TickDriver::Options WithoutThread() {
