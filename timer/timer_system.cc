@@ -115,16 +115,15 @@ Instant TimerSystem::StepWith(Instant now, std::vector<Due>* due) {
   // Advance by measured time: every tick whose instant has passed; with an
   // early hand-over, also the next event if it is at most the lead away
   // (one event per pass: each pass's work has one not-before instant).
-  Instant to = now;
+  // Every entry this pass expires is due at or before `due_by`: a held
+  // exact deadline at most `due_by`, a tick at most `due_by`'s (an arm for
+  // a tick an earlier early pass processed went to a later tick, or exact).
+  Instant due_by = now;
   if (lead_ > absl::ZeroDuration()) {
     const Instant next = wheel_.NextEvent();
-    if (next > now && next - now <= lead_) to = next;
+    if (next > now && next - now <= lead_) due_by = next;
   }
-  // Every entry this pass expires is due at or before `to`: a held exact
-  // deadline at most `to`, a tick at most `to`'s (an arm for a tick an
-  // earlier early pass processed went to a later tick, or exact).
-  const Instant due_by = to;
-  wheel_.AdvanceToInstant(to, [due](WheelEntry* e) {
+  wheel_.AdvanceToInstant(due_by, [due](WheelEntry* e) {
     // Armed implies alive: its owner cancels before releasing it, and that
     // cancel needs the lock we are under.
     due->push_back({static_cast<ExpiryTarget*>(e)->shared_from_this(),
@@ -237,17 +236,19 @@ absl::StatusOr<TimingWheel::ArmResult> TimerSystem::ArmWith(
     }
     result = arm(wheel_.DeadlineToTick(now));
   }
-  if (result.ok() && !exact && lead_ > absl::ZeroDuration() &&
-      result->expires > wheel_.DeadlineToTick(deadline)) {
-    // The wheel moved it to the tick after its own, processed already. If
-    // that was an early hand-over's pass (the tick's instant has not come),
-    // it would be served a tick late: arm it for the tick's instant exactly
-    // instead, which the next pass (woken for it) serves on time. Rare: an
-    // arm for less than the lead, during the lead.
+  if (result.ok() && !exact && lead_ > absl::ZeroDuration()) {
     const Tick tick = wheel_.DeadlineToTick(deadline);
-    Instant now;
-    if (TryNow(&now) && wheel_.TickToInstant(tick) > now) {
-      result = wheel_.ArmExact(target, wheel_.TickToInstant(tick));
+    if (result->expires > tick) {
+      // The wheel moved it to the tick after its own, processed already.
+      // If that was an early hand-over's pass (the tick's instant has not
+      // come), it would be served a tick late: arm it for the tick's
+      // instant exactly instead, which the next pass (woken for it) serves
+      // on time. Rare: an arm for less than the lead, during the lead.
+      const Instant on_tick = wheel_.TickToInstant(tick);
+      Instant now;
+      if (TryNow(&now) && on_tick > now) {
+        result = wheel_.ArmExact(target, on_tick);
+      }
     }
   }
   if (result.ok() && result->wake_needed) {
