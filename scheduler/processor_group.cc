@@ -41,24 +41,47 @@ ProcessorGroup::ProcessorGroup(ProcessorGroupConfig config,
 
 ProcessorGroup::~ProcessorGroup() { Stop(); }
 
-void ProcessorGroup::Enqueue(std::shared_ptr<CRoutine> routine,
-                             std::optional<SteadyTime> not_before) {
+ProcessorGroup::Placement ProcessorGroup::PlacementFor(
+    std::optional<SteadyTime> not_before) {
   // Read before the lock: a hand-over whose instant has come is an ordinary
   // enqueue.
-  const SteadyTime now = not_before ? Clock::now() : SteadyTime();
+  Placement placement;
+  if (not_before) {
+    placement.measured = Clock::now();
+    if (*not_before > placement.measured) placement.until = not_before;
+  }
+  return placement;
+}
+
+void ProcessorGroup::PlaceLocked(std::shared_ptr<CRoutine> routine,
+                                 const Placement& placement) {
+  if (placement.until) {
+    HoldLocked(std::move(routine), *placement.until);
+  } else {
+    policy_->Push(std::move(routine));
+  }
+}
+
+ProcessorGroup::Wakes ProcessorGroup::PlacedWakesLocked(
+    const Placement& placement, size_t placed, bool pinned) {
+  if (!placement.until) return WakesLocked(placed, pinned);
+  held_count_.fetch_add(placed, std::memory_order_relaxed);
+  held_ns_.fetch_add(
+      static_cast<uint64_t>((*placement.until - placement.measured).count()) *
+          placed,
+      std::memory_order_relaxed);
+  return HoldWakesLocked(*placement.until);
+}
+
+void ProcessorGroup::Enqueue(std::shared_ptr<CRoutine> routine,
+                             std::optional<SteadyTime> not_before) {
+  const Placement placement = PlacementFor(not_before);
   const bool pinned = routine->processor() >= 0;
   Wakes wakes;
   {
     MutexLock lock(&mu_);
-    if (not_before && *not_before > now) {
-      held_count_.fetch_add(1, std::memory_order_relaxed);
-      held_ns_.fetch_add((*not_before - now).count(), std::memory_order_relaxed);
-      HoldLocked(std::move(routine), *not_before);
-      wakes = HoldWakesLocked(*not_before);
-    } else {
-      policy_->Push(std::move(routine));
-      wakes = WakesLocked(1, pinned);
-    }
+    PlaceLocked(std::move(routine), placement);
+    wakes = PlacedWakesLocked(placement, 1, pinned);
   }
   Wake(wakes);
 }
@@ -66,8 +89,7 @@ void ProcessorGroup::Enqueue(std::shared_ptr<CRoutine> routine,
 void ProcessorGroup::EnqueueAll(std::vector<std::shared_ptr<CRoutine>>* routines,
                                 int group,
                                 std::optional<SteadyTime> not_before) {
-  const SteadyTime now = not_before ? Clock::now() : SteadyTime();
-  const bool hold = not_before && *not_before > now;
+  const Placement placement = PlacementFor(not_before);
   Wakes wakes;
   {
     MutexLock lock(&mu_);
@@ -78,22 +100,11 @@ void ProcessorGroup::EnqueueAll(std::vector<std::shared_ptr<CRoutine>>* routines
         continue;
       }
       pinned = pinned || routine->processor() >= 0;
-      if (hold) {
-        HoldLocked(std::move(routine), *not_before);
-      } else {
-        policy_->Push(std::move(routine));
-      }
+      PlaceLocked(std::move(routine), placement);
       ++queued;
     }
     if (queued == 0) return;
-    if (hold) {
-      held_count_.fetch_add(queued, std::memory_order_relaxed);
-      held_ns_.fetch_add((*not_before - now).count() * queued,
-                         std::memory_order_relaxed);
-      wakes = HoldWakesLocked(*not_before);
-    } else {
-      wakes = WakesLocked(queued, pinned);
-    }
+    wakes = PlacedWakesLocked(placement, queued, pinned);
   }
   Wake(wakes);
 }

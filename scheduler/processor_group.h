@@ -162,6 +162,20 @@ class ProcessorGroup {
   // Holds `routine` until `not_before`, in order of that instant.
   void HoldLocked(std::shared_ptr<CRoutine> routine, SteadyTime not_before)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A hand-over's placement: held until `until` (an instant still to come,
+  // measured before the lock) or, without it, queued at once.
+  struct Placement {
+    std::optional<SteadyTime> until;
+    SteadyTime measured;  // when `until` was compared with the clock
+  };
+  static Placement PlacementFor(std::optional<SteadyTime> not_before);
+  // Queues or holds `routine` per `placement`.
+  void PlaceLocked(std::shared_ptr<CRoutine> routine, const Placement& placement)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // After `placed` routines were placed: counts what was held and returns
+  // whom they need woken (HoldWakesLocked or WakesLocked).
+  Wakes PlacedWakesLocked(const Placement& placement, size_t placed,
+                          bool pinned) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Queues the held routines whose instant `now` has reached; returns whom
   // they need woken, besides a caller about to take one itself.
   Wakes ReleaseDueLocked(SteadyTime now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
