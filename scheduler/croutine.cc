@@ -21,34 +21,13 @@ using croutine_internal::t_current;
 CRoutine::CRoutine(std::string name, std::function<void()> body, int priority,
                    int processor, Host* host,
                    std::shared_ptr<const void> owner)
-    : RepeatedWork(/*dispatcher_id=*/0, timer::Route{priority, 0}),
-      name_(std::move(name)),
+    : name_(std::move(name)),
       body_(std::move(body)),
       priority_(priority),
       processor_(processor),
       host_(host),
       id_(g_next_id.fetch_add(1, std::memory_order_relaxed)),
       owner_(std::move(owner)) {
-  MakeEntry();
-}
-
-CRoutine::CRoutine(RepeatedWork::Fn fn, void* context, uint64_t dispatcher_id,
-                   timer::Route route, Host* host)
-    : RepeatedWork(dispatcher_id, route),
-      name_("repeated"),
-      priority_(route.priority),
-      processor_(-1),
-      host_(host),
-      id_(g_next_id.fetch_add(1, std::memory_order_relaxed)),
-      state_(State::kFinished),  // idle until its first run
-      repeat_fn_(fn),
-      repeat_context_(context) {
-  group_ = route.group;
-  body_ = [this] { repeat_fn_(repeat_context_, arg_); };
-  MakeEntry();
-}
-
-void CRoutine::MakeEntry() {
   entry_ = [this] {
     try {
       CancellationPoint();  // cancelled before it ever ran
@@ -62,65 +41,11 @@ void CRoutine::MakeEntry() {
     } catch (...) {
       AERROR << "routine \"" << name_ << "\" threw a non-std::exception";
     }
-    if (!repeated()) {
-      body_ = nullptr;  // release its captures now
-      owner_.reset();
-    }  // (a repeated routine's owner is released by EndRun)
+    body_ = nullptr;  // release its captures now
+    owner_.reset();
     MutexLock lock(&mu_);
     state_ = State::kFinished;
   };
-}
-
-CRoutine::RunStart CRoutine::BeginRun(uint32_t arg,
-                                      std::shared_ptr<const void> owner,
-                                      std::optional<SteadyTime> not_before) {
-  MutexLock lock(&mu_);
-  if (cancelled() || host_->stopping()) return RunStart::kRefused;
-  if (in_flight_) {
-    // Its owner is the same (one per routine): the one held stays.
-    const RunStart start = follows_ ? RunStart::kReplaced : RunStart::kFollows;
-    follows_ = true;
-    follow_arg_ = arg;
-    follow_not_before_ = not_before;
-    return start;
-  }
-  in_flight_ = true;
-  arg_ = arg;
-  owner_ = std::move(owner);
-  // Whatever the last run left (a wake-up that came after it stopped
-  // waiting) does not carry over into this one.
-  wake_pending_ = data_pending_ = unpark_pending_ = parking_ = false;
-  parked_ = false;
-  sleep_seq_ = 0;
-  state_ = State::kReady;
-  return RunStart::kStart;
-}
-
-std::shared_ptr<const void> CRoutine::AbortRun() {
-  MutexLock lock(&mu_);
-  in_flight_ = false;
-  state_ = State::kFinished;
-  return std::move(owner_);
-}
-
-bool CRoutine::EndRun(std::optional<SteadyTime>* not_before,
-                      std::shared_ptr<const void>* released) {
-  MutexLock lock(&mu_);
-  // Its body has ended: no sleep of it is armed (SleepUntil cancels its
-  // entry before returning), and its wheel may be gone before the routine.
-  armed_front_ = nullptr;
-  if (follows_ && !cancelled() && !host_->stopping()) {
-    follows_ = false;
-    arg_ = follow_arg_;
-    *not_before = follow_not_before_;
-    sleep_seq_ = 0;
-    state_ = State::kReady;
-    return true;
-  }
-  follows_ = false;
-  in_flight_ = false;
-  *released = std::move(owner_);
-  return false;
 }
 
 CRoutine::~CRoutine() {

@@ -24,15 +24,6 @@
 // finishes, so queued routines that never started hold no stack, and a stack
 // overflow is a SIGSEGV on the guard page.
 //
-// Repeated routines. A timer's calls run in one routine made for the timer
-// (Scheduler::MakeRepeatedWork) and queued again for each call, instead of
-// a routine built per fire: the routine is the timer::RepeatedWork its
-// owner holds. Between runs it is idle: kFinished, holding no context (no
-// stack), not live in its scheduler. A run begins with BeginRun() (idle:
-// the scheduler admits and queues it; in flight: the run is noted to
-// follow) and ends with EndRun(), which says whether a noted run follows,
-// and with which not-before instant (its own dispatch's: never early).
-//
 // Threads: Resume()/AfterSwitchOut() by the processor that dequeued the
 // routine; the static in-routine functions from the routine itself;
 // Notify()/Cancel()/OnExpired() from any thread.
@@ -41,11 +32,9 @@
 #define SCHEDULER_CROUTINE_H_
 
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include "absl/base/thread_annotations.h"
@@ -55,7 +44,6 @@
 #include "cyber/time/instant.h"
 #include "scheduler/execution_context.h"
 #include "cyber/runtime/runtime_scope.h"
-#include "timer/dispatcher.h"
 #include "timer/timer_system.h"
 
 namespace cyber {
@@ -74,12 +62,9 @@ inline thread_local CRoutine* t_current = nullptr;
 // (The timer layer knows it by its base and lets it pass.)
 struct RoutineCancelled : timer::ExecutionCancelled {};
 
-class CRoutine final : public timer::ExpiryTargetOf<CRoutine>,
-                       public Parkable,
-                       public timer::RepeatedWork {
+class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
  public:
   enum class State { kReady, kSleep, kDataWait, kFinished };
-  using SteadyTime = std::chrono::steady_clock::time_point;
 
   // What a routine needs from its scheduler. The two facts read at every
   // resume and suspension point are plain atomics here, not virtual calls:
@@ -117,10 +102,6 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>,
   CRoutine(std::string name, std::function<void()> body, int priority,
            int processor, Host* host,
            std::shared_ptr<const void> owner = nullptr);
-  // A repeated routine (see the header comment): each run calls
-  // fn(context, arg) with its dispatch's arg. Made idle.
-  CRoutine(RepeatedWork::Fn fn, void* context, uint64_t dispatcher_id,
-           timer::Route route, Host* host);
   ~CRoutine();
 
   // --- Processor side ---------------------------------------------------
@@ -222,29 +203,6 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>,
 
   void OnExpired(uint32_t arm_seq);
 
-  // --- Repeated routines (the scheduler, for its dispatches) -------------
-  bool repeated() const { return repeat_fn_ != nullptr; }
-  enum class RunStart {
-    kStart,    // was idle: now ready; the caller admits and queues it
-    kFollows,  // in flight: this run follows when the current one ends
-    kReplaced,  // in flight with a run to follow: this one replaces it
-    kRefused,  // cancelled or its scheduler stopping: nothing changed
-  };
-  // A dispatch of a repeated routine with `arg`, holding `owner` until its
-  // run ends; `not_before`: the dispatch's own (a run that follows is
-  // queued with it). A dispatch while a following run already waits
-  // replaces that run's arg and instant.
-  RunStart BeginRun(uint32_t arg, std::shared_ptr<const void> owner,
-                    std::optional<SteadyTime> not_before);
-  // A kStart that its scheduler could not admit: idle again; returns the
-  // owner, to be released with no lock held.
-  std::shared_ptr<const void> AbortRun();
-  // After Resume() returned kFinished: true if a run follows (the routine
-  // is ready again, to be queued with *not_before); else idle, and the
-  // owner is moved to *released (to be released with no lock held).
-  bool EndRun(std::optional<SteadyTime>* not_before,
-              std::shared_ptr<const void>* released);
-
  private:
   friend class Scheduler;  // live_link_
   // armed_front_ in the destructor: the last reference is gone, every
@@ -269,9 +227,6 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>,
     if (cancelled() || host_->stopping()) throw RoutineCancelled();
   }
   std::shared_ptr<CRoutine> Self();
-  // The entry a context runs (entry_): the body, and the catching of
-  // everything it may throw.
-  void MakeEntry();
 
   const std::string name_;
   std::function<void()> body_;
@@ -308,16 +263,6 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>,
   uint32_t sleep_seq_ ABSL_GUARDED_BY(mu_) = 0;     // arming of the current sleep
   bool parking_ ABSL_GUARDED_BY(mu_) = false;  // kDataWait is a Park()
   bool unpark_pending_ ABSL_GUARDED_BY(mu_) = false;  // Unpark() not consumed
-
-  // A repeated routine's (null fn: not one). arg_ is written under mu_
-  // before the run is queued and read by the run (the queue orders them).
-  const RepeatedWork::Fn repeat_fn_ = nullptr;
-  void* const repeat_context_ = nullptr;
-  uint32_t arg_ = 0;
-  bool in_flight_ ABSL_GUARDED_BY(mu_) = false;  // a run queued .. ended
-  bool follows_ ABSL_GUARDED_BY(mu_) = false;    // another run after it
-  uint32_t follow_arg_ ABSL_GUARDED_BY(mu_) = 0;
-  std::optional<SteadyTime> follow_not_before_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace scheduler

@@ -215,65 +215,6 @@ bool Scheduler::Dispatch(std::function<void()> task, timer::Route route,
   return true;
 }
 
-std::shared_ptr<timer::RepeatedWork> Scheduler::MakeRepeatedWork(
-    timer::RepeatedWork::Fn fn, void* context, timer::Route route) {
-  if (route.group < 0 || static_cast<size_t>(route.group) >= groups_.size()) {
-    route.group = 0;
-  }
-  // Not from the routine pool: it lives as long as its timer.
-  return std::make_shared<CRoutine>(fn, context, id(), route, this);
-}
-
-bool Scheduler::DispatchRepeated(timer::RepeatedWork* work, uint32_t arg,
-                                 std::shared_ptr<const void> owner) {
-  if (work == nullptr || work->dispatcher_id() != id()) {
-    AERROR << "scheduler \"" << options_.name
-           << "\": DispatchRepeated with work made by another dispatcher ("
-           << (work == nullptr ? 0 : work->dispatcher_id()) << ", this is "
-           << id() << "); refused";
-    return false;
-  }
-  // Made by MakeRepeatedWork above: a CRoutine.
-  CRoutine* const routine = static_cast<CRoutine*>(work);
-  switch (routine->BeginRun(arg, std::move(owner),
-                            timer::DispatchBatch::NotBefore())) {
-    case CRoutine::RunStart::kFollows: {
-      MutexLock lock(&mu_);
-      ++stats_.dispatched;  // one more run (a replaced one never runs)
-      return true;
-    }
-    case CRoutine::RunStart::kReplaced:
-      return true;
-    case CRoutine::RunStart::kRefused: {
-      MutexLock lock(&mu_);
-      ++stats_.refused;
-      return false;
-    }
-    case CRoutine::RunStart::kStart:
-      break;
-  }
-  std::shared_ptr<CRoutine> self = routine->Self();
-  // Released after the lock: it may be the last reference to its owner.
-  std::shared_ptr<const void> released;
-  bool accepted;
-  {
-    MutexLock lock(&mu_);
-    const absl::Status admitted = Admit(self);
-    accepted = admitted.ok();
-    if (accepted) {
-      ++stats_.dispatched;
-    } else {
-      ++stats_.refused;
-      AERROR_EVERY(1000) << admitted.message() << " (refused so far: "
-                         << stats_.refused << ")";
-      released = routine->AbortRun();
-    }
-  }
-  if (!accepted) return false;
-  Queue(std::move(self));
-  return true;
-}
-
 void Scheduler::Queue(std::shared_ptr<CRoutine> routine) {
   if (t_held.owner == this) {
     t_held.routines.push_back(std::move(routine));
@@ -384,30 +325,14 @@ void Scheduler::OnReturned(std::shared_ptr<CRoutine> routine,
     case CRoutine::State::kFinished:
       break;
   }
-  // A repeated routine's owner, released after the lock.
-  std::shared_ptr<const void> released;
-  std::optional<timer::DispatchBatch::SteadyTime> follow_not_before;
-  bool follows = false;
-  {
-    MutexLock lock(&mu_);
-    // Under mu_: a dispatch that finds the routine idle admits it again
-    // only after this has forgotten it.
-    if (routine->repeated()) {
-      follows = routine->EndRun(&follow_not_before, &released);
-    }
-    if (!follows) ForgetLocked(routine.get());
-    if (routine->named_task()) {
-      const auto task = tasks_.find(routine->name());
-      if (task != tasks_.end() && task->second == routine) tasks_.erase(task);
-    }
-    ++stats_.finished;
-    if (live_count_ == 0) all_finished_.SignalAll();
+  MutexLock lock(&mu_);
+  ForgetLocked(routine.get());
+  if (routine->named_task()) {
+    const auto task = tasks_.find(routine->name());
+    if (task != tasks_.end() && task->second == routine) tasks_.erase(task);
   }
-  if (follows) {
-    // Still live: queued in its group, held until its dispatch's instant.
-    const int group = routine->group();
-    groups_[group]->Enqueue(std::move(routine), follow_not_before);
-  }
+  ++stats_.finished;
+  if (live_count_ == 0) all_finished_.SignalAll();
 }
 
 size_t Scheduler::RunReady(size_t max_resumes) {

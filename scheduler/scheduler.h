@@ -135,18 +135,6 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
                 std::shared_ptr<const void> owner) override;
   bool Dispatch(std::function<void()> task, timer::Route route,
                 std::shared_ptr<const void> owner) override;
-  // A timer's calls (timer::RepeatedWork): one routine per timer, made
-  // idle here (not live, no stack) and queued again for each call by
-  // DispatchRepeated, instead of a routine built per fire. A dispatch
-  // while its run is in flight runs after it (croutine.h, "Repeated
-  // routines"), held until its own not-before instant. Admission is as
-  // Dispatch()'s (max_routines, shut down); a run that follows another is
-  // already live. The routine runs on `route` (its group, if this
-  // scheduler has it; else the first).
-  std::shared_ptr<timer::RepeatedWork> MakeRepeatedWork(
-      timer::RepeatedWork::Fn fn, void* context, timer::Route route) override;
-  bool DispatchRepeated(timer::RepeatedWork* work, uint32_t arg,
-                        std::shared_ptr<const void> owner) override;
   // Batched hand-over (timer::Dispatcher): routines this thread dispatches
   // or wakes between the two are queued at EndBatch(), with one lock per
   // processor group and at most one wake-up per processor. REQUIRES: no

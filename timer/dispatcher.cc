@@ -1,6 +1,5 @@
 #include "timer/dispatcher.h"
 
-#include <atomic>
 #include <utility>
 
 namespace cyber {
@@ -34,23 +33,6 @@ DispatchBatch::~DispatchBatch() {
 
 std::optional<DispatchBatch::SteadyTime> DispatchBatch::NotBefore() {
   return t_not_before;
-}
-
-namespace {
-std::atomic<uint64_t> g_next_dispatcher_id{1};
-}  // namespace
-
-Dispatcher::Dispatcher()
-    : id_(g_next_dispatcher_id.fetch_add(1, std::memory_order_relaxed)) {}
-
-std::shared_ptr<RepeatedWork> Dispatcher::MakeRepeatedWork(
-    RepeatedWork::Fn /*fn*/, void* /*context*/, Route /*route*/) {
-  return nullptr;
-}
-
-bool Dispatcher::DispatchRepeated(RepeatedWork* /*work*/, uint32_t /*arg*/,
-                                  std::shared_ptr<const void> /*owner*/) {
-  return false;
 }
 
 bool Dispatcher::Dispatch(std::function<void()> task, int priority,

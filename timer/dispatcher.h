@@ -30,7 +30,6 @@
 #define TIMER_DISPATCHER_H_
 
 #include <chrono>
-#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -57,39 +56,9 @@ struct Route {
   bool operator!=(const Route& o) const { return !(*this == o); }
 };
 
-// Work dispatched again and again for one owner: a timer's calls. Made
-// once by Dispatcher::MakeRepeatedWork and handed back with each call
-// (Dispatcher::DispatchRepeated), so that a dispatcher can keep what every
-// dispatch would otherwise build: the scheduler keeps one routine per timer
-// and queues it again, instead of building a routine per fire. The owner
-// holds it (std::shared_ptr) and makes another when its dispatcher or route
-// changes.
-class RepeatedWork {
- public:
-  // What each run calls: fn(context, arg), arg as given to that dispatch.
-  using Fn = void (*)(void* context, uint32_t arg);
-  RepeatedWork(uint64_t dispatcher_id, Route route)
-      : dispatcher_id_(dispatcher_id), route_(route) {}
-  virtual ~RepeatedWork() = default;
-  RepeatedWork(const RepeatedWork&) = delete;
-  RepeatedWork& operator=(const RepeatedWork&) = delete;
-  // The dispatcher that made it (Dispatcher::id()) and the route its runs
-  // take: an owner whose dispatcher or route differs makes another.
-  uint64_t dispatcher_id() const { return dispatcher_id_; }
-  Route route() const { return route_; }
-
- private:
-  const uint64_t dispatcher_id_;
-  const Route route_;
-};
-
 class Dispatcher {
  public:
-  Dispatcher();
   virtual ~Dispatcher() = default;
-  // Unique among the dispatchers of the process, never reused: what a
-  // RepeatedWork is matched against (an address could be reused).
-  uint64_t id() const { return id_; }
   // Runs `task` once, soon, at `priority` (where the dispatcher orders work
   // by priority, higher first; others ignore it). Returns false if refused.
   virtual bool Dispatch(std::function<void()> task, int priority) = 0;
@@ -147,24 +116,6 @@ class Dispatcher {
   virtual std::chrono::nanoseconds HandOverLead() const {
     return std::chrono::nanoseconds(0);
   }
-  // Repeated work (see RepeatedWork): `fn(context, arg)` on `route`, made
-  // once per owner, or null if this dispatcher has none (the default); the
-  // owner then uses Dispatch() for each call.
-  virtual std::shared_ptr<RepeatedWork> MakeRepeatedWork(RepeatedWork::Fn fn,
-                                                         void* context,
-                                                         Route route);
-  // Runs `work`'s function with `arg` once, soon, on its route, holding
-  // `owner` until that run has ended or been dropped; false if refused,
-  // as Dispatch(). One run of a RepeatedWork is in flight at a time: a
-  // dispatch while one is (queued, held or running) runs when it ends,
-  // with its own not-before instant (DispatchBatch::NotBefore()), never
-  // before it; and a dispatch that comes while such a later run waits
-  // replaces it (its arg is the one that runs: the owner's work must need
-  // only the latest arg, as a timer needs only its latest call's token).
-  // REQUIRES: `work` was made by this dispatcher (dispatcher_id() ==
-  // id()). Default: refused (no dispatcher makes work it cannot run).
-  virtual bool DispatchRepeated(RepeatedWork* work, uint32_t arg,
-                                std::shared_ptr<const void> owner);
   // The priority for work named `name` when its owner leaves it unset (a
   // timer with TimerOptions::priority == kPriorityFromConf): e.g. the
   // scheduler conf's `tasks { name prio }`. Default 0.
@@ -173,9 +124,6 @@ class Dispatcher {
   // Cheap enough to call when a timer binds, never per call. Default:
   // {PriorityFor(name), 0}.
   virtual Route RouteFor(const std::string& name) const;
-
- private:
-  const uint64_t id_;
 };
 
 // A batch of Dispatch() calls on this thread, for its scope (see

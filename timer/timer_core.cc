@@ -587,7 +587,6 @@ void TimerCore::OnExpired(uint32_t arm_seq) {
   uint32_t token;
   Route route;
   Dispatcher* dispatcher;
-  std::shared_ptr<RepeatedWork> work;
   {
     AdaptiveMutexLock lock(&stripe_->mu);
     if (arm_seq == 0 || arm_seq != armed_seq_) return;  // stale
@@ -634,36 +633,13 @@ void TimerCore::OnExpired(uint32_t arm_seq) {
     }
     route = Route{priority_, group_};
     dispatcher = front_->dispatcher();
-    work = RepeatedWorkLocked(dispatcher, route);
   }
-  // The dispatcher holds the core alive beside the call until it has run.
-  // Without repeated work, the task is two words (std::function keeps it
-  // inline: no allocation).
-  const bool accepted =
-      work != nullptr
-          ? dispatcher->DispatchRepeated(work.get(), token, shared_from_this())
-          : dispatcher->Dispatch([core = this, token] { core->Run(token); },
-                                 route, shared_from_this());
-  if (!accepted) HandleRefusal(token);
-}
-
-std::shared_ptr<RepeatedWork> TimerCore::RepeatedWorkLocked(
-    Dispatcher* dispatcher, Route route) {
-  CallRecord& record = RecordLocked();
-  if (record.work == nullptr ||
-      record.work->dispatcher_id() != dispatcher->id() ||
-      record.work_route != route) {
-    // A replaced one still in flight is held by its dispatcher until its
-    // run ends.
-    record.work = dispatcher->MakeRepeatedWork(&TimerCore::RunRepeated, this,
-                                               route);
-    record.work_route = route;
+  // The task is two words (std::function keeps it inline: no allocation);
+  // the dispatcher holds the core alive beside it until it has run.
+  if (!dispatcher->Dispatch([core = this, token] { core->Run(token); },
+                            route, shared_from_this())) {
+    HandleRefusal(token);
   }
-  return record.work;
-}
-
-void TimerCore::RunRepeated(void* core, uint32_t token) {
-  static_cast<TimerCore*>(core)->Run(token);
 }
 
 void TimerCore::HandleRefusal(uint32_t token) {

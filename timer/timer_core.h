@@ -150,7 +150,6 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
-#include "timer/dispatcher.h"
 #include "timer/latency_histogram.h"
 #include "timer/periodic_schedule.h"
 #include "timer/timer_options.h"
@@ -426,21 +425,7 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
     Counters counters;
     int64_t last_run_ns = 0;
     std::unique_ptr<Histograms> histograms;
-    // What the calls are dispatched as, where the dispatcher has it
-    // (Dispatcher::MakeRepeatedWork: the scheduler's routine for this
-    // timer, queued again for each call instead of one built per fire),
-    // and the route it was made for. Made at the first call.
-    std::shared_ptr<RepeatedWork> work;
-    Route work_route;
   };
-  // The repeated work for calls on `route` through `dispatcher`: the one
-  // made before if it still fits, else a new one; null where the
-  // dispatcher has none.
-  std::shared_ptr<RepeatedWork> RepeatedWorkLocked(Dispatcher* dispatcher,
-                                                   Route route)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
-  // What the repeated work runs: core->Run(token).
-  static void RunRepeated(void* core, uint32_t token);
   std::unique_ptr<CallRecord> record_ ABSL_GUARDED_BY(stripe_->mu);
   CallRecord& RecordLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu) {
     if (record_ == nullptr) record_ = std::make_unique<CallRecord>();
