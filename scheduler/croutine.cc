@@ -239,6 +239,24 @@ void CRoutine::OnExpired(uint32_t arm_seq) {
   Wake(kTimer);
 }
 
+void CRoutine::Recycle(std::function<void()> body, int priority, int group,
+                       std::shared_ptr<const void> owner) {
+  // Nobody else can reach the routine: the lock is uncontended, taken for
+  // the fields it guards.
+  MutexLock lock(&mu_);
+  body_ = std::move(body);
+  owner_ = std::move(owner);
+  priority_ = priority;
+  group_ = group;
+  // Its last run left no sleep armed (SleepUntil cancels its entry before
+  // returning) and no wake-up owed: whatever flag a late one set is reset.
+  armed_front_ = nullptr;
+  wake_pending_ = data_pending_ = unpark_pending_ = parking_ = false;
+  parked_ = false;
+  sleep_seq_ = 0;
+  state_ = State::kReady;
+}
+
 void CRoutine::Wake(WakeReason reason) {
   bool enqueue = false;
   {

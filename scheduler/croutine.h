@@ -203,6 +203,15 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
 
   void OnExpired(uint32_t arm_seq);
 
+  // A finished one-off routine, made ready again for `body` on `priority`
+  // and `group`, holding `owner` until the body has run: what a dispatch
+  // costs instead of building a routine (the scheduler keeps finished
+  // ones, scheduler.h). It keeps its id. REQUIRES: the caller holds the
+  // only reference (no other thread can reach it); it finished; it is
+  // not a named task and not pinned to a processor.
+  void Recycle(std::function<void()> body, int priority, int group,
+               std::shared_ptr<const void> owner);
+
  private:
   friend class Scheduler;  // live_link_
   // armed_front_ in the destructor: the last reference is gone, every
@@ -230,7 +239,7 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
 
   const std::string name_;
   std::function<void()> body_;
-  const int priority_;
+  int priority_;  // changed only by Recycle (no other reference then)
   const int processor_;
   Host* const host_;
   const uint64_t id_;

@@ -43,6 +43,11 @@ Scheduler::Scheduler(Options options)
       contexts_(options_.stack_size, /*max_cached=*/64),
       routine_memory_(std::make_shared<BlockPool>(kCachedRoutineBlocks)) {
   scope_.scheduler.store(this, std::memory_order_release);
+  {
+    MutexLock lock(&mu_);
+    // Room for every routine it may keep: keeping one never allocates.
+    recycled_.reserve(kRecycledRoutines);
+  }
   for (size_t g = 0; g < options_.config.groups.size(); ++g) {
     const ProcessorGroupConfig& group = options_.config.groups[g];
     // Timer callbacks run in the first group: its processors anticipate.
@@ -193,13 +198,37 @@ bool Scheduler::Dispatch(std::function<void()> task, int priority,
 
 bool Scheduler::Dispatch(std::function<void()> task, timer::Route route,
                          std::shared_ptr<const void> owner) {
-  // One block for the routine and its control block, recycled.
-  auto routine = std::allocate_shared<CRoutine>(
+  const int group =
+      route.group > 0 && static_cast<size_t>(route.group) < groups_.size()
+          ? route.group
+          : 0;
+  std::shared_ptr<CRoutine> routine;
+  {
+    MutexLock lock(&mu_);
+    if (!recycled_.empty() && !stopping() &&
+        live_count_ < options_.max_routines) {
+      // The common case: a routine that finished, given this body. (Its
+      // old body and owner were released when it ended: nothing of the
+      // caller's is destroyed under the lock.)
+      routine = std::move(recycled_.back());
+      recycled_.pop_back();
+      routine->Recycle(std::move(task), route.priority, group,
+                       std::move(owner));
+      Admit(routine).IgnoreError();  // cannot fail: checked above
+      ++stats_.dispatched;
+    }
+  }
+  if (routine != nullptr) {
+    Queue(std::move(routine));
+    return true;
+  }
+  // None kept (the first dispatches, a burst beyond kRecycledRoutines, or
+  // a refusal to come): one block for the routine and its control block,
+  // from the pool.
+  routine = std::allocate_shared<CRoutine>(
       PoolAllocator<CRoutine>(routine_memory_), "dispatched", std::move(task),
       route.priority, /*processor=*/-1, this, std::move(owner));
-  if (route.group > 0 && static_cast<size_t>(route.group) < groups_.size()) {
-    routine->set_group(route.group);
-  }
+  routine->set_group(group);
   {
     MutexLock lock(&mu_);
     const absl::Status admitted = Admit(routine);
@@ -333,6 +362,15 @@ void Scheduler::OnReturned(std::shared_ptr<CRoutine> routine,
   }
   ++stats_.finished;
   if (live_count_ == 0) all_finished_.SignalAll();
+  // A one-off routine that nobody else holds is kept for the next
+  // dispatch; its body and owner were released when it ended. (Another
+  // holder, e.g. a tick thread expiring a stale sleep of it, keeps it from
+  // being reused under that holder.)
+  if (!routine->named_task() && routine->processor() < 0 &&
+      !routine->cancelled() && !stopping() &&
+      recycled_.size() < kRecycledRoutines && routine.use_count() == 1) {
+    recycled_.push_back(std::move(routine));
+  }
 }
 
 size_t Scheduler::RunReady(size_t max_resumes) {
