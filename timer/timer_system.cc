@@ -154,7 +154,22 @@ Instant TimerSystem::StepWith(Instant now, std::vector<Due>* due) {
     } else {
       batch.emplace(dispatcher_);
     }
-    for (Due& d : *due) d.target->Expire(d.arm_seq);
+    // Expire each in order; the owners a few places ahead are fetched
+    // meanwhile (their entries are in cache from the wheel, the rest of
+    // each owner, e.g. a timer's state and schedule, is not): with many
+    // live timers those misses overlap instead of coming one by one.
+    constexpr size_t kAhead = 4;
+    const size_t n = due->size();
+    for (size_t i = 0; i < n; ++i) {
+      if (i + kAhead < n) {
+        const char* ahead =
+            reinterpret_cast<const char*>((*due)[i + kAhead].target.get());
+        __builtin_prefetch(ahead + 64);
+        __builtin_prefetch(ahead + 128);
+        __builtin_prefetch(ahead + 192);
+      }
+      (*due)[i].target->Expire((*due)[i].arm_seq);
+    }
     // Planned (after the expiries' re-arms) and announced before the
     // hand-over: a worker that runs this pass's work and goes idle reads
     // the next event, not this one.
