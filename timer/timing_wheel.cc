@@ -1,6 +1,7 @@
 #include "timer/timing_wheel.h"
 
 #include <algorithm>
+#include <chrono>
 #include <thread>
 
 #include "absl/status/status.h"
@@ -687,11 +688,27 @@ void TimingWheel::ExpireWorkSlotLocked(uint64_t slot, ExpiredFn on_expired) {
   }
 }
 
-void TimingWheel::LetOthersInLocked() {
+namespace {
+int64_t SteadyNowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
+void TimingWheel::BeginHoldLocked() { hold_began_ns_ = SteadyNowNs(); }
+
+void TimingWheel::EndHoldLocked() {
   cascade_stats_.max_per_hold =
       std::max(cascade_stats_.max_per_hold, hold_work_);
-  ++cascade_stats_.lock_releases;
+  cascade_stats_.max_hold_ns =
+      std::max(cascade_stats_.max_hold_ns, SteadyNowNs() - hold_began_ns_);
   hold_work_ = 0;
+}
+
+void TimingWheel::LetOthersInLocked() {
+  EndHoldLocked();
+  ++cascade_stats_.lock_releases;
   // The lock is not fair: unlocking and locking again at once would
   // usually win the race against a waiter just woken. Yielding first gives
   // a waiter (spinning on another CPU, or woken from its futex) a moment to
@@ -700,6 +717,7 @@ void TimingWheel::LetOthersInLocked() {
   if (release_hook_) release_hook_();
   std::this_thread::yield();
   mu_.Lock();
+  BeginHoldLocked();
 }
 
 void TimingWheel::SetLockReleaseHookForTesting(std::function<void()> hook) {
@@ -731,6 +749,7 @@ void TimingWheel::AdvanceToInstant(Instant now, ExpiredFn on_expired) {
 
 void TimingWheel::AdvanceLocked(Tick to, int64_t now_ns, ExpiredFn on_expired) {
   hold_work_ = 0;
+  BeginHoldLocked();
   while (true) {
     const Tick next = NextEventTickLocked();
     const bool tick_due = next != kNoTick && next <= to;
@@ -753,9 +772,7 @@ void TimingWheel::AdvanceLocked(Tick to, int64_t now_ns, ExpiredFn on_expired) {
   }
   if (to > now_) now_ = to;
   if (now_ns > processed_ns_) processed_ns_ = now_ns;
-  cascade_stats_.max_per_hold =
-      std::max(cascade_stats_.max_per_hold, hold_work_);
-  hold_work_ = 0;
+  EndHoldLocked();
 }
 
 Tick TimingWheel::now() const {

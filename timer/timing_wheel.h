@@ -371,6 +371,10 @@ class TimingWheel {
     // the lock (<= kMaxHoldWork), and how often an advance let others in.
     uint64_t max_per_hold = 0;
     uint64_t lock_releases = 0;
+    // The longest an advance held the lock in one hold, in steady-clock
+    // (wall) time: its work plus any time the advancing thread was
+    // preempted while holding it. What a waiter can wait for the advance.
+    int64_t max_hold_ns = 0;
   };
   CascadeStats cascade_stats() const;
 
@@ -572,6 +576,11 @@ class TimingWheel {
   uint32_t upper_in_use_ ABSL_GUARDED_BY(mu_) = 0;
   // Entries the advance in progress handled since it last took mu_.
   uint64_t hold_work_ ABSL_GUARDED_BY(mu_) = 0;
+  // When the advance's current hold of the lock began (steady clock, ns),
+  // for CascadeStats::max_hold_ns.
+  int64_t hold_began_ns_ ABSL_GUARDED_BY(mu_) = 0;
+  void BeginHoldLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void EndHoldLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   CascadeStats cascade_stats_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -1,6 +1,8 @@
 #include "timer/timing_wheel.h"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <memory>
 #include <random>
 #include <vector>
@@ -564,6 +566,34 @@ TEST(TimingWheelTest, OneTickOfManyExpiriesReleasesTheLockInBatches) {
   EXPECT_LE(stats.max_per_hold, kMaxHoldWork);
   EXPECT_EQ(stats.lock_releases, uint64_t{kEntries} / kMaxHoldWork);
   EXPECT_EQ(releases_seen, static_cast<int>(stats.lock_releases));
+}
+
+TEST(TimingWheelTest, TheLongestHoldIsTimedPerHoldNotPerAdvance) {
+  // Three holds of the lock, with the advancing thread asleep between them
+  // (the hook runs with the lock released): the holds and the sleeps are
+  // disjoint parts of the advance, so the longest hold is at most the
+  // advance minus the sleeps, however slow the machine. Timed per advance,
+  // it would include the sleeps.
+  const int kEntries = 2 * static_cast<int>(kMaxHoldWork) + 1;
+  TimingWheel wheel(Instant(), kTick);
+  std::vector<WheelEntry> entries(kEntries);
+  for (WheelEntry& e : entries) ASSERT_TRUE(wheel.Arm(&e, 700).ok());
+  constexpr auto kSleep = std::chrono::milliseconds(100);
+  int releases = 0;
+  wheel.SetLockReleaseHookForTesting([&] {
+    ++releases;
+    std::this_thread::sleep_for(kSleep);
+  });
+  const auto begin = std::chrono::steady_clock::now();
+  wheel.AdvanceTo(700, [](WheelEntry*) {});
+  const auto advance = std::chrono::steady_clock::now() - begin;
+  ASSERT_EQ(releases, 2);
+  const int64_t max_hold_ns = wheel.cascade_stats().max_hold_ns;
+  EXPECT_GT(max_hold_ns, 0);
+  EXPECT_LE(max_hold_ns,
+            std::chrono::duration_cast<std::chrono::nanoseconds>(
+                advance - releases * kSleep)
+                .count());
 }
 
 TEST(TimingWheelTest, OneTickOfABigCascadeReleasesTheLockInBatches) {

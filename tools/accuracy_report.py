@@ -130,10 +130,22 @@ def cpu_cells(s):
     data from before it was measured has none)."""
     cpu = s.get("cpu") or {}
     return [pct(cpu.get(key)) for key in
-            ("tick_pct", "processors_pct", "process_pct", "floor_pct")]
+            ("tick_pct", "processors_pct", "process_pct", "floor_pct")] + [
+                timer_over_floor(cpu)]
 
 
-CPU_HEADER = ["tick CPU", "processors CPU", "process CPU", "floor CPU"]
+def timer_over_floor(cpu):
+    """(tick + processors) / floor: the timer system's own threads against
+    the bare thread that keeps the same schedule; '-' if not measured."""
+    try:
+        ratio = (cpu["tick_pct"] + cpu["processors_pct"]) / cpu["floor_pct"]
+    except (KeyError, TypeError, ZeroDivisionError):
+        return "-"
+    return "-" if math.isnan(ratio) else f"{ratio:.1f}x"
+
+
+CPU_HEADER = ["tick CPU", "processors CPU", "process CPU", "floor CPU",
+              "timer / floor CPU"]
 
 
 def cpu_sentence(summary):
@@ -163,7 +175,11 @@ def cpu_sentence(summary):
             "what the timer system and the tool cost; with the early "
             "hand-over a processor sleeps on its own timer until a call's "
             "instant (no spinning), and those timed wake-ups are in "
-            "*processors CPU*." + precision)
+            "*processors CPU*. *timer / floor CPU* = (tick + processors) / "
+            "floor: what the timer system's own threads spend against the "
+            "bare thread keeping the same schedule (process CPU also holds "
+            "the floor thread itself and the tool's threads, so it is not "
+            "compared)." + precision)
 
 
 def plural(n, word):
@@ -712,8 +728,12 @@ def write_report(summary, fires, wakeups, data_dir, out_dir, command):
     md += [table(["", ""], rows, ["---", "---"]), ""]
     md += [
         "- **lateness** = when the callback started − its expected time "
-        "(tick-thread wake-up + hand-off to the dispatcher). Percentiles are "
-        "exact (nearest rank over every call).",
+        "(what the call waits for after its instant: with the early "
+        "hand-over, the tick thread processes the event up to "
+        "`timer_handoff_lead` before it and a processor sleeping on its own "
+        "timer begins the call, so this is mostly that processor's wake-up; "
+        "without it, the tick thread's wake-up plus the hand-off). "
+        "Percentiles are exact (nearest rank over every call).",
         "- **past tick** = when it started − the wheel tick its deadline "
         "rounds up to. Deadlines that are not on a tick wait for the next "
         "one by design (never early); past tick removes that rounding and is "

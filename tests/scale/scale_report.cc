@@ -308,6 +308,20 @@ std::string SummaryMarkdown(const ScaleResults& r, const Verdict& v) {
       absl::StrCat(Spread(r.wheel_lock_wait), " (",
                    Commas(r.wheel_lock_wait.count()), " probes)"),
       "");
+  row("wheel lock wait, the probes whose thread was not preempted "
+      "(no involuntary context switch), p50 / p99 / max",
+      absl::StrCat(Spread(r.wheel_lock_wait_unpreempted), " (",
+                   Commas(r.wheel_lock_wait_unpreempted.count()), " probes)"),
+      "");
+  row("the tick thread's longest hold of the wheel lock in one advance "
+      "(wall time, whole run; at most 1024 entries per hold)",
+      absl::FormatDuration(r.wheel_max_hold), "");
+  row(absl::StrCat("wheel lock waits >= ",
+                   absl::FormatDuration(WheelLockProbe::kLongWait),
+                   ": in all / with the probe thread preempted"),
+      absl::StrCat(Commas(r.long_lock_waits), " / ",
+                   Commas(r.long_lock_waits_preempted)),
+      "");
   row(absl::StrCat("wheel lock waits >= ",
                    absl::FormatDuration(WheelLockProbe::kLongWait),
                    " by cascade phase"),
@@ -416,6 +430,11 @@ std::string ResultsJson(const ScaleResults& r, const Verdict& v) {
   j.Integer("answers_clamped", static_cast<int64_t>(r.timeouts.answers_clamped));
   j.Latency("oneshot_lateness", r.oneshot_lateness);
   j.Latency("wheel_lock_wait", r.wheel_lock_wait);
+  j.Latency("wheel_lock_wait_unpreempted", r.wheel_lock_wait_unpreempted);
+  j.Integer("wheel_lock_long_waits", static_cast<int64_t>(r.long_lock_waits));
+  j.Number("wheel_max_hold_us", absl::ToDoubleMicroseconds(r.wheel_max_hold));
+  j.Integer("wheel_lock_long_waits_preempted",
+            static_cast<int64_t>(r.long_lock_waits_preempted));
   j.String("periodic_late_calls_by_cascade_phase",
            absl::StrJoin(r.late_calls_by_phase, " "));
   j.String("wheel_lock_long_waits_by_cascade_phase",

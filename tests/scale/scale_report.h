@@ -59,6 +59,14 @@ struct ScaleResults {
   timer::LatencyHistogram oneshot_lateness;
   timer::LatencyHistogram request_lag;
   timer::LatencyHistogram wheel_lock_wait;
+  // The probes during which the probe thread was not preempted, and the
+  // waits >= 1 ms with and without it (wheel_lock_probe.h).
+  timer::LatencyHistogram wheel_lock_wait_unpreempted;
+  uint64_t long_lock_waits = 0;
+  uint64_t long_lock_waits_preempted = 0;
+  // The tick thread's longest hold of the wheel lock in one advance, wall
+  // time, whole run (TimingWheel::CascadeStats::max_hold_ns).
+  absl::Duration wheel_max_hold;
   std::array<uint64_t, kCascadePhaseBins> late_calls_by_phase{};
   std::array<uint64_t, kCascadePhaseBins> long_lock_waits_by_phase{};
 

@@ -405,6 +405,11 @@ int main(int argc, char** argv) {
   r.oneshot_lateness = timeouts->lateness().histogram();
   r.request_lag = timeouts->lag().histogram();
   r.wheel_lock_wait = probe.wait();
+  r.wheel_lock_wait_unpreempted = probe.wait_unpreempted();
+  r.long_lock_waits = probe.long_waits();
+  r.long_lock_waits_preempted = probe.long_waits_preempted();
+  r.wheel_max_hold =
+      absl::Nanoseconds(driver->wheel().cascade_stats().max_hold_ns);
   r.long_lock_waits_by_phase = probe.long_waits_by_phase();
   r.cpu = roles.CpuByRole(threads_begin, threads_end);
   r.process_cpu = process_cpu_end - process_cpu_begin;

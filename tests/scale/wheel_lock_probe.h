@@ -10,6 +10,16 @@
 // longer than 1 ms are also counted by their position in the cascade cycle
 // (cascade_phase.h).
 //
+// A probe's duration also holds any time the probe thread itself spent
+// preempted (on a busy 2-core machine, a runnable thread can wait
+// milliseconds for a CPU), which is not a wait for the lock. Each probe
+// therefore reads the thread's involuntary context switches before and
+// after (getrusage(RUSAGE_THREAD)): the probes with none are also recorded
+// apart (wait_unpreempted()), and the long waits are counted by whether
+// the probe was preempted. A probe that slept on the lock and then waited
+// for a CPU after its wake-up has no involuntary switch: that delay stays
+// in both figures (they do not flatter the lock).
+//
 // Threads: Start/Stop from the owner; the figures after Stop().
 
 #ifndef TESTS_SCALE_WHEEL_LOCK_PROBE_H_
@@ -47,6 +57,14 @@ class WheelLockProbe {
 
   // REQUIRES: Stop() has returned. Probes that began inside the window.
   const timer::LatencyHistogram& wait() const { return wait_; }
+  // The probes during which the probe thread was not preempted.
+  const timer::LatencyHistogram& wait_unpreempted() const {
+    return wait_unpreempted_;
+  }
+  // Waits of at least kLongWait, and how many of them had the probe thread
+  // preempted.
+  uint64_t long_waits() const { return long_waits_total_; }
+  uint64_t long_waits_preempted() const { return long_waits_preempted_; }
   std::array<uint64_t, kCascadePhaseBins> long_waits_by_phase() const {
     return long_waits_.Snapshot();
   }
@@ -60,7 +78,11 @@ class WheelLockProbe {
   const absl::Duration spacing_;
   std::atomic<bool> stopping_{false};
   std::thread thread_;
-  timer::LatencyHistogram wait_;  // the probe thread only, until joined
+  // The probe thread only, until joined.
+  timer::LatencyHistogram wait_;
+  timer::LatencyHistogram wait_unpreempted_;
+  uint64_t long_waits_total_ = 0;
+  uint64_t long_waits_preempted_ = 0;
   PhaseCounts long_waits_;
 };
 
