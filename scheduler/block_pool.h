@@ -2,10 +2,12 @@
 // API headers); its Bazel target is visible only inside this repository.
 //
 // BlockPool and PoolAllocator: recycled memory for objects of one size, so
-// that making a routine per dispatched callback costs no heap allocation in
-// the steady state.
+// that making a routine costs no heap allocation in the steady state.
 //
-// Why: every due timer callback becomes a CRoutine owned by a shared_ptr.
+// Why: every due timer callback runs in a CRoutine owned by a shared_ptr.
+// A dispatch reuses a finished routine the scheduler kept (scheduler.h,
+// kRecycledRoutines); only beyond those is a routine made, and its memory
+// comes from here.
 // std::allocate_shared with a PoolAllocator puts the routine and its
 // control block in one block taken from here; when the last reference
 // goes, the block comes back here instead of to malloc. The allocator

@@ -244,6 +244,9 @@ void CRoutine::Recycle(std::function<void()> body, int priority, int group,
   // Nobody else can reach the routine: the lock is uncontended, taken for
   // the fields it guards.
   MutexLock lock(&mu_);
+  DCHECK(state_ == State::kFinished && !context_ && !body_ && !owner_ &&
+         !cancelled() && !named_task_ && live_link_.self == nullptr)
+      << "routine \"" << name_ << "\": recycled while not a finished one-off";
   body_ = std::move(body);
   owner_ = std::move(owner);
   priority_ = priority;

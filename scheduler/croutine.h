@@ -182,6 +182,8 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
   Host* host() const { return host_; }
   int priority() const { return priority_; }
   int processor() const { return processor_; }
+  // Names the routine object: a recycled routine (Recycle) keeps its id
+  // from one dispatch to the next.
   uint64_t id() const { return id_; }
   // The processor group that runs it (set once by the scheduler).
   int group() const { return group_; }

@@ -23,7 +23,6 @@ namespace scheduler {
 namespace {
 
 using test::Eventually;
-using test::Gate;
 
 Scheduler::Options Manual(SchedulerConfig config) {
   Scheduler::Options o;
@@ -136,28 +135,29 @@ TEST(RoutineRecyclingTest, NamedTasksAreNeverReused) {
 }
 
 TEST(RoutineRecyclingTest, AdmissionAndShutdownRefuseThoughRoutinesAreKept) {
-  Scheduler::Options o;
-  o.name = "recycle";
-  o.config = DefaultSchedulerConfig(1);
-  o.max_routines = 1;
+  Scheduler::Options o = Manual(DefaultSchedulerConfig(1));
+  o.max_routines = 2;
   Scheduler sched(o);
-  std::atomic<int> ran{0};
-  ASSERT_TRUE(sched.Dispatch([&] { ++ran; }));  // leaves a routine kept
-  ASSERT_TRUE(Eventually([&] { return sched.stats().live == 0; }));
-  Gate gate;
-  ASSERT_TRUE(sched.Dispatch([&] { gate.Wait(); }));  // reuses it
-  ASSERT_TRUE(gate.AwaitEntered());
+  int ran = 0;
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(sched.Dispatch([&] { ++ran; }));
+  EXPECT_EQ(sched.RunReady(), 2u);  // two finished routines, kept
+  // Two named tasks (never reused) fill the live set: a kept routine must
+  // not take a dispatch past max_routines.
+  ASSERT_TRUE(sched.CreateTask("a", [&] { ++ran; }).ok());
+  ASSERT_TRUE(sched.CreateTask("b", [&] { ++ran; }).ok());
   auto owner = std::make_shared<int>(1);
   std::weak_ptr<int> watch = owner;
   EXPECT_FALSE(sched.Dispatch([&] { ++ran; }, timer::Route{}, std::move(owner)));
   EXPECT_TRUE(watch.expired());  // the refused task and its owner are gone
   EXPECT_EQ(sched.stats().refused, 1u);
-  gate.Open();
-  ASSERT_TRUE(Eventually([&] { return sched.stats().live == 0; }));
+  EXPECT_EQ(sched.RunReady(), 2u);  // the tasks
+  ASSERT_TRUE(sched.Dispatch([&] { ++ran; }));  // room again
+  EXPECT_EQ(sched.RunReady(), 1u);
   sched.Shutdown();
   EXPECT_FALSE(sched.Dispatch([&] { ++ran; }));
   EXPECT_EQ(sched.stats().refused, 2u);
-  EXPECT_EQ(ran.load(), 1);
+  EXPECT_EQ(ran, 5);
+  EXPECT_EQ(sched.stats().live, 0u);
 }
 
 }  // namespace

@@ -214,7 +214,8 @@ bool Scheduler::Dispatch(std::function<void()> task, timer::Route route,
       recycled_.pop_back();
       routine->Recycle(std::move(task), route.priority, group,
                        std::move(owner));
-      Admit(routine).IgnoreError();  // cannot fail: checked above
+      const absl::Status admitted = Admit(routine);
+      ACHECK(admitted.ok()) << admitted;  // its conditions checked above
       ++stats_.dispatched;
     }
   }
@@ -409,11 +410,15 @@ bool Scheduler::HasReady() const { return queued() > 0; }
 
 void Scheduler::Shutdown() {
   std::vector<std::shared_ptr<CRoutine>> live;
+  // The routines kept for reuse: none will be reused now. Released after
+  // the lock (a routine's destructor may take a wheel's lock).
+  std::vector<std::shared_ptr<CRoutine>> kept;
   {
     MutexLock lock(&mu_);
     if (shut_down_) return;
     shut_down_ = true;
     stopping_.store(true, std::memory_order_release);
+    kept.swap(recycled_);
     for (CRoutine* r = live_head_; r != nullptr; r = r->live_link_.next) {
       live.push_back(r->live_link_.self);
     }

@@ -313,8 +313,8 @@ std::string SummaryMarkdown(const ScaleResults& r, const Verdict& v) {
       absl::StrCat(Spread(r.wheel_lock_wait_unpreempted), " (",
                    Commas(r.wheel_lock_wait_unpreempted.count()), " probes)"),
       "");
-  row("the tick thread's longest hold of the wheel lock in one advance "
-      "(wall time, whole run; at most 1024 entries per hold)",
+  row("the tick thread's longest single hold of the wheel lock "
+      "(wall time, whole run; an advance lets others in every 1024 entries)",
       absl::FormatDuration(r.wheel_max_hold), "");
   row(absl::StrCat("wheel lock waits >= ",
                    absl::FormatDuration(WheelLockProbe::kLongWait),

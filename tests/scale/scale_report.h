@@ -64,7 +64,7 @@ struct ScaleResults {
   timer::LatencyHistogram wheel_lock_wait_unpreempted;
   uint64_t long_lock_waits = 0;
   uint64_t long_lock_waits_preempted = 0;
-  // The tick thread's longest hold of the wheel lock in one advance, wall
+  // The tick thread's longest single hold of the wheel lock, wall
   // time, whole run (TimingWheel::CascadeStats::max_hold_ns).
   absl::Duration wheel_max_hold;
   std::array<uint64_t, kCascadePhaseBins> late_calls_by_phase{};
