@@ -19,7 +19,8 @@ void AdaptiveMutex::LockSlow() {
   // Spin: read-only while held (no cache-line ping-pong between waiters),
   // and stop spinning as soon as somebody sleeps (a sleeper means holds are
   // long now; spinning would only delay our own sleep).
-  for (int i = 0; i < kSpins; ++i) {
+  int backoff = 1;
+  for (int paused = 0; paused < kSpinPauses; paused += backoff) {
     uint32_t seen = state_.load(std::memory_order_relaxed);
     if (seen == kLockedWithSleepers) break;
     if (seen == kUnlocked &&
@@ -27,7 +28,8 @@ void AdaptiveMutex::LockSlow() {
                                      std::memory_order_relaxed)) {
       return;
     }
-    CpuRelax();
+    for (int k = 0; k < backoff; ++k) CpuRelax();
+    if (backoff < kMaxBackoff) backoff *= 2;
   }
   // Sleep. Taking the lock from here always leaves it marked "with
   // sleepers" (we cannot know whether others still sleep), which costs at
