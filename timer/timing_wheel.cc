@@ -696,13 +696,19 @@ int64_t SteadyNowNs() {
 }
 }  // namespace
 
-void TimingWheel::BeginHoldLocked() { hold_began_ns_ = SteadyNowNs(); }
+void TimingWheel::BeginHoldLocked() {
+  hold_began_ns_ =
+      time_holds_.load(std::memory_order_relaxed) ? SteadyNowNs() : 0;
+}
 
 void TimingWheel::EndHoldLocked() {
   cascade_stats_.max_per_hold =
       std::max(cascade_stats_.max_per_hold, hold_work_);
-  cascade_stats_.max_hold_ns =
-      std::max(cascade_stats_.max_hold_ns, SteadyNowNs() - hold_began_ns_);
+  // Timed only if it was when the hold began (the switch may have moved).
+  if (hold_began_ns_ != 0 && time_holds_.load(std::memory_order_relaxed)) {
+    cascade_stats_.max_hold_ns =
+        std::max(cascade_stats_.max_hold_ns, SteadyNowNs() - hold_began_ns_);
+  }
   hold_work_ = 0;
 }
 

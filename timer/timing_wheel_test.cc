@@ -568,6 +568,15 @@ TEST(TimingWheelTest, OneTickOfManyExpiriesReleasesTheLockInBatches) {
   EXPECT_EQ(releases_seen, static_cast<int>(stats.lock_releases));
 }
 
+TEST(TimingWheelTest, HoldsAreTimedOnlyWhenAsked) {
+  TimingWheel wheel(Instant(), kTick);
+  std::vector<WheelEntry> entries(3000);
+  for (WheelEntry& e : entries) ASSERT_TRUE(wheel.Arm(&e, 700).ok());
+  wheel.AdvanceTo(700, [](WheelEntry*) {});
+  EXPECT_EQ(wheel.cascade_stats().max_hold_ns, 0);  // off by default
+  EXPECT_GT(wheel.cascade_stats().lock_releases, 0u);
+}
+
 TEST(TimingWheelTest, TheLongestHoldIsTimedPerHoldNotPerAdvance) {
   // Three holds of the lock, with the advancing thread asleep between them
   // (the hook runs with the lock released): the holds and the sleeps are
@@ -576,6 +585,7 @@ TEST(TimingWheelTest, TheLongestHoldIsTimedPerHoldNotPerAdvance) {
   // it would include the sleeps.
   const int kEntries = 2 * static_cast<int>(kMaxHoldWork) + 1;
   TimingWheel wheel(Instant(), kTick);
+  wheel.TimeHolds(true);
   std::vector<WheelEntry> entries(kEntries);
   for (WheelEntry& e : entries) ASSERT_TRUE(wheel.Arm(&e, 700).ok());
   constexpr auto kSleep = std::chrono::milliseconds(100);

@@ -291,6 +291,8 @@ int main(int argc, char** argv) {
   if (!cyber::Init(argv[0])) return 2;
   SteadyClock* const clock = SteadyClock::Get();
   cyber::timer::TickDriver* const driver = cyber::timer::DefaultTickDriver();
+  // The longest hold of the wheel lock is reported: time the holds.
+  driver->system()->wheel().TimeHolds(true);
   cyber::scheduler::Scheduler* const scheduler =
       cyber::scheduler::DefaultScheduler();
   const absl::StatusOr<ThreadRoles> found =
