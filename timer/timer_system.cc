@@ -237,9 +237,12 @@ absl::StatusOr<TimingWheel::ArmResult> TimerSystem::ArmWith(
     return absl::FailedPreconditionError(
         "timer system \"" + options_.name + "\": shut down, cannot arm");
   }
+  // The deadline's tick (unused by an exact arm): computed once, for the
+  // arm and for the early hand-over's check below.
+  const Tick tick = exact ? kNoTick : wheel_.DeadlineToTick(deadline);
   const auto arm = [&](Tick present) {
     return exact ? wheel_.ArmExact(target, deadline, present)
-                 : wheel_.Arm(target, wheel_.DeadlineToTick(deadline), present);
+                 : wheel_.Arm(target, tick, present);
   };
   auto result = arm(0);
   if (!result.ok() && result.status().code() == absl::StatusCode::kOutOfRange &&
@@ -257,7 +260,6 @@ absl::StatusOr<TimingWheel::ArmResult> TimerSystem::ArmWith(
     result = arm(wheel_.DeadlineToTick(now));
   }
   if (result.ok() && !exact && lead_ > absl::ZeroDuration()) {
-    const Tick tick = wheel_.DeadlineToTick(deadline);
     if (result->expires > tick) {
       // The wheel moved it to the tick after its own, processed already.
       // If that was an early hand-over's pass (the tick's instant has not
