@@ -40,10 +40,10 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/time/time.h"
 #include "cyber/common/mutex.h"
-#include "cyber/common/wait_list.h"
+#include "cyber/time/wait_list.h"
 #include "cyber/time/instant.h"
 #include "scheduler/execution_context.h"
-#include "cyber/runtime/runtime_scope.h"
+#include "cyber/common/runtime_scope.h"
 #include "timer/timer_system.h"
 
 namespace cyber {
@@ -85,7 +85,7 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
     // True once the scheduler shuts down: suspension points then throw.
     bool stopping() const { return stopping_.load(std::memory_order_acquire); }
     // The runtime scope installed around every resume of this host's
-    // routines (cyber/runtime/runtime_scope.h): its scheduler is the host,
+    // routines (cyber/common/runtime_scope.h): its scheduler is the host,
     // its timers the wheel SleepFor arms, its clock that wheel's clock.
     RuntimeScope* scope() { return &scope_; }
     const RuntimeScope* scope() const { return &scope_; }
@@ -113,7 +113,7 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
         context_ ? nullptr : AcquireContext();
     // The routine runs on behalf of its host's runtime: timers it makes
     // without a TickDriver, Time::Now(), Rate, Async and Node follow that
-    // runtime (cyber/runtime/runtime_scope.h). This runs on the processor's
+    // runtime (cyber/common/runtime_scope.h). This runs on the processor's
     // own stack and Enter() returns on the same thread, so the thread's
     // variables are set and restored inline (ScopedRuntime is out of line).
     const RuntimeScope*& scope = runtime_internal::t_scope;
@@ -162,7 +162,7 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
   static void SleepFor(absl::Duration d);
   // Parks until Notify() (returns at once if a notification is pending).
   static void WaitForData();
-  // Parkable (cyber/common/wait_list.h): Park() is called by the routine
+  // Parkable (cyber/time/wait_list.h): Park() is called by the routine
   // itself (CurrentCoroutine() == this) and is not a cancellation point;
   // Unpark() from anywhere. A synchronous stop waiting in a routine parks
   // here instead of blocking or spinning its processor.

@@ -1,26 +1,18 @@
-// The process-wide scheduler, and cyber::Async on it.
+// The scheduler that code which names none uses, and cyber::Async on it.
 //
-// The process scheduler is the process runtime's (cyber/runtime/
-// process_runtime.h, which says how it is made from the --scheduler_*
-// flags and how it lives); this header is the scheduler-shaped view of it
-// that Cyber-style code uses. It is wired to the runtime's timer system,
-// the process timer system (timer/default_timer_system.h), whose callbacks
-// it runs and whose wheel its SleepFor arms, so Async, SleepFor, CreateTask
-// and Node work whoever asks first.
+// Cyber-style code says `cyber::Async(f)`, `scheduler::Instance()` or
+// `Node("x")` and names no scheduler. It gets the scheduler of the runtime
+// it belongs to, by the one rule of cyber/common/runtime_scope.h: the
+// runtime scope installed on this thread (inside a routine, that routine's
+// scheduler; around a component's Init()/Clear(), its graph's), else the
+// process runtime's (cyber/runtime/process_runtime.h: made on first use,
+// started by cyber::Init, shut down by cyber::Shutdown; after a shutdown it
+// refuses work with a clear error until the next Init). So a graph's tasks
+// stay on its scheduler and clock.
 //
-// Its life follows the runtime's, and what DefaultScheduler() returns at
-// each stage:
-//   never started  made on first use (a program that never calls Init);
-//   started        StartDefaultScheduler() (cyber::Init) keeps a running
-//                  one or makes a new one (a new process runtime);
-//   shut down      ShutdownDefaultScheduler() (cyber::Shutdown) shuts the
-//                  process runtime down: its timer system, then the
-//                  scheduler, which is kept and returned, refusing work
-//                  with a clear error (an Async future holds it; CreateTask
-//                  returns FailedPrecondition), until the next
-//                  StartDefaultScheduler(). Never an abort.
-// A bad conf file is reported (AERROR, naming file, line and field) and
-// the default configuration is used instead, so the process still runs.
+// Two labels: //scheduler:current_scheduler is this header for libraries
+// of this repository (it links no process runtime); users depend on
+// //scheduler:default_scheduler, which also links the process runtime.
 //
 // Threads: thread-safe.
 
@@ -35,29 +27,19 @@
 namespace cyber {
 namespace scheduler {
 
+// The process runtime's scheduler, whatever scope is installed; null only
+// in a binary that links no process runtime.
 Scheduler* DefaultScheduler();
-// The same, shared: DefaultScheduler()'s pointer stays valid while the
-// process runs it, or while somebody holds it this way (a Node does). The
-// reference holds the whole process runtime (an aliasing shared_ptr). After
-// a shutdown, the next StartDefaultScheduler() drops the process's own
-// reference: nothing is kept for ever.
+// The same, shared: it holds the whole process runtime (an aliasing
+// shared_ptr), so the pointer stays valid while held, also across a
+// cyber::Shutdown() and the next cyber::Init().
 std::shared_ptr<Scheduler> DefaultSchedulerRef();
-// A running process scheduler: the current one, or a new one (a new
-// process runtime) if there is none or it is shut down.
-Scheduler* StartDefaultScheduler();
-// Shuts the process runtime down: its timer system, then the default
-// scheduler (idempotent); see above.
-void ShutdownDefaultScheduler();
 
-// The scheduler of the runtime whose code runs on this thread: the
-// scheduler of the runtime scope installed here (cyber/runtime/
-// runtime_scope.h: inside a routine, that routine's scheduler; around a
-// component's Init()/Clear(), its graph's), else the process scheduler.
-// What Cyber-style calls that name no scheduler use (cyber::Async,
-// scheduler::Instance(), Node), so a graph's tasks stay on its scheduler
-// and clock.
+// The scheduler of the runtime whose code runs on this thread (see above);
+// null only in a binary that links no process runtime, outside every
+// runtime's scope.
 Scheduler* CurrentScheduler();
-// The same, holding it when it is the process scheduler (a runtime's own
+// The same, holding it when it is the process runtime's (a runtime's own
 // scheduler outlives the runtime's code and is not held).
 std::shared_ptr<Scheduler> CurrentSchedulerRef();
 

@@ -7,6 +7,7 @@
 
 #include "gflags/gflags.h"
 #include "gtest/gtest.h"
+#include "cyber/runtime/process_runtime.h"
 #include "scheduler/croutine.h"
 
 DECLARE_int32(scheduler_processors);
@@ -34,8 +35,8 @@ TEST(DefaultSchedulerTest, AsyncRunsOnTheProcessScheduler) {
   auto f = cyber::Async([](int a, int b) { return a + b; }, 40, 2);
   EXPECT_EQ(f.get(), 42);
   EXPECT_EQ(scheduler::DefaultScheduler()->stats().processors, 2);
-  scheduler::ShutdownDefaultScheduler();
-  scheduler::ShutdownDefaultScheduler();  // idempotent
+  ShutdownProcessRuntime();
+  ShutdownProcessRuntime();  // idempotent
 }
 
 // After a shutdown, and until the next start (cyber::Init), the process
@@ -50,9 +51,9 @@ TEST(DefaultSchedulerTest, AfterShutdownAsyncFailsClearlyUntilTheNextStart) {
     EXPECT_NE(std::string(e.what()).find("scheduler \"default\""), std::string::npos)
         << e.what();
   }
-  scheduler::Scheduler* s = scheduler::StartDefaultScheduler();
+  scheduler::Scheduler* s = StartProcessRuntime()->scheduler();
   EXPECT_EQ(s, scheduler::DefaultScheduler());
-  EXPECT_EQ(s, scheduler::StartDefaultScheduler());  // running: kept
+  EXPECT_EQ(s, StartProcessRuntime()->scheduler());  // running: kept
   auto f = cyber::Async([] {
     // A routine parks on the real wheel: the test is that it comes back
     // (no abort); nothing about its timing is asserted.
@@ -60,7 +61,7 @@ TEST(DefaultSchedulerTest, AfterShutdownAsyncFailsClearlyUntilTheNextStart) {
     return 6;
   });
   EXPECT_EQ(f.get(), 6);
-  scheduler::ShutdownDefaultScheduler();
+  ShutdownProcessRuntime();
 }
 
 TEST(DefaultSchedulerTest, BadFlagsAreReportedAndTheDefaultIsUsed) {
@@ -68,13 +69,13 @@ TEST(DefaultSchedulerTest, BadFlagsAreReportedAndTheDefaultIsUsed) {
   FLAGS_scheduler_policy = "SCHED_FIFO";
   FLAGS_scheduler_priority = 0;  // invalid for SCHED_FIFO (1..99)
   ::testing::internal::CaptureStderr();
-  scheduler::Scheduler* s = scheduler::StartDefaultScheduler();
+  scheduler::Scheduler* s = StartProcessRuntime()->scheduler();
   const std::string log = ::testing::internal::GetCapturedStderr();
   EXPECT_NE(log.find("--scheduler_* flags"), std::string::npos) << log;
   EXPECT_NE(log.find("processor_prio 0"), std::string::npos) << log;
   EXPECT_EQ(s->stats().processors, 1);  // still runs, on the default layout
   EXPECT_EQ(cyber::Async([] { return 7; }).get(), 7);
-  scheduler::ShutdownDefaultScheduler();
+  ShutdownProcessRuntime();
   FLAGS_scheduler_policy = "SCHED_OTHER";
 }
 

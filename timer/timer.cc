@@ -5,7 +5,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "cyber/common/log.h"
-#include "timer/default_timer_system.h"
 #include "timer/period_rules.h"
 #include "timer/timer_core.h"
 

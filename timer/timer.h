@@ -97,15 +97,15 @@
 //
 // Where a timer runs (its timer system). A Timer given a TickDriver runs
 // there for its whole life; it may outlive the driver (then Schedule()
-// fails with FailedPrecondition). A Timer without one binds to the process
-// timer system at each Schedule()/Start() from the idle state, never at
-// construction:
-//   * once the process runtime exists (cyber/runtime/process_runtime.h:
-//     cyber::Init(), or a first cyber::Async or Node): its scheduler's
-//     coroutine pool — always, however early the Timer was constructed;
-//   * before that: a fallback system running callbacks on a small thread
-//     pool; a timer started there keeps running there until it is stopped
-//     (its next Start() after Init() binds to the scheduler);
+// fails with FailedPrecondition). A Timer without one binds, at each
+// Schedule()/Start() from the idle state (never at construction), to the
+// timer system of the runtime its caller belongs to (the rule of
+// cyber/common/runtime_scope.h):
+//   * in a runtime's code (a routine, a component's Init()): that runtime's,
+//     e.g. a simulated graph's, on its clock;
+//   * elsewhere: the process runtime's (cyber/runtime/process_runtime.h,
+//     made on first use or by cyber::Init()), callbacks on its scheduler's
+//     coroutine pool, however early the Timer was constructed;
 //   * after cyber::Shutdown() (until the next Init()): Schedule() returns
 //     FailedPrecondition naming the timer, Start() logs it (AERROR), and
 //     nothing runs or retries. Init() again gives working timers, also to

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "cyber/runtime/runtime_scope.h"
+#include "cyber/common/runtime_scope.h"
 #include "cyber/simulation/simulated_graph.h"
 #include "cyber/testing/log_capture.h"
 #include "gtest/gtest.h"

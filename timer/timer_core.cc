@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "cyber/common/log.h"
 #include "cyber/time/steady_clock.h"
-#include "timer/default_timer_system.h"
+#include "cyber/common/runtime_scope.h"
 #include "timer/timer_stop_registry.h"
 
 namespace cyber {
@@ -290,7 +290,7 @@ absl::Status TimerCore::StartDefault(bool reset) {
   // The common case: the timer starts again on the system it last ran on,
   // still the current one. Compared, never dereferenced: if it is front_,
   // the core's own reference keeps it alive.
-  const TimerSystem* const hint = DefaultTimerFrontEndHint();
+  const TimerSystem* const hint = CurrentTimerSystemHint();
   if (hint != nullptr) {
     AdaptiveMutexLock lock(&stripe_->mu);
     if (front_.get() == hint) {
@@ -299,10 +299,19 @@ absl::Status TimerCore::StartDefault(bool reset) {
       return status;
     }
   }
-  std::shared_ptr<TimerSystem> front = DefaultTimerFrontEnd();
-  TimerSystem* const raw = front.get();
-  NoteDefaultTimerStart(raw, [this] { return name(); });
-  return Begin(raw, std::move(front), reset);
+  // The rule of cyber/common/runtime_scope.h; the reference held while the
+  // timer binds keeps a process runtime alive, and the timer then holds
+  // the system itself.
+  const RuntimeRef runtime = CurrentRuntime();
+  TimerSystem* const raw = runtime.part(&RuntimeScope::timers);
+  if (raw == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "timer \"", name(),
+        "\": no timer system: no runtime scope is installed on this thread "
+        "and this binary links no process runtime (depend on //timer, "
+        "which links it, or pass a TickDriver)"));
+  }
+  return Begin(raw, raw->shared_from_this(), reset);
 }
 
 absl::Status TimerCore::Begin(TimerSystem* front,

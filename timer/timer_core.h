@@ -120,7 +120,7 @@
 // with no lock held.
 //
 // Stop() waits for a call of another execution (thread or coroutine; see
-// cyber/common/wait_list.h) on a WaitList: a thread blocks, a coroutine
+// cyber/time/wait_list.h) on a WaitList: a thread blocks, a coroutine
 // parks off its processor (it never yield-spins, whatever its priority).
 // While a Stop() waits, the call's end never re-arms, even if the callback
 // started its own timer again meanwhile: when Stop() returns, no call runs
@@ -185,9 +185,9 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   // retired, or the timer system is shut down.
   //
   // StartFixed: on the core's own front end (REQUIRES:
-  // has_fixed_system()). StartDefault: on the process default
-  // (DefaultTimerFrontEnd()); no lookup and no reference count when the
-  // timer restarts on the system it last ran on.
+  // has_fixed_system()). StartDefault: on the current runtime's
+  // (CurrentRuntime(), cyber/common/runtime_scope.h); no lookup and no
+  // reference count when the timer restarts on the system it last ran on.
   absl::Status StartFixed(bool reset);
   absl::Status StartDefault(bool reset);
   void Stop();

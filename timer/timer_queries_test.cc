@@ -19,7 +19,7 @@
 #include "cyber/time/steady_clock.h"
 #include "gtest/gtest.h"
 #include "timer/callback_executor.h"
-#include "timer/default_timer_system.h"
+#include "cyber/common/runtime_scope.h"
 #include "timer/testing/simulated_timer_system.h"
 #include "timer/tick_driver.h"
 #include "timer/testing/holding_dispatcher.h"
@@ -476,15 +476,15 @@ TEST(TimerQueriesTest, ClockIsTheDriversOrTheSteadyClockForAnUnboundTimer) {
   EXPECT_TRUE(real.IsSteady());
 
   // A Timer without a driver has no system until its first Start(): it
-  // reports the steady clock and looks nothing up (no process runtime, no
-  // fallback system is made).
-  ASSERT_EQ(DefaultTimerFrontEndHint(), nullptr);
+  // reports the steady clock and looks nothing up (no process runtime is
+  // made).
+  ASSERT_EQ(CurrentTimerSystemHint(), nullptr);
   Timer unbound(Oneshot("plain", 10 * kMs, [] {}));
   EXPECT_EQ(unbound.clock(), SteadyClock::Get());
   EXPECT_TRUE(unbound.IsSteady());
   Timer cyber_style;
   EXPECT_EQ(cyber_style.clock(), SteadyClock::Get());
-  EXPECT_EQ(DefaultTimerFrontEndHint(), nullptr);
+  EXPECT_EQ(CurrentTimerSystemHint(), nullptr);
 
   // The fixed driver's clock for the timer's whole life, also once the
   // driver is shut down (the simulated clock outlives it here).

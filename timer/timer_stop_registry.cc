@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "cyber/common/log.h"
 #include "cyber/common/mutex.h"
-#include "cyber/common/wait_list.h"
+#include "cyber/time/wait_list.h"
 
 namespace {
 

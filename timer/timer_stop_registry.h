@@ -22,7 +22,7 @@
 // simulated graph's stuck run: StopsInProgress()).
 //
 // The caller is the waiting thread (Linux thread id and name) or routine
-// (its name, cyber/common/wait_list.h Parkable::DebugName), followed by what
+// (its name, cyber/time/wait_list.h Parkable::DebugName), followed by what
 // a ScopedStopCaller on that thread or routine says it does (the launcher
 // names the component it shuts down).
 //

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "cyber/common/wait_list.h"
+#include "cyber/time/wait_list.h"
 #include "cyber/testing/log_capture.h"
 #include "cyber/time/steady_clock.h"
 #include "gflags/gflags.h"

@@ -32,7 +32,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "cyber/common/adaptive_mutex.h"
-#include "cyber/common/wait_list.h"
+#include "cyber/time/wait_list.h"
 
 namespace cyber {
 namespace timer {

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "cyber/runtime/runtime_scope.h"
+#include "cyber/common/runtime_scope.h"
 #include "cyber/simulation/simulated_graph.h"
 #include "gtest/gtest.h"
 #include "timer/testing/simulated_timer_system.h"

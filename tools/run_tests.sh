@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The README's second command: installs what is missing, then runs the whole
 # test suite in the default config and under AddressSanitizer,
-# UndefinedBehaviorSanitizer and ThreadSanitizer, a clang 14 build with
+# UndefinedBehaviorSanitizer and ThreadSanitizer, the layering check
+# (tools/check_layers.sh), a clang 14 build with
 # -Wthread-safety as errors, every libFuzzer fuzzer for a bounded time
 # (FUZZ_SECONDS each, default 60) and the timer soak for SOAK_DURATION
 # (default 30s), and a graph test built in a separate Bazel workspace that
 # uses this repository through local_repository. Ends with the plain line
 # "N passed, N failed" (each test target in each config counts once; the
-# clang build, each fuzzer, the soak, the external workspace and the
+# layering check, the clang build, each fuzzer, the soak, the external workspace and the
 # /dev/shm check count as one check each) and exits non-zero if anything
 # failed. The /dev/shm check: no Fast-DDS file the run added is left (the
 # transport tests kill peers with -9).
@@ -19,7 +20,7 @@ cd "$(dirname "$0")/.."
 
 bash tools/setup.sh || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
 
-CONFIGS="${CONFIGS:-default asan ubsan tsan clang fuzz soak workspace}"
+CONFIGS="${CONFIGS:-layers default asan ubsan tsan clang fuzz soak workspace}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
@@ -72,6 +73,16 @@ for config in $CONFIGS; do
     else
       extra_checks_failed=$((extra_checks_failed + 1))
       echo "FAILED [workspace] tools/test_external_workspace.sh"
+    fi
+  elif [ "$config" = layers ]; then
+    # Dependencies run down tools/layers.txt; the lower layers link no
+    # Fast-DDS (tools/check_layers.sh).
+    echo "=== layers ==="
+    if bash tools/check_layers.sh; then
+      extra_checks_passed=$((extra_checks_passed + 1))
+    else
+      extra_checks_failed=$((extra_checks_failed + 1))
+      echo "FAILED [layers] tools/check_layers.sh"
     fi
   elif [ "$config" = clang ]; then
     # Thread-safety analysis is a compile-time check: build everything.

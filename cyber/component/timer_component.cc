@@ -3,7 +3,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "timer/default_timer_system.h"
 
 namespace cyber {
 

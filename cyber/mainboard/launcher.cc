@@ -22,7 +22,7 @@
 #include "cyber/component/component_registry.h"
 #include "cyber/transport/channel_bus.h"
 #include "scheduler/default_scheduler.h"
-#include "cyber/runtime/runtime_scope.h"
+#include "cyber/common/runtime_scope.h"
 #include "timer/timer_stop_registry.h"
 
 namespace cyber {

@@ -66,7 +66,7 @@
 #include "cyber/common/mutex.h"
 #include "cyber/component/component_base.h"
 #include "cyber/dag/dag_config.h"
-#include "cyber/runtime/runtime_scope.h"
+#include "cyber/common/runtime_scope.h"
 
 namespace cyber {
 
@@ -164,7 +164,7 @@ class Launcher {
 
   const ComponentContext context_;
   // What the components' Init(), Clear() and shutdown run in: the
-  // context's timer system, scheduler and bus (cyber/runtime/runtime_scope.h).
+  // context's timer system, scheduler and bus (cyber/common/runtime_scope.h).
   const std::unique_ptr<RuntimeScope> scope_;
   std::vector<dag::Graph> graphs_;
   bool loaded_ = false;

@@ -10,12 +10,10 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "cyber/common/log.h"
-#include "cyber/transport/channel_bus.h"
-#include "cyber/transport/dds/dds_transport.h"
+#include "cyber/common/runtime_scope.h"
 #include "gflags/gflags.h"
 #include "scheduler/config/scheduler_config.h"
 #include "scheduler/routine_stack.h"
-#include "timer/default_timer_system.h"
 
 DEFINE_string(scheduler_conf, "",
               "scheduler conf file (protobuf text format, Cyber RT shape); "
@@ -38,14 +36,6 @@ DEFINE_int32(scheduler_priority, 0,
              "(SCHED_FIFO/RR) of the default group's processors");
 DEFINE_int32(routine_stack_size, 256 * 1024,
              "usable stack bytes per coroutine (a guard page is added)");
-DEFINE_bool(in_process_only, false,
-            "keep every channel inside this process: no DDS participant, nothing "
-            "on the network or in /dev/shm (default: protobuf channels also reach "
-            "the other processes of the DDS domain, CYBER_DOMAIN_ID)");
-DEFINE_string(dds_profile_file, "",
-              "a Fast-DDS XML profile file whose default participant profile the "
-              "transport starts from (e.g. DDS Security's properties); empty: no "
-              "profile file is read at all");
 DEFINE_bool(scheduler_anticipate_timers, true,
             "the tick thread hands each event's timer callbacks over a "
             "little before the event and an idle processor sleeps on its "
@@ -62,6 +52,9 @@ std::mutex g_mu;
 std::shared_ptr<Runtime>& g_runtime = *new std::shared_ptr<Runtime>();  // g_mu
 // g_runtime is shut down (kept, refusing work, until the next start).
 bool g_shut_down = false;  // guarded by g_mu
+// What makes the transport to other processes (null: channels stay in the
+// process). Written before main by the linked transport's registration.
+std::atomic<ProcessRemoteMaker> g_remote_maker{nullptr};
 
 // The process scheduler's processor groups, from the flags.
 scheduler::SchedulerConfig ConfigFromFlags() {
@@ -95,27 +88,10 @@ scheduler::SchedulerConfig ConfigFromFlags() {
   return scheduler::DefaultSchedulerConfig(n);
 }
 
-// The DDS transport (started by the first protobuf channel), unless
-// --in_process_only. A malformed CYBER_DOMAIN_ID or CYBER_IP is reported
-// and the process stays in-process: it runs, and says why it is alone.
-std::shared_ptr<RemoteTransport> RemoteFromFlags() {
-  if (FLAGS_in_process_only) return nullptr;
-  absl::StatusOr<dds::DdsTransportOptions> options =
-      dds::DdsTransportOptionsFromEnvironment(program_invocation_short_name);
-  if (!options.ok()) {
-    AERROR << options.status().message()
-           << "; channels stay inside this process";
-    return nullptr;
-  }
-  options->profile_file = FLAGS_dds_profile_file;
-  return std::make_shared<dds::DdsTransport>(*std::move(options));
-}
-
 Runtime::Options OptionsFromFlags() {
   Runtime::Options o;
   o.name = "default";  // the scheduler's name, in its errors and threads
   o.tick_thread_name = "timer-tick";
-  o.bus = ChannelBus::Default();
   o.anticipate_timer_work = FLAGS_scheduler_anticipate_timers;
   if (FLAGS_routine_stack_size >= static_cast<int>(scheduler::kMinStackSize)) {
     o.stack_size = static_cast<size_t>(FLAGS_routine_stack_size);
@@ -125,20 +101,41 @@ Runtime::Options OptionsFromFlags() {
            << "; using " << o.stack_size;
   }
   o.config = ConfigFromFlags();
-  o.remote = RemoteFromFlags();
+  if (const ProcessRemoteMaker maker =
+          g_remote_maker.load(std::memory_order_acquire)) {
+    o.remote = maker();
+  }
   return o;
 }
 
-// Makes the process runtime, its timer system registered as the process
-// one: a plain Timer started from now on runs its callbacks on the
-// runtime's scheduler, and SleepFor in an Async task arms its wheel.
+// Makes the process runtime and publishes its timer system for the rule's
+// hint (cyber/common/runtime_scope.h).
 std::shared_ptr<Runtime> MakeLocked() {
   auto runtime = std::make_shared<Runtime>(OptionsFromFlags());
-  timer::InstallDefaultTimerSystem(runtime->timers());
+  PublishProcessTimerSystem(runtime->timers()->system().get());
   return runtime;
 }
 
+// Rule 2 of cyber/common/runtime_scope.h: the process runtime's scope,
+// holding the runtime.
+std::shared_ptr<const RuntimeScope> ProcessScope() {
+  std::shared_ptr<Runtime> runtime = ProcessRuntimeRef();
+  const RuntimeScope* const scope = runtime->scope();
+  return std::shared_ptr<const RuntimeScope>(std::move(runtime), scope);
+}
+
+// Before main: from here on, code outside every runtime's scope uses the
+// process runtime.
+const bool g_registered = [] {
+  SetProcessRuntimeMaker(&ProcessScope);
+  return true;
+}();
+
 }  // namespace
+
+void SetProcessRemoteMaker(ProcessRemoteMaker maker) {
+  g_remote_maker.store(maker, std::memory_order_release);
+}
 
 std::shared_ptr<Runtime> ProcessRuntimeRef() {
   std::lock_guard<std::mutex> lock(g_mu);
@@ -167,9 +164,9 @@ void ShutdownProcessRuntime() {
     runtime = g_runtime;
     g_shut_down = true;
   }
-  // No timer binds to its system any more, which is closed (and the
-  // fallback's, if timers ran there before), then its scheduler.
-  timer::ShutdownDefaultTimerSystem();
+  // Its transport, its timers (closed: a timer's Schedule() fails from now
+  // on), then its scheduler.
+  PublishProcessTimerSystem(nullptr);
   runtime->Shutdown();
 }
 

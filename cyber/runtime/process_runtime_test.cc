@@ -22,7 +22,7 @@
 #include "gtest/gtest.h"
 #include "scheduler/croutine.h"
 #include "scheduler/default_scheduler.h"
-#include "timer/default_timer_system.h"
+#include "cyber/common/runtime_scope.h"
 #include "timer/timer.h"
 
 namespace cyber {
@@ -52,15 +52,14 @@ TEST(ProcessRuntimeTest, BeforeInitFirstUseMakesItAndItsPiecesAreTheRuntimes) {
   EXPECT_EQ(scheduler::DefaultSchedulerRef().get(), rt->scheduler());
   EXPECT_EQ(rt->name(), "default");
   EXPECT_EQ(rt->clock(), SteadyClock::Get());
-  EXPECT_EQ(rt->bus(), ChannelBus::Default());
-  // Its timer system is the process timer system, its scheduler's wheel
-  // and clock are the runtime's.
-  EXPECT_EQ(timer::DefaultTickDriver(), rt->timers());
-  EXPECT_EQ(timer::DefaultTimerFrontEnd(), rt->timers()->system());
+  // The rule's hint names its timer system; its scheduler's wheel and
+  // clock are the runtime's.
+  EXPECT_EQ(CurrentTimerSystemHint(), rt->timers()->system().get());
+  EXPECT_EQ(CurrentRuntime().scope(), rt->scope());
   EXPECT_EQ(rt->scope()->timers.load(), rt->timers()->system().get());
   EXPECT_EQ(rt->scope()->clock.load(), rt->clock());
   EXPECT_EQ(rt->scope()->scheduler.load(), rt->scheduler());
-  EXPECT_EQ(rt->scope()->bus.load(), ChannelBus::Default());
+  EXPECT_EQ(rt->scope()->bus.load(), rt->bus());
 
   // A plain Timer runs its callback on the runtime's scheduler.
   std::promise<scheduler::Scheduler*> ran_on;
@@ -125,7 +124,7 @@ TEST(ProcessRuntimeTest, InitAfterShutdownMakesANewOneAndTheOldIsFreedWhenUnused
   EXPECT_TRUE(second.expired());
 
   // The new run works: its timer system is the process one, SleepFor too.
-  EXPECT_EQ(timer::DefaultTickDriver(), ProcessRuntime()->timers());
+  EXPECT_EQ(CurrentTimerSystemHint(), ProcessRuntime()->timers()->system().get());
   auto f = cyber::Async([] {
     // A routine parks on the real wheel: the test is that it comes back
     // (no abort); nothing about its timing is asserted.

@@ -39,14 +39,12 @@ timer::TickDriver::Options TimerOptions(const Runtime::Options& o) {
 Runtime::Runtime(Options options)
     : name_(options.name),
       clock_(options.clock != nullptr ? options.clock : SteadyClock::Get()),
-      owned_bus_(options.bus == nullptr ? std::make_unique<ChannelBus>()
-                                        : nullptr),
-      bus_(options.bus != nullptr ? options.bus : owned_bus_.get()),
+      bus_(std::make_unique<ChannelBus>()),
       remote_(std::move(options.remote)),
       scheduler_(SchedulerOptions(options)),
       timers_(clock_, &scheduler_, TimerOptions(options)) {
   scheduler_.SetTimerDriver(&timers_);
-  scheduler_.scope()->bus.store(bus_, std::memory_order_release);
+  scheduler_.scope()->bus.store(bus_.get(), std::memory_order_release);
   if (remote_ != nullptr) bus_->SetRemote(remote_);
 }
 

@@ -15,7 +15,7 @@
 //   auto f = rt.scheduler()->Async([] { cyber::SleepFor(absl::Milliseconds(5)); });
 //
 // Code that runs on behalf of a runtime finds it by one rule
-// (cyber/runtime/runtime_scope.h): the runtime's routines (timer and
+// (cyber/common/runtime_scope.h): the runtime's routines (timer and
 // reader callbacks, Async tasks) have its scope installed by its
 // scheduler; any other code enters it with `ScopedRuntime s(rt.scope());`
 // and then a plain `cyber::Timer`, `cyber::Async`, `Node("x")`,
@@ -23,13 +23,13 @@
 //
 // The process runtime is one of these too (cyber/runtime/process_runtime.h:
 // made on first use or by cyber::Init, on the steady clock, its scheduler
-// and tick thread from the --scheduler_* flags, on ChannelBus::Default()).
+// and tick thread from the --scheduler_* flags).
 //
 // Shutdown() is ordered: the transport to other processes first (nothing
 // more arrives from or leaves for them), then timers (no new callbacks), then the
 // scheduler (cancels and drains its routines, joins its processors); the
-// bus (when the runtime owns it) is freed last. Timers and nodes may outlive the runtime: a Timer then
-// gets FailedPrecondition (the timer system refuses arms once shut down).
+// bus is freed last. Timers may outlive the runtime: a Timer then gets
+// FailedPrecondition (the timer system refuses arms once shut down).
 //
 // Threads: accessors from any thread; Shutdown() and the destructor not from
 // the runtime's own routines or callbacks.
@@ -41,7 +41,7 @@
 #include <string>
 
 #include "absl/time/time.h"
-#include "cyber/runtime/runtime_scope.h"
+#include "cyber/common/runtime_scope.h"
 #include "cyber/time/clock.h"
 #include "cyber/transport/channel_bus.h"
 #include "cyber/transport/remote_transport.h"
@@ -75,11 +75,6 @@ class Runtime {
     size_t max_pending_timers = 0;
     // See scheduler::Scheduler::Options::anticipate_timer_work.
     bool anticipate_timer_work = true;
-    // The bus the runtime's nodes use; null: one the runtime owns. The
-    // process runtime passes ChannelBus::Default(), so every node of the
-    // process talks to every other, whichever run made it.
-    // REQUIRES: outlives the runtime.
-    ChannelBus* bus = nullptr;
     // The transport to other processes, owned from here on: set on the bus
     // (its protobuf channels reach other processes, channel_bus.h) and
     // shut down first by Shutdown(). Null: every channel stays in the
@@ -99,7 +94,7 @@ class Runtime {
   Clock* clock() const { return clock_; }
   timer::TickDriver* timers() { return &timers_; }
   scheduler::Scheduler* scheduler() { return &scheduler_; }
-  ChannelBus* bus() { return bus_; }
+  ChannelBus* bus() { return bus_.get(); }
   // The transport to other processes; null when channels stay in-process.
   RemoteTransport* remote() const { return remote_.get(); }
   // What code running on behalf of this runtime has installed (see above).
@@ -109,8 +104,7 @@ class Runtime {
   const std::string name_;
   Clock* const clock_;
   // First in, last out: deliveries in flight reach the bus.
-  const std::unique_ptr<ChannelBus> owned_bus_;  // null: options.bus
-  ChannelBus* const bus_;
+  const std::unique_ptr<ChannelBus> bus_;
   const std::shared_ptr<RemoteTransport> remote_;
   scheduler::Scheduler scheduler_;
   timer::TickDriver timers_;  // dispatches into scheduler_

@@ -12,9 +12,11 @@
 
 #include "absl/time/time.h"
 #include "cyber/init/init.h"
-#include "cyber/runtime/runtime_scope.h"
+#include "cyber/common/runtime_scope.h"
 #include "cyber/task/task.h"
-#include "cyber/time/ambient_clock.h"
+#include "cyber/runtime/process_runtime.h"
+#include "cyber/time/current_clock.h"
+#include "cyber/time/steady_clock.h"
 #include "cyber/time/simulated_clock.h"
 #include "cyber/time/time.h"
 #include "cyber/transport/node.h"
@@ -70,9 +72,9 @@ TEST_F(SimulatedRuntimeTest, ItsRoutinesFindItsPieces) {
   };
   auto seen = std::make_shared<Seen>();
   ASSERT_TRUE(runtime_.scheduler()->Dispatch([seen] {
-    seen->clock = AmbientClock();
+    seen->clock = CurrentClock();
     seen->scheduler = scheduler::CurrentScheduler();
-    seen->bus = CurrentBus();
+    seen->bus = CurrentRuntime().part(&RuntimeScope::bus);
     Node node("inside");
     seen->node_scheduler = node.scheduler();
     seen->node_bus = node.bus();
@@ -83,9 +85,10 @@ TEST_F(SimulatedRuntimeTest, ItsRoutinesFindItsPieces) {
   EXPECT_EQ(seen->bus, runtime_.bus());
   EXPECT_EQ(seen->node_scheduler, runtime_.scheduler());
   EXPECT_EQ(seen->node_bus, runtime_.bus());
-  // Outside any runtime's code: the process defaults.
-  EXPECT_EQ(AmbientClock(), nullptr);
-  EXPECT_EQ(CurrentBus(), ChannelBus::Default());
+  // Outside any runtime's code: the process runtime's.
+  EXPECT_EQ(CurrentClock(), SteadyClock::Get());
+  EXPECT_EQ(CurrentRuntime().part(&RuntimeScope::bus), ProcessRuntime()->bus());
+  EXPECT_NE(ProcessRuntime()->bus(), runtime_.bus());
 }
 
 TEST_F(SimulatedRuntimeTest, EnteredCodeUsesItAndLeavingRestoresTheOuterScope) {
@@ -93,13 +96,13 @@ TEST_F(SimulatedRuntimeTest, EnteredCodeUsesItAndLeavingRestoresTheOuterScope) {
   {
     ScopedRuntime enter(runtime_.scope());
     EXPECT_EQ(CurrentRuntimeScope(), runtime_.scope());
-    EXPECT_EQ(AmbientClock(), &clock_);
+    EXPECT_EQ(CurrentClock(), &clock_);
     EXPECT_EQ(scheduler::CurrentScheduler(), runtime_.scheduler());
     {
       ScopedRuntime none(nullptr);
-      EXPECT_EQ(AmbientClock(), nullptr);
+      EXPECT_EQ(CurrentClock(), SteadyClock::Get());
     }
-    EXPECT_EQ(AmbientClock(), &clock_);
+    EXPECT_EQ(CurrentClock(), &clock_);
     // A plain Timer started here runs on the runtime's wheel and clock.
     TimerOptions o;
     o.name = "in_runtime";

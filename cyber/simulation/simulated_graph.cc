@@ -14,7 +14,7 @@
 
 #include "cyber/common/log.h"
 #include "cyber/mainboard/stuck_report.h"
-#include "cyber/time/ambient_clock.h"
+#include "cyber/time/current_clock.h"
 #include "scheduler/config/scheduler_config.h"
 #include "timer/timer_system.h"
 #include "timer/timer_stop_registry.h"

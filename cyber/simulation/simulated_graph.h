@@ -7,7 +7,7 @@
 // wall speed. Here a graph gets its own runtime (cyber/runtime/runtime.h) —
 // a SimulatedClock, a thread-free TickDriver on it, a Scheduler with no
 // processor threads and a ChannelBus — and everything inside it follows that
-// runtime (cyber/runtime/runtime_scope.h): TimerComponent intervals, Timers
+// runtime (cyber/common/runtime_scope.h): TimerComponent intervals, Timers
 // the components make with the plain constructors, Nodes they make,
 // reader delivery, CRoutine::SleepFor, Rate, Duration::Sleep,
 // cyber::Time::Now(), cyber::Async and scheduler::Instance(). No real clock

@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "absl/time/time.h"
-#include "cyber/runtime/runtime_scope.h"
+#include "cyber/common/runtime_scope.h"
 #include "cyber/simulation/simulated_graph.h"
 #include "cyber/transport/node.h"
 #include "gtest/gtest.h"

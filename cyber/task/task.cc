@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <thread>
 
-#include "cyber/time/ambient_clock.h"
+#include "cyber/time/current_clock.h"
 #include "cyber/time/sleep_on_clock.h"
 #include "cyber/time/steady_clock.h"
 #include "scheduler/croutine.h"
@@ -25,7 +25,7 @@ void SleepFor(absl::Duration interval) {
     return;
   }
   if (interval <= absl::ZeroDuration()) return;
-  Clock* const clock = AmbientClockOr(SteadyClock::Get());
+  Clock* const clock = CurrentClock();
   SleepOnClock(clock, clock->Now() + interval);
 }
 

@@ -10,7 +10,7 @@
 // the scheduler's timing wheel (its processor runs other routines; the
 // scheduler's clock, simulated in tests, decides when it wakes); on a
 // thread they are std::this_thread::yield() and a sleep on the steady clock
-// (on the ambient clock of a simulated graph: cyber/time/ambient_clock.h).
+// (on the current clock of a simulated graph: cyber/time/current_clock.h).
 // In a routine, SleepFor and Yield are cancellation points (a routine being
 // removed or shut down unwinds there).
 //

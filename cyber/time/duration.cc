@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "cyber/time/ambient_clock.h"
+#include "cyber/time/current_clock.h"
 #include "cyber/time/sleep_on_clock.h"
 #include "cyber/time/steady_clock.h"
 
@@ -18,7 +18,7 @@ Duration Duration::operator*(double scale) const {
 
 void Duration::Sleep() const {
   if (ns_ <= 0) return;
-  Clock* const clock = AmbientClockOr(SteadyClock::Get());
+  Clock* const clock = CurrentClock();
   SleepOnClock(clock, clock->Now() + ToAbsl());
 }
 

@@ -5,7 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "cyber/common/log.h"
-#include "cyber/time/ambient_clock.h"
+#include "cyber/time/current_clock.h"
 #include "cyber/time/sleep_on_clock.h"
 #include "cyber/time/steady_clock.h"
 
@@ -41,7 +41,7 @@ absl::Duration PeriodOfFrequency(double hz) {
 
 Rate::Rate(absl::Duration period, const std::string& what)
     : period_(UsablePeriod(period) ? period : absl::ZeroDuration()),
-      clock_(AmbientClockOr(SteadyClock::Get())),
+      clock_(CurrentClock()),
       start_(clock_->Now()) {
   if (!ok()) {
     AERROR << "Rate(" << what << "): gives no positive finite period ("

@@ -39,7 +39,7 @@ class Rate {
   static absl::StatusOr<Rate> Create(absl::Duration period, Clock* clock);
 
   // Cyber RT's constructors, on the steady clock (in a graph on a simulated
-  // clock, that clock: cyber/time/ambient_clock.h): a frequency in Hz, a
+  // clock, that clock: cyber/time/current_clock.h): a frequency in Hz, a
   // period in nanoseconds, or a cyber::Duration. (As in Cyber RT, Rate(10)
   // is ambiguous: write Rate(10.0) for 10 Hz.) A value that gives no
   // positive finite period is logged (AERROR, naming it); such a Rate is

@@ -9,7 +9,7 @@
 //
 // The routine is a SimulatedGraph action (cyber/simulation): it runs on the
 // graph's scheduler, and Rate's Cyber RT constructors pick the graph's
-// clock there (cyber/time/ambient_clock.h).
+// clock there (cyber/time/current_clock.h).
 
 #include <cstdint>
 #include <vector>

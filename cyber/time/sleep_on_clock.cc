@@ -1,8 +1,8 @@
 #include "cyber/time/sleep_on_clock.h"
 
 #include "cyber/common/log.h"
-#include "cyber/common/wait_list.h"
-#include "cyber/time/ambient_clock.h"
+#include "cyber/time/wait_list.h"
+#include "cyber/time/current_clock.h"
 
 namespace cyber {
 

@@ -23,7 +23,7 @@ namespace cyber {
 // Returns at or after `deadline` on `clock` (never earlier). In a routine it
 // is a cancellation point (the routine's cancellation propagates). The one
 // exception: on the thread that moves `clock` (ScopedClockDriver,
-// cyber/time/ambient_clock.h) a blocking sleep could never end, so it logs
+// cyber/time/current_clock.h) a blocking sleep could never end, so it logs
 // an error and returns at once.
 void SleepOnClock(Clock* clock, Instant deadline);
 

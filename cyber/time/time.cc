@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "absl/time/clock.h"
-#include "cyber/time/ambient_clock.h"
+#include "cyber/time/current_clock.h"
 #include "cyber/time/steady_clock.h"
 
 namespace cyber {
@@ -20,8 +20,8 @@ Time::Time(double seconds)
 namespace {
 
 // The simulated clock of the graph whose code runs on this thread, if any.
-Clock* SimulatedAmbientClock() {
-  Clock* const c = AmbientClock();
+Clock* SimulatedCurrentClock() {
+  Clock* const c = CurrentClock();
   return c != SteadyClock::Get() ? c : nullptr;
 }
 
@@ -33,11 +33,11 @@ Time TimeOn(const Clock& clock) {
 }  // namespace
 
 Time Time::Now() {
-  if (const Clock* sim = SimulatedAmbientClock()) return TimeOn(*sim);
+  if (const Clock* sim = SimulatedCurrentClock()) return TimeOn(*sim);
   return Time(static_cast<uint64_t>(absl::GetCurrentTimeNanos()));
 }
 
-Time Time::MonoTime() { return TimeOn(*AmbientClockOr(SteadyClock::Get())); }
+Time Time::MonoTime() { return TimeOn(*CurrentClock()); }
 
 void Time::SleepUntil(const Time& time) {
   const Time now = Now();

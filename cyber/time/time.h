@@ -9,7 +9,7 @@
 // understand; Time::MonoTime() is CLOCK_MONOTONIC. Neither is used for
 // scheduling anything in this project: timers, Rate and routine sleeps run
 // on a Clock (cyber/time/clock.h), which never jumps.
-// In a graph that runs on a simulated clock (cyber/time/ambient_clock.h),
+// In a graph that runs on a simulated clock (cyber/time/current_clock.h),
 // both read that clock instead (nanoseconds since its epoch), as Cyber RT's
 // Time::Now() reads its mock clock in simulation mode: component code then
 // sees the same time as its timers, and no real time leaks into the run.

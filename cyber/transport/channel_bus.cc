@@ -60,11 +60,6 @@ std::vector<std::string> ChannelBase::WriterNodes() const {
 
 }  // namespace transport_internal
 
-ChannelBus* ChannelBus::Default() {
-  static ChannelBus* const bus = new ChannelBus();
-  return bus;
-}
-
 void ChannelBus::SetRemote(std::shared_ptr<RemoteTransport> remote) {
   std::shared_ptr<RemoteTransport> old;  // released outside the lock
   MutexLock lock(&mu_);

@@ -2,11 +2,11 @@
 // type + the readers subscribed to it), and Channel<M>, the per-channel
 // reader list that writers deliver to.
 //
-// Why a registry object instead of a hidden global: tests build a ChannelBus
-// of their own, so two tests (or two simulated robots in one process) never
-// see each other's channels. Robot code that wants Cyber RT's behaviour (every
-// node of the process talks to every other) passes nothing, and Node uses
-// ChannelBus::Default(), the single process-wide bus.
+// Why a registry object instead of a hidden global: each runtime owns one
+// (cyber/runtime/runtime.h), so two tests (or two simulated robots in one
+// process) never see each other's channels. Robot code that wants Cyber
+// RT's behaviour (every node of the process talks to every other) passes
+// nothing, and its nodes use the process runtime's bus.
 //
 // Design and trade-offs:
 //  * A channel's message type is fixed by its first user (writer or reader)
@@ -282,11 +282,6 @@ class ChannelBus {
   ~ChannelBus() = default;
   ChannelBus(const ChannelBus&) = delete;
   ChannelBus& operator=(const ChannelBus&) = delete;
-
-  // The one process-wide bus (a function-local static, created on first use
-  // and never destroyed, so nodes in static objects may use it during exit).
-  // Node uses it when given no bus.
-  static ChannelBus* Default();
 
   // Names of the channels registered so far, sorted.
   std::vector<std::string> ChannelNames() const;

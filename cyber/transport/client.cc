@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "boost/context/fiber.hpp"  // forced_unwind, which must pass through
-#include "cyber/runtime/runtime_scope.h"
-#include "cyber/time/ambient_clock.h"
+#include "cyber/common/runtime_scope.h"
+#include "cyber/time/current_clock.h"
 #include "cyber/time/sleep_on_clock.h"
 #include "cyber/time/steady_clock.h"
 #include "timer/timer.h"

@@ -100,7 +100,7 @@
 #include "absl/time/time.h"
 #include "cyber/common/log.h"
 #include "cyber/common/mutex.h"
-#include "cyber/common/wait_list.h"
+#include "cyber/time/wait_list.h"
 #include "cyber/time/clock.h"
 #include "cyber/transport/channel_bus.h"  // kCrossesProcesses
 #include "cyber/transport/reader.h"       // ReaderBase: what a Node shuts down

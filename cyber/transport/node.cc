@@ -3,26 +3,22 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "cyber/common/log.h"
-#include "cyber/runtime/runtime_scope.h"
-#include "scheduler/default_scheduler.h"
+#include "cyber/common/runtime_scope.h"
 
 namespace cyber {
 
 Node::Node(std::string name, scheduler::Scheduler* scheduler, ChannelBus* bus)
     : state_(std::make_shared<transport_internal::NodeState>(std::move(name))),
+      runtime_(scheduler != nullptr && bus != nullptr ? RuntimeRef()
+                                                      : CurrentRuntime()),
       scheduler_owner_(
           scheduler != nullptr
               ? std::shared_ptr<scheduler::Scheduler>(
                     std::shared_ptr<scheduler::Scheduler>(), scheduler)
-              : scheduler::CurrentSchedulerRef()),
+              : runtime_.shared_part(&RuntimeScope::scheduler)),
       scheduler_(scheduler_owner_.get()),
       route_(scheduler_->RouteFor(state_->name)),
-      bus_(bus != nullptr ? bus : CurrentBus()) {}
-
-ChannelBus* CurrentBus() {
-  if (ChannelBus* bus = FromCurrentRuntime(&RuntimeScope::bus)) return bus;
-  return ChannelBus::Default();
-}
+      bus_(bus != nullptr ? bus : runtime_.part(&RuntimeScope::bus)) {}
 
 Node::~Node() { Shutdown(); }
 

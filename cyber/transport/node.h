@@ -25,11 +25,11 @@
 // Why collaborators come in: the scheduler that runs reader callbacks and the
 // ChannelBus that connects nodes are constructor arguments, so a test builds
 // its own and shares nothing with other tests. Null means the current
-// runtime's (cyber/runtime/runtime_scope.h): in a graph's code (a
-// component's Init(), a callback), that graph's scheduler and bus; outside
-// any, the process-wide defaults (scheduler::DefaultScheduler(),
-// ChannelBus::Default()), which is what robot code written for Cyber RT
-// expects.
+// runtime's (the rule of cyber/common/runtime_scope.h): in a graph's code
+// (a component's Init(), a callback), that graph's scheduler and bus;
+// outside any, the process runtime's, which is what robot code written for
+// Cyber RT expects (every node of the process talks to every other). Such a
+// node holds the process runtime, so it may outlive a cyber::Shutdown().
 //
 // Errors (absl::Status; the message names the node, the channel and the
 // problem): InvalidArgument for an empty channel name, an empty callback or a
@@ -67,6 +67,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "cyber/common/mutex.h"
+#include "cyber/common/runtime_scope.h"
 #include "cyber/transport/channel_bus.h"
 #include "cyber/transport/channel_qos.h"
 #include "cyber/transport/client.h"
@@ -86,14 +87,9 @@ struct ReaderConfig {
   ChannelQos qos_profile;
 };
 
-// The channel bus of the runtime whose code runs on this thread, else the
-// process-wide ChannelBus::Default().
-ChannelBus* CurrentBus();
-
 class Node {
  public:
-  // `scheduler` null: scheduler::CurrentScheduler(). `bus` null:
-  // CurrentBus() (both: the current runtime's, see above). The node's
+  // `scheduler` null, `bus` null: the current runtime's (see above). The node's
   // readers deliver on the scheduler's route for `name` (its conf entry's
   // priority and group; a component's node is named like the component).
   explicit Node(std::string name, scheduler::Scheduler* scheduler = nullptr,
@@ -188,6 +184,9 @@ class Node {
   // Holds the process scheduler when the node defaulted to it (its readers
   // hold it too): one replaced after cyber::Shutdown is freed once no node
   // delivers on it. Empty for a scheduler given (its owner keeps it).
+  // The runtime found by the rule when a part was not given (held when it
+  // is the process runtime), else empty.
+  const RuntimeRef runtime_;
   const std::shared_ptr<scheduler::Scheduler> scheduler_owner_;
   scheduler::Scheduler* const scheduler_;
   const timer::Route route_;

@@ -72,7 +72,7 @@
 #include "boost/context/fiber.hpp"  // forced_unwind, which must pass through
 #include "cyber/common/log.h"
 #include "cyber/common/mutex.h"
-#include "cyber/common/wait_list.h"
+#include "cyber/time/wait_list.h"
 #include "cyber/transport/channel_bus.h"
 #include "scheduler/croutine.h"
 #include "scheduler/scheduler.h"

@@ -68,7 +68,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "cyber/common/mutex.h"
-#include "cyber/common/wait_list.h"
+#include "cyber/time/wait_list.h"
 #include "cyber/transport/channel_bus.h"  // kCrossesProcesses
 #include "cyber/transport/reader.h"       // ReaderBase: what a Node shuts down
 #include "cyber/transport/remote_transport.h"

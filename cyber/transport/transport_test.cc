@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "cyber/transport/channel_bus.h"
 #include "cyber/transport/node.h"
+#include "cyber/runtime/process_runtime.h"
 #include "cyber/transport/reader.h"
 #include "cyber/transport/writer.h"
 #include "cyber/common/test_waits.h"
@@ -540,12 +541,12 @@ TEST(TransportTest, ThrowingCallbackIsCountedAndDeliveryContinues) {
   }));
 }
 
-TEST(TransportTest, NodesWithoutABusShareTheProcessWideOne) {
+TEST(TransportTest, NodesWithoutABusShareTheProcessRuntimes) {
   Scheduler sched(Processors(2));
   Node a("a", &sched);
   Node b("b", &sched);
-  EXPECT_EQ(a.bus(), ChannelBus::Default());
-  EXPECT_EQ(b.bus(), ChannelBus::Default());
+  EXPECT_EQ(a.bus(), ProcessRuntime()->bus());
+  EXPECT_EQ(b.bus(), ProcessRuntime()->bus());
   ASSERT_TRUE(a.TryCreateWriter<Imu>("/transport_test/default_bus").ok());
   EXPECT_FALSE(b.TryCreateWriter<Pose>("/transport_test/default_bus").ok());
   // An explicit bus is separate.

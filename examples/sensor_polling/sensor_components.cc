@@ -6,7 +6,7 @@
 #include "absl/time/time.h"
 #include "cyber/common/log.h"
 #include "cyber/component/component_registry.h"
-#include "cyber/time/ambient_clock.h"
+#include "cyber/time/current_clock.h"
 #include "cyber/time/steady_clock.h"
 
 namespace sensor_polling {
@@ -14,8 +14,8 @@ namespace sensor_polling {
 namespace {
 
 // The graph's clock: the steady clock, or the simulated clock of a graph run
-// on simulated time (cyber/time/ambient_clock.h).
-cyber::Instant Now() { return cyber::AmbientClockOr(cyber::SteadyClock::Get())->Now(); }
+// on simulated time (cyber/time/current_clock.h).
+cyber::Instant Now() { return cyber::CurrentClock()->Now(); }
 
 void Set(Vector3* v, double x, double y, double z) {
   v->set_x(x);

@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "cyber/common/log.h"
 #include "tests/scale/thread_roles.h"
-#include "timer/default_timer_system.h"
+#include "cyber/runtime/process_runtime.h"
 #include "timer/timing_wheel.h"
 
 namespace cyber {
@@ -132,7 +132,7 @@ void PeriodicLoad::StartLoop() {
 
 void PeriodicLoad::OnCall(uint32_t index, const TimerEvent& event) {
   Periodic& p = timers_[index];
-  const timer::TimingWheel& wheel = timer::DefaultTickDriver()->wheel();
+  const timer::TimingWheel& wheel = ProcessRuntime()->timers()->wheel();
   if (event.actual_time < event.expected_time) {
     early_.fetch_add(1, std::memory_order_relaxed);
     AERROR_EVERY(1000) << "timer_scale_run: periodic-" << index
@@ -205,7 +205,7 @@ void PeriodicLoad::Stop() {
     if (!p.started) continue;
     const Instant stop_at = clock_->Now();
     p.timer->Stop();  // synchronous: p's fields are final now
-    const timer::TimingWheel& wheel = timer::DefaultTickDriver()->wheel();
+    const timer::TimingWheel& wheel = ProcessRuntime()->timers()->wheel();
     const Instant origin =
         p.calls > 0 ? p.origin
                     : wheel.TickToInstant(wheel.DeadlineToTick(p.schedule_end));

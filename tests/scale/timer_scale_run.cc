@@ -101,7 +101,7 @@
 #include "tests/scale/timeout_load.h"
 #include "tests/scale/wakeup_floor.h"
 #include "tests/scale/wheel_lock_probe.h"
-#include "timer/default_timer_system.h"
+#include "cyber/runtime/process_runtime.h"
 #include "timer/tick_driver.h"
 #include "timer/timer.h"
 
@@ -290,7 +290,7 @@ int main(int argc, char** argv) {
   const std::set<int> before_init = ThreadRoles::CurrentTids();
   if (!cyber::Init(argv[0])) return 2;
   SteadyClock* const clock = SteadyClock::Get();
-  cyber::timer::TickDriver* const driver = cyber::timer::DefaultTickDriver();
+  cyber::timer::TickDriver* const driver = cyber::ProcessRuntime()->timers();
   // The longest hold of the wheel lock is reported: time the holds.
   driver->system()->wheel().TimeHolds(true);
   cyber::scheduler::Scheduler* const scheduler =

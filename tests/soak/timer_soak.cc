@@ -111,7 +111,7 @@
 #include "tests/soak/soak_context.h"
 #include "tests/soak/soak_timer.h"
 #include "tests/soak/violation_log.h"
-#include "timer/default_timer_system.h"
+#include "cyber/runtime/process_runtime.h"
 #include "timer/latency_histogram.h"
 #include "timer/timer_options.h"
 
@@ -701,7 +701,7 @@ int RunSoak(const SoakConfig& config, const char* argv0) {
     std::printf("soak: FAIL (cyber::Init failed)\n");
     return 1;
   }
-  timer::TickDriver* driver = timer::DefaultTickDriver();
+  timer::TickDriver* driver = ProcessRuntime()->timers();
   Clock* clock = driver->clock();
   SoakContext::Bounds bounds;
   bounds.lost_after = config.lost_after;

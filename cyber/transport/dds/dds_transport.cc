@@ -45,11 +45,6 @@
 #include "timer/latency_histogram.h"
 
 namespace cyber {
-
-std::string RemotePeer::ToString() const {
-  return absl::StrCat(process, " (host ", host, ", pid ", pid, ")");
-}
-
 namespace dds {
 namespace {
 

@@ -1,4 +1,7 @@
-#include "cyber/time/ambient_clock.h"
+#include "cyber/time/current_clock.h"
+
+#include "cyber/common/runtime_scope.h"
+#include "cyber/time/steady_clock.h"
 
 namespace cyber {
 
@@ -16,6 +19,11 @@ bool DrivesClock(const Clock* clock) {
   return clock != nullptr && t_driven_clock == clock;
 }
 
-Clock* AmbientClock() { return FromCurrentRuntime(&RuntimeScope::clock); }
+Clock* CurrentClock() {
+  if (const RuntimeScope* scope = CurrentRuntimeScope()) {
+    if (Clock* const c = scope->clock.load(std::memory_order_acquire)) return c;
+  }
+  return SteadyClock::Get();  // the process runtime's clock, always
+}
 
 }  // namespace cyber

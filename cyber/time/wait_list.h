@@ -40,8 +40,8 @@
 // Threads: Wait and WakeAll under the caller's mutex, from any thread or
 // coroutine.
 
-#ifndef CYBER_COMMON_WAIT_LIST_H_
-#define CYBER_COMMON_WAIT_LIST_H_
+#ifndef CYBER_TIME_WAIT_LIST_H_
+#define CYBER_TIME_WAIT_LIST_H_
 
 #include <atomic>
 #include <cstdint>
@@ -154,4 +154,4 @@ class WaitList {
 
 }  // namespace cyber
 
-#endif  // CYBER_COMMON_WAIT_LIST_H_
+#endif  // CYBER_TIME_WAIT_LIST_H_

@@ -1,4 +1,4 @@
-#include "cyber/common/wait_list.h"
+#include "cyber/time/wait_list.h"
 
 namespace cyber {
 

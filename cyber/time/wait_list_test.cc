@@ -3,7 +3,7 @@
 // before the Park() is not lost, and a coroutine waiter parks (never
 // touches the condition variable path).
 
-#include "cyber/common/wait_list.h"
+#include "cyber/time/wait_list.h"
 
 #include <atomic>
 #include <condition_variable>

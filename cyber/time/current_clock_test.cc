@@ -1,7 +1,9 @@
-// The ambient clock: what Time::Now(), Rate and Duration::Sleep read while a
+// The current clock: what Time::Now(), Rate and Duration::Sleep read while a
 // simulated graph's code runs, and the real clocks otherwise.
 
-#include "cyber/time/ambient_clock.h"
+#include "cyber/time/current_clock.h"
+
+#include "cyber/common/runtime_scope.h"
 
 #include <thread>
 
@@ -27,37 +29,36 @@ class ClockScope {
   ScopedRuntime installed_;
 };
 
-TEST(AmbientClockTest, NoneOutsideAGraph) {
-  EXPECT_EQ(AmbientClock(), nullptr);
-  EXPECT_EQ(AmbientClockOr(SteadyClock::Get()), SteadyClock::Get());
+TEST(CurrentClockTest, SteadyOutsideAGraph) {
+  EXPECT_EQ(CurrentClock(), SteadyClock::Get());
 }
 
-TEST(AmbientClockTest, ScopesNestAndRestore) {
+TEST(CurrentClockTest, ScopesNestAndRestore) {
   SimulatedClock a(Instant() + absl::Hours(1));
   SimulatedClock b(Instant() + absl::Hours(2));
   {
     ClockScope outer(&a);
-    EXPECT_EQ(AmbientClock(), &a);
+    EXPECT_EQ(CurrentClock(), &a);
     {
       ClockScope inner(&b);
-      EXPECT_EQ(AmbientClock(), &b);
+      EXPECT_EQ(CurrentClock(), &b);
       ClockScope none(nullptr);
-      EXPECT_EQ(AmbientClock(), nullptr);
+      EXPECT_EQ(CurrentClock(), SteadyClock::Get());
     }
-    EXPECT_EQ(AmbientClock(), &a);
+    EXPECT_EQ(CurrentClock(), &a);
   }
-  EXPECT_EQ(AmbientClock(), nullptr);
+  EXPECT_EQ(CurrentClock(), SteadyClock::Get());
 }
 
-TEST(AmbientClockTest, PerThread) {
+TEST(CurrentClockTest, PerThread) {
   SimulatedClock sim(Instant() + absl::Hours(1));
   ClockScope scope(&sim);
   Clock* seen = &sim;
-  std::thread([&] { seen = AmbientClock(); }).join();
-  EXPECT_EQ(seen, nullptr);
+  std::thread([&] { seen = CurrentClock(); }).join();
+  EXPECT_EQ(seen, SteadyClock::Get());  // the scope is this thread's
 }
 
-TEST(AmbientClockTest, TimeNowReadsASimulatedAmbientClock) {
+TEST(CurrentClockTest, TimeNowReadsASimulatedCurrentClock) {
   SimulatedClock sim(Instant() + absl::Seconds(42));
   ClockScope scope(&sim);
   EXPECT_EQ(Time::Now().ToNanosecond(), absl::ToInt64Nanoseconds(absl::Seconds(42)));
@@ -66,7 +67,7 @@ TEST(AmbientClockTest, TimeNowReadsASimulatedAmbientClock) {
   EXPECT_EQ(Time::Now().ToNanosecond(), absl::ToInt64Nanoseconds(absl::Milliseconds(42003)));
 }
 
-TEST(AmbientClockTest, TimeNowStaysTheWallClockOnTheSteadyClock) {
+TEST(CurrentClockTest, TimeNowStaysTheWallClockOnTheSteadyClock) {
   // The process scheduler installs the steady clock: Time::Now() keeps
   // Cyber RT's meaning there (Unix time), which is after 2020.
   ClockScope scope(SteadyClock::Get());
@@ -74,7 +75,7 @@ TEST(AmbientClockTest, TimeNowStaysTheWallClockOnTheSteadyClock) {
   EXPECT_GT(Time::Now().ToNanosecond(), absl::ToUnixNanos(year_2020));
 }
 
-TEST(AmbientClockTest, RateAndDurationSleepOnTheAmbientClock) {
+TEST(CurrentClockTest, RateAndDurationSleepOnTheCurrentClock) {
   SimulatedClock sim(Instant() + absl::Hours(1));
   ClockScope scope(&sim);
   Rate rate(100.0);  // 10 ms on the simulated clock
