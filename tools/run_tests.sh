@@ -111,7 +111,7 @@ done
 echo "=== /dev/shm after the tests ==="
 # (Its exit status says whether it met files it may not judge, e.g. another
 # user's; that is not this run's business.)
-bazel run --noshow_progress //cyber/transport/dds:shm_clean >"$work/shm_clean.out" 2>&1 || true
+bazel run --noshow_progress //cyber/tools/shm_clean >"$work/shm_clean.out" 2>&1 || true
 fastdds_shm_files > "$work/shm.after"
 left="$(comm -13 "$work/shm.before" "$work/shm.after")"
 if [ -z "$left" ]; then
