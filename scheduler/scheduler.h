@@ -89,8 +89,7 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
     // timed wake-up of a processor per event (Stats::handoff_wakeups).
     // false: the tick thread processes each event when it comes and wakes
     // a processor then (two wake-ups in series). Only with processor
-    // threads. (Until issue 25 a processor spun for the hand-off; the
-    // spin's limit, timer_handoff_spin, is gone.)
+    // threads. No processor spins for the hand-off.
     bool anticipate_timer_work = true;
     absl::Duration timer_handoff_lead = absl::Microseconds(400);
   };

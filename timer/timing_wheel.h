@@ -33,8 +33,8 @@
 // far entry is relinked at most once per level in its life (<= 4 times),
 // never revisited while it waits. Only the top level could hold two indices
 // in one list ("rounds"), and only if a caller's `present` runs far ahead of
-// now() (Arm): its lists then work as the old assistant wheel did, the
-// farther entries going back to their list when the nearer one cascades.
+// now() (Arm): its lists then hold rounds, the farther entries going back
+// to their list when the nearer one cascades.
 //
 // Spread cascade. Moving a slot (index i of level L, covering ticks
 // [i, i+1) * 2^shift) down to the levels below (a "cascade") must be

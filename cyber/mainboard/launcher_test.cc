@@ -386,8 +386,8 @@ TEST_F(LauncherRunTest, FinalStatsCountTheCallThatWasRunningWhenStopWasCalled) {
   driver_.AwaitIdle();
   clock_.AdvanceTo(driver_.PlannedWake());
   ASSERT_TRUE(gate.AwaitEntered());
-  // The call is running: statistics taken now do not count it yet (what the
-  // summary used to show, one call short).
+  // The call is running: statistics taken now do not count it yet (a
+  // summary taken now is one call short).
   ASSERT_EQ(launcher.Stats().size(), 1u);
   EXPECT_EQ(launcher.Stats()[0].procs, 0u);
   std::thread stopper([&] { launcher.Stop(); });  // waits for the call

@@ -1,10 +1,9 @@
-// cyber::Rate inside a scheduler routine on simulated time (issue 24, item
-// 3): a routine's sleep ends at the Rate's deadline itself, not on the tick
+// cyber::Rate inside a scheduler routine on simulated time: a routine's sleep ends at the Rate's deadline itself, not on the tick
 // after it, so a 1 kHz Rate gives 10,000 returns in 10 simulated seconds at
 // exact 1 ms steps, and no return shares the instant of the one before.
-// (Before issue 24, routine sleeps rounded up to 2 ms ticks: every second
-// deadline was already past when the loop came back, and 5,000 of the
-// 10,000 returns landed on the same instant as the previous one.) The same
+// (Sleeps rounded up to 2 ms ticks would land 5,000 of the 10,000 returns
+// on the instant of the one before: every second deadline would already be
+// past when the loop came back.) The same
 // for a 500 us Rate. On a plain thread a Rate keeps pacing as before.
 //
 // The routine is a SimulatedGraph action (cyber/simulation): it runs on the

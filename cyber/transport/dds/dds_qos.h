@@ -5,7 +5,7 @@
 //   * resource limits sized from the depth (one instance, `depth` samples,
 //     at most 16 preallocated): Fast-DDS's default of 5,000 samples made a
 //     reliable 64 B stream collapse to ~4k msg/s with 0.9 s median latency
-//     (issue 22's prototype);
+//     (measured on these machines);
 //   * payload pools that grow (PREALLOCATED_WITH_REALLOC), since a frame's
 //     size is known only per message;
 //   * a writer blocks at most 10 ms on a full keep-all history, then the
