@@ -25,7 +25,7 @@
 #include "absl/time/time.h"
 #include "boost/context/fiber.hpp"  // forced_unwind, which RunProc passes on
 #include "cyber/dag/dag_config.h"
-#include "cyber/transport/node.h"
+#include "cyber/node/node.h"
 #include "google/protobuf/message.h"
 #include "scheduler/scheduler.h"
 #include "timer/dispatcher.h"  // ExecutionCancelled, which RunProc passes on

@@ -18,7 +18,7 @@
 #include "cyber/runtime/runtime.h"
 #include "cyber/time/steady_clock.h"
 #include "cyber/transport/channel_bus.h"
-#include "cyber/transport/node.h"
+#include "cyber/node/node.h"
 #include "gtest/gtest.h"
 #include "scheduler/croutine.h"
 #include "scheduler/default_scheduler.h"

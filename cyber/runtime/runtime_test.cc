@@ -19,7 +19,7 @@
 #include "cyber/time/steady_clock.h"
 #include "cyber/time/simulated_clock.h"
 #include "cyber/time/time.h"
-#include "cyber/transport/node.h"
+#include "cyber/node/node.h"
 #include "gtest/gtest.h"
 #include "scheduler/croutine.h"
 #include "scheduler/default_scheduler.h"

@@ -112,7 +112,7 @@
 #include "cyber/time/instant.h"
 #include "cyber/time/simulated_clock.h"
 #include "cyber/transport/channel_bus.h"
-#include "cyber/transport/node.h"
+#include "cyber/node/node.h"
 #include "scheduler/scheduler.h"
 #include "timer/tick_driver.h"
 #include "timer/timer.h"

@@ -7,7 +7,7 @@
 #include "absl/time/time.h"
 #include "cyber/common/runtime_scope.h"
 #include "cyber/simulation/simulated_graph.h"
-#include "cyber/transport/node.h"
+#include "cyber/node/node.h"
 #include "gtest/gtest.h"
 #include "scheduler/default_scheduler.h"
 

@@ -2,7 +2,7 @@
 // hanging until Bazel's timeout (SimulatedGraph::Options::stuck_after):
 //
 //  * a stop stuck behind a Clear() that stops a timer while holding the
-//    lock its callback needs (cyber/mainboard/stuck_stop_components.h):
+//    lock its callback needs (cyber/mainboard/testing/stuck_stop_components.h):
 //    the report names the component whose Shutdown() is in progress, the
 //    one not reached, and the timer stop with its caller;
 //  * a run whose routine blocks the driving thread (waits for a future

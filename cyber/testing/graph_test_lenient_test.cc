@@ -1,7 +1,7 @@
 // cyber_graph_test(strict = False): the same typo graph launches, with the
 // warnings kept for the test to look at.
 
-#include "cyber/mainboard/graph_check_components.h"
+#include "cyber/mainboard/testing/graph_check_components.h"
 #include "cyber/testing/graph_test.h"
 #include "gtest/gtest.h"
 

@@ -6,7 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
-#include "cyber/mainboard/graph_check_components.h"
+#include "cyber/mainboard/testing/graph_check_components.h"
 #include "cyber/testing/graph_test.h"
 #include "gtest/gtest.h"
 

@@ -36,7 +36,7 @@
 #include "cyber/transport/dds/frame_topic_type.h"
 #include "cyber/transport/dds/sample_frame.h"
 #include "cyber/transport/dds/testing/test_messages.pb.h"
-#include "cyber/transport/node.h"
+#include "cyber/node/node.h"
 #include "cyber/transport/remote_transport.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/quiet_logging.h"

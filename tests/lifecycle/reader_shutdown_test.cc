@@ -21,7 +21,7 @@
 #include "cyber/common/test_waits.h"
 #include "cyber/time/simulated_clock.h"
 #include "cyber/transport/channel_bus.h"
-#include "cyber/transport/node.h"
+#include "cyber/node/node.h"
 #include "gtest/gtest.h"
 #include "scheduler/croutine.h"
 #include "scheduler/scheduler.h"

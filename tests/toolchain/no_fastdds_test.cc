@@ -8,7 +8,7 @@
 
 #include "absl/time/time.h"
 #include "cyber/runtime/process_runtime.h"
-#include "cyber/transport/node.h"
+#include "cyber/node/node.h"
 #include "gtest/gtest.h"
 #include "scheduler/default_scheduler.h"
 #include "tests/toolchain/linked_libraries.h"

@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "cyber/runtime/runtime.h"
 #include "cyber/transport/dds/dds_transport.h"
-#include "cyber/transport/node.h"
+#include "cyber/node/node.h"
 #include "tests/transport_bench/bench_message.pb.h"
 #include "tests/transport_bench/wire_stamp.h"
 

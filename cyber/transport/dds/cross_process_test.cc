@@ -24,7 +24,7 @@
 #include "cyber/transport/dds/testing/dds_test_process.h"
 #include "cyber/transport/dds/testing/subprocess.h"
 #include "cyber/transport/dds/testing/test_messages.pb.h"
-#include "cyber/transport/node.h"
+#include "cyber/node/node.h"
 #include "gtest/gtest.h"
 
 namespace cyber {

@@ -25,7 +25,7 @@
 #include "cyber/transport/dds/testing/service_messages.pb.h"
 #include "cyber/transport/dds/testing/dds_test_process.h"
 #include "cyber/transport/dds/testing/subprocess.h"
-#include "cyber/transport/node.h"
+#include "cyber/node/node.h"
 #include "gtest/gtest.h"
 
 namespace cyber {

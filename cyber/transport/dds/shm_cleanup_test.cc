@@ -60,7 +60,7 @@
 #include "absl/strings/str_format.h"
 #include "cyber/common/test_waits.h"
 #include "cyber/transport/dds/fastdds_shm_names.h"
-#include "cyber/transport/dds/shm_test_participant.h"
+#include "cyber/transport/dds/testing/shm_test_participant.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -23,7 +23,7 @@
 #include "cyber/transport/dds/testing/peer_main.h"
 #include "cyber/transport/dds/testing/service_messages.pb.h"
 #include "cyber/transport/dds/testing/test_messages.pb.h"
-#include "cyber/transport/node.h"
+#include "cyber/node/node.h"
 #include "scheduler/croutine.h"
 
 namespace cyber {

@@ -11,7 +11,7 @@
 #include "absl/time/clock.h"
 #include "cyber/transport/dds/testing/peer_main.h"
 #include "cyber/transport/dds/testing/v2/test_messages_v2.pb.h"
-#include "cyber/transport/node.h"
+#include "cyber/node/node.h"
 
 int main(int argc, char** argv) {
   using namespace cyber::dds_test;  // NOLINT

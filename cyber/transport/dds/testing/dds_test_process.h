@@ -22,7 +22,7 @@
 #include "cyber/runtime/runtime.h"
 #include "cyber/transport/dds/dds_transport.h"
 #include "cyber/transport/dds/testing/subprocess.h"
-#include "cyber/transport/node.h"
+#include "cyber/node/node.h"
 #include "gtest/gtest.h"
 
 namespace cyber {

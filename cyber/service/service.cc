@@ -1,4 +1,4 @@
-#include "cyber/transport/service.h"
+#include "cyber/service/service.h"
 
 #include <exception>
 #include <utility>

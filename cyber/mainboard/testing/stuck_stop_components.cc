@@ -1,4 +1,4 @@
-#include "cyber/mainboard/stuck_stop_components.h"
+#include "cyber/mainboard/testing/stuck_stop_components.h"
 
 #include <chrono>
 #include <thread>

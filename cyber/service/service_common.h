@@ -22,8 +22,8 @@
 //
 // Threads: plain data and pure functions.
 
-#ifndef CYBER_TRANSPORT_SERVICE_COMMON_H_
-#define CYBER_TRANSPORT_SERVICE_COMMON_H_
+#ifndef CYBER_SERVICE_SERVICE_COMMON_H_
+#define CYBER_SERVICE_SERVICE_COMMON_H_
 
 #include <cstdint>
 #include <memory>
@@ -100,4 +100,4 @@ std::shared_ptr<const void> DecodeMessage(const char* data, size_t size) {
 }  // namespace transport_internal
 }  // namespace cyber
 
-#endif  // CYBER_TRANSPORT_SERVICE_COMMON_H_
+#endif  // CYBER_SERVICE_SERVICE_COMMON_H_

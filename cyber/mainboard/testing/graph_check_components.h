@@ -23,7 +23,7 @@
 
 #include "cyber/component/component.h"
 #include "cyber/component/timer_component.h"
-#include "cyber/transport/writer.h"
+#include "cyber/node/writer.h"
 
 namespace cyber {
 namespace graph_check {

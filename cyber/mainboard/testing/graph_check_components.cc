@@ -1,4 +1,4 @@
-#include "cyber/mainboard/graph_check_components.h"
+#include "cyber/mainboard/testing/graph_check_components.h"
 
 #include "cyber/common/log.h"
 #include "cyber/component/component_registry.h"

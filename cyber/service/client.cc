@@ -1,4 +1,4 @@
-#include "cyber/transport/client.h"
+#include "cyber/service/client.h"
 
 #include <algorithm>
 #include <chrono>

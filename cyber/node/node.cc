@@ -1,11 +1,15 @@
-#include "cyber/transport/node.h"
+#include "cyber/node/node.h"
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "cyber/common/log.h"
 #include "cyber/common/runtime_scope.h"
+#include "cyber/runtime/runtime.h"
 
 namespace cyber {
+
+Node::Node(std::string name, Runtime* runtime)
+    : Node(std::move(name), runtime->scheduler(), runtime->bus()) {}
 
 Node::Node(std::string name, scheduler::Scheduler* scheduler, ChannelBus* bus)
     : state_(std::make_shared<transport_internal::NodeState>(std::move(name))),
@@ -37,8 +41,8 @@ absl::Status Node::CheckCreate(const char* what,
 }
 
 absl::Status Node::Adopt(const char* what, const std::string& channel,
-                         std::shared_ptr<transport_internal::ReaderBase> reader) {
-  std::vector<std::shared_ptr<transport_internal::ReaderBase>> retired;
+                         std::shared_ptr<transport_internal::NodeEndpoint> reader) {
+  std::vector<std::shared_ptr<transport_internal::NodeEndpoint>> retired;
   MutexLock lock(&mu_);
   // Checked under mu_, which Shutdown() holds while it sets the flag and
   // copies the list: a reader adopted here is in that copy.
@@ -49,7 +53,7 @@ absl::Status Node::Adopt(const char* what, const std::string& channel,
   }
   // Forget readers shut down on their own, so a node that creates and drops
   // readers does not grow.
-  std::vector<std::shared_ptr<transport_internal::ReaderBase>> kept;
+  std::vector<std::shared_ptr<transport_internal::NodeEndpoint>> kept;
   kept.reserve(readers_.size() + 1);
   for (auto& r : readers_) {
     (r->is_shut_down() ? retired : kept).push_back(std::move(r));
@@ -64,7 +68,7 @@ void Node::LogCreateFailure(const absl::Status& status) const {
 }
 
 void Node::Shutdown() {
-  std::vector<std::shared_ptr<transport_internal::ReaderBase>> readers;
+  std::vector<std::shared_ptr<transport_internal::NodeEndpoint>> readers;
   {
     MutexLock lock(&mu_);
     state_->shut_down.store(true, std::memory_order_release);

@@ -16,7 +16,7 @@
 //    stop never ends.
 //  * Ticker: a well-behaved timer component (Proc() returns true).
 //
-// Test-only (//cyber/mainboard:stuck_stop_components is testonly).
+// Test-only (//cyber/mainboard/testing:stuck_stop_components is testonly).
 
 #ifndef CYBER_MAINBOARD_STUCK_STOP_COMPONENTS_H_
 #define CYBER_MAINBOARD_STUCK_STOP_COMPONENTS_H_

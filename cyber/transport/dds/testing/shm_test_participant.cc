@@ -1,4 +1,4 @@
-#include "cyber/transport/dds/shm_test_participant.h"
+#include "cyber/transport/dds/testing/shm_test_participant.h"
 
 #include <fastcdr/Cdr.h>
 #include <fastcdr/FastBuffer.h>

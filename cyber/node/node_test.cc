@@ -10,10 +10,10 @@
 
 #include "absl/status/status.h"
 #include "cyber/transport/channel_bus.h"
-#include "cyber/transport/node.h"
+#include "cyber/node/node.h"
 #include "cyber/runtime/process_runtime.h"
-#include "cyber/transport/reader.h"
-#include "cyber/transport/writer.h"
+#include "cyber/node/reader.h"
+#include "cyber/node/writer.h"
 #include "cyber/common/test_waits.h"
 #include "gtest/gtest.h"
 #include "scheduler/config/scheduler_config.h"

@@ -1,0 +1,409 @@
+// Client<Req, Resp>: the calling side of a service (service.h), as Cyber
+// RT's, with a timeout per request and exactly one outcome per request.
+//
+//   auto client = node.CreateClient<RouteRequest, RouteResponse>("/planning/route");
+//   if (!client->WaitForService(absl::Seconds(1))) ...
+//   // Cyber RT's spelling: nullptr on timeout or failure (logged).
+//   std::shared_ptr<RouteResponse> r = client->SendRequest(req, absl::Milliseconds(200));
+//   // The reason travels with the result:
+//   absl::StatusOr<std::shared_ptr<const RouteResponse>> s = client->Call(req, timeout);
+//   // Without waiting: a future, or a callback that runs as a routine.
+//   auto f = client->AsyncSendRequest(req, timeout);
+//   client->AsyncCall(req, timeout, [](absl::StatusOr<std::shared_ptr<const RouteResponse>> r) {});
+//
+// Exactly one outcome per request. Each request is a pending call with its
+// own lock; whoever comes first decides its outcome under that lock and the
+// others find it decided: the response; the timeout (DEADLINE_EXCEEDED);
+// the server going away (UNAVAILABLE); a shutdown (CANCELLED). A response
+// that comes after its call was decided is dropped and counted
+// (late_responses). The timeout is a oneshot Timer on the timer system of
+// the node's runtime (the Timer is started inside the node's scheduler's
+// runtime scope, so it binds to that runtime's wheel and clock: simulated
+// time for a simulated graph); Timer::Cancel() only cleans up after a
+// response, it decides nothing.
+//
+// Why a lock per call rather than Timer::Cancel()'s verdict: four parties
+// race (a transport thread or the server's routine with the response, the
+// timer's routine, a peer-lost listener, a shutdown on any thread), and
+// only the decider may wake the caller or run its callback; one small
+// lock each needs no order among them. The cost per call: one Timer (a
+// few hundred bytes), one pending-call record, a map entry.
+//
+// Outcomes (absl::Status, each naming node, service and the value):
+//   OK                 the response;
+//   DEADLINE_EXCEEDED  no response within the timeout (a timeout <= 0
+//                      sends nothing); InfiniteDuration never times out;
+//   UNAVAILABLE        at once when no server exists: none in this process
+//                      (same ChannelBus), none matched in another
+//                      (WaitForService waits for one); later, when the
+//                      server goes away with the request pending: shut
+//                      down in this process, or its process lost (left, or
+//                      declared dead after the transport's lease) with no
+//                      other process serving; or the request could not be
+//                      sent;
+//   CANCELLED          this client (its node) shut down with the call
+//                      pending; a blocked thread whose node's scheduler
+//                      shuts down;
+//   INTERNAL           the server's callback threw or left the response
+//                      null (server in this process only);
+//   DATA_LOSS          a response from another process did not parse;
+//   FAILED_PRECONDITION a call on a client that is shut down;
+//   INVALID_ARGUMENT   a null request.
+//
+// Where callers wait. Call/SendRequest from a scheduler routine park it
+// (its processor runs other routines meanwhile: the server, if it shares
+// the processor); the wait is a cancellation point (a stopping scheduler
+// unwinds it with RoutineCancelled, the call counted CANCELLED). From a
+// plain thread they block. The futures of AsyncSendRequest/AsyncCall
+// block whoever calls get(): from a routine, prefer the callback form.
+// The callback of AsyncCall runs as a routine on the node's route, never
+// under a lock, once, with the outcome.
+//
+// Shutdown() (also its node's, and the destructor of the last handle):
+// every pending call ends CANCELLED (a blocked caller returns it, a future
+// gets it), callbacks not yet started are dropped (callbacks_dropped), a
+// running callback is waited for (parking a routine, blocking a thread),
+// unless Shutdown() is called from it; then nothing of this client runs
+// any more. A runtime shut down before the node: blocked routines are
+// cancelled, blocked threads get CANCELLED, asynchronous calls stay
+// pending until the client shuts down.
+//
+// Between processes (protobuf Req and Resp, a RemoteTransport on the bus):
+// requests and responses travel on "<service>/request" and
+// "<service>/response" paired by Correlation (service_common.h); a server
+// of this process is always preferred. WaitForService/ServiceIsReady: a
+// server in this process, or one in another that reads our requests and
+// writes responses.
+//
+// Threads: every method is thread-safe. The node's scheduler must outlive
+// the client's Shutdown().
+
+#ifndef CYBER_SERVICE_CLIENT_H_
+#define CYBER_SERVICE_CLIENT_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <memory>
+#include <string>
+#include <typeinfo>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "cyber/common/log.h"
+#include "cyber/common/mutex.h"
+#include "cyber/time/wait_list.h"
+#include "cyber/time/clock.h"
+#include "cyber/transport/channel_bus.h"  // kCrossesProcesses
+#include "cyber/transport/node_endpoint.h"
+#include "cyber/transport/remote_transport.h"
+#include "cyber/service/service_common.h"
+#include "cyber/transport/service_registry.h"
+#include "scheduler/croutine.h"
+#include "scheduler/scheduler.h"
+
+namespace cyber {
+
+class Node;
+
+struct ClientStats {
+  uint64_t calls = 0;          // calls made (every form)
+  uint64_t requests_sent = 0;  // handed to a server, here or in another process
+  uint64_t responses = 0;      // calls ended by their response
+  uint64_t timeouts = 0;       // ended DEADLINE_EXCEEDED
+  uint64_t server_gone = 0;    // ended UNAVAILABLE: the server went away
+  uint64_t no_server = 0;      // refused UNAVAILABLE at once: no server
+  uint64_t cancelled = 0;      // ended CANCELLED (shutdown)
+  uint64_t failed = 0;         // any other error (see the header comment)
+  uint64_t late_responses = 0;  // responses after their call ended: dropped
+  uint64_t callbacks_dropped = 0;    // AsyncCall callbacks never run
+  uint64_t callback_exceptions = 0;  // AsyncCall callbacks that threw
+  size_t pending = 0;                // calls in flight now
+  // calls == responses + timeouts + server_gone + no_server + cancelled +
+  //          failed + pending.
+};
+
+namespace transport_internal {
+
+class PendingCall;  // client.cc: one request in flight
+
+// The client itself, whatever its types (client.cc): pending calls, their
+// timeouts and waits, the link to other processes. Client<Req, Resp> is
+// its typed handle.
+class ClientCore final : public std::enable_shared_from_this<ClientCore> {
+ public:
+  // Where the outcome of a call nobody waits for goes.
+  using Deliver = std::function<void(ServiceOutcome)>;
+  // How a call was decided (for the statistics).
+  enum class Source {
+    kResponse, kTimeout, kServerGone, kNoServer, kCancelled, kFailed
+  };
+
+  ClientCore(const NodeContext& context, std::string service);
+  ~ClientCore();
+  ClientCore(const ClientCore&) = delete;
+  ClientCore& operator=(const ClientCore&) = delete;
+
+  // Links the client to servers in other processes (context.remote set):
+  // the request outlet, a peer-lost listener, and the response inlet,
+  // which the caller keeps (its handler holds this core). Errors name
+  // node and service.
+  absl::StatusOr<std::unique_ptr<RemoteSubscription>> LinkRemote(
+      const std::string& request_type, const std::string& response_type,
+      EncodeFn encode_request, DecodeFn decode_response);
+
+  // Sends `request` (a std::shared_ptr<const Req>) and waits for the
+  // outcome: a routine parks, a thread blocks (see the header comment).
+  ServiceOutcome Call(std::shared_ptr<const void> request,
+                      absl::Duration timeout);
+  // Sends `request`; `deliver` gets the outcome once: `as_routine`, in a
+  // routine on the node's route (user code; never after Shutdown());
+  // otherwise where the outcome is decided (it must only hand it over, as
+  // a promise does).
+  void CallAsync(std::shared_ptr<const void> request, absl::Duration timeout,
+                 Deliver deliver, bool as_routine);
+
+  bool ServiceIsReady() const;
+  bool WaitForService(absl::Duration timeout);
+
+  void Shutdown();
+  bool is_shut_down() const;
+  ClientStats stats() const;
+  uint64_t id() const { return id_; }
+  const std::string& service_name() const { return service_; }
+  const std::string& node_name() const { return node_->name; }
+
+  // node "n": service "s", opening every error of this client.
+  std::string Prefix() const;
+  // Decides `call` if it is not decided yet (see the header comment).
+  void Finish(const std::shared_ptr<PendingCall>& call, Source source,
+              ServiceOutcome outcome);
+
+ private:
+  struct CallbackTask;  // client.cc
+
+  // Registers and sends a call; every failure is decided through Finish.
+  std::shared_ptr<PendingCall> Start(std::shared_ptr<const void> request,
+                                     absl::Duration timeout, Deliver deliver,
+                                     bool as_routine);
+  // Arms `call`'s timeout on the node's runtime's timer system.
+  absl::Status ArmTimeout(const std::shared_ptr<PendingCall>& call,
+                          absl::Duration timeout);
+  // Waits until `call` is decided. False: the calling routine was
+  // cancelled, or (a thread) the node's scheduler is stopping.
+  bool ParkUntilDecided(PendingCall* call, scheduler::CRoutine* self);
+  bool BlockUntilDecided(PendingCall* call);
+  // Hands an outcome to an AsyncCall callback, as a routine.
+  void DispatchCallback(Deliver deliver, ServiceOutcome outcome);
+  void RunCallback(Deliver* deliver, ServiceOutcome outcome);
+  // From the response inlet and the transport (transport threads).
+  bool OnRemoteResponse(const RemoteSample& sample, DecodeFn decode);
+  void OnPeerLost(const RemotePeer& peer, bool crashed);
+  // The node's runtime's clock (WaitForService).
+  Clock* clock() const;
+
+  const std::shared_ptr<const NodeState> node_;
+  const std::string service_;
+  const std::shared_ptr<scheduler::Scheduler> scheduler_;
+  const timer::Route route_;
+  const std::shared_ptr<ServiceRegistry> registry_;
+  const std::shared_ptr<RemoteTransport> remote_;
+  const uint64_t id_;  // random, never 0: pairs responses between processes
+
+  // Set by LinkRemote before the client is handed out, then read only.
+  std::shared_ptr<RemotePublisher> outlet_;
+  EncodeFn encode_request_ = nullptr;
+  std::atomic<uint64_t> next_sequence_{0};
+
+  // mu_ protects the following state. Lock order: a call's lock, then mu_.
+  mutable Mutex mu_;
+  bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
+  std::unordered_map<uint64_t, std::shared_ptr<PendingCall>> pending_
+      ABSL_GUARDED_BY(mu_);
+  bool listening_ ABSL_GUARDED_BY(mu_) = false;  // a peer-lost listener is set
+  uint64_t listener_ ABSL_GUARDED_BY(mu_) = 0;
+  // The routines running AsyncCall callbacks now; Shutdown() waits on
+  // callbacks_idle_ until none is left (but itself).
+  std::vector<const scheduler::CRoutine*> running_callbacks_ ABSL_GUARDED_BY(mu_);
+  WaitList callbacks_idle_ ABSL_GUARDED_BY(mu_);
+  ClientStats stats_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace transport_internal
+
+template <typename Req, typename Resp>
+class Client final : public transport_internal::NodeEndpoint {
+ public:
+  using Result = absl::StatusOr<std::shared_ptr<const Resp>>;
+  using Callback = std::function<void(Result)>;
+
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+  ~Client() override { Shutdown(); }
+
+  // --- The reason travels with the result ----------------------------------
+  Result Call(std::shared_ptr<const Req> request,
+              absl::Duration timeout = kDefaultServiceTimeout) {
+    return Typed(core_->Call(std::move(request), timeout));
+  }
+  Result Call(const Req& request, absl::Duration timeout = kDefaultServiceTimeout) {
+    return Call(std::make_shared<const Req>(request), timeout);
+  }
+  // `callback` runs once, as a routine on the node's route (not after
+  // Shutdown()). A null callback: the outcome is only counted.
+  void AsyncCall(std::shared_ptr<const Req> request, absl::Duration timeout,
+                 Callback callback) {
+    transport_internal::ClientCore::Deliver deliver;
+    if (callback) {
+      deliver = [callback = std::move(callback)](
+                    transport_internal::ServiceOutcome outcome) {
+        callback(Typed(std::move(outcome)));
+      };
+    }
+    core_->CallAsync(std::move(request), timeout, std::move(deliver),
+                     /*as_routine=*/true);
+  }
+  std::shared_future<Result> AsyncCall(std::shared_ptr<const Req> request,
+                                       absl::Duration timeout = kDefaultServiceTimeout) {
+    auto promise = std::make_shared<std::promise<Result>>();
+    std::shared_future<Result> future = promise->get_future().share();
+    core_->CallAsync(
+        std::move(request), timeout,
+        [promise](transport_internal::ServiceOutcome outcome) {
+          promise->set_value(Typed(std::move(outcome)));
+        },
+        /*as_routine=*/false);
+    return future;
+  }
+
+  // --- Cyber RT's spellings (nullptr on failure, logged) -------------------
+  std::shared_ptr<Resp> SendRequest(std::shared_ptr<Req> request,
+                                    absl::Duration timeout = kDefaultServiceTimeout) {
+    return Untyped(Call(std::shared_ptr<const Req>(std::move(request)), timeout));
+  }
+  std::shared_ptr<Resp> SendRequest(const Req& request,
+                                    absl::Duration timeout = kDefaultServiceTimeout) {
+    return Untyped(Call(request, timeout));
+  }
+  std::shared_future<std::shared_ptr<Resp>> AsyncSendRequest(
+      std::shared_ptr<Req> request, absl::Duration timeout = kDefaultServiceTimeout) {
+    auto promise = std::make_shared<std::promise<std::shared_ptr<Resp>>>();
+    std::shared_future<std::shared_ptr<Resp>> future = promise->get_future().share();
+    core_->CallAsync(
+        std::shared_ptr<const Req>(std::move(request)), timeout,
+        [promise](transport_internal::ServiceOutcome outcome) {
+          promise->set_value(Untyped(Typed(std::move(outcome))));
+        },
+        /*as_routine=*/false);
+    return future;
+  }
+  std::shared_future<std::shared_ptr<Resp>> AsyncSendRequest(
+      const Req& request, absl::Duration timeout = kDefaultServiceTimeout) {
+    return AsyncSendRequest(std::make_shared<Req>(request), timeout);
+  }
+
+  // Whether a call now would find a server (see the header comment).
+  bool ServiceIsReady() const { return core_->ServiceIsReady(); }
+  // Waits until ServiceIsReady() (polling on the node's runtime clock:
+  // a routine parks between polls, a thread sleeps), at most `timeout`.
+  // False on timeout or once shut down.
+  bool WaitForService(absl::Duration timeout = absl::InfiniteDuration()) {
+    return core_->WaitForService(timeout);
+  }
+
+  const std::string& ServiceName() const { return core_->service_name(); }
+  const std::string& service_name() const { return core_->service_name(); }
+  const std::string& node_name() const { return core_->node_name(); }
+  // The client id carried by its requests between processes.
+  uint64_t id() const { return core_->id(); }
+  ClientStats stats() const { return core_->stats(); }
+
+  void Shutdown() override {
+    core_->Shutdown();
+    std::unique_ptr<RemoteSubscription> inlet;
+    {
+      MutexLock lock(&mu_);
+      inlet = std::move(inlet_);
+    }
+    // Destroyed outside the lock: it waits for a response being handed over.
+  }
+  // Cyber RT's name for Shutdown().
+  void Destroy() { Shutdown(); }
+  bool is_shut_down() const override { return core_->is_shut_down(); }
+
+ private:
+  friend class Node;
+
+  explicit Client(std::shared_ptr<transport_internal::ClientCore> core)
+      : core_(std::move(core)) {}
+
+  static absl::StatusOr<std::shared_ptr<Client>> Create(
+      const transport_internal::NodeContext& context, const std::string& name);
+
+  static Result Typed(transport_internal::ServiceOutcome outcome) {
+    if (!outcome.ok()) return outcome.status();
+    // The registry guarantees the type.
+    return std::static_pointer_cast<const Resp>(*std::move(outcome));
+  }
+  static std::shared_ptr<Resp> Untyped(Result result) {
+    if (!result.ok()) {
+      AWARN_EVERY(100) << result.status().message();
+      return nullptr;
+    }
+    // Cyber RT hands the response out non-const; nobody else holds it.
+    return std::const_pointer_cast<Resp>(*std::move(result));
+  }
+
+  const std::shared_ptr<transport_internal::ClientCore> core_;
+  Mutex mu_;
+  // The response inlet from other processes; null: in-process only.
+  std::unique_ptr<RemoteSubscription> inlet_ ABSL_GUARDED_BY(mu_);
+};
+
+// --- implementation of the template ---------------------------------------
+
+template <typename Req, typename Resp>
+absl::StatusOr<std::shared_ptr<Client<Req, Resp>>> Client<Req, Resp>::Create(
+    const transport_internal::NodeContext& context, const std::string& name) {
+  const std::string& node = context.node->name;
+  if (name.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "node \"", node, "\": CreateClient: service name is empty"));
+  }
+  if (context.node->shut_down.load(std::memory_order_acquire)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "node \"", node, "\": CreateClient \"", name, "\": node is shut down"));
+  }
+  absl::Status used = context.registry->Use(node, name, typeid(Req), typeid(Resp));
+  if (!used.ok()) return used;
+  auto core = std::make_shared<transport_internal::ClientCore>(context, name);
+  std::shared_ptr<Client> client(new Client(core));
+  if constexpr (transport_internal::kCrossesProcesses<Req> &&
+                transport_internal::kCrossesProcesses<Resp>) {
+    if (context.remote != nullptr) {
+      auto inlet = core->LinkRemote(
+          Req::descriptor()->full_name(), Resp::descriptor()->full_name(),
+          &transport_internal::EncodeMessage<Req>,
+          &transport_internal::DecodeMessage<Resp>);
+      if (!inlet.ok()) {
+        client->Shutdown();
+        return inlet.status();
+      }
+      MutexLock lock(&client->mu_);
+      client->inlet_ = *std::move(inlet);
+    }
+  }
+  return client;
+}
+
+}  // namespace cyber
+
+#endif  // CYBER_SERVICE_CLIENT_H_
