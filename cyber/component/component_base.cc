@@ -149,7 +149,9 @@ absl::Status ComponentBase::SetUp(const std::string& class_name,
     }
   }
   observer_ = context.observer;
-  node_ = std::make_shared<Node>(name_, context.scheduler, context.bus);
+  node_ = context.runtime != nullptr
+              ? std::make_shared<Node>(name_, context.runtime)
+              : std::make_shared<Node>(name_);  // the current runtime's
   return absl::OkStatus();
 }
 

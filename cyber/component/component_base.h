@@ -26,6 +26,7 @@
 #include "boost/context/fiber.hpp"  // forced_unwind, which RunProc passes on
 #include "cyber/dag/dag_config.h"
 #include "cyber/node/node.h"
+#include "cyber/runtime/runtime.h"
 #include "google/protobuf/message.h"
 #include "scheduler/scheduler.h"
 #include "timer/dispatcher.h"  // ExecutionCancelled, which RunProc passes on
@@ -43,13 +44,13 @@ class ProcObserver {
   virtual void OnProc(const std::string& component, bool ok) = 0;
 };
 
-// The collaborators a component runs on (the launcher passes the process
-// instances; tests may pass their own).
+// What a component runs on: its runtime (clock, timer system, scheduler,
+// bus) and who is told of its Proc() calls.
 struct ComponentContext {
-  timer::TickDriver* timer_driver = nullptr;     // null: the process default
-  scheduler::Scheduler* scheduler = nullptr;     // null: the process default
-  ChannelBus* bus = nullptr;                     // null: the process default
-  ProcObserver* observer = nullptr;              // null: none
+  // Null: the process runtime (cyber/runtime/process_runtime.h), which is
+  // what mainboard's components use. REQUIRES: outlives the component.
+  Runtime* runtime = nullptr;
+  ProcObserver* observer = nullptr;  // null: none
 };
 
 // What the launcher's status line and summary show.

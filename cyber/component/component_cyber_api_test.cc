@@ -28,16 +28,15 @@ class PortedComponent : public TimerComponent {
 
 class ComponentCyberApiTest : public ::testing::Test {
  protected:
-  ComponentCyberApiTest() : sched_(Options()) {
-    context_.scheduler = &sched_;
-    context_.bus = &bus_;
+  ComponentCyberApiTest() : runtime_(Options()) {
+    context_.runtime = &runtime_;
   }
   ~ComponentCyberApiTest() override {
     component_.Shutdown();
-    sched_.Shutdown();
+    runtime_.Shutdown();
   }
-  static scheduler::Scheduler::Options Options() {
-    scheduler::Scheduler::Options o;
+  static Runtime::Options Options() {
+    Runtime::Options o;
     o.name = "compat";
     o.config = scheduler::DefaultSchedulerConfig(1);
     return o;
@@ -51,8 +50,9 @@ class ComponentCyberApiTest : public ::testing::Test {
     return component_.SetUp("PortedComponent", "ported", config_path, "", context_);
   }
 
-  scheduler::Scheduler sched_;
-  ChannelBus bus_;
+  Runtime runtime_;
+  scheduler::Scheduler& sched_ = *runtime_.scheduler();
+  ChannelBus& bus_ = *runtime_.bus();
   ComponentContext context_;
   PortedComponent component_;
 };

@@ -89,17 +89,16 @@ dag::ComponentSpec Spec(const std::string& class_name, std::vector<std::string> 
 
 class ComponentTest : public ::testing::Test {
  protected:
-  ComponentTest() : sched_(Options()) {
-    context_.scheduler = &sched_;
-    context_.bus = &bus_;
-    node_ = std::make_shared<Node>("test_writer", &sched_, &bus_);
+  ComponentTest() : runtime_(Options()) {
+    context_.runtime = &runtime_;
+    node_ = std::make_shared<Node>("test_writer", &runtime_);
   }
   ~ComponentTest() override {
     node_->Shutdown();
-    sched_.Shutdown();
+    runtime_.Shutdown();
   }
-  static scheduler::Scheduler::Options Options() {
-    scheduler::Scheduler::Options o;
+  static Runtime::Options Options() {
+    Runtime::Options o;
     o.name = "component_test";
     o.config = scheduler::DefaultSchedulerConfig(2);
     return o;
@@ -119,8 +118,9 @@ class ComponentTest : public ::testing::Test {
     ASSERT_TRUE(test::Eventually([&] { return sched_.stats().live == 0; }));
   }
 
-  scheduler::Scheduler sched_;
-  ChannelBus bus_;
+  Runtime runtime_;
+  scheduler::Scheduler& sched_ = *runtime_.scheduler();
+  ChannelBus& bus_ = *runtime_.bus();
   ComponentContext context_;
   std::shared_ptr<Node> node_;
 };

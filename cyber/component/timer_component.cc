@@ -31,8 +31,10 @@ absl::Status TimerComponent::Initialize(const dag::TimerComponentSpec& spec,
     }
     RunProc([this] { return Proc(); });  // a throw is counted here, not by the timer
   };
-  // context.timer_driver null: the process timer system, bound at start.
-  timer_ = std::make_unique<Timer>(std::move(options), context.timer_driver);
+  // No runtime given: the current runtime's timer system, bound at start.
+  timer_ = std::make_unique<Timer>(
+      std::move(options),
+      context.runtime != nullptr ? context.runtime->timers() : nullptr);
   s = timer_->Schedule();
   if (!s.ok()) {
     return absl::Status(s.code(), absl::StrCat(spec.where.ToString(), ": ",

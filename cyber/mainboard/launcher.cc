@@ -29,33 +29,6 @@ namespace cyber {
 
 namespace {
 
-// Marks the calling thread as running the graph's code (components' Init(),
-// Clear() and shutdown): a Timer made without a TickDriver, Time::Now(),
-// Rate, cyber::Async, scheduler::Instance() and Node use the context's
-// timer system, scheduler and bus (those it names; the process defaults for
-// the rest), as the components' routines do. Without it, a Clear() that
-// removes a task its Init() created would look for it on the process
-// scheduler.
-class GraphCode {
- public:
-  explicit GraphCode(const RuntimeScope* scope) : scope_(scope) {}
-
- private:
-  const ScopedRuntime scope_;
-};
-
-// The runtime scope of the code a launcher runs for `context`.
-std::unique_ptr<RuntimeScope> ScopeOf(const ComponentContext& context) {
-  auto scope = std::make_unique<RuntimeScope>("launcher");
-  if (context.timer_driver != nullptr) {
-    scope->clock.store(context.timer_driver->clock());
-    scope->timers.store(context.timer_driver->system().get());
-  }
-  scope->scheduler.store(context.scheduler);
-  scope->bus.store(context.bus);
-  return scope;
-}
-
 // Why `library` could not be loaded, as far as can be told without loading
 // it (loading runs its static initializers, which would register its
 // classes a second time); "" if nothing is wrong or it cannot be told.
@@ -117,7 +90,8 @@ std::string Participants(const std::vector<std::string>& nodes,
 }  // namespace
 
 Launcher::Launcher(ComponentContext context)
-    : context_(context), scope_(ScopeOf(context_)) {}
+    : context_(context),
+      scope_(context_.runtime != nullptr ? context_.runtime->scope() : nullptr) {}
 
 Launcher::~Launcher() { Stop(); }
 
@@ -204,7 +178,7 @@ absl::Status Launcher::Start() {
     MutexLock lock(&mu_);
     channel_warnings_.clear();
   }
-  const GraphCode graph_code(scope_.get());
+  const ScopedRuntime graph_code(scope_);
   ComponentRegistry& registry = ComponentRegistry::Global();
   auto start_one = [&](const auto& spec) -> absl::Status {
     const std::string where = spec.where.ToString();
@@ -446,7 +420,7 @@ void Launcher::Stop() {
   if (components.empty()) return;
   // Reverse order; each Shutdown() is synchronous, so no Proc() runs on a
   // destroyed component, and the statistics taken after it are final.
-  const GraphCode graph_code(scope_.get());
+  const ScopedRuntime graph_code(scope_);
   {
     MutexLock lock(&mu_);
     stopping_.clear();
@@ -509,7 +483,7 @@ absl::Status Launcher::StopComponent(const std::string& name) {
         absl::StrJoin(names, ", "), ")"));
   }
   AINFO << "launcher: stopping component \"" << name << "\"";
-  const GraphCode graph_code(scope_.get());
+  const ScopedRuntime graph_code(scope_);
   {
     MutexLock lock(&mu_);
     stopping_ = {found};

@@ -163,9 +163,10 @@ class Launcher {
   void ShutDownTracked(ComponentBase* component);
 
   const ComponentContext context_;
-  // What the components' Init(), Clear() and shutdown run in: the
-  // context's timer system, scheduler and bus (cyber/common/runtime_scope.h).
-  const std::unique_ptr<RuntimeScope> scope_;
+  // What the components' Init(), Clear() and shutdown run in: the scope of
+  // the context's runtime, or none (the process runtime's parts, by the
+  // rule of cyber/common/runtime_scope.h) when the context names none.
+  const RuntimeScope* const scope_;
   std::vector<dag::Graph> graphs_;
   bool loaded_ = false;
   bool strict_ = false;

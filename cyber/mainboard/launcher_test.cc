@@ -242,23 +242,22 @@ TEST(LauncherTest, WrongKindOfEntryIsRefusedAtStart) {
 class LauncherRunTest : public ::testing::Test {
  protected:
   LauncherRunTest()
-      : sched_([] {
-          scheduler::Scheduler::Options o;
+      : runtime_([this] {
+          Runtime::Options o;
+          o.name = "launcher_test";
+          o.clock = &clock_;
           o.config = scheduler::DefaultSchedulerConfig(2);
           return o;
-        }()),
-        driver_(&clock_, &sched_) {
-    sched_.SetTimerDriver(&driver_);
-    context_.timer_driver = &driver_;
-    context_.scheduler = &sched_;
-    context_.bus = &bus_;
+        }()) {
+    context_.runtime = &runtime_;
   }
-  ~LauncherRunTest() override { sched_.Shutdown(); }
+  ~LauncherRunTest() override { runtime_.Shutdown(); }
 
   SimulatedClock clock_{Instant() + absl::Hours(1)};
-  scheduler::Scheduler sched_;
-  timer::TickDriver driver_;
-  ChannelBus bus_;
+  Runtime runtime_;
+  scheduler::Scheduler& sched_ = *runtime_.scheduler();
+  timer::TickDriver& driver_ = *runtime_.timers();
+  ChannelBus& bus_ = *runtime_.bus();
   ComponentContext context_;
 };
 

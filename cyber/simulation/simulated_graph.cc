@@ -158,7 +158,7 @@ SimulatedGraph::SimulatedGraph(Options options)
       scheduler_(*runtime_.scheduler()),
       driver_(*runtime_.timers()),
       bus_(*runtime_.bus()),
-      launcher_(ComponentContext{&driver_, &scheduler_, &bus_, this}),
+      launcher_(ComponentContext{&runtime_, this}),
       tap_node_(std::make_shared<Node>(options.name + "_taps", &scheduler_, &bus_)),
       watch_(std::make_unique<StuckWatch>(this, CheckedStuckAfter(options))) {}
 

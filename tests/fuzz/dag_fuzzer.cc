@@ -60,6 +60,7 @@
 #include "cyber/component/timer_component.h"
 #include "cyber/dag/dag_config.h"
 #include "cyber/mainboard/launcher.h"
+#include "cyber/runtime/runtime.h"
 #include "cyber/time/simulated_clock.h"
 #include "cyber/transport/channel_bus.h"
 #include "scheduler/scheduler.h"
@@ -113,14 +114,11 @@ namespace fs = std::filesystem;
 constexpr int kMaxFiles = 3;
 constexpr char kSeparator = '\x1e';
 
-// Process-wide: a scratch directory for the graph files, and the timer
-// system and scheduler started components run on (created once; threads
-// are expensive per input).
+// Process-wide: a scratch directory for the graph files. Each input gets
+// a runtime of its own without threads (cheap), so no channel of one input
+// is seen by the next.
 struct Environment {
   std::string dir;
-  SimulatedClock clock{Instant() + absl::Hours(1)};
-  std::unique_ptr<scheduler::Scheduler> sched;
-  std::unique_ptr<timer::TickDriver> driver;
 };
 
 Environment* env = nullptr;
@@ -139,15 +137,16 @@ void SetUpEnvironment() {
   FUZZ_CHECK(mkdtemp(pattern.data()) != nullptr) << "mkdtemp " << pattern;
   env->dir = pattern;
   std::atexit(RemoveScratchDirectory);
-  scheduler::Scheduler::Options o;
-  o.name = "dag_fuzz";
-  o.config = scheduler::DefaultSchedulerConfig(1);
-  o.stack_size = 64 << 10;
-  env->sched = std::make_unique<scheduler::Scheduler>(std::move(o));
-  timer::TickDriver::Options d;
-  d.name = "dag-fuzz-tick";
-  env->driver = std::make_unique<timer::TickDriver>(&env->clock, env->sched.get(), d);
-  env->sched->SetTimerDriver(env->driver.get());
+}
+
+// Runs what is due on `runtime` now: steps its timers and resumes its
+// routines until none is ready (bounded: a component may keep one ready).
+void Settle(Runtime* runtime, Clock* clock) {
+  for (int i = 0; i < 100; ++i) {
+    runtime->timers()->Step(clock->Now());
+    if (!runtime->scheduler()->HasReady()) return;
+    runtime->scheduler()->RunReady();
+  }
 }
 
 void CheckError(const absl::Status& status, const std::string& source, const char* what) {
@@ -348,11 +347,16 @@ void LaunchAndStop(const std::vector<std::string>& paths,
       }
     }
   }
-  ChannelBus bus;  // before the launcher: its components' nodes use it
+  // Before the launcher: its components run on it.
+  SimulatedClock clock(Instant() + absl::Hours(1));
+  Runtime::Options ro;
+  ro.name = "dag_fuzz";
+  ro.clock = &clock;
+  ro.run_threads = false;
+  ro.stack_size = 64 << 10;
+  Runtime runtime(ro);
   ComponentContext context;
-  context.timer_driver = env->driver.get();
-  context.scheduler = env->sched.get();
-  context.bus = &bus;
+  context.runtime = &runtime;
   Launcher launcher(context);
   const absl::Status loaded_status = launcher.Load(paths);
   FUZZ_CHECK(loaded_status.code() == want.code())
@@ -374,9 +378,9 @@ void LaunchAndStop(const std::vector<std::string>& paths,
         << "Start() OK with " << launcher.Stats().size() << " of "
         << ComponentCount(graphs) << " components";
     // A few ticks: timer components run Proc() on the scheduler.
-    env->driver->AwaitIdle();
-    env->clock.Advance(absl::Milliseconds(4));
-    env->driver->AwaitIdle();
+    Settle(&runtime, &clock);
+    clock.Advance(absl::Milliseconds(4));
+    Settle(&runtime, &clock);
   } else {
     FUZZ_CHECK(launcher.Stats().empty())
         << "Start() failed (" << started << ") and left " << launcher.Stats().size()
