@@ -4,7 +4,7 @@
 // Dispatcher: where due timer callbacks run.
 //
 // Why an interface: the timer layer must not depend on the scheduler above
-// it (see DESIGN.md, "Layers"). The tick thread only decides *that* a timer
+// it (see docs/architecture.md, "Layers"). The tick thread only decides *that* a timer
 // is due; a Dispatcher decides *where* its callback runs: in the scheduler's
 // coroutine pool (the process default after cyber::Init), on a small
 // callback executor (timer/callback_executor.h, the fallback without Init),
@@ -18,7 +18,7 @@
 // the task is destroyed without running and the caller handles the refusal.
 // Thread-safe.
 //
-// Routes. Work carries its route (DESIGN.md, "The runtime"): a priority
+// Routes. Work carries its route (the design contract, "The runtime"): a priority
 // and a processor group, both taken from the scheduler conf entry of the
 // timer, component or task it runs for. The timer layer knows no groups:
 // it asks its dispatcher once, when a timer binds to a configuration

@@ -92,8 +92,7 @@ class Component : public ComponentBase {
   using ComponentBase::Initialize;
   absl::Status Initialize(const dag::ComponentSpec& spec,
                           const ComponentContext& context) override {
-    absl::Status s = SetUp(spec.class_name, spec.name, spec.config_file_path,
-                           spec.flag_file_path, context);
+    absl::Status s = SetUpFrom(spec, context);
     if (!s.ok()) return s;
     s = CheckReaderCount(spec);
     if (!s.ok()) return s;
@@ -223,8 +222,7 @@ class Component<> : public ComponentBase {
   using ComponentBase::Initialize;
   absl::Status Initialize(const dag::ComponentSpec& spec,
                           const ComponentContext& context) override {
-    absl::Status s = SetUp(spec.class_name, spec.name, spec.config_file_path,
-                           spec.flag_file_path, context);
+    absl::Status s = SetUpFrom(spec, context);
     if (!s.ok()) return s;
     if (!spec.readers.empty()) {
       const size_t n = spec.readers.size();

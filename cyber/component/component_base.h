@@ -153,6 +153,13 @@ class ComponentBase {
                      const std::string& config_file_path,
                      const std::string& flag_file_path,
                      const ComponentContext& context);
+  // The same from a graph's entry of either kind (dag::ComponentSpec,
+  // dag::TimerComponentSpec).
+  template <typename Spec>
+  absl::Status SetUpFrom(const Spec& spec, const ComponentContext& context) {
+    return SetUp(spec.class_name, spec.name, spec.config_file_path,
+                 spec.flag_file_path, context);
+  }
   // Calls the user's Proc() through `proc` (returning its bool) and counts
   // the call in Stats(): ok, returned false, or threw. An exception is
   // caught here, never reaching the reader or timer that called, and is a

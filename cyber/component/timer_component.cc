@@ -8,8 +8,7 @@ namespace cyber {
 
 absl::Status TimerComponent::Initialize(const dag::TimerComponentSpec& spec,
                                         const ComponentContext& context) {
-  absl::Status s = SetUp(spec.class_name, spec.name, spec.config_file_path,
-                         spec.flag_file_path, context);
+  absl::Status s = SetUpFrom(spec, context);
   if (!s.ok()) return s;
   interval_ = spec.interval;
   if (!Init()) {

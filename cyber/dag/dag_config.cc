@@ -112,6 +112,12 @@ class GraphBuilder {
                                const google::protobuf::RepeatedPtrField<std::string>& list,
                                const char* verb, std::vector<std::string>* out) const;
 
+  // What both kinds of component read alike from their config:
+  // unread_outputs, remote_inputs, config_file_path and flag_file_path.
+  template <typename Config, typename Spec>
+  absl::Status ReadSharedFields(const Config& config, const FieldPositions& at,
+                                const std::string& owner, Spec* spec) const;
+
   // config_file_path and flag_file_path, which both kinds of config have.
   template <typename Config>
   absl::Status ResolveFiles(const Config& config, const FieldPositions& at,
@@ -222,15 +228,7 @@ absl::StatusOr<ComponentSpec> GraphBuilder::MakeComponent(
     if (!reader.ok()) return reader.status();
     spec.readers.push_back(*std::move(reader));
   }
-  if (absl::Status s =
-          ReadUnreadOutputs(config, config_at, owner, &spec.unread_outputs,
-                            &spec.remote_inputs);
-      !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = ResolveFiles(config, config_at, owner,
-                                    &spec.config_file_path,
-                                    &spec.flag_file_path);
+  if (absl::Status s = ReadSharedFields(config, config_at, owner, &spec);
       !s.ok()) {
     return s;
   }
@@ -264,19 +262,25 @@ absl::StatusOr<TimerComponentSpec> GraphBuilder::MakeTimerComponent(
       !s.ok()) {
     return Invalid(interval_at, s.message());
   }
-  if (absl::Status s =
-          ReadUnreadOutputs(config, config_at, owner, &spec.unread_outputs,
-                            &spec.remote_inputs);
-      !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = ResolveFiles(config, config_at, owner,
-                                    &spec.config_file_path,
-                                    &spec.flag_file_path);
+  if (absl::Status s = ReadSharedFields(config, config_at, owner, &spec);
       !s.ok()) {
     return s;
   }
   return spec;
+}
+
+template <typename Config, typename Spec>
+absl::Status GraphBuilder::ReadSharedFields(const Config& config,
+                                            const FieldPositions& at,
+                                            const std::string& owner,
+                                            Spec* spec) const {
+  if (absl::Status s = ReadUnreadOutputs(config, at, owner, &spec->unread_outputs,
+                                         &spec->remote_inputs);
+      !s.ok()) {
+    return s;
+  }
+  return ResolveFiles(config, at, owner, &spec->config_file_path,
+                      &spec->flag_file_path);
 }
 
 absl::StatusOr<ReaderConfig> GraphBuilder::MakeReader(

@@ -1,4 +1,4 @@
-// Contract pinned (DESIGN.md, "Lifetimes and process wiring"): whatever a
+// Contract pinned (the design contract, "Lifetimes and process wiring"): whatever a
 // queued or running callback points to stays alive until it is done
 // (ownership, not declaration order). With explicitly constructed
 // collaborators (dispatcher, TickDriver, Timers) a run already handed to the

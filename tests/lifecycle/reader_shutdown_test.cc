@@ -1,4 +1,4 @@
-// Contract pinned (DESIGN.md, "Lifetimes": a synchronous stop means the same
+// Contract pinned (the design contract, "Lifetimes": a synchronous stop means the same
 // from every caller, and a routine waiting parks): Reader::Shutdown() is
 // synchronous — it returns once the reader's callback in progress has
 // finished — when called from a scheduler routine, and from a plain thread,

@@ -1,4 +1,4 @@
-// Contract pinned (DESIGN.md, "Lifetimes and process wiring"): Init ->
+// Contract pinned (the design contract, "Lifetimes and process wiring"): Init ->
 // Shutdown -> Init is a clean restart. A Timer constructed while the process
 // is between a Shutdown() and the next Init() (which is exactly what a gtest
 // fixture with a Timer member does: the member is built before SetUp's

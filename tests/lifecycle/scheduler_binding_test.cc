@@ -1,4 +1,4 @@
-// Contract pinned (DESIGN.md, "Lifetimes and process wiring"; timer.h, "What
+// Contract pinned (the design contract, "Lifetimes and process wiring"; timer.h, "What
 // a callback may do"): after cyber::Init() timer callbacks run as scheduler
 // coroutines, so they may suspend (CRoutine::SleepFor). A Timer merely
 // *constructed* before Init() must not change that for the whole process:

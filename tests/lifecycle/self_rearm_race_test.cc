@@ -1,4 +1,4 @@
-// Contract pinned (DESIGN.md, "Timer: contract" and "Lifetimes"): a callback
+// Contract pinned (the design contract, "Timer: contract" and "Lifetimes"): a callback
 // never runs concurrently with itself, and Stop() means the same from every
 // caller, also for a timer whose callback reconfigures or restarts it: when
 // Stop() returns (here: from another thread) no call is running, none begins

@@ -1,4 +1,4 @@
-// Contract pinned (DESIGN.md, "Timer: contract"; timer_options.h, kSkip):
+// Contract pinned (the design contract, "Timer: contract"; timer_options.h, kSkip):
 // periodic timers are phase-locked (call k expected at origin + k * period,
 // served at that instant itself, whatever the period, never early), and an
 // overrun is a run that ends after the next expected call. With a period

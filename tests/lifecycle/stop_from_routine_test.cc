@@ -1,4 +1,4 @@
-// Contract pinned (DESIGN.md, "Lifetimes and process wiring"): Stop() means
+// Contract pinned (the design contract, "Lifetimes and process wiring"): Stop() means
 // the same from every caller, including a scheduler routine of any priority:
 // it waits until the callback in progress has finished, and it waits by
 // parking, not by yield-spinning. Here, on a scheduler with ONE processor,

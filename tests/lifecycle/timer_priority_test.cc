@@ -1,4 +1,4 @@
-// Contract pinned (DESIGN.md, "Lifetimes and process wiring": priorities are
+// Contract pinned (the design contract, "Lifetimes and process wiring": priorities are
 // explicit, a timer callback's priority is settable — for a component it
 // comes from the scheduler conf — and starvation shows in statistics).
 //

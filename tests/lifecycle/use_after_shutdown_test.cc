@@ -1,4 +1,4 @@
-// Contract pinned (DESIGN.md, "Lifetimes and process wiring"): a timer used
+// Contract pinned (the design contract, "Lifetimes and process wiring"): a timer used
 // after cyber::Shutdown() gets a clear error, never a silent no-op or a busy
 // retry. The chosen design: a Timer created *and* started after Shutdown()
 // (on the process-default system) fails Schedule() with FailedPrecondition

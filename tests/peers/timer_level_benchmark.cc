@@ -19,7 +19,7 @@
 //            The reference ("ours") of every ratio printed (peer / ours).
 //   cyber::Timer, process    Timer(TimerOption(ms, cb, true)), the Cyber RT
 //            constructor: the process timer system (real tick thread, the
-//            fallback system of a program that never calls cyber::Init).
+//            process runtime of a program that never calls cyber::Init).
 //            Start / Stop / Start / Reset; never expires here (delays are
 //            >= 10 s and every timer is stopped well before).
 //   asio     boost::asio::basic_waitable_timer (steady_timer with a clock the
