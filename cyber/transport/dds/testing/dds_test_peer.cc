@@ -30,6 +30,14 @@ namespace cyber {
 namespace dds_test {
 namespace {
 
+// Whether /pong has a reader in another process.
+bool PongMatched(Runtime* rt) {
+  for (const RemoteChannelStats& s : rt->remote()->ChannelStats()) {
+    if (s.channel == "/pong" && !s.remote_readers.empty()) return true;
+  }
+  return false;
+}
+
 int Echo(Runtime* rt, bool transient) {
   Node node("echo", rt->scheduler(), rt->bus());
   auto writer = node.TryCreateWriter<Ping>("/pong");
@@ -38,6 +46,15 @@ int Echo(Runtime* rt, bool transient) {
     return 1;
   }
   std::shared_ptr<Writer<Ping>> pong = *writer;
+  if (transient) {
+    // The replayed pings arrive as soon as /ping matches; their pongs reach
+    // the test only once /pong has matched its reader (a volatile channel
+    // keeps nothing for it). So /ping is read only after that, bounded.
+    const absl::Time give_up = absl::Now() + absl::Seconds(20);
+    while (!PongMatched(rt) && absl::Now() < give_up) {
+      absl::SleepFor(absl::Milliseconds(5));
+    }
+  }
   ReaderConfig config;
   config.channel_name = "/ping";
   config.pending_queue_size = 1000;
