@@ -95,6 +95,42 @@ TEST_F(TickDriverSimTest, SleepsUntilTheNextExpiryAndWakesForAnEarlierArm) {
   EXPECT_EQ(log_.fires[0].second, start + 10 * kMs);
 }
 
+TEST_F(TickDriverSimTest, AnArmAfterACancelWakesTheThreadOnlyIfDueBeforeItsSleepEnds) {
+  // A request's timeout, armed and cancelled per call: the cancel moves the
+  // plan later but the tick thread still sleeps until the old plan, so the
+  // next timeout, due after that, needs no wake-up; it is still on time.
+  const Instant start = clock_.Now();
+  auto first = Target(1);
+  ASSERT_TRUE(driver_.Arm(first.get(), start + absl::Seconds(1)).ok());
+  driver_.AwaitIdle();
+  EXPECT_EQ(driver_.PlannedWake(), start + absl::Seconds(1));
+  EXPECT_TRUE(driver_.Cancel(first.get()));
+  const uint64_t wakeups = driver_.stats().wakeups;
+  auto second = Target(2);
+  auto armed = driver_.Arm(second.get(), start + absl::Seconds(2));
+  ASSERT_TRUE(armed.ok());
+  EXPECT_FALSE(armed->wake_needed);
+  EXPECT_TRUE(armed->plan_earlier);
+  driver_.AwaitIdle();
+  EXPECT_EQ(driver_.stats().wakeups, wakeups);
+  EXPECT_EQ(driver_.PlannedWake(), start + absl::Seconds(1));  // its sleep
+  // It wakes at the old plan, finds nothing, and plans for the second.
+  clock_.AdvanceTo(start + absl::Seconds(1));
+  driver_.AwaitIdle();
+  EXPECT_TRUE(log_.fires.empty());
+  EXPECT_EQ(driver_.PlannedWake(), start + absl::Seconds(2));
+  clock_.AdvanceTo(start + absl::Seconds(2));
+  driver_.AwaitIdle();
+  ASSERT_EQ(log_.fires.size(), 1u);
+  EXPECT_EQ(log_.fires[0].first, 2);
+  EXPECT_EQ(log_.fires[0].second, start + absl::Seconds(2));
+  // One due before the sleep ends still wakes it.
+  auto third = Target(3);
+  armed = driver_.Arm(third.get(), start + absl::Seconds(2) + 10 * kMs);
+  ASSERT_TRUE(armed.ok());
+  EXPECT_TRUE(armed->wake_needed);
+}
+
 TEST_F(TickDriverSimTest, LateWakeProcessesEverySkippedTickInOrder) {
   const Instant start = clock_.Now();
   for (int i = 50; i >= 1; --i) {  // armed in reverse; must fire in time order

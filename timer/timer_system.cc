@@ -276,8 +276,9 @@ absl::StatusOr<TimingWheel::ArmResult> TimerSystem::ArmWith(
   if (result.ok() && result->wake_needed) {
     // After the wheel arm: a plan that counts this request includes it.
     RequestWake();
-  } else if (result.ok() && result->plan_later) {
-    AnnouncePlan();  // a re-arm away from the plan: no wake-up needed
+  } else if (result.ok() && (result->plan_later || result->plan_earlier)) {
+    // The plan moved, but the tick thread wakes before it anyway.
+    AnnouncePlan();
   }
   return result;
 }

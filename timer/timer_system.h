@@ -38,10 +38,14 @@
 // the system tells its dispatcher when work is expected
 // (Dispatcher::ExpectWork): the instant of the wheel's plan, the tick the
 // tick thread will next wake for. The tick thread announces after planning
-// each sleep (AnnouncePlan); an Arm or Cancel that moves the plan later
-// announces on its own thread (one that moves it earlier wakes the tick
-// thread, which announces): cancelling a timeout never leaves a stale
-// expectation, and never wakes the tick thread. Announcements are
+// each sleep (AnnouncePlan); an Arm due before the tick thread's sleep ends
+// wakes it (and it announces); any other Arm or Cancel that moves the plan
+// announces on its own thread (later, or earlier but not before that
+// sleep: after cancels moved the plan later): cancelling a timeout never
+// leaves a stale expectation, and never wakes the tick thread, and arming
+// the next one wakes it only if it is due before it wakes anyway (one
+// request timeout armed and cancelled per call costs no wake-up per call).
+// Announcements are
 // serialized and each reads the plan afresh, so the last one made holds the
 // latest plan. Close() announces "nothing expected" and ends them.
 //

@@ -399,15 +399,24 @@ inline TimingWheel::ArmResult TimingWheel::FinishArmLocked(WheelEntry* entry,
     const Tick index = LinkTick(entry) >> UpperLevelShift(level);
     maybe_earlier = TickNs(CascadeStart(level, index)) < planned_wake_;
   }
+  bool plan_earlier = false;
   if (maybe_earlier) {
     const int64_t event = EventNsOfLocked(entry);
     if (event < planned_wake_) {
       SetPlanLocked(event);
-      wake_needed = true;
+      // The driver sleeps until driver_wake_ (<= the plan): only an event
+      // before that needs it woken.
+      if (event < driver_wake_) {
+        driver_wake_ = event;
+        wake_needed = true;
+      } else {
+        plan_earlier = true;
+      }
     }
   }
-  if (!wake_needed) plan_later = ReplanLaterLocked(vacated_plan);
-  return ArmResult{entry->expires_, entry->arm_seq_, wake_needed, plan_later};
+  if (!wake_needed && !plan_earlier) plan_later = ReplanLaterLocked(vacated_plan);
+  return ArmResult{entry->expires_, entry->arm_seq_, wake_needed, plan_later,
+                   plan_earlier};
 }
 
 absl::StatusOr<TimingWheel::ArmResult> TimingWheel::Arm(WheelEntry* entry,
@@ -564,6 +573,7 @@ Instant TimingWheel::NextEvent() const {
 Instant TimingWheel::PlanWake() {
   AdaptiveMutexLock lock(&mu_);
   SetPlanLocked(NextEventNsLocked());
+  driver_wake_ = planned_wake_;
   return NsToInstant(planned_wake_);
 }
 

@@ -251,14 +251,21 @@ class TimingWheel {
     // first tick at or after the deadline (earlier for a passed deadline).
     Tick expires;
     uint32_t arm_seq;  // the entry's new arm_seq()
-    // True if this entry moved the wheel's next event earlier than the wake
-    // planned by the last PlanWake(): a sleeping driver must be woken.
+    // True if this entry's event is earlier than the instant the driver
+    // sleeps until (the last PlanWake(), moved earlier only by arms that
+    // reported this): a sleeping driver must be woken.
     bool wake_needed = false;
     // True if this re-arm took the entry away from the planned wake and
     // the wheel's next event is now later: the plan moved later (see
     // planned_wake()). No wake-up is needed; a driver that announces its
     // plan announces it again.
     bool plan_later = false;
+    // True if this entry moved the plan earlier, but not before the
+    // instant the driver sleeps until (cancels had moved the plan later
+    // than that sleep: a timeout armed and cancelled per request). No
+    // wake-up is needed: the driver wakes first and plans again. A driver
+    // that announces its plan announces it again.
+    bool plan_earlier = false;
   };
   static_assert(sizeof(ArmResult) == 16, "returned in two registers");
   using ExpiredFn = absl::FunctionRef<void(WheelEntry*)>;
@@ -352,13 +359,15 @@ class TimingWheel {
   // driver sleeps until this. O(1).
   Instant NextEvent() const;
   // As NextEvent(), and records it as the instant a driver will sleep
-  // until, so that Arm() reports `wake_needed` for anything earlier.
+  // until, so that Arm() reports `wake_needed` for anything earlier. Only
+  // such arms move that instant (earlier) until the next PlanWake():
+  // cancels do not wake the driver, so they leave it.
   Instant PlanWake();
-  // The plan: the last PlanWake(), moved earlier by arms (wake_needed)
-  // and later by cancels and re-arms that empty it (plan_later), so it is
-  // the next event whenever nothing is due (InfiniteFuture: none, or no
-  // plan yet). A driver woken at a plan moved later finds nothing and
-  // plans again.
+  // The plan: the last PlanWake(), moved earlier by arms (wake_needed,
+  // plan_earlier) and later by cancels and re-arms that empty it
+  // (plan_later), so it is the next event whenever nothing is due
+  // (InfiniteFuture: none, or no plan yet). A driver woken at a plan moved
+  // later finds nothing and plans again.
   Instant planned_wake() const;
   // Number of armed entries.
   size_t size() const;
@@ -551,6 +560,13 @@ class TimingWheel {
   // The latest instant advanced to, in ns since the epoch (rounded down).
   int64_t processed_ns_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t planned_wake_ ABSL_GUARDED_BY(mu_) = kNoWake;
+  // The instant the driver sleeps until: the last PlanWake(), moved
+  // earlier only by arms that report wake_needed (never later than
+  // planned_wake_). Cancels move the plan, not the sleep: an arm after a
+  // cancel emptied the plan wakes the driver only if it is due before
+  // that sleep ends, so a request's timeout, armed and cancelled per
+  // call, does not wake the tick thread on every call.
+  int64_t driver_wake_ ABSL_GUARDED_BY(mu_) = kNoWake;
   // planned_wake_, published for planned_wake() (an announcer reads it
   // without taking mu_ a second time: each change is published before the
   // lock is released, so whoever reads after its own change sees it or a

@@ -415,6 +415,46 @@ TEST(TimingWheelTest, ArmReportsWhenASleepingDriverMustWake) {
   for (WheelEntry* e : {&a, &b, &c}) wheel.Cancel(e);
 }
 
+TEST(TimingWheelTest, AnArmAfterACancelMovedThePlanWakesOnlyBeforeTheDriversSleep) {
+  TimingWheel wheel(Instant(), kTick);
+  WheelEntry a, b, c, d;
+  ASSERT_TRUE(wheel.Arm(&a, 50).ok());
+  EXPECT_EQ(wheel.PlanWake(), wheel.TickToInstant(50));  // the driver sleeps until 50
+  bool later = false;
+  EXPECT_TRUE(wheel.Cancel(&a, &later));
+  EXPECT_TRUE(later);
+  EXPECT_EQ(wheel.planned_wake(), Instant::InfiniteFuture());
+  // After the driver's sleep: it wakes at 50 first, and plans again.
+  auto rb = wheel.Arm(&b, 60);
+  ASSERT_TRUE(rb.ok());
+  EXPECT_FALSE(rb->wake_needed);
+  EXPECT_TRUE(rb->plan_earlier);
+  EXPECT_FALSE(rb->plan_later);
+  EXPECT_EQ(wheel.planned_wake(), wheel.TickToInstant(60));
+  // At the sleep's end: no wake either.
+  auto ra = wheel.Arm(&a, 50);
+  ASSERT_TRUE(ra.ok());
+  EXPECT_FALSE(ra->wake_needed);
+  EXPECT_TRUE(ra->plan_earlier);
+  EXPECT_EQ(wheel.planned_wake(), wheel.TickToInstant(50));
+  // Before it: woken, and the driver's sleep is now 40.
+  auto rc = wheel.Arm(&c, 40);
+  ASSERT_TRUE(rc.ok());
+  EXPECT_TRUE(rc->wake_needed);
+  EXPECT_FALSE(rc->plan_earlier);
+  EXPECT_TRUE(wheel.Cancel(&c, &later));
+  EXPECT_TRUE(later);
+  auto rd = wheel.Arm(&d, 45);  // after 40: no wake
+  ASSERT_TRUE(rd.ok());
+  EXPECT_FALSE(rd->wake_needed);
+  EXPECT_TRUE(rd->plan_earlier);
+  // Neither: after the plan.
+  auto rc2 = wheel.Arm(&c, 70);
+  ASSERT_TRUE(rc2.ok());
+  EXPECT_FALSE(rc2->wake_needed || rc2->plan_earlier || rc2->plan_later);
+  for (WheelEntry* e : {&a, &b, &c, &d}) wheel.Cancel(e);
+}
+
 TEST(TimingWheelTest, CancelOrRearmOfThePlannedEventMovesThePlanLater) {
   TimingWheel wheel(Instant(), kTick);
   WheelEntry a, b, c, d;

@@ -11,7 +11,7 @@
 #include "cyber/time/current_clock.h"
 #include "cyber/time/sleep_on_clock.h"
 #include "cyber/time/steady_clock.h"
-#include "timer/timer.h"
+#include "timer/timer_system.h"
 
 namespace cyber {
 namespace transport_internal {
@@ -34,19 +34,30 @@ uint64_t RandomClientId() {
 
 }  // namespace
 
-// One request in flight. Its outcome is decided once, under `mu`, by
-// ClientCore::Finish: whoever comes first (response, timeout, server gone,
-// shutdown) decides; the others find `decided`.
+// One request in flight, and the timing-wheel entry of its timeout (as a
+// routine is the entry of its SleepFor: no Timer, no allocation to arm).
+// Its outcome is decided once, under `mu`, by ClientCore::Finish: whoever
+// comes first (response, timeout, server gone, shutdown) decides; the
+// others find `decided`. The entry is armed at most once, under `mu`
+// while undecided; Finish takes `wheel` under `mu` and cancels it. So an
+// armed entry is always an undecided call, which the client's pending_
+// holds: the record outlives its arming, as TimerSystem requires.
 class PendingCall final : public ReplyTo,
-                          public std::enable_shared_from_this<PendingCall> {
+                          public timer::ExpiryTargetOf<PendingCall> {
  public:
   PendingCall(std::weak_ptr<ClientCore> client, uint64_t seq, bool to_remote,
-              ClientCore::Deliver deliver_to, bool deliver_as_routine)
+              absl::Duration within, ClientCore::Deliver deliver_to,
+              bool deliver_as_routine)
       : client(std::move(client)),
         sequence(seq),
         remote(to_remote),
         as_routine(deliver_as_routine),
+        timeout(within),
         deliver(std::move(deliver_to)) {}
+
+  std::shared_ptr<PendingCall> Self() {
+    return std::static_pointer_cast<PendingCall>(shared_from_this());
+  }
 
   // From the server of this process (its routine, or its Shutdown()).
   void Reply(ServiceOutcome outcome) override {
@@ -63,22 +74,38 @@ class PendingCall final : public ReplyTo,
       outcome = absl::Status(s.code(), absl::StrCat(core->Prefix(), ": ", s.message(),
                                                     " (request ", sequence, ")"));
     }
-    core->Finish(shared_from_this(), source, std::move(outcome));
+    core->Finish(Self(), source, std::move(outcome));
+  }
+
+  // The tick thread, with no lock held (timer::ExpiryTarget): the timeout
+  // is due. Hands the decision to the client (ClientCore::TimeoutDue).
+  void OnExpired(uint32_t arm_seq) {
+    {
+      MutexLock lock(&mu);
+      if (decided || arm_seq != armed_seq) return;  // decided meanwhile
+    }
+    if (std::shared_ptr<ClientCore> core = client.lock()) core->TimeoutDue(Self());
   }
 
   const std::weak_ptr<ClientCore> client;
   const uint64_t sequence;
   const bool remote;      // sent to another process
   const bool as_routine;  // `deliver` is user code: run as a routine
+  const absl::Duration timeout;
 
   // mu protects the following state.
   Mutex mu;
   bool decided ABSL_GUARDED_BY(mu) = false;
-  ServiceOutcome outcome ABSL_GUARDED_BY(mu) = absl::UnknownError("undecided");
+  // Read once decided. (Default: UNKNOWN without a message, which
+  // allocates nothing.)
+  ServiceOutcome outcome ABSL_GUARDED_BY(mu);
   // A routine parked in Call() (notified), or threads blocked there (cv).
   scheduler::CRoutine* routine ABSL_GUARDED_BY(mu) = nullptr;
   CondVar cv;
-  std::unique_ptr<timer::Timer> timeout ABSL_GUARDED_BY(mu);
+  // The timer system the timeout is armed on (null: not armed), held so
+  // that the entry can always be cancelled, and the arming's sequence.
+  std::shared_ptr<timer::TimerSystem> wheel ABSL_GUARDED_BY(mu);
+  uint32_t armed_seq ABSL_GUARDED_BY(mu) = 0;
   ClientCore::Deliver deliver ABSL_GUARDED_BY(mu);
 };
 
@@ -107,7 +134,23 @@ ClientCore::ClientCore(const NodeContext& context, std::string service)
       remote_(context.remote),
       id_(RandomClientId()) {}
 
-ClientCore::~ClientCore() = default;
+ClientCore::~ClientCore() {
+  // Shutdown() (the handle's destructor calls it) decides every call; one
+  // left here still leaves the wheel before its record can be freed.
+  decltype(pending_) left;
+  {
+    MutexLock lock(&mu_);
+    left.swap(pending_);
+  }
+  for (const auto& entry : left) {
+    std::shared_ptr<timer::TimerSystem> wheel;
+    {
+      MutexLock lock(&entry.second->mu);
+      wheel = std::move(entry.second->wheel);
+    }
+    if (wheel != nullptr) wheel->Cancel(entry.second.get());
+  }
+}
 
 std::string ClientCore::Prefix() const {
   return absl::StrCat("node \"", node_->name, "\": service \"", service_, "\"");
@@ -174,7 +217,7 @@ std::shared_ptr<PendingCall> ClientCore::Start(std::shared_ptr<const void> reque
   }
   auto call = std::make_shared<PendingCall>(
       weak_from_this(), next_sequence_.fetch_add(1, std::memory_order_relaxed) + 1,
-      remote, std::move(deliver), as_routine);
+      remote, timeout, std::move(deliver), as_routine);
   Source refused = Source::kFailed;
   absl::Status why;
   {
@@ -260,48 +303,83 @@ std::shared_ptr<PendingCall> ClientCore::Start(std::shared_ptr<const void> reque
   return call;
 }
 
+std::shared_ptr<timer::TimerSystem> ClientCore::TimeoutWheel() const {
+  // The wheel the node's routines sleep on (CRoutine::SleepFor): its
+  // runtime's, on its clock (simulated time for a simulated graph).
+  if (timer::TimerSystem* const wheel = scheduler_->timer_driver()) {
+    return wheel->shared_from_this();
+  }
+  // A scheduler without one: what a Timer started in its scope binds to
+  // (the rule of cyber/common/runtime_scope.h: the process's timer system).
+  ScopedRuntime enter(scheduler_->scope());
+  timer::TimerSystem* const system = CurrentRuntime().part(&RuntimeScope::timers);
+  return system != nullptr ? system->shared_from_this() : nullptr;
+}
+
 absl::Status ClientCore::ArmTimeout(const std::shared_ptr<PendingCall>& call,
                                     absl::Duration timeout) {
-  timer::TimerOptions o;
-  // Named like the node: its scheduler conf entry gives the timeout's route.
-  o.name = node_->name;
-  o.period = timeout;
-  o.oneshot = true;
-  std::weak_ptr<PendingCall> weak_call = call;
-  std::weak_ptr<ClientCore> weak_core = weak_from_this();
-  o.callback = [weak_call, weak_core, timeout] {
-    std::shared_ptr<PendingCall> c = weak_call.lock();
-    std::shared_ptr<ClientCore> core = weak_core.lock();
-    if (c == nullptr || core == nullptr) return;  // decided and forgotten
-    core->Finish(c, Source::kTimeout,
-                 absl::DeadlineExceededError(absl::StrCat(
-                     core->Prefix(), ": no response within ",
-                     absl::FormatDuration(timeout), " (request ", c->sequence, ")")));
-  };
-  auto t = std::make_unique<timer::Timer>(std::move(o));
-  absl::Status scheduled;
-  {
-    // A Timer without a TickDriver binds, when started, to the timer system
-    // of the runtime scope installed on the thread: install the node's, so
-    // the timeout follows the node's runtime (its clock, simulated or not),
-    // whoever calls.
-    ScopedRuntime enter(scheduler_->scope());
-    scheduled = t->Schedule();
+  std::shared_ptr<timer::TimerSystem> wheel = TimeoutWheel();
+  Instant now;
+  if (wheel == nullptr || !wheel->TryNow(&now)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the timer system",
+        wheel != nullptr ? absl::StrCat(" \"", wheel->name(), "\"") : "",
+        " of scheduler \"", scheduler_->name(), "\" is shut down"));
   }
-  if (!scheduled.ok()) return scheduled;
-  std::unique_ptr<timer::Timer> unneeded;  // destroyed after the lock
+  // Beyond the wheel's range (~99 days): never, as an infinite timeout.
+  if (timeout > wheel->max_delay()) return absl::OkStatus();
   MutexLock lock(&call->mu);
-  if (call->decided) {
-    unneeded = std::move(t);  // decided meanwhile (it may have fired already)
-  } else {
-    call->timeout = std::move(t);
+  if (call->decided) return absl::OkStatus();  // a Shutdown() cancelled it
+  // On the tick at or after the deadline (never early), as a oneshot Timer.
+  // Armed under the call's lock: OnExpired and Finish, which take it, see
+  // the arming.
+  absl::StatusOr<timer::TimingWheel::ArmResult> armed =
+      wheel->Arm(call.get(), now + timeout);
+  if (!armed.ok()) {
+    // Out of the wheel's range after rounding: never, as above.
+    if (armed.status().code() == absl::StatusCode::kOutOfRange) {
+      return absl::OkStatus();
+    }
+    return armed.status();
   }
+  call->armed_seq = armed->arm_seq;
+  call->wheel = std::move(wheel);
   return absl::OkStatus();
+}
+
+void ClientCore::TimeoutDue(const std::shared_ptr<PendingCall>& call) {
+  // Decided in a routine on the node's route, as a response is: an expiry
+  // handed over ahead of its instant (the early hand-over of
+  // timer_system.h) is held by the scheduler until then, so the timeout is
+  // never decided before its deadline. The task is one word (kept inline
+  // by std::function); the scheduler holds the call beside it.
+  PendingCall* const raw = call.get();
+  const bool accepted = scheduler_->Dispatch(
+      [raw] {
+        if (std::shared_ptr<ClientCore> core = raw->client.lock()) {
+          core->TimeOut(raw->Self());
+        }
+      },
+      route_, call);
+  if (accepted) return;
+  // Refused (the scheduler is full or stopping): decided here, on the tick
+  // thread. Finish runs no user code (an AsyncCall callback is dispatched).
+  AERROR_EVERY(100) << Prefix() << ": scheduler \"" << scheduler_->name()
+                    << "\" refused the timeout of request " << call->sequence
+                    << "; deciding it on the tick thread";
+  TimeOut(call);
+}
+
+void ClientCore::TimeOut(const std::shared_ptr<PendingCall>& call) {
+  Finish(call, Source::kTimeout,
+         absl::DeadlineExceededError(absl::StrCat(
+             Prefix(), ": no response within ", absl::FormatDuration(call->timeout),
+             " (request ", call->sequence, ")")));
 }
 
 void ClientCore::Finish(const std::shared_ptr<PendingCall>& call, Source source,
                         ServiceOutcome outcome) {
-  std::unique_ptr<timer::Timer> timeout;
+  std::shared_ptr<timer::TimerSystem> wheel;
   Deliver deliver;
   bool dispatch = false;
   {
@@ -335,11 +413,14 @@ void ClientCore::Finish(const std::shared_ptr<PendingCall>& call, Source source,
         }
       }
     }
-    timeout = std::move(call->timeout);
+    wheel = std::move(call->wheel);
     deliver = std::move(call->deliver);
     if (call->routine != nullptr) call->routine->Notify();
     call->cv.SignalAll();
   }
+  // Out of the wheel before anything else: `call` (held by the caller)
+  // outlives the cancel, and an expiry already on its way finds it decided.
+  if (wheel != nullptr) wheel->Cancel(call.get());
   if (deliver) {
     if (!call->as_routine) {
       deliver(std::move(outcome));  // a promise: hands over, runs nothing
@@ -347,9 +428,6 @@ void ClientCore::Finish(const std::shared_ptr<PendingCall>& call, Source source,
       DispatchCallback(std::move(deliver), std::move(outcome));
     }
   }
-  // Cleanup only: the outcome is decided. From the timer's own callback
-  // (a timeout) this neither waits nor deadlocks.
-  if (timeout != nullptr) timeout->Cancel();
 }
 
 bool ClientCore::ParkUntilDecided(PendingCall* call, scheduler::CRoutine* self) {

@@ -16,18 +16,23 @@
 // others find it decided: the response; the timeout (DEADLINE_EXCEEDED);
 // the server going away (UNAVAILABLE); a shutdown (CANCELLED). A response
 // that comes after its call was decided is dropped and counted
-// (late_responses). The timeout is a oneshot Timer on the timer system of
-// the node's runtime (the Timer is started inside the node's scheduler's
-// runtime scope, so it binds to that runtime's wheel and clock: simulated
-// time for a simulated graph); Timer::Cancel() only cleans up after a
-// response, it decides nothing.
+// (late_responses).
 //
-// Why a lock per call rather than Timer::Cancel()'s verdict: four parties
-// race (a transport thread or the server's routine with the response, the
-// timer's routine, a peer-lost listener, a shutdown on any thread), and
+// The timeout: the pending call is itself an entry of the timing wheel
+// that the node's routines sleep on (its runtime's: that runtime's clock,
+// simulated time for a simulated graph), armed for the first tick at or
+// after now + timeout, as a oneshot Timer's deadline. When it expires the
+// tick thread hands the decision to a routine on the node's route (never
+// deciding under the wheel's lock, never before the deadline); a decided
+// call leaves the wheel (a cancel, which decides nothing).
+//
+// Why a lock per call rather than a cancel's verdict: four parties race (a
+// transport thread or the server's routine with the response, the
+// timeout's routine, a peer-lost listener, a shutdown on any thread), and
 // only the decider may wake the caller or run its callback; one small
-// lock each needs no order among them. The cost per call: one Timer (a
-// few hundred bytes), one pending-call record, a map entry.
+// lock each needs no order among them. The cost per call: one pending-call
+// record (its wheel entry inside), a slot in the pending calls' table; no
+// allocation to arm or cancel the timeout.
 //
 // Outcomes (absl::Status, each naming node, service and the value):
 //   OK                 the response;
@@ -89,11 +94,11 @@
 #include <memory>
 #include <string>
 #include <typeinfo>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
@@ -109,6 +114,7 @@
 #include "cyber/transport/service_registry.h"
 #include "scheduler/croutine.h"
 #include "scheduler/scheduler.h"
+#include "timer/timer_system.h"
 
 namespace cyber {
 
@@ -186,6 +192,8 @@ class ClientCore final : public std::enable_shared_from_this<ClientCore> {
   // Decides `call` if it is not decided yet (see the header comment).
   void Finish(const std::shared_ptr<PendingCall>& call, Source source,
               ServiceOutcome outcome);
+  // From the tick thread: `call`'s timeout expired. Dispatches TimeOut.
+  void TimeoutDue(const std::shared_ptr<PendingCall>& call);
 
  private:
   struct CallbackTask;  // client.cc
@@ -194,9 +202,15 @@ class ClientCore final : public std::enable_shared_from_this<ClientCore> {
   std::shared_ptr<PendingCall> Start(std::shared_ptr<const void> request,
                                      absl::Duration timeout, Deliver deliver,
                                      bool as_routine);
-  // Arms `call`'s timeout on the node's runtime's timer system.
+  // Arms `call`'s timeout on the node's runtime's timer system (not at
+  // all beyond the wheel's range: never, as InfiniteDuration).
   absl::Status ArmTimeout(const std::shared_ptr<PendingCall>& call,
                           absl::Duration timeout);
+  // The timer system timeouts arm on: the one the node's routines sleep
+  // on; null once the process's is shut down (a scheduler without one).
+  std::shared_ptr<timer::TimerSystem> TimeoutWheel() const;
+  // Decides `call` DEADLINE_EXCEEDED (if it is not decided yet).
+  void TimeOut(const std::shared_ptr<PendingCall>& call);
   // Waits until `call` is decided. False: the calling routine was
   // cancelled, or (a thread) the node's scheduler is stopping.
   bool ParkUntilDecided(PendingCall* call, scheduler::CRoutine* self);
@@ -226,7 +240,9 @@ class ClientCore final : public std::enable_shared_from_this<ClientCore> {
   // mu_ protects the following state. Lock order: a call's lock, then mu_.
   mutable Mutex mu_;
   bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
-  std::unordered_map<uint64_t, std::shared_ptr<PendingCall>> pending_
+  // By sequence. A flat table: a call's entry allocates nothing once the
+  // table has grown to the calls in flight at once.
+  absl::flat_hash_map<uint64_t, std::shared_ptr<PendingCall>> pending_
       ABSL_GUARDED_BY(mu_);
   bool listening_ ABSL_GUARDED_BY(mu_) = false;  // a peer-lost listener is set
   uint64_t listener_ ABSL_GUARDED_BY(mu_) = 0;

@@ -48,13 +48,17 @@
 //     the tick before an exact deadline between ticks (where the entry
 //     waits), nothing else; NextEventTick() is kNoTick when empty, else
 //     after now(), and NextEvent() is no later than its instant;
-//   - no lost wake-up: an arm that makes NextEvent() earlier than
-//     planned_wake() reports wake_needed (and then planned_wake() is that
-//     event); after PlanWake() (== NextEvent() == planned_wake()), as long
-//     as no arm reported wake_needed, no event is earlier than the plan;
+//   - no lost wake-up: an arm that makes NextEvent() earlier than the
+//     instant a driver sleeps until (the last PlanWake(), lowered by arms
+//     that reported wake_needed; cancels leave it) reports wake_needed
+//     (and then planned_wake() is that event); after PlanWake() (==
+//     NextEvent() == planned_wake()), as long as no arm reported
+//     wake_needed, no event is earlier than the plan;
 //   - planned_wake() as the header says: it is NextEvent() whenever nothing
-//     is due (the plan is after processed()); a re-arm or cancel reporting
-//     plan_later moved it later, and one reporting neither left it as it was.
+//     is due (the plan is after processed()); an arm reporting
+//     plan_earlier moved it earlier, to an event no earlier than the
+//     driver's sleep; a re-arm or cancel reporting plan_later moved it
+//     later, and one reporting none of the three left it as it was.
 
 #include <algorithm>
 #include <cstddef>
@@ -145,6 +149,10 @@ class WheelFuzz {
   bool plan_valid_ = false;
   int64_t plan_ = kNever;
   bool wake_requested_ = false;
+  // The instant a driver of this wheel sleeps until: the last PlanWake(),
+  // lowered by each arm that reported wake_needed (the driver is woken and
+  // plans again); cancels and advances leave it, as they leave a sleep.
+  int64_t driver_wake_ = kNever;
 };
 
 void WheelFuzz::CheckArmed(int id, const char* what, const TimingWheel::ArmResult& result,
@@ -158,23 +166,33 @@ void WheelFuzz::CheckArmed(int id, const char* what, const TimingWheel::ArmResul
   arm_seq_[id] = result.arm_seq;
   const int64_t next = Ns(wheel_.NextEvent());
   const int64_t plan = Ns(wheel_.planned_wake());
-  // No lost wake-up: a driver sleeping until the plan must be told about
-  // anything earlier.
-  FUZZ_CHECK(next >= plan_before || result.wake_needed)
-      << what << " " << id << ": next event " << next << " ns is before the plan "
-      << plan_before << " ns, but no wake_needed";
+  // No lost wake-up: a driver must be told about anything earlier than
+  // the instant it sleeps until.
+  FUZZ_CHECK(next >= driver_wake_ || result.wake_needed)
+      << what << " " << id << ": next event " << next
+      << " ns is before the driver's wake " << driver_wake_ << " ns, but no wake_needed";
+  FUZZ_CHECK(result.wake_needed + result.plan_earlier + result.plan_later <= 1)
+      << what << " " << id << ": more than one of wake_needed, plan_earlier, plan_later";
   if (result.wake_needed) {
-    FUZZ_CHECK(next < plan_before && plan == next)
+    FUZZ_CHECK(next < driver_wake_ && next < plan_before && plan == next)
         << what << " " << id << ": wake_needed, but next event " << next
-        << " ns, plan before " << plan_before << " ns, after " << plan << " ns";
+        << " ns, driver's wake " << driver_wake_ << " ns, plan before " << plan_before
+        << " ns, after " << plan << " ns";
+    driver_wake_ = next;
     wake_requested_ = true;
+  } else if (result.plan_earlier) {
+    FUZZ_CHECK(next >= driver_wake_ && next < plan_before && plan == next)
+        << what << " " << id << ": plan_earlier, but next event " << next
+        << " ns, driver's wake " << driver_wake_ << " ns, plan before " << plan_before
+        << " ns, after " << plan << " ns";
   } else if (result.plan_later) {
     FUZZ_CHECK(plan > plan_before) << what << " " << id << ": plan_later, but the plan went "
                                    << plan_before << " -> " << plan << " ns";
   } else {
     FUZZ_CHECK(plan == plan_before) << what << " " << id << ": the plan moved "
                                     << plan_before << " -> " << plan
-                                    << " ns, reported neither wake_needed nor plan_later";
+                                    << " ns, reported none of wake_needed, plan_earlier, "
+                                       "plan_later";
   }
 }
 
@@ -335,6 +353,7 @@ void WheelFuzz::AdvanceToInstant(int64_t t) {
 
 void WheelFuzz::PlanWake() {
   plan_ = Ns(wheel_.PlanWake());
+  driver_wake_ = plan_;
   FUZZ_CHECK(plan_ == Ns(wheel_.NextEvent()) && plan_ == Ns(wheel_.planned_wake()))
       << "PlanWake " << plan_ << " ns, next event " << wheel_.NextEvent() << ", plan "
       << wheel_.planned_wake();
