@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "cyber/common/log.h"
-#include "timer/timer_system.h"
+#include "timer/timer_system_core.h"
 
 namespace cyber {
 namespace scheduler {
@@ -53,8 +53,8 @@ CRoutine::~CRoutine() {
   // it), so its fiber is empty here and nothing needs forced unwinding.
   ACHECK(!context_) << "routine \"" << name_ << "\" destroyed while suspended";
   // Never in a wheel: no wheel lock to take.
-  if (timer::TimerSystem* front = ArmedFrontAtDestruction()) {
-    front->Cancel(this);
+  if (timer::TimerSystemCore* system = ArmedSystemAtDestruction()) {
+    system->Cancel(this);
   }
 }
 
@@ -126,7 +126,7 @@ void CRoutine::Unpark() {
 }
 
 bool CRoutine::ParkUntil(Instant deadline, Clock* clock) {
-  timer::TimerSystem* driver = host_->timer_driver();
+  timer::TimerSystemCore* driver = host_->timer_system();
   if (driver == nullptr || driver->clock() != clock) return false;
   SleepUntil(deadline);
   return true;
@@ -139,7 +139,7 @@ void CRoutine::SleepFor(absl::Duration d) {
     SleepUntil(Instant::InfiniteFuture());
     return;
   }
-  timer::TimerSystem* driver = self->host_->timer_driver();
+  timer::TimerSystemCore* driver = self->host_->timer_system();
   ACHECK(driver != nullptr) << "routine \"" << self->name_
                             << "\": SleepFor needs a timing wheel";
   Instant now;
@@ -155,7 +155,7 @@ void CRoutine::SleepUntil(Instant deadline) {
   CRoutine* self = Current();
   ACHECK(self != nullptr) << "CRoutine::SleepUntil() called outside a routine";
   self->CancellationPoint();
-  timer::TimerSystem* driver = self->host_->timer_driver();
+  timer::TimerSystemCore* driver = self->host_->timer_system();
   ACHECK(driver != nullptr) << "routine \"" << self->name_
                             << "\": SleepUntil needs a timing wheel";
   Instant start;
@@ -192,7 +192,7 @@ void CRoutine::SleepUntil(Instant deadline) {
           throw RoutineCancelled();
         }
         self->sleep_seq_ = armed->arm_seq;
-        self->armed_front_ = driver;
+        self->armed_system_ = driver;
       }
     }
     self->SwitchOut();
@@ -253,7 +253,7 @@ void CRoutine::Recycle(std::function<void()> body, int priority, int group,
   group_ = group;
   // Its last run left no sleep armed (SleepUntil cancels its entry before
   // returning) and no wake-up owed: whatever flag a late one set is reset.
-  armed_front_ = nullptr;
+  armed_system_ = nullptr;
   wake_pending_ = data_pending_ = unpark_pending_ = parking_ = false;
   parked_ = false;
   sleep_seq_ = 0;

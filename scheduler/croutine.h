@@ -44,7 +44,7 @@
 #include "cyber/time/instant.h"
 #include "scheduler/execution_context.h"
 #include "cyber/common/runtime_scope.h"
-#include "timer/timer_system.h"
+#include "timer/timer_system_core.h"
 
 namespace cyber {
 namespace scheduler {
@@ -79,7 +79,7 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
     virtual ContextPool* context_pool() = 0;
     // The timing wheel SleepFor arms; null if none (SleepFor then fails).
     // Stays valid while the host lives.
-    timer::TimerSystem* timer_driver() const {
+    timer::TimerSystemCore* timer_system() const {
       return scope_.timers.load(std::memory_order_acquire);
     }
     // True once the scheduler shuts down: suspension points then throw.
@@ -112,7 +112,7 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
     std::function<void()>* const first_entry =
         context_ ? nullptr : AcquireContext();
     // The routine runs on behalf of its host's runtime: timers it makes
-    // without a TickDriver, Time::Now(), Rate, Async and Node follow that
+    // without a TimerSystem, Time::Now(), Rate, Async and Node follow that
     // runtime (cyber/common/runtime_scope.h). This runs on the processor's
     // own stack and Enter() returns on the same thread, so the thread's
     // variables are set and restored inline (ScopedRuntime is out of line).
@@ -216,12 +216,12 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
 
  private:
   friend class Scheduler;  // live_link_
-  // armed_front_ in the destructor: the last reference is gone, every
+  // armed_system_ in the destructor: the last reference is gone, every
   // write to it happened before (the reference count orders them), and no
   // other thread can reach the routine any more: no lock needed.
-  timer::TimerSystem* ArmedFrontAtDestruction() const
+  timer::TimerSystemCore* ArmedSystemAtDestruction() const
       ABSL_NO_THREAD_SAFETY_ANALYSIS {
-    return armed_front_;
+    return armed_system_;
   }
   enum WakeReason { kTimer, kData, kCancel, kUnpark };
   [[noreturn]] static void YieldOutsideRoutine();
@@ -253,7 +253,7 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
   // and that wheel is the one to cancel on, without asking the host, which
   // may be gone when the last reference is dropped (the tick thread holds
   // one while it expires the routine's sleep).
-  timer::TimerSystem* armed_front_ ABSL_GUARDED_BY(mu_) = nullptr;
+  timer::TimerSystemCore* armed_system_ ABSL_GUARDED_BY(mu_) = nullptr;
   std::atomic<bool> cancel_{false};
   std::shared_ptr<const void> owner_;  // released with body_
   LiveLink live_link_;  // the scheduler's, under its lock

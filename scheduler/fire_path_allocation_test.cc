@@ -29,7 +29,7 @@
 #include "scheduler/config/scheduler_config.h"
 #include "scheduler/croutine.h"
 #include "scheduler/scheduler.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 #include "timer/timer.h"
 
 namespace cyber {
@@ -37,7 +37,7 @@ namespace scheduler {
 namespace {
 
 using testing::AllocationWindow;
-using timer::TickDriver;
+using timer::TimerSystem;
 using timer::Timer;
 using timer::TimerOptions;
 
@@ -64,12 +64,12 @@ class FirePath {
           return o;
         }()),
         driver_(&clock_, &scheduler_, [] {
-          TickDriver::Options o;
+          TimerSystem::Options o;
           o.name = "alloc-tick";
           o.run_thread = false;
           return o;
         }()) {
-    scheduler_.SetTimerDriver(&driver_);
+    scheduler_.SetTimerSystem(&driver_);
   }
   ~FirePath() { scheduler_.Shutdown(); }
 
@@ -143,7 +143,7 @@ class FirePath {
  private:
   SimulatedClock clock_;
   Scheduler scheduler_;
-  TickDriver driver_;
+  TimerSystem driver_;
   std::atomic<int64_t> calls_{0};
   bool threads_ = false;
   size_t live_floor_ = 0;

@@ -16,7 +16,7 @@
 #include "gtest/gtest.h"
 #include "scheduler/config/scheduler_config.h"
 #include "scheduler/scheduler.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 
 namespace cyber {
 namespace scheduler {
@@ -93,8 +93,8 @@ TEST(RoutineRecyclingTest, ARoutineThatSleptIsReusedAndSleepsExactlyAgain) {
   o.name = "recycle";
   o.config = DefaultSchedulerConfig(1);
   Scheduler sched(o);
-  timer::TickDriver driver(&clock, &sched);
-  sched.SetTimerDriver(&driver);
+  timer::TimerSystem driver(&clock, &sched);
+  sched.SetTimerSystem(&driver);
   std::vector<uint64_t> ids;
   std::vector<Instant> woke;
   std::atomic<int> done{0};

@@ -66,15 +66,15 @@ Scheduler::Scheduler(Options options)
 
 Scheduler::~Scheduler() { Shutdown(); }
 
-void Scheduler::SetTimerDriver(timer::TickDriver* driver) {
-  std::shared_ptr<timer::TimerSystem> front =
+void Scheduler::SetTimerSystem(timer::TimerSystem* driver) {
+  std::shared_ptr<timer::TimerSystemCore> system =
       driver != nullptr ? driver->system() : nullptr;
-  MutexLock lock(&drivers_mu_);
-  if (front) drivers_.push_back(front);
+  MutexLock lock(&systems_mu_);
+  if (system) systems_.push_back(system);
   // Clock first: a routine that sees the new wheel sees its clock.
-  scope_.clock.store(front != nullptr ? front->clock() : nullptr,
+  scope_.clock.store(system != nullptr ? system->clock() : nullptr,
                      std::memory_order_release);
-  scope_.timers.store(front.get(), std::memory_order_release);
+  scope_.timers.store(system.get(), std::memory_order_release);
 }
 
 void Scheduler::ExpectWork(

@@ -62,7 +62,7 @@
 #include "scheduler/execution_context.h"
 #include "scheduler/routine_stack.h"
 #include "timer/dispatcher.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 
 namespace cyber {
 namespace scheduler {
@@ -116,10 +116,10 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
 
-  // The timing wheel that SleepFor arms (its shared front end, which the
+  // The timing wheel that SleepFor arms (its shared system, which the
   // scheduler then holds, so a routine can always cancel its sleep). Set
   // before routines sleep; setting another keeps the earlier ones alive.
-  void SetTimerDriver(timer::TickDriver* driver);
+  void SetTimerSystem(timer::TimerSystem* driver);
 
   using timer::Dispatcher::Dispatch;
   // One routine at `priority` in the first processor group (on a route:
@@ -210,7 +210,7 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
   StackPool::Stats stack_stats() const { return contexts_.stack_stats(); }
 
   // CRoutine::Host
-  // (timer_driver() and stopping() are the Host's.)
+  // (timer_system() and stopping() are the Host's.)
   void MakeReady(std::shared_ptr<CRoutine> routine) override;
   ContextPool* context_pool() override { return &contexts_; }
 
@@ -234,9 +234,9 @@ class Scheduler final : public timer::Dispatcher, public CRoutine::Host {
 
   const Options options_;
   ContextPool contexts_;
-  Mutex drivers_mu_;
-  std::vector<std::shared_ptr<timer::TimerSystem>> drivers_
-      ABSL_GUARDED_BY(drivers_mu_);  // keeps every front end set alive
+  Mutex systems_mu_;
+  std::vector<std::shared_ptr<timer::TimerSystemCore>> systems_
+      ABSL_GUARDED_BY(systems_mu_);  // keeps every system set alive
   std::vector<std::unique_ptr<ProcessorGroup>> groups_;
   // Recycled memory for dispatched routines (see block_pool.h).
   const std::shared_ptr<BlockPool> routine_memory_;

@@ -97,7 +97,7 @@
 #include "scheduler/scheduler.h"
 #include "timer/callback_executor.h"
 #include "timer/latency_histogram.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 #include "timer/timer.h"
 #include "timer/timer_options.h"
 
@@ -288,7 +288,7 @@ class LatencySamples {
 // The callback touches `samples` without a lock: a timer's callback never
 // runs concurrently with itself (successive runs are ordered by the timer's
 // own lock), and Stop() returns only when no run is in progress.
-std::string MeasureTimerLateness(timer::TickDriver* driver,
+std::string MeasureTimerLateness(timer::TimerSystem* driver,
                                  LatencySamples* samples,
                                  TimerStatistics* stats) {
   int seen = 0;
@@ -336,7 +336,7 @@ void SleepToDeadlines(Instant first, LatencySamples* samples) {
 // one of `driver`'s ticks: a sleeper woken there does not compete with the
 // tick thread and the callback for a CPU, yet lives through the same 2 s of
 // machine noise as they do.
-Instant HalfwayBetweenTicks(const timer::TickDriver& driver) {
+Instant HalfwayBetweenTicks(const timer::TimerSystem& driver) {
   const Instant phase = driver.wheel().epoch() + kTimerPeriod / 2;
   const absl::Duration ahead =
       SteadyClock::Get()->Now() + kTimerPeriod - phase;
@@ -365,10 +365,10 @@ void BM_TickToCallback(benchmark::State& state, Variant variant) {
       case Variant::kScheduler: {
         Scheduler sched(BenchSchedulerOptions());
         // Destroyed (and its timer stopped) before the scheduler.
-        timer::TickDriver driver(SteadyClock::Get(), &sched);
+        timer::TimerSystem driver(SteadyClock::Get(), &sched);
         // Wired as cyber::Init wires the process scheduler: its idle
         // processors anticipate this wheel's events (the default).
-        sched.SetTimerDriver(&driver);
+        sched.SetTimerSystem(&driver);
         std::thread sleeper(SleepToDeadlines, HalfwayBetweenTicks(driver),
                             &sleep_floor);
         error = MeasureTimerLateness(&driver, &measured, &timer_stats);
@@ -377,7 +377,7 @@ void BM_TickToCallback(benchmark::State& state, Variant variant) {
       }
       case Variant::kExecutor: {
         timer::CallbackExecutor executor;
-        timer::TickDriver driver(SteadyClock::Get(), &executor);
+        timer::TimerSystem driver(SteadyClock::Get(), &executor);
         error = MeasureTimerLateness(&driver, &measured, &timer_stats);
         break;
       }

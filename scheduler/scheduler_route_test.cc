@@ -21,7 +21,7 @@
 #include "scheduler/config/scheduler_config.h"
 #include "scheduler/croutine.h"
 #include "scheduler/scheduler.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 #include "timer/timer.h"
 
 namespace cyber {
@@ -97,8 +97,8 @@ TimerOptions OneshotRecording(const std::string& name, CallSeen* seen) {
 
 TEST(SchedulerRouteTest, ATimerNamedInAGroupRunsOnThatGroupsThreads) {
   Scheduler sched(RtOptions());
-  timer::TickDriver driver(SteadyClock::Get(), &sched);
-  sched.SetTimerDriver(&driver);
+  timer::TimerSystem driver(SteadyClock::Get(), &sched);
+  sched.SetTimerSystem(&driver);
   CallSeen rt;
   CallSeen main;
   CallSeen unlisted;

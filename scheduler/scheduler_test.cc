@@ -89,8 +89,8 @@ TEST(SchedulerTest, RoutinesYieldAndResumeInOrder) {
 TEST(SchedulerTest, SleepForWakesExactlyOnTimeOnTheSimulatedWheel) {
   SimulatedClock clock(Instant() + absl::Hours(2));
   Scheduler sched(WithProcessors(2));
-  timer::TickDriver driver(&clock, &sched);
-  sched.SetTimerDriver(&driver);
+  timer::TimerSystem driver(&clock, &sched);
+  sched.SetTimerSystem(&driver);
   const Instant start = clock.Now();
   std::atomic<bool> about_to_sleep{false};
   auto woke = sched.Async([&] {
@@ -248,8 +248,8 @@ TEST(SchedulerTest, AsyncDeliversTheExceptionThroughTheFuture) {
 
 TEST(SchedulerTest, TimerCallbacksRunInsideRoutinesAndMayYield) {
   Scheduler sched(WithProcessors(1));  // one processor: yielding must share it
-  timer::TickDriver driver(SteadyClock::Get(), &sched);
-  sched.SetTimerDriver(&driver);
+  timer::TimerSystem driver(SteadyClock::Get(), &sched);
+  sched.SetTimerSystem(&driver);
   std::atomic<bool> b_ran{false};
   std::atomic<bool> a_in_routine{false};
   std::atomic<bool> a_done{false};
@@ -283,8 +283,8 @@ TEST(SchedulerTest, TimerStopFromItsOwnCallbackAfterMovingThreadsReturns) {
   // still recognise it as its own caller (it compares coroutines, not
   // threads) and not wait for itself.
   Scheduler sched(WithProcessors(2));
-  timer::TickDriver driver(SteadyClock::Get(), &sched);
-  sched.SetTimerDriver(&driver);
+  timer::TimerSystem driver(SteadyClock::Get(), &sched);
+  sched.SetTimerSystem(&driver);
   std::atomic<bool> moved{false};
   std::atomic<bool> stopped{false};
   std::unique_ptr<Timer> t;
@@ -315,8 +315,8 @@ TEST(SchedulerTest, StopFromAnotherRoutineWaitsForAParkedCallbackWithoutStarving
   // One processor: the waiting Stop() must yield, not block the thread the
   // parked callback needs to finish; and it returns only after it finished.
   Scheduler sched(WithProcessors(1));
-  timer::TickDriver driver(SteadyClock::Get(), &sched);
-  sched.SetTimerDriver(&driver);
+  timer::TimerSystem driver(SteadyClock::Get(), &sched);
+  sched.SetTimerSystem(&driver);
   std::atomic<bool> in_callback{false};
   std::atomic<bool> callback_done{false};
   TimerOptions o;
@@ -341,8 +341,8 @@ TEST(SchedulerTest, StopFromAnotherRoutineWaitsForAParkedCallbackWithoutStarving
 
 TEST(SchedulerTest, SleepForAfterTheTimerSystemShutDownEndsTheRoutineCleanly) {
   Scheduler sched(WithProcessors(1));
-  auto driver = std::make_unique<timer::TickDriver>(SteadyClock::Get(), &sched);
-  sched.SetTimerDriver(driver.get());
+  auto driver = std::make_unique<timer::TimerSystem>(SteadyClock::Get(), &sched);
+  sched.SetTimerSystem(driver.get());
   std::atomic<int> naps{0};
   ASSERT_TRUE(sched.CreateTask("looper", [&] {
     while (true) {
@@ -371,8 +371,8 @@ TEST(SchedulerTest, SleepForAfterTheTimerSystemShutDownEndsTheRoutineCleanly) {
 
 TEST(SchedulerTest, ShutdownCancellingATimerCallbackIsNotCountedAsAnException) {
   Scheduler sched(WithProcessors(1));
-  timer::TickDriver driver(SteadyClock::Get(), &sched);
-  sched.SetTimerDriver(&driver);
+  timer::TimerSystem driver(SteadyClock::Get(), &sched);
+  sched.SetTimerSystem(&driver);
   std::atomic<bool> parked{false};
   TimerOptions o;
   o.name = "parked";
@@ -395,8 +395,8 @@ TEST(SchedulerTest, AProcessorBlockedByALongTaskLosesNoTimerCallback) {
   // (bad robot code); a 2 ms periodic timer keeps running on the other, and
   // every call is accounted for: made, or counted as missed.
   Scheduler sched(WithProcessors(2));
-  timer::TickDriver driver(SteadyClock::Get(), &sched);
-  sched.SetTimerDriver(&driver);
+  timer::TimerSystem driver(SteadyClock::Get(), &sched);
+  sched.SetTimerSystem(&driver);
   Gate release;
   std::atomic<bool> blocking{false};
   ASSERT_TRUE(sched.Dispatch([&] {
@@ -455,8 +455,8 @@ TEST(SchedulerTest, CreateTaskRejectsBadInput) {
 TEST(SchedulerTest, ShutdownWithTenThousandQueuedAndSleepingRoutinesJoins) {
   SimulatedClock clock(Instant() + absl::Hours(1));
   auto sched = std::make_unique<Scheduler>(WithProcessors(2));
-  timer::TickDriver driver(&clock, sched.get());
-  sched->SetTimerDriver(&driver);
+  timer::TimerSystem driver(&clock, sched.get());
+  sched->SetTimerSystem(&driver);
   std::atomic<int> parked{0};
   for (int i = 0; i < 20; ++i) {
     ASSERT_TRUE(sched->CreateTask("sleeper" + std::to_string(i), [&] {
@@ -646,8 +646,8 @@ TEST(SchedulerTest, ARoutineOfAnotherSchedulerWokenInAnEarlyBatchIsHeldToo) {
 // picks, to processors that hold it in real time.
 using timer::SteadyTimeSimulatedClock;
 
-timer::TickDriver::Options ThreadFree() {
-  timer::TickDriver::Options options;
+timer::TimerSystem::Options ThreadFree() {
+  timer::TimerSystem::Options options;
   options.run_thread = false;
   return options;
 }
@@ -656,7 +656,7 @@ TEST(SchedulerTest, ATimerCallHandedOverEarlyBeginsAtItsDeadline) {
   Scheduler sched(WithProcessors(2));
   // Starts at the real present: the call's instant is 50 ms from now.
   SteadyTimeSimulatedClock clock(SteadyClock::Get()->Now());
-  timer::TickDriver driver(&clock, &sched, ThreadFree());
+  timer::TimerSystem driver(&clock, &sched, ThreadFree());
   ASSERT_EQ(driver.system()->hand_over_lead(), absl::Microseconds(400));
   const Instant start = clock.Now();
   std::promise<std::pair<timer::TimerEvent, SteadyTime>> called;
@@ -686,7 +686,7 @@ TEST(SchedulerTest, StopDropsATimerCallHandedOverEarlyAndShutdownDoesNotWait) {
   Scheduler sched(WithProcessors(2));
   // An hour ahead of real time: the call, handed over, is held that long.
   SteadyTimeSimulatedClock clock(SteadyClock::Get()->Now() + absl::Hours(1));
-  timer::TickDriver driver(&clock, &sched, ThreadFree());
+  timer::TimerSystem driver(&clock, &sched, ThreadFree());
   const Instant start = clock.Now();
   std::atomic<int> calls{0};
   timer::TimerOptions options;
@@ -711,10 +711,10 @@ TEST(SchedulerTest, NoEarlyHandOverOnASimulatedClockOrWhenOff) {
     o.anticipate_timer_work = on;
     Scheduler sched(std::move(o));
     EXPECT_EQ(sched.HandOverLead().count() > 0, on);
-    timer::TickDriver driver(on ? static_cast<Clock*>(&clock)
+    timer::TimerSystem driver(on ? static_cast<Clock*>(&clock)
                                 : static_cast<Clock*>(SteadyClock::Get()),
                              &sched);
-    sched.SetTimerDriver(&driver);
+    sched.SetTimerSystem(&driver);
     EXPECT_EQ(driver.system()->hand_over_lead(), absl::ZeroDuration()) << on;
     std::atomic<int> calls{0};
     timer::TimerOptions options;
@@ -745,8 +745,8 @@ TEST(SchedulerTest, PeriodicCallsOnTheSteadyClockAreNeverEarly) {
   // no call begins before its expected time (how many were handed over
   // early depends on how late this machine wakes the tick thread).
   Scheduler sched(WithProcessors(2));
-  timer::TickDriver driver(SteadyClock::Get(), &sched);
-  sched.SetTimerDriver(&driver);
+  timer::TimerSystem driver(SteadyClock::Get(), &sched);
+  sched.SetTimerSystem(&driver);
   std::atomic<int> calls{0};
   std::atomic<int> early{0};
   timer::TimerOptions options;

@@ -16,7 +16,7 @@
 #include "cyber/time/simulated_clock.h"
 #include "gtest/gtest.h"
 #include "timer/testing/simulated_timer_system.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 #include "timer/testing/holding_dispatcher.h"
 #include "timer/testing/timer_options_for_test.h"
 #include "timer/timer.h"
@@ -30,8 +30,8 @@ using timer_test::Periodic;
 
 constexpr absl::Duration kMs = absl::Milliseconds(1);
 
-TickDriver::Options ThreadFree(const std::string& name, size_t cap = 0) {
-  TickDriver::Options o;
+TimerSystem::Options ThreadFree(const std::string& name, size_t cap = 0) {
+  TimerSystem::Options o;
   o.name = name;
   o.run_thread = false;
   o.max_pending_timers = cap;
@@ -43,7 +43,7 @@ TickDriver::Options ThreadFree(const std::string& name, size_t cap = 0) {
 TEST(PendingTimersTest, CountsTimersWhoseScheduleIsOn) {
   SimulatedClock clock(Instant() + absl::Hours(1));
   HoldingDispatcher dispatcher;
-  TickDriver driver(&clock, &dispatcher, ThreadFree("count"));
+  TimerSystem driver(&clock, &dispatcher, ThreadFree("count"));
   EXPECT_EQ(driver.PendingTimers(), 0u);
 
   Timer a(Oneshot("a", 10 * kMs), &driver);
@@ -96,7 +96,7 @@ TEST(PendingTimersTest, CountsTimersWhoseScheduleIsOn) {
 TEST(PendingTimersTest, TheCapRefusesTheStartThatWouldExceedIt) {
   SimulatedClock clock(Instant() + absl::Hours(1));
   InlineDispatcher dispatcher;
-  TickDriver driver(&clock, &dispatcher, ThreadFree("capped", 2));
+  TimerSystem driver(&clock, &dispatcher, ThreadFree("capped", 2));
   EXPECT_EQ(driver.max_pending_timers(), 2u);
   Timer r1(Oneshot("req_1", 10 * kMs), &driver);
   Timer r2(Oneshot("req_2", 20 * kMs), &driver);
@@ -149,7 +149,7 @@ TEST(PendingTimersTest, TheCapRefusesTheStartThatWouldExceedIt) {
 TEST(PendingTimersTest, ARestartFromTheCallTakesASlot) {
   SimulatedClock clock(Instant() + absl::Hours(1));
   InlineDispatcher dispatcher;
-  TickDriver driver(&clock, &dispatcher, ThreadFree("capped", 1));
+  TimerSystem driver(&clock, &dispatcher, ThreadFree("capped", 1));
   Timer other(Oneshot("other", 100 * kMs), &driver);
   absl::Status restart;
   std::unique_ptr<Timer> t;
@@ -174,7 +174,7 @@ TEST(PendingTimersTest, ARestartFromTheCallTakesASlot) {
 TEST(PendingTimersTest, TwoStartsRacingForTheLastSlotNeverBothGetIn) {
   SimulatedClock clock(Instant() + absl::Hours(1));
   InlineDispatcher dispatcher;
-  TickDriver driver(&clock, &dispatcher, ThreadFree("race", 3));
+  TimerSystem driver(&clock, &dispatcher, ThreadFree("race", 3));
   Timer held1(Oneshot("held1", absl::Seconds(10)), &driver);
   Timer held2(Oneshot("held2", absl::Seconds(10)), &driver);
   ASSERT_TRUE(held1.Schedule().ok());
@@ -205,8 +205,8 @@ TEST(PendingTimersTest, TwoStartsRacingForTheLastSlotNeverBothGetIn) {
 TEST(PendingTimersTest, CancelAllCancelsEveryPendingTimerOfItsDriverOnly) {
   SimulatedClock clock(Instant() + absl::Hours(1));
   HoldingDispatcher dispatcher;
-  TickDriver driver(&clock, &dispatcher, ThreadFree("all"));
-  TickDriver elsewhere(&clock, &dispatcher, ThreadFree("elsewhere"));
+  TimerSystem driver(&clock, &dispatcher, ThreadFree("all"));
+  TimerSystem elsewhere(&clock, &dispatcher, ThreadFree("elsewhere"));
   std::atomic<int> cancels{0};
   int calls = 0;
   const auto with_hook = [&](TimerOptions o) {

@@ -21,7 +21,7 @@ TimerOptions FromCyberOption(TimerOption opt) {
   return o;
 }
 
-std::shared_ptr<TimerSystem> FrontEndOf(TickDriver* driver) {
+std::shared_ptr<TimerSystemCore> FrontEndOf(TimerSystem* driver) {
   return driver != nullptr ? driver->system() : nullptr;
 }
 
@@ -34,7 +34,7 @@ Timer::Timer(TimerOption opt) : Timer() { SetTimerOption(std::move(opt)); }
 Timer::Timer(uint32_t period, std::function<void()> callback, bool oneshot)
     : Timer(TimerOption(period, std::move(callback), oneshot)) {}
 
-Timer::Timer(TimerOptions options, TickDriver* driver)
+Timer::Timer(TimerOptions options, TimerSystem* driver)
     : core_(std::make_shared<TimerCore>(FrontEndOf(driver))) {
   Configure(std::move(options)).IgnoreError();  // Schedule() returns it
 }

@@ -18,7 +18,7 @@
 //
 //  * Modern — absl::Duration periods, absl::Status results, callbacks that
 //    may receive a TimerEvent, an overrun policy, statistics, and an explicit
-//    TickDriver (so tests and simulators can use their own clock):
+//    TimerSystem (so tests and simulators can use their own clock):
 //
 //      cyber::TimerOptions o;
 //      o.name = "imu_poll";
@@ -87,15 +87,15 @@
 //     getTimeRemaining().
 //   * TimerOptions::on_cancel: folly callbackCanceled(); once per cancel
 //     that prevented a call (Stop, Cancel, Configure, the destructor,
-//     TickDriver::CancelAll), on the cancelling thread, no lock held,
+//     TimerSystem::CancelAll), on the cancelling thread, no lock held,
 //     after the stop is complete (so it may use its timer, except when
 //     the destructor is what cancelled it).
 //   * clock(), IsSteady(): rclcpp get_clock(), is_steady().
-//   * On the TickDriver: PendingTimers(), a max_pending_timers cap (Netty
+//   * On the TimerSystem: PendingTimers(), a max_pending_timers cap (Netty
 //     pendingTimeouts(), maxPendingTimeouts) and CancelAll() (folly
 //     cancelAll(), Netty stop()).
 //
-// Where a timer runs (its timer system). A Timer given a TickDriver runs
+// Where a timer runs (its timer system). A Timer given a TimerSystem runs
 // there for its whole life; it may outlive the driver (then Schedule()
 // fails with FailedPrecondition). A Timer without one binds, at each
 // Schedule()/Start() from the idle state (never at construction), to the
@@ -126,7 +126,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "cyber/time/clock.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 #include "timer/timer_options.h"
 
 namespace cyber {
@@ -146,7 +146,7 @@ class Timer {
 
   // --- Modern -----------------------------------------------------------
   // `driver` null: the process timer system, bound at each Schedule().
-  explicit Timer(TimerOptions options, TickDriver* driver = nullptr);
+  explicit Timer(TimerOptions options, TimerSystem* driver = nullptr);
   // Replaces the configuration, stopping the timer first (synchronously, as
   // Stop(); from the timer's own callback it does not wait, and the running
   // call finishes with the old callback). Start it again to use the new one.
@@ -193,7 +193,7 @@ class Timer {
   // oneshot whose call has begun, its system shut down) or the timer is
   // armed for "never".
   absl::Duration TimeUntilNextCall() const;
-  // The clock of the timer system it runs on: its TickDriver's; for a
+  // The clock of the timer system it runs on: its TimerSystem's; for a
   // Timer without one, the system it is bound to (since its last Start()),
   // or the steady clock before that (nothing is looked up or created).
   Clock* clock() const;

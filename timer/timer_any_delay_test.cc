@@ -16,7 +16,7 @@
 //
 // The modern surface runs on a SimulatedTimerSystem (timer/testing), driven
 // Step() by Step() where the exact instant of a pass matters; the Cyber
-// surface has no TickDriver argument, so it runs inside a SimulatedGraph's
+// surface has no TimerSystem argument, so it runs inside a SimulatedGraph's
 // runtime (its timers bind to the graph's timer system at Start()).
 
 #include <functional>

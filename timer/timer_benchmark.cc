@@ -12,7 +12,7 @@
 //                           again after the Stop() (re-arm) and Reset() on
 //                           an armed one (a new deadline), each over all N
 //                           in random order; <system> is `fixed` (a Timer
-//                           given a thread-free TickDriver: no lookup) or
+//                           given a thread-free TimerSystem: no lookup) or
 //                           `process` (plain Timer, the process timer
 //                           system with its tick thread, as Cyber code uses
 //                           it; nothing fires: the delays outlast the run);
@@ -107,7 +107,7 @@ struct PhaseTotals {
   }
 };
 
-std::vector<std::unique_ptr<Timer>> MakeTimers(TickDriver* driver) {
+std::vector<std::unique_ptr<Timer>> MakeTimers(TimerSystem* driver) {
   const std::vector<absl::Duration> delays = Delays();
   std::vector<std::unique_ptr<Timer>> timers;
   timers.reserve(kTimers);
@@ -122,7 +122,7 @@ std::vector<std::unique_ptr<Timer>> MakeTimers(TickDriver* driver) {
   return timers;
 }
 
-void RunTimerOps(benchmark::State& state, TickDriver* driver) {
+void RunTimerOps(benchmark::State& state, TimerSystem* driver) {
   auto timers = MakeTimers(driver);
   const Orders o(state.range(0) == 1);
   PhaseTotals totals;

@@ -30,24 +30,24 @@ uint32_t NextTimerId() {
 }
 }  // namespace
 
-TimerCore::TimerCore(std::shared_ptr<TimerSystem> front)
+TimerCore::TimerCore(std::shared_ptr<TimerSystemCore> system)
     : stripe_(StripeFor(this)),
-      fixed_(front != nullptr),
+      fixed_(system != nullptr),
       bound_(false),
       outcome_(kNoOutcome),
       counted_(false),
       has_on_cancel_(false),
       id_(NextTimerId()) {
   AdaptiveMutexLock lock(&stripe_->mu);
-  front_ = std::move(front);
+  system_ = std::move(system);
   LinkIntoStripeLocked();
 }
 
 TimerCore::~TimerCore() {
-  // Normally never armed here (Stop/Retire cancel); the front end is held,
+  // Normally never armed here (Stop/Retire cancel); the system is held,
   // so this cancel is always safe.
   AdaptiveMutexLock lock(&stripe_->mu);
-  if (front_) front_->Cancel(this);
+  if (system_) system_->Cancel(this);
   // Likewise never counted here (Retire() ends the schedule), except for a
   // core freed with its schedule on, which no Timer does.
   if (counted_) ReleasePendingLocked();
@@ -104,16 +104,16 @@ void TimerCore::SyncPendingLocked() {
   }
   // Only kNewSchedule turns a schedule on, after ReservePendingLocked():
   // not reached today; counted without the cap if it ever is.
-  front_->AddPendingTimer();
+  system_->AddPendingTimer();
   counted_ = true;
 }
 
 absl::Status TimerCore::ReservePendingLocked() {
   if (counted_) return absl::OkStatus();  // a Reset() of a pending timer
   size_t pending, cap;
-  if (!front_->TryAddPendingTimer(&pending, &cap)) {
+  if (!system_->TryAddPendingTimer(&pending, &cap)) {
     absl::Status status = absl::ResourceExhaustedError(absl::StrCat(
-        "timer \"", NameLocked(), "\": timer system \"", front_->name(),
+        "timer \"", NameLocked(), "\": timer system \"", system_->name(),
         "\" has ", pending, " pending timers, its cap (max_pending_timers ",
         cap, "); not started"));
     AERROR_EVERY(100) << status.message() << " (logged once per 100)";
@@ -124,7 +124,7 @@ absl::Status TimerCore::ReservePendingLocked() {
 }
 
 void TimerCore::ReleasePendingLocked() {
-  front_->RemovePendingTimer();
+  system_->RemovePendingTimer();
   counted_ = false;
 }
 
@@ -150,7 +150,7 @@ Instant TimerCore::ExpectedLocked(int64_t k) const {
 }
 
 void TimerCore::CancelLocked() {
-  if (armed_seq_ != 0 && front_) front_->Cancel(this);
+  if (armed_seq_ != 0 && system_) system_->Cancel(this);
   armed_seq_ = 0;
   armed_never_ = false;
 }
@@ -177,14 +177,14 @@ absl::Status TimerCore::TryArmLocked(Instant deadline) {
   // range, one within a tick of that limit). The timer stays armed
   // (cancellable, pending) and nothing is in the wheel; a failed arm left
   // a previous arming as it was.
-  if (rules_.period > front_->max_delay()) return ArmNeverLocked();
+  if (rules_.period > system_->max_delay()) return ArmNeverLocked();
   // Exact (at the deadline itself): every periodic call, so that any
   // period keeps its phase; a oneshot that asks for it; a delay <= 0, which
   // runs at once rather than on the next tick. Otherwise on the tick.
   const bool exact = !rules_.oneshot || precision_ == TimerPrecision::kExact ||
                      rules_.period <= absl::ZeroDuration();
-  auto armed = exact ? front_->ArmExact(this, deadline)
-                     : front_->Arm(this, deadline);
+  auto armed = exact ? system_->ArmExact(this, deadline)
+                     : system_->Arm(this, deadline);
   if (!armed.ok() && armed.status().code() == absl::StatusCode::kOutOfRange) {
     return ArmNeverLocked();
   }
@@ -201,7 +201,7 @@ absl::Status TimerCore::TryArmLocked(Instant deadline) {
 }
 
 absl::Status TimerCore::ArmNeverLocked() {
-  if (armed_seq_ != 0) front_->Cancel(this);
+  if (armed_seq_ != 0) system_->Cancel(this);
   armed_seq_ = 0;
   armed_never_ = true;
   return absl::OkStatus();
@@ -256,28 +256,28 @@ void TimerCore::Configure(TimerOptions options, absl::Status status) {
   if (raced != nullptr) CallOnCancel(*raced);
 }
 
-absl::Status TimerCore::BindLocked(TimerSystem* front,
-                                   std::shared_ptr<TimerSystem> front_ref) {
+absl::Status TimerCore::BindLocked(TimerSystemCore* system,
+                                   std::shared_ptr<TimerSystemCore> system_ref) {
   // Bound here for this configuration already: the common restart of a
   // timeout costs nothing more.
-  if (bound_ && front_.get() == front) return absl::OkStatus();
+  if (bound_ && system_.get() == system) return absl::OkStatus();
   // The options were validated at Configure (config_status_); nothing in
   // them depends on the wheel.
-  if (front_.get() != front) {
-    if (front_) front_->Cancel(this);
+  if (system_.get() != system) {
+    if (system_) system_->Cancel(this);
     // A Reset() that kept its slot on the old system: a new pending timer
     // here, within this system's cap.
     if (counted_) ReleasePendingLocked();
-    front_ = front_ref != nullptr ? std::move(front_ref)
-                                  : front->shared_from_this();
+    system_ = system_ref != nullptr ? std::move(system_ref)
+                                  : system->shared_from_this();
   }
   // An automatic name is in no scheduler conf: no lookup.
   const Route conf = cold_ == nullptr || cold_->name.empty()
                          ? Route{}
-                         : front_->dispatcher()->RouteFor(cold_->name);
+                         : system_->dispatcher()->RouteFor(cold_->name);
   priority_ = given_priority_ >= 0 ? given_priority_ : conf.priority;
   group_ = conf.group;
-  front_->InstallPendingTimerCanceller(&TimerCore::CancelAllOn);
+  system_->InstallPendingTimerCanceller(&TimerCore::CancelAllOn);
   bound_ = true;
   return absl::OkStatus();
 }
@@ -288,13 +288,13 @@ absl::Status TimerCore::StartFixed(bool reset) {
 
 absl::Status TimerCore::StartDefault(bool reset) {
   // The common case: the timer starts again on the system it last ran on,
-  // still the current one. Compared, never dereferenced: if it is front_,
+  // still the current one. Compared, never dereferenced: if it is system_,
   // the core's own reference keeps it alive.
-  const TimerSystem* const hint = CurrentTimerSystemHint();
+  const TimerSystemCore* const hint = CurrentTimerSystemHint();
   if (hint != nullptr) {
     AdaptiveMutexLock lock(&stripe_->mu);
-    if (front_.get() == hint) {
-      const absl::Status status = BeginLocked(front_.get(), nullptr, reset);
+    if (system_.get() == hint) {
+      const absl::Status status = BeginLocked(system_.get(), nullptr, reset);
       SyncPendingLocked();  // a Reset() that failed gives its slot back
       return status;
     }
@@ -303,28 +303,28 @@ absl::Status TimerCore::StartDefault(bool reset) {
   // timer binds keeps a process runtime alive, and the timer then holds
   // the system itself.
   const RuntimeRef runtime = CurrentRuntime();
-  TimerSystem* const raw = runtime.part(&RuntimeScope::timers);
+  TimerSystemCore* const raw = runtime.part(&RuntimeScope::timers);
   if (raw == nullptr) {
     return absl::FailedPreconditionError(absl::StrCat(
         "timer \"", name(),
         "\": no timer system: no runtime scope is installed on this thread "
         "and this binary links no process runtime (depend on //timer, "
-        "which links it, or pass a TickDriver)"));
+        "which links it, or pass a TimerSystem)"));
   }
   return Begin(raw, raw->shared_from_this(), reset);
 }
 
-absl::Status TimerCore::Begin(TimerSystem* front,
-                              std::shared_ptr<TimerSystem> front_ref,
+absl::Status TimerCore::Begin(TimerSystemCore* system,
+                              std::shared_ptr<TimerSystemCore> system_ref,
                               bool reset) {
   AdaptiveMutexLock lock(&stripe_->mu);
-  const absl::Status status = BeginLocked(front, std::move(front_ref), reset);
+  const absl::Status status = BeginLocked(system, std::move(system_ref), reset);
   SyncPendingLocked();  // a Reset() that failed gives its slot back
   return status;
 }
 
-absl::Status TimerCore::BeginLocked(TimerSystem* front,
-                                    std::shared_ptr<TimerSystem> front_ref,
+absl::Status TimerCore::BeginLocked(TimerSystemCore* system,
+                                    std::shared_ptr<TimerSystemCore> system_ref,
                                     bool reset) {
   if (Retired(state_)) {
     return absl::FailedPreconditionError(
@@ -337,7 +337,7 @@ absl::Status TimerCore::BeginLocked(TimerSystem* front,
         "callback set"));
   }
   if (!config_status_.ok()) return config_status_;
-  if (AwaitingCall(state_) && front_->closed()) {
+  if (AwaitingCall(state_) && system_->closed()) {
     // Its system shut down under it: the schedule is over.
     CancelLocked();
     TransitionLocked(Event::kSystemShutDown);
@@ -352,21 +352,21 @@ absl::Status TimerCore::BeginLocked(TimerSystem* front,
     TransitionLocked(Event::kDropCountdown, /*keep_pending_slot=*/true);
   }
   Instant now;
-  if (front == nullptr || !front->TryNow(&now)) {
+  if (system == nullptr || !system->TryNow(&now)) {
     return absl::FailedPreconditionError(absl::StrCat(
         "timer \"", NameLocked(), "\": the timer system is shut down (",
-        fixed_ ? "its TickDriver \"" + front->name() + "\" is gone"
+        fixed_ ? "its TimerSystem \"" + system->name() + "\" is gone"
                : "cyber::Shutdown() was called; cyber::Init() starts a new one",
         ")"));
   }
-  // Idle: bind (to `front`, for this configuration). A call still running
+  // Idle: bind (to `system`, for this configuration). A call still running
   // whose callback reconfigured its timer (Configure() unbinds) binds again
   // on the system it runs on, so the next call takes the new route.
-  if (state_ == State::kIdle || (!bound_ && front_.get() == front)) {
-    const absl::Status bound = BindLocked(front, std::move(front_ref));
+  if (state_ == State::kIdle || (!bound_ && system_.get() == system)) {
+    const absl::Status bound = BindLocked(system, std::move(system_ref));
     if (!bound.ok()) return bound;
   }
-  // The cap (TimerSystem::Options::max_pending_timers), before anything
+  // The cap (TimerSystemCore::Options::max_pending_timers), before anything
   // changes: a refused start leaves the timer as it was.
   const absl::Status reserved = ReservePendingLocked();
   if (!reserved.ok()) return reserved;
@@ -375,7 +375,7 @@ absl::Status TimerCore::BeginLocked(TimerSystem* front,
   // timers due there); the first call is still no earlier than now +
   // period. A oneshot counts from now exactly (kTick: its deadline rounds
   // up to a tick when armed).
-  schedule_.Start(rules_.oneshot ? now : front_->FireInstant(now));
+  schedule_.Start(rules_.oneshot ? now : system_->FireInstant(now));
   missed_since_last_ = 0;
   refusals_in_a_row_ = 0;
   // Its call may still be running (it is restarting itself, or was stopped
@@ -469,7 +469,7 @@ TimerPhase TimerCore::phase() const {
   if (CallInFlight(state_)) return TimerPhase::kRunning;
   if (AwaitingCall(state_)) {
     // Armed or queued on a system that shut down: it will never run.
-    return front_->closed() ? TimerPhase::kCancelled : TimerPhase::kScheduled;
+    return system_->closed() ? TimerPhase::kCancelled : TimerPhase::kScheduled;
   }
   switch (outcome_) {
     case kFiredOutcome:
@@ -485,7 +485,7 @@ absl::Duration TimerCore::TimeUntilNextCall() const {
   AdaptiveMutexLock lock(&stripe_->mu);
   if (!ScheduleOn(state_) || armed_never_) return absl::InfiniteDuration();
   Instant now;
-  if (!front_->TryNow(&now)) return absl::InfiniteDuration();  // shut down
+  if (!system_->TryNow(&now)) return absl::InfiniteDuration();  // shut down
   // Call k_ is armed or queued, or (kRunningRestartPending) the new
   // schedule's first; while a periodic call runs (kRunning), the next is
   // the one after it.
@@ -499,12 +499,12 @@ absl::Duration TimerCore::TimeUntilNextCall() const {
 
 Clock* TimerCore::clock() const {
   AdaptiveMutexLock lock(&stripe_->mu);
-  // A fixed system's clock is the one its TickDriver was given, for the
+  // A fixed system's clock is the one its TimerSystem was given, for the
   // Timer's whole life; a default-bound timer reports the system it is
   // bound to while that is open, else the steady clock (unbound, as a
   // plain Timer is until its first Start(): nothing is looked up or made).
-  if (front_ != nullptr && (fixed_ || !front_->closed())) {
-    return front_->clock();
+  if (system_ != nullptr && (fixed_ || !system_->closed())) {
+    return system_->clock();
   }
   return SteadyClock::Get();
 }
@@ -512,16 +512,16 @@ Clock* TimerCore::clock() const {
 bool TimerCore::IsSteady() const {
   AdaptiveMutexLock lock(&stripe_->mu);
   // Known to the system without touching the clock (which may be gone
-  // with a fixed system's TickDriver).
-  if (front_ != nullptr && (fixed_ || !front_->closed())) {
-    return front_->clock_is_steady();
+  // with a fixed system's TimerSystem).
+  if (system_ != nullptr && (fixed_ || !system_->closed())) {
+    return system_->clock_is_steady();
   }
   return true;  // SteadyClock
 }
 
 // The walk reads other cores' fields under their stripe's lock (the lock
 // held), which the analysis cannot tie to core->stripe_->mu.
-size_t TimerCore::CancelAllOn(TimerSystem* system)
+size_t TimerCore::CancelAllOn(TimerSystemCore* system)
     ABSL_NO_THREAD_SAFETY_ANALYSIS {
   size_t prevented = 0;
   std::vector<std::shared_ptr<TimerCore>> found;
@@ -532,7 +532,7 @@ size_t TimerCore::CancelAllOn(TimerSystem* system)
       for (TimerCore* c = stripe->cores; c != nullptr; c = c->stripe_next_) {
         // Its state first: a core still being made (whose owner is not
         // set yet) is never on.
-        if (!ScheduleOn(c->state_) || c->front_.get() != system) continue;
+        if (!ScheduleOn(c->state_) || c->system_.get() != system) continue;
         // On means its Timer (which retires it before letting go) still
         // holds it; lock() only guards against a core freed outside one.
         std::shared_ptr<ExpiryTarget> ref = c->weak_from_this().lock();
@@ -557,7 +557,7 @@ bool TimerCore::IsRunning() const {
     return true;
   }
   // Armed or queued on a system that shut down: never going to run.
-  return AwaitingCall(state_) && !front_->closed();
+  return AwaitingCall(state_) && !system_->closed();
 }
 
 std::string TimerCore::name() const {
@@ -610,8 +610,8 @@ void TimerCore::OnExpired(uint32_t arm_seq) {
         // while the call may still begin before it: nothing is missed yet.
         // The call's end arms the next period; a late start skips (Run).
         Instant now;
-        if (front_->hand_over_lead() > absl::ZeroDuration() &&
-            front_->TryNow(&now) && now < ExpectedLocked(schedule_.call() + 1)) {
+        if (system_->hand_over_lead() > absl::ZeroDuration() &&
+            system_->TryNow(&now) && now < ExpectedLocked(schedule_.call() + 1)) {
           return;
         }
       }
@@ -623,7 +623,7 @@ void TimerCore::OnExpired(uint32_t arm_seq) {
         schedule_.Advance();
         ++missed_since_last_;
         ++RecordLocked().counters.missed_periods;
-        SkipToLatestDueLocked(front_->ProcessedInstant());
+        SkipToLatestDueLocked(system_->ProcessedInstant());
         if (!ArmNextLocked().ok()) TransitionLocked(Event::kArmFailed);
         return;
       default:  // kRunning: an overrun, the call's end re-arms
@@ -631,7 +631,7 @@ void TimerCore::OnExpired(uint32_t arm_seq) {
     }
     // Dispatched late (the tick thread was stalled, or processed a batch of
     // ticks at once): under kSkip this call stands for the latest due period.
-    SkipToLatestDueLocked(front_->ProcessedInstant());
+    SkipToLatestDueLocked(system_->ProcessedInstant());
     token = ++queued_token_;
     if (!rules_.oneshot) {
       // Provisionally arm the next period now, on the tick thread, so the
@@ -641,7 +641,7 @@ void TimerCore::OnExpired(uint32_t arm_seq) {
       ArmNextLocked().IgnoreError();
     }
     route = Route{priority_, group_};
-    dispatcher = front_->dispatcher();
+    dispatcher = system_->dispatcher();
   }
   // The task is two words (std::function keeps it inline: no allocation);
   // the dispatcher holds the core alive beside it until it has run.
@@ -659,7 +659,7 @@ void TimerCore::HandleRefusal(uint32_t token) {
   TransitionLocked(Event::kDispatchRefused);
   if (rules_.oneshot) {
     const absl::Duration backoff =
-        std::min(front_->tick() * (int64_t{1} << refusals_in_a_row_),
+        std::min(system_->tick() * (int64_t{1} << refusals_in_a_row_),
                  kMaxRefusalBackoff);
     if (refusals_in_a_row_ < 20) ++refusals_in_a_row_;  // 2^20 ticks > 1 s
     AERROR_EVERY(100) << "timer \"" << NameLocked()
@@ -668,7 +668,7 @@ void TimerCore::HandleRefusal(uint32_t token) {
                       << refusals << ")";
     // From the tick being processed (not the clock), so that a simulation
     // sees the same retries whatever the clock did meanwhile.
-    ArmLocked(front_->ProcessedInstant() + backoff).IgnoreError();
+    ArmLocked(system_->ProcessedInstant() + backoff).IgnoreError();
   } else {
     AERROR_EVERY(100) << "timer \"" << NameLocked()
                       << "\": dispatcher refused the callback; skipping to "
@@ -691,7 +691,7 @@ void TimerCore::Run(uint32_t token) {
   {
     AdaptiveMutexLock lock(&stripe_->mu);
     if (state_ != State::kQueued || token != queued_token_) return;  // dropped
-    if (!front_->TryNow(&event.actual_time)) {
+    if (!system_->TryNow(&event.actual_time)) {
       // The timer system shut down while this call was queued.
       CancelLocked();
       TransitionLocked(Event::kSystemShutDown);
@@ -741,7 +741,7 @@ void TimerCore::Run(uint32_t token) {
   {
     AdaptiveMutexLock lock(&stripe_->mu);
     Instant end;
-    const bool system_up = front_->TryNow(&end);
+    const bool system_up = system_->TryNow(&end);
     if (!system_up) end = event.actual_time;
     const bool same_config = epoch == config_epoch_;
     if (same_config) {

@@ -6,8 +6,8 @@
 // options inside it, never the core, so "a call is running" is a fact about
 // the timer, not about a configuration. The core is shared (std::shared_ptr)
 // between the handle, the wheel entry in flight and a run queued in a
-// dispatcher; whatever it points to it holds (the TimerSystem by
-// shared_ptr), so it can outlive its handle and its TickDriver safely.
+// dispatcher; whatever it points to it holds (the TimerSystemCore by
+// shared_ptr), so it can outlive its handle and its TimerSystem safely.
 //
 // The configuration lives inside the core, not in an options object of its
 // own: the schedule's rules (ScheduleRules), the precision and the
@@ -94,7 +94,7 @@
 //                FailedPrecondition
 //
 // Outcomes and queries (Timer::phase(), Cancel(), TimeUntilNextCall(),
-// TickDriver::PendingTimers/CancelAll). How the last schedule ended is a
+// TimerSystem::PendingTimers/CancelAll). How the last schedule ended is a
 // field of its own, outcome_, set in TransitionLocked from the event and
 // whether the schedule was on before it: kOneshotCallBegins -> fired; an
 // event that ends a schedule that was on (kStop, kRetire, kConfigure,
@@ -106,7 +106,7 @@
 // Cancel() and the call it races with, exactly one wins.
 //
 // Pending timers. Every core whose schedule is on is counted in its
-// system (TimerSystem::pending_timers, one relaxed atomic add) by
+// system (TimerSystemCore::pending_timers, one relaxed atomic add) by
 // SyncPendingLocked, which TransitionLocked calls whenever the state
 // enters or leaves ScheduleOn; counted_ says whether this core is. The
 // cap is checked where a schedule turns on, in BeginLocked before
@@ -155,7 +155,7 @@
 #include "timer/timer_options.h"
 #include "timer/timer_state.h"
 #include "timer/timer_stripes.h"
-#include "timer/timer_system.h"
+#include "timer/timer_system_core.h"
 
 namespace cyber {
 namespace timer {
@@ -169,8 +169,8 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   using State = TimerState;
   using Event = TimerStateEvent;
 
-  // `front` null: bound at each Start() (the process default).
-  explicit TimerCore(std::shared_ptr<TimerSystem> front);
+  // `system` null: bound at each Start() (the process default).
+  explicit TimerCore(std::shared_ptr<TimerSystemCore> system);
   ~TimerCore();
 
   // Stops (as Stop()) and replaces the options; `status` is what validating
@@ -184,7 +184,7 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   // Errors: the configuration's; FailedPrecondition if never configured,
   // retired, or the timer system is shut down.
   //
-  // StartFixed: on the core's own front end (REQUIRES:
+  // StartFixed: on the core's own system (REQUIRES:
   // has_fixed_system()). StartDefault: on the current runtime's
   // (CurrentRuntime(), cyber/common/runtime_scope.h); no lookup and no
   // reference count when the timer restarts on the system it last ran on.
@@ -203,9 +203,9 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   Clock* clock() const;
   bool IsSteady() const;
   // Cancels (as Cancel()) every timer whose schedule is on on `system`;
-  // returns how many calls that prevented. What TimerSystem::
+  // returns how many calls that prevented. What TimerSystemCore::
   // CancelAllTimers() runs (installed at binding).
-  static size_t CancelAllOn(TimerSystem* system);
+  static size_t CancelAllOn(TimerSystemCore* system);
 
   bool IsRunning() const;
   TimerStatistics Statistics() const;
@@ -213,21 +213,21 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   // The name given in the options; empty for an automatic name.
   std::string given_name() const;
   bool has_fixed_system() const { return fixed_; }
-  // The fixed front end (REQUIRES: has_fixed_system()); set at
+  // The fixed system (REQUIRES: has_fixed_system()); set at
   // construction and never changed, so read without the lock.
-  TimerSystem* fixed_system() const ABSL_NO_THREAD_SAFETY_ANALYSIS {
-    return front_.get();
+  TimerSystemCore* fixed_system() const ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    return system_.get();
   }
 
   void OnExpired(uint32_t arm_seq);
 
  private:
-  // `front` is the system to start on (null: shut down); `front_ref` owns
-  // it when the core may have to bind to it (null when front is front_).
-  absl::Status Begin(TimerSystem* front,
-                     std::shared_ptr<TimerSystem> front_ref, bool reset);
-  absl::Status BeginLocked(TimerSystem* front,
-                           std::shared_ptr<TimerSystem> front_ref, bool reset)
+  // `system` is the system to start on (null: shut down); `system_ref` owns
+  // it when the core may have to bind to it (null when system is system_).
+  absl::Status Begin(TimerSystemCore* system,
+                     std::shared_ptr<TimerSystemCore> system_ref, bool reset);
+  absl::Status BeginLocked(TimerSystemCore* system,
+                           std::shared_ptr<TimerSystemCore> system_ref, bool reset)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   void Run(uint32_t token);
   // Stop() (event kStop) or Retire() (kRetire), then on_cancel if it
@@ -263,10 +263,10 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   void NoteScheduleChangeLocked(Event event, bool was_on,
                                 bool keep_pending_slot)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
-  // Counts the core in front_'s pending timers iff its schedule is on
+  // Counts the core in system_'s pending timers iff its schedule is on
   // (counted_ follows ScheduleOn(state_)), without the cap.
   void SyncPendingLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
-  // Before kNewSchedule: takes a pending slot on front_ within its cap
+  // Before kNewSchedule: takes a pending slot on system_ within its cap
   // (nothing when counted_ already). ResourceExhausted naming the timer,
   // the system and the cap when full.
   absl::Status ReservePendingLocked()
@@ -305,13 +305,13 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   // followed by the late one.
   void SkipToLatestDueLocked(Instant due_by)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
-  // Binds to `front` (kIdle, or `front` is front_), validating the options
+  // Binds to `system` (kIdle, or `system` is system_), validating the options
   // for its wheel and resolving the route of the calls (its dispatcher's
   // RouteFor: the conf entry named like the timer; an explicit priority
   // replaces the entry's). Nothing to do when the core is bound there for
   // this configuration.
-  absl::Status BindLocked(TimerSystem* front,
-                          std::shared_ptr<TimerSystem> front_ref)
+  absl::Status BindLocked(TimerSystemCore* system,
+                          std::shared_ptr<TimerSystemCore> system_ref)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   void HandleRefusal(uint32_t token);
   void RecordCallLocked(const TimerEvent& event, absl::Duration run_time)
@@ -324,18 +324,18 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   // The whole lifecycle (configured, retired, restart pending included):
   // changed only by TransitionLocked.
   State state_ ABSL_GUARDED_BY(stripe_->mu) = State::kUnconfigured;
-  const bool fixed_;  // front_ was given at construction and never changes
+  const bool fixed_;  // system_ was given at construction and never changes
   // Not lifecycle state, so fields beside state_, each for its reason:
   //
   // bound_: a cache's validity: priority_/group_ were resolved, and the
-  // options validated, for (this configuration, front_). Configure()
+  // options validated, for (this configuration, system_). Configure()
   // invalidates it; it says nothing about what the timer does, and is
   // true or false in every state. A bit-field: the byte also holds the
   // queries' flags below (the layout has no spare byte; bit-fields are
   // initialized in the constructor).
   bool bound_ : 1 ABSL_GUARDED_BY(stripe_->mu);
   // outcome_: how the last schedule ended, an Outcome (see the header
-  // comment); counted_: the core is counted in front_'s pending timers
+  // comment); counted_: the core is counted in system_'s pending timers
   // (SyncPendingLocked); has_on_cancel_: cold_->on_cancel is set, known
   // without reading cold_ (a cold cache line on the cancel path).
   enum Outcome : uint8_t { kNoOutcome, kFiredOutcome, kCancelledOutcome };
@@ -374,7 +374,7 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   uint32_t queued_token_ ABSL_GUARDED_BY(stripe_->mu) = 0;
   // Where the current (or last) schedule runs; fixed for the core's life
   // when given at construction.
-  std::shared_ptr<TimerSystem> front_ ABSL_GUARDED_BY(stripe_->mu);
+  std::shared_ptr<TimerSystemCore> system_ ABSL_GUARDED_BY(stripe_->mu);
   // The configuration (see the header comment). rules_.period is the
   // period or a oneshot's delay.
   ScheduleRules rules_ ABSL_GUARDED_BY(stripe_->mu);

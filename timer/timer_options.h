@@ -139,7 +139,7 @@ struct TimerOptions {
   // deadline; kExact at the deadline itself. Periodic timers ignore it.
   TimerPrecision precision = TimerPrecision::kTick;
   // Called when a cancel prevented a pending call (Stop(), Cancel(),
-  // Configure(), the destructor, TickDriver::CancelAll()), once per cancel,
+  // Configure(), the destructor, TimerSystem::CancelAll()), once per cancel,
   // on the cancelling thread, with no lock held. Optional.
   std::function<void()> on_cancel;
 };

@@ -21,7 +21,7 @@
 #include "timer/callback_executor.h"
 #include "cyber/common/runtime_scope.h"
 #include "timer/testing/simulated_timer_system.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 #include "timer/testing/holding_dispatcher.h"
 #include "timer/testing/timer_options_for_test.h"
 #include "timer/timer.h"
@@ -43,8 +43,8 @@ class HeldTimersTest : public ::testing::Test {
   HeldTimersTest()
       : clock_(Instant() + absl::Hours(1)),
         driver_(&clock_, &dispatcher_, Opts()) {}
-  static TickDriver::Options Opts() {
-    TickDriver::Options o;
+  static TimerSystem::Options Opts() {
+    TimerSystem::Options o;
     o.name = "held";
     o.run_thread = false;
     return o;
@@ -57,7 +57,7 @@ class HeldTimersTest : public ::testing::Test {
 
   SimulatedClock clock_;
   HoldingDispatcher dispatcher_;
-  TickDriver driver_;
+  TimerSystem driver_;
 };
 
 // --- phase() and TimeUntilNextCall() in every phase -------------------------
@@ -333,7 +333,7 @@ TEST(TimerQueriesTest, CancelFromAnotherThreadWhileTheCallRunsWaitsForIt) {
 // count is final when it returns.
 TEST(TimerQueriesTest, AReplyAndItsTimeoutOwnTheRequestExactlyOnce) {
   CallbackExecutor executor;
-  TickDriver driver(SteadyClock::Get(), &executor);
+  TimerSystem driver(SteadyClock::Get(), &executor);
   std::mt19937 rng(7);
   std::uniform_int_distribution<int> timeout_us(2000, 4000);
   std::uniform_int_distribution<int> reply_us(0, 5000);
@@ -468,9 +468,9 @@ TEST(TimerQueriesTest, ClockIsTheDriversOrTheSteadyClockForAnUnboundTimer) {
   EXPECT_FALSE(simulated.IsSteady());
 
   InlineDispatcher inline_dispatcher;
-  TickDriver::Options options;
+  TimerSystem::Options options;
   options.run_thread = false;
-  TickDriver steady(SteadyClock::Get(), &inline_dispatcher, options);
+  TimerSystem steady(SteadyClock::Get(), &inline_dispatcher, options);
   Timer real(Oneshot("real", 10 * kMs, [] {}), &steady);
   EXPECT_EQ(real.clock(), SteadyClock::Get());
   EXPECT_TRUE(real.IsSteady());

@@ -53,7 +53,7 @@ class TimerRaceTest : public ::testing::Test {
     return o;
   }
   CallbackExecutor executor_;
-  TickDriver driver_;
+  TimerSystem driver_;
 };
 
 TEST_F(TimerRaceTest, StopReturnsOnlyWhenTheCallbackIsNotRunning) {

@@ -1,5 +1,5 @@
 // Issue 24 items 1, 2 and 4 on the real clock (item 6): the steady clock and
-// a real tick thread, modern surface (a TickDriver of our own) and Cyber RT
+// a real tick thread, modern surface (a TimerSystem of our own) and Cyber RT
 // surface (the process timer system).
 //
 // Why real time: the simulated tests (timer_any_delay_test,
@@ -35,7 +35,7 @@
 #include "gtest/gtest.h"
 #include "timer/callback_executor.h"
 #include "timer/dispatcher.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 #include "timer/timer.h"
 
 namespace cyber {
@@ -120,7 +120,7 @@ class TimerRealClockDelaysTest : public testing::Test {
   Instant Now() const { return SteadyClock::Get()->Now(); }
 
   CallbackExecutor executor_;
-  TickDriver driver_;
+  TimerSystem driver_;
 };
 
 // --- item 1: any oneshot delay, never early ----------------------------------
@@ -272,7 +272,7 @@ TEST(TimerRealClockCoalescingTest, TenThousandTimeoutsWakeTheTickThreadAtMostOnc
   // Its own system, with callbacks inline on the tick thread (no queue that
   // could refuse and make a timer retry), so every wake-up is the wheel's.
   InlineDispatcher inline_dispatcher;
-  TickDriver driver(SteadyClock::Get(), &inline_dispatcher);
+  TimerSystem driver(SteadyClock::Get(), &inline_dispatcher);
   constexpr int kTimers = 10000;
   std::atomic<int> fired{0};
   std::atomic<int> early{0};

@@ -182,10 +182,10 @@ TEST(TimerResetTest, ResetFromItsOwnOneshotCallbackRunsItAgain) {
 TEST(TimerResetTest, ResetWhileTheCallIsQueuedDropsItAndCountsFromNow) {
   SimulatedClock clock(Instant() + absl::Hours(1));
   HoldingDispatcher dispatcher;
-  TickDriver::Options options;
+  TimerSystem::Options options;
   options.name = "held";
   options.run_thread = false;
-  TickDriver driver(&clock, &dispatcher, options);
+  TimerSystem driver(&clock, &dispatcher, options);
   std::vector<Instant> fired;
   Timer t(Oneshot(absl::Milliseconds(10), [&] { fired.push_back(clock.Now()); }), &driver);
   ASSERT_TRUE(t.Schedule().ok());

@@ -5,7 +5,7 @@
 // (c): the old priority used to stay). A named timer's group comes from the
 // dispatcher's RouteFor(), also when its priority is explicit.
 //
-// Simulated time, a thread-free TickDriver and a dispatcher that records the
+// Simulated time, a thread-free TimerSystem and a dispatcher that records the
 // route of each call and runs it inline: exact and deterministic.
 
 #include <algorithm>
@@ -18,7 +18,7 @@
 #include "cyber/time/simulated_clock.h"
 #include "gtest/gtest.h"
 #include "timer/dispatcher.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 #include "timer/timer.h"
 
 namespace cyber {
@@ -59,8 +59,8 @@ class TimerRouteTest : public testing::Test {
  protected:
   TimerRouteTest() : clock_(Instant() + absl::Hours(1)), driver_(&clock_, &dispatcher_, ThreadFree()) {}
 
-  static TickDriver::Options ThreadFree() {
-    TickDriver::Options o;
+  static TimerSystem::Options ThreadFree() {
+    TimerSystem::Options o;
     o.name = "route";
     o.run_thread = false;
     return o;
@@ -88,7 +88,7 @@ class TimerRouteTest : public testing::Test {
 
   SimulatedClock clock_;
   RecordingDispatcher dispatcher_;
-  TickDriver driver_;
+  TimerSystem driver_;
 };
 
 TimerOptions Periodic(const std::string& name, int priority, std::function<void()> cb) {

@@ -29,7 +29,7 @@
 #include "gflags/gflags.h"
 #include "gtest/gtest.h"
 #include "timer/callback_executor.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 #include "timer/timer.h"
 #include "timer/timer_stop_registry.h"
 
@@ -89,7 +89,7 @@ class TimerStopWarningTest : public testing::Test {
 
   gflags::FlagSaver flags_;
   CallbackExecutor executor_;
-  TickDriver driver_;
+  TimerSystem driver_;
 };
 
 TEST_F(TimerStopWarningTest, StopUnderTheCallbacksLockWarnsNamingTimerCallerAndWait) {

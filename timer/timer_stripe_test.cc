@@ -15,7 +15,7 @@
 #include "cyber/time/steady_clock.h"
 #include "gtest/gtest.h"
 #include "timer/callback_executor.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 #include "timer/timer_core.h"
 #include "timer/timer_stripes.h"
 
@@ -34,7 +34,7 @@ TimerOptions Periodic(const char* name, std::function<void()> cb) {
 // Two cores on one stripe: allocates until two collide (with 1024 stripes,
 // a few dozen allocations on average); the others are freed.
 std::pair<std::shared_ptr<TimerCore>, std::shared_ptr<TimerCore>>
-TwoCoresOnOneStripe(const std::shared_ptr<TimerSystem>& front) {
+TwoCoresOnOneStripe(const std::shared_ptr<TimerSystemCore>& front) {
   std::vector<std::shared_ptr<TimerCore>> cores;
   while (true) {
     cores.push_back(std::make_shared<TimerCore>(front));
@@ -62,7 +62,7 @@ TEST(TimerStripeTest, StopWaitsForItsOwnCallWhileTheNeighbourKeepsEndingCalls) {
   CallbackExecutor::Options eo;
   eo.threads = 3;
   CallbackExecutor executor(eo);
-  TickDriver driver(SteadyClock::Get(), &executor);
+  TimerSystem driver(SteadyClock::Get(), &executor);
   // (Not a structured binding: C++17 lambdas cannot capture one.)
   const auto pair = TwoCoresOnOneStripe(driver.system());
   const std::shared_ptr<TimerCore> blocked = pair.first;

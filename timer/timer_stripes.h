@@ -14,7 +14,7 @@
 // call ending and simply waits again (it re-checks its own timer's count).
 //
 // The stripe also lists the timers of the stripe (intrusive, linked
-// through the cores: see TimerCore), so that TickDriver::CancelAll() finds
+// through the cores: see TimerCore), so that TimerSystem::CancelAll() finds
 // every pending timer by walking the table one stripe lock at a time. A
 // core is listed for its whole life, from construction to destruction
 // (which take the stripe's lock anyway), not while its schedule is on:
@@ -61,7 +61,7 @@ static_assert(kTimerStripes == 1024, "the table is 1024 stripes");
 TimerStripe* StripeFor(const void* core);
 
 // The stripe at `index` of the table (0 <= index < kTimerStripes), for a
-// walk over every timer (TickDriver::CancelAll).
+// walk over every timer (TimerSystem::CancelAll).
 TimerStripe* TimerStripeAt(size_t index);
 
 }  // namespace timer

@@ -8,7 +8,7 @@
 // zero or less stays an error naming the timer and the value.
 //
 // The modern surface runs on a SimulatedTimerSystem (timer/testing); the
-// Cyber surface, which takes no TickDriver, inside a SimulatedGraph's
+// Cyber surface, which takes no TimerSystem, inside a SimulatedGraph's
 // runtime.
 
 #include <memory>

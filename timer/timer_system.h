@@ -1,368 +1,117 @@
-// Internal to this repository: not part of the API (docs/api.md lists the
-// API headers); its Bazel target is visible only inside this repository.
+// TimerSystem: the timer system users hold — a timing wheel on a clock of
+// their choice, its tick thread (or a thread-free Step()) and where the
+// timers' callbacks run. It owns its core (timer/timer_system_core.h: the
+// wheel, the tick arithmetic) and shuts it down when destroyed. What a
+// program, a test or a runtime makes to have timers on a clock of its
+// choice (a runtime's is Runtime::timers()):
 //
-// TimerSystem: a whole timer system in one type — the timing wheel, all
-// tick arithmetic and the maximum-delay rule, the tick thread (or, for a
-// simulation, a thread-free Step()), the tick thread's wake-up, and the
-// clock reads of timers. Timers hold it by std::shared_ptr; a TickDriver
-// (timer/tick_driver.h) owns one and shuts it down when destroyed.
+//   cyber::SimulatedClock clock(start);
+//   cyber::timer::InlineDispatcher inline_dispatcher;
+//   cyber::timer::TimerSystem timers(&clock, &inline_dispatcher);
+//   cyber::Timer t(options, &timers);   // runs on `clock`
 //
-// Why shared: a timer's core can outlive both its Timer handle and the
-// TickDriver (a run already handed to a dispatcher holds the core). A core
-// that pointed at the driver would then cancel into freed memory. Here every
-// core holds the system alive, so its wheel entry can always be cancelled,
-// whatever order the driver, the timers and their queued runs go away in
-// (ownership, not declaration order). Shutdown() stops and joins the tick
-// thread and closes the system: arms are refused from then on and no timer
-// reads the clock again (TryNow fails), so the clock only has to outlive
-// the Shutdown(), as the tick thread requires anyway.
+// (Its former name, TickDriver, is kept in timer/tick_driver.h.)
 //
-// The tick thread is tickless: it sleeps until the wheel's next event (an
-// expiry or a cascade), blocks indefinitely on an empty wheel, and is woken
-// when an arm makes the next event earlier. It sleeps on absolute deadlines
-// of its Clock (CLOCK_MONOTONIC for SteadyClock), and on each wake advances
-// the wheel to the tick the clock *measures*: a late wake processes every
-// skipped tick in order, none lost. On expiry it takes a reference to the
-// target (under the wheel's lock, where an armed target is alive), releases
-// the lock and calls target->Expire(arm_seq); the expiries of one pass are
-// one dispatcher batch (Dispatcher::BeginBatch). Without a thread
-// (Options::run_thread false) the owner calls Step() instead: with a
-// SimulatedClock the whole system runs deterministically.
+// Why a handle apart from the core: timers (and their calls queued in a
+// dispatcher) hold the TimerSystemCore by shared_ptr and may outlive it;
+// the owner decides when the tick thread stops (Shutdown() or the
+// destructor), after which every arm is refused with FailedPrecondition
+// instead of touching a dead clock or dispatcher.
 //
-// One owner of tick arithmetic: a deadline maps to the first tick at or
-// after it (never early); the maximum delay counts from the clock's present
-// (not from an idle wheel's stale tick). Timers ask here and never reach
-// into the wheel.
-//
-// Announcements. On a clock that is real steady time (Clock::ToSteadyTime)
-// the system tells its dispatcher when work is expected
-// (Dispatcher::ExpectWork): the instant of the wheel's plan, the tick the
-// tick thread will next wake for. The tick thread announces after planning
-// each sleep (AnnouncePlan); an Arm due before the tick thread's sleep ends
-// wakes it (and it announces); any other Arm or Cancel that moves the plan
-// announces on its own thread (later, or earlier but not before that
-// sleep: after cancels moved the plan later): cancelling a timeout never
-// leaves a stale expectation, and never wakes the tick thread, and arming
-// the next one wakes it only if it is due before it wakes anyway (one
-// request timeout armed and cancelled per call costs no wake-up per call).
-// Announcements are
-// serialized and each reads the plan afresh, so the last one made holds the
-// latest plan. Close() announces "nothing expected" and ends them.
-//
-// Early hand-over. If the dispatcher takes work ahead of its time
-// (Dispatcher::HandOverLead, capped at a quarter tick) and the clock is real
-// steady time, the tick thread sleeps until `lead` before the next event,
-// not until the event: the event's expiries are processed then, while the
-// clock is still short of the event, and the pass hands their work over in
-// an early batch whose not-before instant is the event (DispatchBatch): the
-// dispatcher holds it until then. The tick thread's wake-up latency is
-// hidden in the lead; the wake-up of whoever runs the call is the only one
-// left at the event. The wheel then runs ahead of the clock by at most the
-// lead; an Arm() for a tick processed that way whose instant has not come
-// is armed for that tick's instant exactly (ArmExact) instead of being
-// moved to the tick after it, so it is not served a tick late. Never
-// early: a pass's batch is not-before the instant it advanced the wheel
-// to, which is at or after every deadline the pass expires. (A periodic
-// timer whose next arming is processed early while its call still waits
-// counts no missed period for it yet: timer_core.cc, OnExpired.)
-// On a simulated clock none of this happens (a simulation stays as it
-// was, event for event).
-//
-// Threads: every method from any thread, including from Expire(), except
-// Step() (one caller at a time, no tick thread) and Shutdown() (not from
-// the tick thread).
+// Threads: Arm/Cancel/stats from any thread, including from an expiry.
+// Shutdown() stops and joins the tick thread; it must not be called from it.
+// REQUIRES: `clock` and `dispatcher` outlive the system's Shutdown().
 
 #ifndef TIMER_TIMER_SYSTEM_H_
 #define TIMER_TIMER_SYSTEM_H_
 
-#include <atomic>
-#include <cstdint>
+#include <cstddef>
 #include <memory>
-#include <string>
-#include <thread>
-#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "cyber/common/mutex.h"
 #include "cyber/time/clock.h"
-#include "cyber/time/wakeup_event.h"
 #include "timer/dispatcher.h"
+#include "timer/timer_system_core.h"
 #include "timer/timing_wheel.h"
 
 namespace cyber {
 namespace timer {
 
-// Something the tick thread can expire. REQUIRES: owned by std::shared_ptr
-// whenever it is armed. Derive from ExpiryTargetOf<T> below.
-//
-// No virtual functions: 64 bytes instead of 104. The one call goes through
-// a function pointer stored after the entry, and the owner (a shared_ptr
-// made for the derived type) deletes the right type.
-class ExpiryTarget : public WheelEntry,
-                     public std::enable_shared_from_this<ExpiryTarget> {
+class TimerSystem {
  public:
-  using ExpiredFn = void (*)(ExpiryTarget* target, uint32_t arm_seq);
+  using Options = TimerSystemCore::Options;
+  using Stats = TimerSystemCore::Stats;
 
-  // Called on the tick thread, without any lock held, for the arming whose
-  // arm_seq() was `arm_seq` (a target re-armed since may see a stale one):
-  // runs the derived class's OnExpired(arm_seq).
-  void Expire(uint32_t arm_seq) { on_expired_(this, arm_seq); }
-
- protected:
-  explicit ExpiryTarget(ExpiredFn on_expired) : on_expired_(on_expired) {}
-  ~ExpiryTarget() = default;
-
- private:
-  const ExpiredFn on_expired_;
-};
-
-// The base of an expiry target of type T, which has a public
-// `void OnExpired(uint32_t arm_seq)`.
-template <typename T>
-class ExpiryTargetOf : public ExpiryTarget {
- protected:
-  ExpiryTargetOf()
-      : ExpiryTarget([](ExpiryTarget* target, uint32_t arm_seq) {
-          static_cast<T*>(target)->OnExpired(arm_seq);
-        }) {}
-  ~ExpiryTargetOf() = default;
-};
-static_assert(sizeof(ExpiryTarget) == 64,
-              "entry, owner link and one function pointer: one cache line");
-
-class TimerSystem : public std::enable_shared_from_this<TimerSystem> {
- public:
-  struct Options {
-    absl::Duration tick = kTimerResolution;
-    std::string name = "timer-tick";  // thread name (<= 15 chars kept)
-    // false: no tick thread; the owner advances the system with Step()
-    // (SimulatedTimerSystem, SimulatedGraph: no thread at all).
-    bool run_thread = true;
-    // The most user timers whose schedule may be on at once (Netty's
-    // maxPendingTimeouts); 0: no cap. A Start() that would exceed it is
-    // refused with ResourceExhausted. Settable later:
-    // set_max_pending_timers().
-    size_t max_pending_timers = 0;
-  };
-  struct Stats {
-    uint64_t wakeups = 0;  // returns from the tick thread's sleep
-    uint64_t expired = 0;  // targets handed Expire()
-    // Passes that handed work over ahead of its time (early hand-over).
-    uint64_t early_passes = 0;
-  };
-
-  // The wheel's epoch is clock->Now(). `clock` and `dispatcher` must stay
-  // valid until Shutdown() returns. Start() starts the tick thread.
-  TimerSystem(Clock* clock, Dispatcher* dispatcher, Options options);
-  ~TimerSystem();  // REQUIRES: shut down (or never started)
+  // Makes the system (its wheel's epoch is clock->Now()) and starts its
+  // tick thread (unless options.run_thread is false). `dispatcher` is where
+  // timers on this system run their callbacks.
+  TimerSystem(Clock* clock, Dispatcher* dispatcher, Options options)
+      : system_(std::make_shared<TimerSystemCore>(clock, dispatcher, std::move(options))) {
+    system_->Start();
+  }
+  TimerSystem(Clock* clock, Dispatcher* dispatcher)
+      : TimerSystem(clock, dispatcher, Options()) {}
   TimerSystem(const TimerSystem&) = delete;
   TimerSystem& operator=(const TimerSystem&) = delete;
+  ~TimerSystem() { Shutdown(); }
 
-  // Starts the tick thread (Options::run_thread); once, by the owner.
-  void Start();
-  // Stops and joins the tick thread, then closes the system (idempotent).
-  // Armed targets stay armed but will not expire; their owners cancel them.
-  void Shutdown();
-
-  // Arms `target` for the first tick at or after `deadline` (re-arms if
-  // armed), waking the tick thread if that is earlier than its plan.
-  // Errors: FailedPrecondition once closed; OutOfRange beyond max_delay()
-  // from the clock's present (a deadline at most max_delay() after
-  // clock()->Now() is always accepted, also after an idle wheel has not
-  // advanced for a long time).
+  // See TimerSystemCore.
   absl::StatusOr<TimingWheel::ArmResult> Arm(ExpiryTarget* target,
-                                             Instant deadline);
-  // As Arm, but for the instant `deadline` itself (TimingWheel::ArmExact):
-  // the tick thread wakes for it. A deadline already passed expires at the
-  // tick thread's next pass (woken for it).
-  absl::StatusOr<TimingWheel::ArmResult> ArmExact(ExpiryTarget* target,
-                                                  Instant deadline);
-  bool Cancel(ExpiryTarget* target) {
-    bool plan_later = false;
-    const bool was_armed = wheel_.Cancel(target, &plan_later);
-    if (plan_later) AnnouncePlan();
-    return was_armed;
+                                             Instant deadline) {
+    return system_->Arm(target, deadline);
   }
-  // Tells the dispatcher the wheel's plan if it changed since the last
-  // announcement (see the header comment). No-op unless the clock is real
-  // steady time, and once closed.
-  void AnnouncePlan();
+  bool Cancel(ExpiryTarget* target) { return system_->Cancel(target); }
+  Instant Step(Instant now) { return system_->Step(now); }
+  void Shutdown() { system_->Shutdown(); }
+  bool is_shut_down() const { return system_->closed(); }
+  void AwaitIdle() const { system_->AwaitIdle(); }
+  Instant PlannedWake() const { return system_->PlannedWake(); }
+  Stats stats() const { return system_->stats(); }
 
-  // Thread-free driving (Options::run_thread false): expires, in tick order,
-  // everything due at `now` (Expire on the calling thread), and returns the
-  // instant the next event is due (InfiniteFuture if none). The tick thread
-  // runs exactly this, then sleeps until the instant it returned (less the
-  // early hand-over's lead: with one, an event at most the lead after `now`
-  // is processed too, its work handed over early).
-  // REQUIRES: no tick thread; one caller at a time.
-  Instant Step(Instant now);
-
-  // For simulations and tests: blocks until the tick thread has handled
-  // everything due at the clock's current time (including what it handed to
-  // an inline dispatcher) and sleeps until a later instant. With a
-  // SimulatedClock, advancing time only after this makes every expiry happen
-  // at exactly its tick's instant. The tick thread records its sleeps only
-  // once somebody has called this (the first call wakes it once to start),
-  // so a production loop takes no lock of its own. Without a thread:
-  // returns at once.
-  void AwaitIdle() const;
-  // The instant the tick thread sleeps until, or the last Step() returned
-  // (InfiniteFuture if none); with a thread only meaningful after
-  // AwaitIdle().
-  Instant PlannedWake() const;
-  Stats stats() const;
-
-  // The clock's present, or false once closed (the clock may be gone).
-  bool TryNow(Instant* now) const;
-  // The instant of the tick a deadline fires on (never before it).
-  Instant FireInstant(Instant deadline) const {
-    return wheel_.TickToInstant(wheel_.DeadlineToTick(deadline));
-  }
-  // The latest instant the tick thread (or Step) processed: every deadline
-  // at or before it has expired.
-  Instant ProcessedInstant() const { return wheel_.processed(); }
-  Tick TickOf(Instant deadline) const { return wheel_.DeadlineToTick(deadline); }
-  Instant InstantOf(Tick tick) const { return wheel_.TickToInstant(tick); }
-  absl::Duration tick() const { return wheel_.tick(); }
-  absl::Duration max_delay() const { return wheel_.max_delay(); }
-
-  bool closed() const { return closed_.load(std::memory_order_acquire); }
-
-  // --- User timers: their count, its cap, and cancelling them all.
+  // --- Pending user timers (docs/timer.md, "Queries and outcomes").
   //
-  // The timers (timer_core.h) count themselves here where their schedule
-  // turns on and off (ScheduleOn in timer_state.h), with one atomic add:
-  // no lock of the system's. The scheduler's sleeps, which arm wheel
-  // entries too, are not counted (TimingWheel::size() counts those).
-  //
-  // The user timers whose schedule is on (Netty's pendingTimeouts()). A
-  // snapshot: timers on other threads may start or stop meanwhile.
-  size_t pending_timers() const {
-    return pending_.count.load(std::memory_order_relaxed);
-  }
-  // 0: no cap. Lowering it below pending_timers() stops nothing; it
-  // refuses starts until enough timers stopped.
-  size_t max_pending_timers() const {
-    return pending_.cap.load(std::memory_order_relaxed);
-  }
+  // The Timers on this driver whose schedule is on: armed or queued, or a
+  // periodic timer between or during its calls (Netty's pendingTimeouts()).
+  // The scheduler's sleeps, which arm wheel entries too, are not counted
+  // (wheel().size() counts those). A snapshot: other threads may start and
+  // stop timers meanwhile.
+  size_t PendingTimers() const { return system_->pending_timers(); }
+  // At most `cap` pending timers (Netty's maxPendingTimeouts; 0: no cap,
+  // the default; also Options::max_pending_timers): a Schedule()/Start()/
+  // Reset() of a timer that is not pending, which would exceed it, fails
+  // with ResourceExhausted naming the timer, the system and the cap (and
+  // is logged once per 100 refusals). Lowering the cap below the count
+  // stops nothing. Any thread.
   void set_max_pending_timers(size_t cap) {
-    pending_.cap.store(cap, std::memory_order_relaxed);
+    system_->set_max_pending_timers(cap);
   }
-  // Counts one more pending timer unless that would exceed the cap; false
-  // (counting nothing) then, with the count and the cap it met in
-  // `*pending` and `*cap`. Exact: of two callers racing for the last slot,
-  // one gets it (the slot is taken first, and given back on refusal).
-  bool TryAddPendingTimer(size_t* pending, size_t* cap) {
-    *cap = pending_.cap.load(std::memory_order_relaxed);
-    *pending = pending_.count.fetch_add(1, std::memory_order_relaxed);
-    if (*cap == 0 || *pending < *cap) return true;
-    pending_.count.fetch_sub(1, std::memory_order_relaxed);
-    return false;
-  }
-  // One more, whatever the cap (a schedule that keeps its slot).
-  void AddPendingTimer() {
-    pending_.count.fetch_add(1, std::memory_order_relaxed);
-  }
-  void RemovePendingTimer() {
-    pending_.count.fetch_sub(1, std::memory_order_relaxed);
-  }
-  // How the timer layer cancels every pending timer of a system: the
-  // system knows its timers only by their count, the timer layer (which
-  // sits above it) knows where they are. Installed by each timer that
-  // binds to the system (the same function every time); until one has,
-  // there is nothing to cancel.
-  using PendingTimerCanceller = size_t (*)(TimerSystem* system);
-  void InstallPendingTimerCanceller(PendingTimerCanceller canceller) {
-    canceller_.store(canceller, std::memory_order_release);
-  }
-  // Cancels every pending user timer of this system as Timer::Cancel()
-  // does; returns how many calls that prevented. See TickDriver::CancelAll.
-  size_t CancelAllTimers() {
-    const PendingTimerCanceller canceller =
-        canceller_.load(std::memory_order_acquire);
-    return canceller != nullptr ? canceller(this) : 0;
-  }
+  size_t max_pending_timers() const { return system_->max_pending_timers(); }
+  // Cancels every pending Timer of this driver, each as Timer::Cancel()
+  // (its on_cancel runs, on this thread; a running periodic call is
+  // waited for, as by Stop()), and returns how many calls that prevented
+  // (folly's HHWheelTimer::cancelAll(), Netty's stop() returning the
+  // unprocessed timeouts). The timers are not destroyed and may be started
+  // again. Timers started while it runs (from other threads or from
+  // callbacks) may or may not be cancelled: it walks the timers stripe by
+  // stripe, one lock at a time, never holding a lock while it cancels.
+  // It visits every live Timer of the process (pending or not, on any
+  // system; one cache line read each, each stripe's lock held while its
+  // own are visited): meant for shutdown and resets, not a hot path.
+  // Like Stop(), not from a callback whose timer another callback is
+  // stopping, nor holding a lock a callback needs.
+  size_t CancelAll() { return system_->CancelAllTimers(); }
 
-  const std::string& name() const { return options_.name; }
-  Clock* clock() const { return clock_; }
-  // Whether clock() is real steady time (Clock::ToSteadyTime), as decided
-  // at construction: readable without touching the clock.
-  bool clock_is_steady() const { return announces_; }
-  // How long before an event the tick thread processes it (early hand-over;
-  // zero: at the event).
-  absl::Duration hand_over_lead() const { return lead_; }
-  Dispatcher* dispatcher() const { return dispatcher_; }
-  TimingWheel& wheel() { return wheel_; }
-  const TimingWheel& wheel() const { return wheel_; }
-  // Wakes of the tick thread requested so far (arms that beat its plan,
-  // AwaitIdle's extra pass, Shutdown), for AwaitIdle. The count and the
-  // pending flag change in one critical section of the event: a plan made
-  // after reading N requests, with no notification pending when it is
-  // recorded, covers every one of those N.
-  uint64_t wake_requests() const { return wakeup_.notifications(); }
-  // One more pass of the tick thread, counted.
-  void RequestWake() const { wakeup_.Notify(); }
+  Clock* clock() const { return system_->clock(); }
+  Dispatcher* dispatcher() const { return system_->dispatcher(); }
+  const TimingWheel& wheel() const { return system_->wheel(); }
+  absl::Duration tick() const { return system_->tick(); }
+  absl::Duration max_delay() const { return system_->max_delay(); }
+  // What timers on this driver hold (see the header comment).
+  const std::shared_ptr<TimerSystemCore>& system() const { return system_; }
 
  private:
-  struct Due {
-    std::shared_ptr<ExpiryTarget> target;
-    uint32_t arm_seq;
-  };
-  // Refuses arms from now on and waits for clock reads in progress.
-  void Close();
-  void Loop();
-  Instant StepWith(Instant now, std::vector<Due>* due);
-  absl::StatusOr<TimingWheel::ArmResult> ArmWith(ExpiryTarget* target,
-                                                 Instant deadline, bool exact);
-
-  const Options options_;
-  Clock* const clock_;
-  Dispatcher* const dispatcher_;
-  TimingWheel wheel_;
-  // Mutable: a synchronization object, notified from const AwaitIdle().
-  mutable WakeupEvent wakeup_;
-  std::atomic<bool> closed_{false};
-  mutable std::atomic<int> clock_readers_{0};
-  // Whether the clock is real steady time: announcements are made.
-  const bool announces_;
-  // The clock is the process's SteadyClock, which is never destroyed:
-  // TryNow() needs no reader count (two atomic read-modify-writes on a line
-  // every Start() and every call would share).
-  const bool clock_immortal_;
-  // The early hand-over's lead (zero: none; see the header comment).
-  const absl::Duration lead_;
-  // Serializes announcements with each other and with Close().
-  Mutex announce_mu_;
-  // The plan last announced (InfiniteFuture: nothing expected).
-  Instant announced_ ABSL_GUARDED_BY(announce_mu_) = Instant::InfiniteFuture();
-
-  // The pending user timers and their cap, on a line of their own: every
-  // arm and cancel of a timer writes the count.
-  struct alignas(64) PendingTimers {
-    std::atomic<size_t> count{0};
-    std::atomic<size_t> cap{0};
-  };
-  PendingTimers pending_;
-  std::atomic<PendingTimerCanceller> canceller_{nullptr};
-
-  // The tick thread's side.
-  std::atomic<bool> stopping_{false};
-  std::atomic<uint64_t> wakeups_{0};
-  std::atomic<uint64_t> expired_{0};
-  std::atomic<uint64_t> early_passes_{0};
-  Mutex shutdown_mu_;  // serializes Shutdown()
-  // Set by the first AwaitIdle(): the loop then records its sleeps.
-  mutable std::atomic<bool> track_idle_{false};
-  std::vector<Due> step_due_;  // Step()'s, reused
-  // Whether the tick thread is in its sleep, and until when (see AwaitIdle).
-  mutable Mutex idle_mu_;
-  mutable CondVar idle_changed_;
-  bool sleeping_ ABSL_GUARDED_BY(idle_mu_) = false;
-  Instant sleeping_until_ ABSL_GUARDED_BY(idle_mu_);
-  // How many wake requests the current plan includes.
-  uint64_t planned_requests_ ABSL_GUARDED_BY(idle_mu_) = 0;
-  std::thread thread_;
+  const std::shared_ptr<TimerSystemCore> system_;
 };
 
 }  // namespace timer

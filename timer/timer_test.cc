@@ -720,7 +720,7 @@ class RefusingDispatcher : public Dispatcher {
 TEST(TimerTest, DispatchRefusalIsCountedAndThePeriodicTimerStillReArms) {
   SimulatedClock clock(Instant() + absl::Hours(1));
   RefusingDispatcher dispatcher;
-  TickDriver driver(&clock, &dispatcher);
+  TimerSystem driver(&clock, &dispatcher);
   std::vector<TimerEvent> events;
   Timer t(EventTimer("refused", absl::Milliseconds(10),
                      [&](const TimerEvent& e) { events.push_back(e); }),
@@ -750,7 +750,7 @@ TEST(TimerTest, DispatchRefusalIsCountedAndThePeriodicTimerStillReArms) {
 TEST(TimerTest, RefusedOneshotRetriesUntilAccepted) {
   SimulatedClock clock(Instant() + absl::Hours(1));
   RefusingDispatcher dispatcher;
-  TickDriver driver(&clock, &dispatcher);
+  TimerSystem driver(&clock, &dispatcher);
   int fired = 0;
   Timer t(Oneshot("retry", absl::Milliseconds(10), [&] { ++fired; }), &driver);
   ASSERT_TRUE(t.Schedule().ok());

@@ -31,10 +31,10 @@ bazel test //gps:gps_watchdog_test || status=$?
 # be reachable from another workspace.
 mkdir -p "$ws/probe"
 cat > "$ws/probe/BUILD" <<'PROBE'
-cc_library(name = "internal_probe", deps = ["@cyber_timer//timer:timer_system"])
+cc_library(name = "internal_probe", deps = ["@cyber_timer//timer:timer_system_core"])
 PROBE
 if bazel build //probe:internal_probe > "$ws/probe.log" 2>&1; then
-  echo "external workspace: an internal target (//timer:timer_system) is visible"
+  echo "external workspace: an internal target (//timer:timer_system_core) is visible"
   status=1
 elif ! grep -q "is not visible" "$ws/probe.log"; then
   cat "$ws/probe.log"

@@ -4,7 +4,7 @@ namespace cyber {
 
 namespace {
 std::atomic<ProcessRuntimeMaker> g_maker{nullptr};
-std::atomic<const timer::TimerSystem*> g_process_timers{nullptr};
+std::atomic<const timer::TimerSystemCore*> g_process_timers{nullptr};
 }  // namespace
 
 using runtime_internal::t_scope;
@@ -44,7 +44,7 @@ RuntimeRef CurrentRuntime() {
 
 RuntimeRef ProcessRuntimeScope() { return RuntimeRef(nullptr, MakeProcessScope()); }
 
-const timer::TimerSystem* CurrentTimerSystemHint() {
+const timer::TimerSystemCore* CurrentTimerSystemHint() {
   if (const RuntimeScope* installed = CurrentRuntimeScope()) {
     return installed->timers.load(std::memory_order_acquire);
   }
@@ -55,7 +55,7 @@ void SetProcessRuntimeMaker(ProcessRuntimeMaker maker) {
   g_maker.store(maker, std::memory_order_release);
 }
 
-void PublishProcessTimerSystem(const timer::TimerSystem* timers) {
+void PublishProcessTimerSystem(const timer::TimerSystemCore* timers) {
   g_process_timers.store(timers, std::memory_order_release);
 }
 

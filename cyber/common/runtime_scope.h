@@ -58,7 +58,7 @@ namespace cyber {
 class Clock;
 class ChannelBus;
 namespace timer {
-class TimerSystem;
+class TimerSystemCore;
 }  // namespace timer
 namespace scheduler {
 class Scheduler;
@@ -74,7 +74,7 @@ struct RuntimeScope {
   // Owned by the runtime; valid while the runtime lives. Null: the runtime
   // has no such part (yet).
   std::atomic<Clock*> clock{nullptr};
-  std::atomic<timer::TimerSystem*> timers{nullptr};
+  std::atomic<timer::TimerSystemCore*> timers{nullptr};
   std::atomic<scheduler::Scheduler*> scheduler{nullptr};
   std::atomic<ChannelBus*> bus{nullptr};
 };
@@ -174,7 +174,7 @@ RuntimeRef ProcessRuntimeScope();
 // holds a part and only asks "is mine still the current one?" (a Timer
 // restarting on the system it ran on). Never dereference it: it may be
 // freed at any moment.
-const timer::TimerSystem* CurrentTimerSystemHint();
+const timer::TimerSystemCore* CurrentTimerSystemHint();
 
 // For //cyber/runtime:process only. The maker returns the process runtime
 // (making it on first use), held: its scope, kept alive by the shared_ptr.
@@ -184,7 +184,7 @@ void SetProcessRuntimeMaker(ProcessRuntimeMaker maker);
 // The process runtime's timer system now (null: none, or shut down), for
 // CurrentTimerSystemHint(). Called by the process runtime when it makes,
 // shuts down or replaces its runtime.
-void PublishProcessTimerSystem(const timer::TimerSystem* timers);
+void PublishProcessTimerSystem(const timer::TimerSystemCore* timers);
 
 }  // namespace cyber
 

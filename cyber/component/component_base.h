@@ -30,7 +30,7 @@
 #include "google/protobuf/message.h"
 #include "scheduler/scheduler.h"
 #include "timer/dispatcher.h"  // ExecutionCancelled, which RunProc passes on
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 
 namespace cyber {
 

@@ -25,7 +25,7 @@
 #include "gtest/gtest.h"
 #include "scheduler/config/scheduler_config.h"
 #include "scheduler/scheduler.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 
 DEFINE_int32(launcher_test_rate, 1, "set by the flag file tests");
 
@@ -256,7 +256,7 @@ class LauncherRunTest : public ::testing::Test {
   SimulatedClock clock_{Instant() + absl::Hours(1)};
   Runtime runtime_;
   scheduler::Scheduler& sched_ = *runtime_.scheduler();
-  timer::TickDriver& driver_ = *runtime_.timers();
+  timer::TimerSystem& driver_ = *runtime_.timers();
   ChannelBus& bus_ = *runtime_.bus();
   ComponentContext context_;
 };

@@ -28,7 +28,7 @@
 namespace cyber {
 namespace {
 
-// A plain oneshot timer (no TickDriver: the process timer system).
+// A plain oneshot timer (no TimerSystem: the process timer system).
 timer::TimerOptions Oneshot(const char* name, std::function<void()> callback) {
   timer::TimerOptions t;
   t.name = name;

@@ -25,8 +25,8 @@ scheduler::Scheduler::Options SchedulerOptions(Runtime::Options& o) {
   return s;
 }
 
-timer::TickDriver::Options TimerOptions(const Runtime::Options& o) {
-  timer::TickDriver::Options d;
+timer::TimerSystem::Options TimerOptions(const Runtime::Options& o) {
+  timer::TimerSystem::Options d;
   d.name = o.tick_thread_name.empty() ? o.name + "-tick" : o.tick_thread_name;
   d.tick = o.tick;
   d.run_thread = o.run_threads;
@@ -43,7 +43,7 @@ Runtime::Runtime(Options options)
       remote_(std::move(options.remote)),
       scheduler_(SchedulerOptions(options)),
       timers_(clock_, &scheduler_, TimerOptions(options)) {
-  scheduler_.SetTimerDriver(&timers_);
+  scheduler_.SetTimerSystem(&timers_);
   scheduler_.scope()->bus.store(bus_.get(), std::memory_order_release);
   if (remote_ != nullptr) bus_->SetRemote(remote_);
 }

@@ -47,7 +47,7 @@
 #include "cyber/transport/remote_transport.h"
 #include "scheduler/config/scheduler_config.h"
 #include "scheduler/scheduler.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 #include "timer/timing_wheel.h"
 
 namespace cyber {
@@ -71,7 +71,7 @@ class Runtime {
     std::string tick_thread_name;
     size_t stack_size = scheduler::kDefaultStackSize;
     // The most timers pending at once on its timer system; 0: no cap
-    // (timer::TickDriver::Options::max_pending_timers).
+    // (timer::TimerSystem::Options::max_pending_timers).
     size_t max_pending_timers = 0;
     // See scheduler::Scheduler::Options::anticipate_timer_work.
     bool anticipate_timer_work = true;
@@ -92,7 +92,7 @@ class Runtime {
 
   const std::string& name() const { return name_; }
   Clock* clock() const { return clock_; }
-  timer::TickDriver* timers() { return &timers_; }
+  timer::TimerSystem* timers() { return &timers_; }
   scheduler::Scheduler* scheduler() { return &scheduler_; }
   ChannelBus* bus() { return bus_.get(); }
   // The transport to other processes; null when channels stay in-process.
@@ -107,7 +107,7 @@ class Runtime {
   const std::unique_ptr<ChannelBus> bus_;
   const std::shared_ptr<RemoteTransport> remote_;
   scheduler::Scheduler scheduler_;
-  timer::TickDriver timers_;  // dispatches into scheduler_
+  timer::TimerSystem timers_;  // dispatches into scheduler_
 };
 
 }  // namespace cyber

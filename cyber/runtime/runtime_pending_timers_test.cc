@@ -1,6 +1,6 @@
 // A runtime's timer system counts the user's pending timers and nothing
 // else: a routine's SleepFor arms a wheel entry on the same system, but it
-// is not a pending timer (timer/tick_driver.h, PendingTimers()). The cap
+// is not a pending timer (timer/timer_system.h, PendingTimers()). The cap
 // comes from Runtime::Options. Simulated clock, no threads: deterministic.
 
 #include <memory>
@@ -24,7 +24,7 @@ TEST(RuntimePendingTimersTest, RoutineSleepsAreNotPendingTimers) {
   o.run_threads = false;
   o.max_pending_timers = 1;
   Runtime runtime(o);
-  timer::TickDriver* const timers = runtime.timers();
+  timer::TimerSystem* const timers = runtime.timers();
   EXPECT_EQ(timers->max_pending_timers(), 1u);
 
   bool woke = false;

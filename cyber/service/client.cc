@@ -11,7 +11,7 @@
 #include "cyber/time/current_clock.h"
 #include "cyber/time/sleep_on_clock.h"
 #include "cyber/time/steady_clock.h"
-#include "timer/timer_system.h"
+#include "timer/timer_system_core.h"
 
 namespace cyber {
 namespace transport_internal {
@@ -41,7 +41,7 @@ uint64_t RandomClientId() {
 // others find `decided`. The entry is armed at most once, under `mu`
 // while undecided; Finish takes `wheel` under `mu` and cancels it. So an
 // armed entry is always an undecided call, which the client's pending_
-// holds: the record outlives its arming, as TimerSystem requires.
+// holds: the record outlives its arming, as TimerSystemCore requires.
 class PendingCall final : public ReplyTo,
                           public timer::ExpiryTargetOf<PendingCall> {
  public:
@@ -104,7 +104,7 @@ class PendingCall final : public ReplyTo,
   CondVar cv;
   // The timer system the timeout is armed on (null: not armed), held so
   // that the entry can always be cancelled, and the arming's sequence.
-  std::shared_ptr<timer::TimerSystem> wheel ABSL_GUARDED_BY(mu);
+  std::shared_ptr<timer::TimerSystemCore> wheel ABSL_GUARDED_BY(mu);
   uint32_t armed_seq ABSL_GUARDED_BY(mu) = 0;
   ClientCore::Deliver deliver ABSL_GUARDED_BY(mu);
 };
@@ -143,7 +143,7 @@ ClientCore::~ClientCore() {
     left.swap(pending_);
   }
   for (const auto& entry : left) {
-    std::shared_ptr<timer::TimerSystem> wheel;
+    std::shared_ptr<timer::TimerSystemCore> wheel;
     {
       MutexLock lock(&entry.second->mu);
       wheel = std::move(entry.second->wheel);
@@ -303,22 +303,22 @@ std::shared_ptr<PendingCall> ClientCore::Start(std::shared_ptr<const void> reque
   return call;
 }
 
-std::shared_ptr<timer::TimerSystem> ClientCore::TimeoutWheel() const {
+std::shared_ptr<timer::TimerSystemCore> ClientCore::TimeoutWheel() const {
   // The wheel the node's routines sleep on (CRoutine::SleepFor): its
   // runtime's, on its clock (simulated time for a simulated graph).
-  if (timer::TimerSystem* const wheel = scheduler_->timer_driver()) {
+  if (timer::TimerSystemCore* const wheel = scheduler_->timer_system()) {
     return wheel->shared_from_this();
   }
   // A scheduler without one: what a Timer started in its scope binds to
   // (the rule of cyber/common/runtime_scope.h: the process's timer system).
   ScopedRuntime enter(scheduler_->scope());
-  timer::TimerSystem* const system = CurrentRuntime().part(&RuntimeScope::timers);
+  timer::TimerSystemCore* const system = CurrentRuntime().part(&RuntimeScope::timers);
   return system != nullptr ? system->shared_from_this() : nullptr;
 }
 
 absl::Status ClientCore::ArmTimeout(const std::shared_ptr<PendingCall>& call,
                                     absl::Duration timeout) {
-  std::shared_ptr<timer::TimerSystem> wheel = TimeoutWheel();
+  std::shared_ptr<timer::TimerSystemCore> wheel = TimeoutWheel();
   Instant now;
   if (wheel == nullptr || !wheel->TryNow(&now)) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -379,7 +379,7 @@ void ClientCore::TimeOut(const std::shared_ptr<PendingCall>& call) {
 
 void ClientCore::Finish(const std::shared_ptr<PendingCall>& call, Source source,
                         ServiceOutcome outcome) {
-  std::shared_ptr<timer::TimerSystem> wheel;
+  std::shared_ptr<timer::TimerSystemCore> wheel;
   Deliver deliver;
   bool dispatch = false;
   {

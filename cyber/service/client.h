@@ -114,7 +114,7 @@
 #include "cyber/transport/service_registry.h"
 #include "scheduler/croutine.h"
 #include "scheduler/scheduler.h"
-#include "timer/timer_system.h"
+#include "timer/timer_system_core.h"
 
 namespace cyber {
 
@@ -208,7 +208,7 @@ class ClientCore final : public std::enable_shared_from_this<ClientCore> {
                           absl::Duration timeout);
   // The timer system timeouts arm on: the one the node's routines sleep
   // on; null once the process's is shut down (a scheduler without one).
-  std::shared_ptr<timer::TimerSystem> TimeoutWheel() const;
+  std::shared_ptr<timer::TimerSystemCore> TimeoutWheel() const;
   // Decides `call` DEADLINE_EXCEEDED (if it is not decided yet).
   void TimeOut(const std::shared_ptr<PendingCall>& call);
   // Waits until `call` is decided. False: the calling routine was

@@ -16,7 +16,7 @@
 #include "cyber/mainboard/stuck_report.h"
 #include "cyber/time/current_clock.h"
 #include "scheduler/config/scheduler_config.h"
-#include "timer/timer_system.h"
+#include "timer/timer_system_core.h"
 #include "timer/timer_stop_registry.h"
 
 namespace cyber {
@@ -237,12 +237,12 @@ bool SimulatedGraph::RunTo(Instant end, const std::function<bool()>& done) {
 // helper calls StopAndWait() while the driving thread runs routines.
 class SimulatedGraph::Actions final : public timer::ExpiryTargetOf<Actions> {
  public:
-  Actions(timer::TickDriver* driver, scheduler::Scheduler* scheduler)
+  Actions(timer::TimerSystem* driver, scheduler::Scheduler* scheduler)
       : driver_(driver), scheduler_(scheduler) {}
 
   // Runs `action` on the first tick at or after `at`. `name` names it in
   // logs. REQUIRES: at >= the present, at most the wheel's maximum delay
-  // after it (At() checks). Errors: as TickDriver::Arm, FailedPrecondition
+  // after it (At() checks). Errors: as TimerSystem::Arm, FailedPrecondition
   // after StopAndWait().
   absl::Status Add(Instant at, std::string name, std::function<void()> action) {
     std::vector<Pending> due;
@@ -329,7 +329,7 @@ class SimulatedGraph::Actions final : public timer::ExpiryTargetOf<Actions> {
 
   // Moves the actions whose tick is at or before `now` to `due`, in order.
   void TakeDue(Instant now, std::vector<Pending>* due) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    const timer::TimerSystem& front = *driver_->system();
+    const timer::TimerSystemCore& front = *driver_->system();
     auto it = pending_.begin();
     for (; it != pending_.end() && front.FireInstant(it->first.at) <= now; ++it) {
       due->push_back(std::move(it->second));
@@ -364,7 +364,7 @@ class SimulatedGraph::Actions final : public timer::ExpiryTargetOf<Actions> {
     due->clear();
   }
 
-  timer::TickDriver* const driver_;
+  timer::TimerSystem* const driver_;
   scheduler::Scheduler* const scheduler_;
   Mutex mu_;
   CondVar all_done_;

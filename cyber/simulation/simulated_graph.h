@@ -5,7 +5,7 @@
 // scenario takes 60 s and its interleavings differ from run to run; Cyber RT
 // switches timers off in simulation and ROS 2's use_sim_time still runs at
 // wall speed. Here a graph gets its own runtime (cyber/runtime/runtime.h) —
-// a SimulatedClock, a thread-free TickDriver on it, a Scheduler with no
+// a SimulatedClock, a thread-free TimerSystem on it, a Scheduler with no
 // processor threads and a ChannelBus — and everything inside it follows that
 // runtime (cyber/common/runtime_scope.h): TimerComponent intervals, Timers
 // the components make with the plain constructors, Nodes they make,
@@ -114,7 +114,7 @@
 #include "cyber/transport/channel_bus.h"
 #include "cyber/node/node.h"
 #include "scheduler/scheduler.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 #include "timer/timer.h"
 
 namespace cyber {
@@ -252,7 +252,7 @@ class SimulatedGraph final : private ProcObserver {
   }
 
   SimulatedClock& clock() { return clock_; }
-  timer::TickDriver& driver() { return driver_; }
+  timer::TimerSystem& driver() { return driver_; }
   // The graph's runtime: enter it (ScopedRuntime s(graph.runtime().scope()))
   // to run test code as graph code.
   Runtime& runtime() { return runtime_; }
@@ -286,7 +286,7 @@ class SimulatedGraph final : private ProcObserver {
   // threads; the three references name its parts.
   Runtime runtime_;
   scheduler::Scheduler& scheduler_;
-  timer::TickDriver& driver_;
+  timer::TimerSystem& driver_;
   ChannelBus& bus_;
   Launcher launcher_;
   std::shared_ptr<Node> tap_node_;

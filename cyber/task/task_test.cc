@@ -20,7 +20,7 @@
 #include "scheduler/config/scheduler_config.h"
 #include "scheduler/croutine.h"
 #include "scheduler/scheduler.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 
 namespace cyber {
 namespace {
@@ -47,8 +47,8 @@ TEST(TaskOnThreadTest, SleepForAndUSleepWaitAtLeastTheSpan) {
 TEST(TaskInRoutineTest, SleepForParksOnTheSchedulersSimulatedClock) {
   SimulatedClock clock(Instant() + absl::Hours(2));
   Scheduler sched(OneProcessor());
-  timer::TickDriver driver(&clock, &sched);
-  sched.SetTimerDriver(&driver);
+  timer::TimerSystem driver(&clock, &sched);
+  sched.SetTimerSystem(&driver);
   const Instant start = clock.Now();
   std::atomic<int> others{0};
   auto sleeper = sched.Async([&] {
@@ -105,8 +105,8 @@ TEST(TaskInRoutineTest, YieldLetsAnotherRoutineOfTheProcessorRun) {
 // Rate parks instead of blocking its thread.
 TEST(TaskInRoutineTest, ARateLoopInARoutineParksBetweenCycles) {
   Scheduler sched(OneProcessor());
-  timer::TickDriver driver(SteadyClock::Get(), &sched);
-  sched.SetTimerDriver(&driver);
+  timer::TimerSystem driver(SteadyClock::Get(), &sched);
+  sched.SetTimerSystem(&driver);
   std::atomic<bool> done{false};
   std::atomic<int> other_turns{0};
   auto loop = sched.Async([&] {

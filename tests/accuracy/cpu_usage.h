@@ -12,7 +12,7 @@
 // How: a CpuSample is taken at each end of a scenario and CpuBetween()
 // charges the difference. Threads are found by the names they gave
 // themselves (/proc/self/task/*/comm, read by tests/scale/proc_stats.h): the
-// tick thread by its TickDriver's name, the processors by the prefix
+// tick thread by its TimerSystem's name, the processors by the prefix
 // "<group name>-" of each of the scheduler's processor groups (ProcessorGroup
 // names them after its group, not after the scheduler: "default-0",
 // "default-1", ... under DefaultSchedulerConfig).

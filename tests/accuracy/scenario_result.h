@@ -1,7 +1,7 @@
 // ScenarioResult: everything one accuracy scenario measured, in a form the
 // console table, the raw-data files and the report are all written from.
 //
-// A scenario runs timers on one TickDriver (over SteadyClock) and, at the
+// A scenario runs timers on one TimerSystem (over SteadyClock) and, at the
 // same time, a FloorSleeper to the same kind of deadlines; it samples the
 // tick thread's wake-ups per second throughout, and the CPU time the tick
 // thread, the processors, the floor thread and the process spent from its
@@ -25,7 +25,7 @@
 #include "tests/accuracy/fire_record.h"
 #include "tests/accuracy/machine_info.h"
 #include "tests/accuracy/wakeup_sampler.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 #include "timer/timer_options.h"
 
 namespace cyber {
@@ -37,7 +37,7 @@ namespace accuracy {
 // the scenario reports).
 struct ScenarioContext {
   SteadyClock* clock = nullptr;
-  timer::TickDriver* driver = nullptr;
+  timer::TimerSystem* driver = nullptr;
   absl::Duration wakeup_interval = absl::Seconds(1);
   CpuThreadNames cpu_threads;
 };

@@ -10,7 +10,7 @@
 // (raw_data_writer.h) from which tools/accuracy_report.py draws the report.
 //
 // Scenarios, one after another (never two at once, so they do not compete
-// for the cores), all on one TickDriver over SteadyClock whose callbacks run
+// for the cores), all on one TimerSystem over SteadyClock whose callbacks run
 // on the scheduler's coroutine pool (as after cyber::Init; --dispatcher=
 // executor uses the fallback CallbackExecutor instead):
 //
@@ -110,7 +110,7 @@
 #include "tests/accuracy/run_info.h"
 #include "tests/accuracy/scenario_result.h"
 #include "timer/callback_executor.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 #include "timer/timing_wheel.h"
 
 DEFINE_string(duration, "30s",
@@ -272,7 +272,7 @@ bool ReadSettings(Settings* s) {
 
 // Runs the selected scenarios on `driver`, in the order of the header.
 std::vector<ScenarioResult> RunScenarios(const Settings& s,
-                                         timer::TickDriver* driver,
+                                         timer::TimerSystem* driver,
                                          const CpuThreadNames& cpu_threads) {
   ScenarioContext context;
   context.clock = SteadyClock::Get();
@@ -427,17 +427,17 @@ int Main(int argc, char** argv) {
   std::vector<ScenarioResult> results;
   std::string hand_over;  // the scheduler's early hand-over, in one line
   {
-    timer::TickDriver::Options driver_options;
+    timer::TimerSystem::Options driver_options;
     run.cpu_threads.tick = driver_options.name;  // "timer-tick"
-    timer::TickDriver driver(clock, dispatcher, std::move(driver_options));
+    timer::TimerSystem driver(clock, dispatcher, std::move(driver_options));
     // As cyber::Init wires the process's scheduler: its routines sleep on
     // this wheel, and this wheel hands its events' calls over to it a
     // little early (Scheduler::Options::anticipate_timer_work).
-    if (sched) sched->SetTimerDriver(&driver);
+    if (sched) sched->SetTimerSystem(&driver);
     results = RunScenarios(settings, &driver, run.cpu_threads);
     if (sched) {
       const scheduler::Scheduler::Stats s = sched->stats();
-      const timer::TickDriver::Stats t = driver.stats();
+      const timer::TimerSystem::Stats t = driver.stats();
       hand_over = absl::StrFormat(
           "early hand-over, whole run: %u calls handed over ahead of their "
           "instant (%.1f us ahead on average) in %u of %u tick-thread "

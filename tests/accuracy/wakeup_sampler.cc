@@ -8,7 +8,7 @@ namespace cyber {
 namespace accuracy {
 
 WakeupSampler::WakeupSampler(SteadyClock* clock,
-                             const timer::TickDriver* driver,
+                             const timer::TimerSystem* driver,
                              absl::Duration interval)
     : clock_(clock), driver_(driver), interval_(interval) {
   ACHECK(interval_ > absl::ZeroDuration());

@@ -1,5 +1,5 @@
-// WakeupSampler: how often a TickDriver's thread wakes, per second of a
-// scenario, read from TickDriver::stats().wakeups (the number of returns
+// WakeupSampler: how often a TimerSystem's thread wakes, per second of a
+// scenario, read from TimerSystem::stats().wakeups (the number of returns
 // from the tick thread's sleep).
 //
 // Why a thread of its own: the oneshot scenario's thread is busy launching
@@ -23,7 +23,7 @@
 #include "cyber/common/mutex.h"
 #include "cyber/time/instant.h"
 #include "cyber/time/steady_clock.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 
 namespace cyber {
 namespace accuracy {
@@ -37,7 +37,7 @@ struct WakeupSample {
 
 class WakeupSampler {
  public:
-  WakeupSampler(SteadyClock* clock, const timer::TickDriver* driver,
+  WakeupSampler(SteadyClock* clock, const timer::TimerSystem* driver,
                 absl::Duration interval);
   ~WakeupSampler();  // stops a running sampler
   WakeupSampler(const WakeupSampler&) = delete;
@@ -56,7 +56,7 @@ class WakeupSampler {
   void SampleLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   SteadyClock* const clock_;
-  const timer::TickDriver* const driver_;
+  const timer::TimerSystem* const driver_;
   const absl::Duration interval_;
   std::thread thread_;
 

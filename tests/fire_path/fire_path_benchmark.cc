@@ -11,11 +11,11 @@
 //     fired before must not reach operator new on its way to the callback),
 // at every scale a process may reach. Both are measured here, on the
 // production path, through public APIs only (Timer, TimerOptions,
-// TickDriver, Scheduler, SimulatedClock), so the figures stay comparable
+// TimerSystem, Scheduler, SimulatedClock), so the figures stay comparable
 // while the fire path (TimerCore, scheduler dispatch) is rewritten.
 //
 // Setup, per N in {1e3, 1e5, 1e6} (`timers:N` in the row name):
-//   * a TickDriver without a thread (Options::run_thread false) on a
+//   * a TimerSystem without a thread (Options::run_thread false) on a
 //     SimulatedClock: this benchmark's thread plays the tick thread by
 //     calling driver.Step(now), the function the tick thread runs;
 //   * dispatching into a real Scheduler with 2 processor threads (the
@@ -60,7 +60,7 @@
 //                       of the tick rate: per expiry, not per second);
 //   cpu_ns_per_expiry   the same with the tick thread's CPU time
 //                       (CLOCK_THREAD_CPUTIME_ID);
-//   expiries_per_step   expiries / Steps (TickDriver::Stats::expired); 1000
+//   expiries_per_step   expiries / Steps (TimerSystem::Stats::expired); 1000
 //                       by construction;
 //   allocs_per_expiry   calls of the global operator new, on every thread
 //                       (cyber/testing/allocation_counter.h), from just
@@ -100,7 +100,7 @@
 #include "cyber/time/simulated_clock.h"
 #include "scheduler/config/scheduler_config.h"
 #include "scheduler/scheduler.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 #include "timer/timer.h"
 #include "timer/timer_options.h"
 
@@ -108,7 +108,7 @@ namespace cyber {
 namespace {
 
 using scheduler::Scheduler;
-using timer::TickDriver;
+using timer::TimerSystem;
 using timer::Timer;
 using timer::TimerOptions;
 using WallClock = std::chrono::steady_clock;
@@ -130,8 +130,8 @@ Scheduler::Options SchedulerOptions() {
   return options;
 }
 
-TickDriver::Options DriverOptions() {
-  TickDriver::Options options;
+TimerSystem::Options DriverOptions() {
+  TimerSystem::Options options;
   options.name = "fire-path-tick";
   options.run_thread = false;  // this thread steps the driver
   return options;
@@ -224,12 +224,12 @@ class FirePathRig {
   }
 
   SimulatedClock& clock() { return clock_; }
-  TickDriver& driver() { return driver_; }
+  TimerSystem& driver() { return driver_; }
 
  private:
   Scheduler sched_;
   SimulatedClock clock_;
-  TickDriver driver_;
+  TimerSystem driver_;
   const int64_t period_ticks_;
   std::atomic<int64_t> fired_{0};
   std::vector<std::unique_ptr<Timer>> timers_;

@@ -66,7 +66,7 @@
 #include "scheduler/scheduler.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/quiet_logging.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 
 namespace cyber {
 namespace fuzz {

@@ -10,7 +10,7 @@
 //
 // Each input sets up a Scheduler (1-3 processors, optionally a second
 // "io" group with task names and priorities mapped to it, max_routines from
-// 3 to 65536) whose SleepFor runs on a TickDriver over a SimulatedClock, then
+// 3 to 65536) whose SleepFor runs on a TimerSystem over a SimulatedClock, then
 // runs a program of:
 //   Dispatch / Async / CreateTask (valid and invalid names, priorities and
 //   processor indices) of routines that return at once, yield, sleep on the
@@ -65,7 +65,7 @@
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/fuzz_input.h"
 #include "tests/fuzz/quiet_logging.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 #include "timer/timer.h"
 
 namespace cyber {
@@ -173,7 +173,7 @@ class SchedulerFuzz {
   int processors_ = 1;
   size_t max_routines_ = 0;
   std::unique_ptr<Scheduler> sched_;
-  std::unique_ptr<timer::TickDriver> driver_;
+  std::unique_ptr<timer::TimerSystem> driver_;
   bool shut_down_ = false;
 
   std::vector<std::shared_ptr<Record>> records_;
@@ -210,10 +210,10 @@ SchedulerFuzz::SchedulerFuzz(FuzzInput& in) : clock_(Instant() + absl::Hours(1))
     o.config.task_groups = {{"c", "io"}, {"d", "io"}};
   }
   sched_ = std::make_unique<Scheduler>(std::move(o));
-  timer::TickDriver::Options d;
+  timer::TimerSystem::Options d;
   d.name = "fuzz-tick";
-  driver_ = std::make_unique<timer::TickDriver>(&clock_, sched_.get(), d);
-  sched_->SetTimerDriver(driver_.get());
+  driver_ = std::make_unique<timer::TimerSystem>(&clock_, sched_.get(), d);
+  sched_->SetTimerSystem(driver_.get());
 }
 
 SchedulerFuzz::~SchedulerFuzz() {

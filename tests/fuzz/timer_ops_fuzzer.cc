@@ -10,7 +10,7 @@
 // covers the orders nobody wrote down, deterministically (simulated clock,
 // inline dispatch), so every finding replays exactly.
 //
-// The system is a TickDriver (a 2 ms tick, or for some inputs another: 1 ms,
+// The system is a TimerSystem (a 2 ms tick, or for some inputs another: 1 ms,
 // 3 ms, 1.5 ms, 10 us) on a SimulatedClock with an inline dispatcher that can
 // be switched to refuse everything (as a full scheduler would), advanced
 // event by event like timer/testing/simulated_timer_system.h. Four
@@ -78,7 +78,7 @@
 #include "tests/fuzz/quiet_logging.h"
 #include "tests/reference/timer_model.h"
 #include "timer/dispatcher.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 #include "timer/timer.h"
 
 namespace cyber {
@@ -228,8 +228,8 @@ class TimerFuzz {
   void Run(FuzzInput& in);
 
  private:
-  static timer::TickDriver::Options DriverOptions(absl::Duration tick) {
-    timer::TickDriver::Options o;
+  static timer::TimerSystem::Options DriverOptions(absl::Duration tick) {
+    timer::TimerSystem::Options o;
     o.tick = tick;
     o.name = "fuzz-tick";
     return o;
@@ -270,7 +270,7 @@ class TimerFuzz {
   const absl::Duration tick_;  // the wheel's tick
   SimulatedClock clock_;
   SwitchableDispatcher dispatcher_;
-  timer::TickDriver driver_;
+  timer::TimerSystem driver_;
   const TickGrid grid_;
   Helper helper_;
   Slot slots_[kSlots];

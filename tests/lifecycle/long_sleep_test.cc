@@ -6,7 +6,7 @@
 // exactly that instant, never before) or until RemoveTask / the scheduler's
 // Shutdown() cancels it; a cancelled Async never delivers a value.
 //
-// Simulated clock (a TickDriver on a SimulatedClock as the scheduler's
+// Simulated clock (a TimerSystem on a SimulatedClock as the scheduler's
 // timer driver), so 100 days pass in a moment, and a scheduler with ONE
 // processor: a probe routine dispatched after the sleeper can only finish
 // once the sleeper has switched out (parked or ended), which makes "is it
@@ -22,7 +22,7 @@
 #include "gtest/gtest.h"
 #include "scheduler/croutine.h"
 #include "scheduler/scheduler.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 
 namespace cyber {
 namespace scheduler {
@@ -44,7 +44,7 @@ Scheduler::Options OneProcessor() {
 struct SimScheduler {
   SimScheduler() : clock(Instant() + absl::Hours(1)), sched(OneProcessor()),
                    driver(&clock, &sched) {
-    sched.SetTimerDriver(&driver);
+    sched.SetTimerSystem(&driver);
   }
   ~SimScheduler() { sched.Shutdown(); }  // before the driver goes away
 
@@ -60,7 +60,7 @@ struct SimScheduler {
 
   SimulatedClock clock;
   Scheduler sched;
-  timer::TickDriver driver;
+  timer::TimerSystem driver;
 };
 
 // Describes a future that should still be pending.

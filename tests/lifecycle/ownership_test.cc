@@ -1,7 +1,7 @@
 // Contract pinned (the design contract, "Lifetimes and process wiring"): whatever a
 // queued or running callback points to stays alive until it is done
 // (ownership, not declaration order). With explicitly constructed
-// collaborators (dispatcher, TickDriver, Timers) a run already handed to the
+// collaborators (dispatcher, TimerSystem, Timers) a run already handed to the
 // dispatcher must never call its callback once its Timer is gone, and
 // destroying things in any legal order is safe:
 //   * natural order: timers, then driver, then dispatcher;
@@ -34,7 +34,7 @@
 #include "gtest/gtest.h"
 #include "scheduler/scheduler.h"
 #include "timer/callback_executor.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 #include "timer/timer.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -156,7 +156,7 @@ TimerOptions Counting(const char* name, std::atomic<int>* calls) {
 
 // Lets the first period expire, so each started timer hands one run to the
 // dispatcher, whose only thread is held by the gate: the runs stay queued.
-void QueueRuns(SimulatedClock* clock, TickDriver* driver, uint64_t timers) {
+void QueueRuns(SimulatedClock* clock, TimerSystem* driver, uint64_t timers) {
   clock->Advance(kPeriod);
   driver->AwaitIdle();
   ASSERT_EQ(driver->stats().expired, timers);
@@ -168,7 +168,7 @@ TEST(Ownership, QueuedRunsOutliveTimersAndDriverDestroyedBeforeTheScheduler) {
   Gate gate;
   SimulatedClock clock(kStart);
   Doomed<Scheduler> sched;
-  Doomed<TickDriver> driver;
+  Doomed<TimerSystem> driver;
   Doomed<Timer> imu, lidar;
   sched.Make(OneProcessor());
   OpenOnExit opener{&gate};
@@ -196,7 +196,7 @@ TEST(Ownership, QueuedRunsOutliveTimersAndDriverDestroyedBeforeTheExecutor) {
   Gate gate;
   SimulatedClock clock(kStart);
   Doomed<CallbackExecutor> executor;
-  Doomed<TickDriver> driver;
+  Doomed<TimerSystem> driver;
   Doomed<Timer> imu;
   executor.Make(OneThread());
   OpenOnExit opener{&gate};
@@ -222,7 +222,7 @@ TEST(Ownership, TimerDeclaredBeforeItsDriverOutlivesItSafely) {
   SimulatedClock clock(kStart);
   Doomed<Scheduler> sched;
   Doomed<Timer> timer;  // declared before the driver: destroyed after it
-  Doomed<TickDriver> driver;
+  Doomed<TimerSystem> driver;
   sched.Make(OneProcessor());
   OpenOnExit opener{&gate};
   driver.Make(&clock, sched.get());
@@ -251,7 +251,7 @@ TEST(Ownership, TimerDeclaredFirstOutlivesDriverDispatcherAndClockSafely) {
   Gate gate;
   Doomed<SimulatedClock> clock;
   Doomed<Scheduler> sched;
-  Doomed<TickDriver> driver;
+  Doomed<TimerSystem> driver;
   clock.Make(kStart);
   sched.Make(OneProcessor());
   OpenOnExit opener{&gate};

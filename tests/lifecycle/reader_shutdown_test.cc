@@ -25,7 +25,7 @@
 #include "gtest/gtest.h"
 #include "scheduler/croutine.h"
 #include "scheduler/scheduler.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 
 namespace cyber {
 namespace {
@@ -75,7 +75,7 @@ class SleepingReader {
         sched_(OneProcessor()),
         driver_(&clock_, &sched_),
         node_("lidar_driver", &sched_, &bus_) {
-    sched_.SetTimerDriver(&driver_);
+    sched_.SetTimerSystem(&driver_);
   }
   ~SleepingReader() {
     node_.Shutdown();
@@ -114,7 +114,7 @@ class SleepingReader {
  private:
   SimulatedClock clock_;
   Scheduler sched_;
-  timer::TickDriver driver_;
+  timer::TimerSystem driver_;
   ChannelBus bus_;
   Node node_;
   std::shared_ptr<Reader<Scan>> reader_;

@@ -27,7 +27,7 @@
 #include "cyber/time/steady_clock.h"
 #include "gtest/gtest.h"
 #include "timer/callback_executor.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 #include "timer/timer.h"
 
 namespace cyber {
@@ -108,7 +108,7 @@ TimerOptions Reconfiguring(Probe* p, int n) {
 
 TEST(SelfRearm, ReconfigureFromOwnCallbackNeverOverlapsAndStopIsFinal) {
   CallbackExecutor executor(TwoThreads());
-  TickDriver driver(SteadyClock::Get(), &executor);
+  TimerSystem driver(SteadyClock::Get(), &executor);
   std::vector<std::unique_ptr<Probe>> probes;
   std::vector<std::unique_ptr<Timer>> timers;  // kept until the end
   for (int i = 0; i < kIterations; ++i) {
@@ -159,7 +159,7 @@ TimerOptions Watchdog(Probe* p, bool use_start) {
 
 TEST(SelfRearm, RestartFromOwnCallbackStopsForGood) {
   CallbackExecutor executor(TwoThreads());
-  TickDriver driver(SteadyClock::Get(), &executor);
+  TimerSystem driver(SteadyClock::Get(), &executor);
   std::vector<std::unique_ptr<Probe>> probes;
   std::vector<std::unique_ptr<Timer>> timers;
   for (int i = 0; i < kIterations; ++i) {

@@ -89,7 +89,7 @@ TEST(ServiceTimeoutShutdown, ArmedTimeoutsOutliveTheirRuntimeUntilTheClientShuts
   EXPECT_EQ(s.cancelled, 2u);
   EXPECT_EQ(s.failed, 1u);
   EXPECT_EQ(s.pending, 0u);
-  // The runtime (its TickDriver) goes before the client handle: nothing
+  // The runtime (its TimerSystem) goes before the client handle: nothing
   // of the client points into it any more.
   planner.reset();
   client_rt.reset();

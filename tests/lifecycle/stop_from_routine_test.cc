@@ -30,7 +30,7 @@
 #include "gtest/gtest.h"
 #include "scheduler/croutine.h"
 #include "scheduler/scheduler.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 #include "timer/timer.h"
 
 namespace cyber {
@@ -39,7 +39,7 @@ namespace {
 using scheduler::CRoutine;
 using scheduler::Scheduler;
 using test::Eventually;
-using timer::TickDriver;
+using timer::TimerSystem;
 
 constexpr uint64_t kMaxSwitches = 10000;
 constexpr std::chrono::seconds kStopBound{10};
@@ -64,8 +64,8 @@ bool WaitFor(const std::atomic<bool>& flag, std::chrono::seconds limit) {
 void StopFromRoutineWhileCallbackSleeps(int stopper_priority) {
   SimulatedClock clock(Instant() + absl::Hours(1));
   Scheduler sched(OneProcessor());
-  TickDriver driver(&clock, &sched);
-  sched.SetTimerDriver(&driver);
+  TimerSystem driver(&clock, &sched);
+  sched.SetTimerSystem(&driver);
 
   std::atomic<int> entered{0};
   std::atomic<int> finished{0};

@@ -26,7 +26,7 @@
 #include "gtest/gtest.h"
 #include "scheduler/croutine.h"
 #include "scheduler/scheduler.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 #include "timer/timer.h"
 
 namespace cyber {
@@ -34,7 +34,7 @@ namespace {
 
 using scheduler::CRoutine;
 using scheduler::Scheduler;
-using timer::TickDriver;
+using timer::TimerSystem;
 
 constexpr absl::Duration kPeriod = absl::Milliseconds(10);
 constexpr int kPeriods = 50;  // 500 ms
@@ -71,14 +71,14 @@ class Starved {
   explicit Starved(Scheduler::Options options)
       : clock_(Instant() + absl::Hours(1)), sched_(std::move(options)),
         driver_(&clock_, &sched_) {
-    sched_.SetTimerDriver(&driver_);
+    sched_.SetTimerSystem(&driver_);
     EXPECT_TRUE(sched_.CreateTask("spinner", [] {
                         while (true) CRoutine::Yield();
                       }, kSpinnerPriority).ok());
   }
   ~Starved() { sched_.Shutdown(); }  // cancels the spinner at its Yield
 
-  TickDriver* driver() { return &driver_; }
+  TimerSystem* driver() { return &driver_; }
   Instant Now() const { return clock_.Now(); }
   void AdvanceTo(Instant t) {
     clock_.AdvanceTo(t);
@@ -89,7 +89,7 @@ class Starved {
  private:
   SimulatedClock clock_;
   Scheduler sched_;
-  TickDriver driver_;
+  TimerSystem driver_;
 };
 
 TimerOptions Counting(const std::string& name, std::atomic<int>* calls,

@@ -44,7 +44,7 @@
 //                    them back and queue them together at its end. Without
 //                    batching in the Scheduler it measures the same as
 //                    `scheduler`.
-//   timer_callbacks  10,000 oneshot cyber::Timer objects on a TickDriver
+//   timer_callbacks  10,000 oneshot cyber::Timer objects on a TimerSystem
 //                    without a tick thread (Options::run_thread false) on a
 //                    SimulatedClock, dispatching into the same kind of
 //                    Scheduler. Per batch, untimed: every timer Schedule()d
@@ -119,7 +119,7 @@
 #include "scheduler/scheduler.h"
 #include "tests/peers/benchmark_io.h"
 #include "timer/dispatcher.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 #include "timer/timer.h"
 #include "timer/timer_options.h"
 
@@ -251,10 +251,10 @@ void BM_TimerCallbacks(benchmark::State& state) {
   RunCounter counter;
   scheduler::Scheduler sched(SchedulerOptions());
   SimulatedClock clock(Instant() + absl::Hours(1));
-  timer::TickDriver::Options driver_options;
+  timer::TimerSystem::Options driver_options;
   driver_options.name = "peer-tick";
   driver_options.run_thread = false;
-  timer::TickDriver driver(&clock, &sched, driver_options);
+  timer::TimerSystem driver(&clock, &sched, driver_options);
   std::vector<std::unique_ptr<Timer>> timers;
   timers.reserve(kBatch);
   for (int i = 0; i < kBatch; ++i) {
@@ -502,7 +502,7 @@ std::string Table(const CollectingReporter& results) {
       "ns/task = 1e9 / tasks/s; vs asio::post = tasks/s / asio::post's "
       "tasks/s in the same run (higher is faster); spread = (max - min) / "
       "median of tasks/s over the runs. The timer row includes "
-      "the wheel's expiry of 10,000 oneshots (TickDriver::Step) and the "
+      "the wheel's expiry of 10,000 oneshots (TimerSystem::Step) and the "
       "timers' own bookkeeping. Boost.Fiber's shared_work threads poll "
       "instead of sleeping when idle.\n",
       runs);

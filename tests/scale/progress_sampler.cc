@@ -29,7 +29,7 @@ void ProgressSampler::Range::Add(int64_t v) {
 
 ProgressSampler::ProgressSampler(Clock* clock, TimeoutLoad* timeouts,
                                  const PeriodicLoad* periodics,
-                                 const timer::TickDriver* driver,
+                                 const timer::TimerSystem* driver,
                                  const ThreadRoles* roles,
                                  absl::Duration progress)
     : clock_(clock),

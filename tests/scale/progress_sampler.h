@@ -27,7 +27,7 @@
 #include "tests/scale/periodic_load.h"
 #include "tests/scale/thread_roles.h"
 #include "tests/scale/timeout_load.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 
 namespace cyber {
 namespace scale {
@@ -45,7 +45,7 @@ class ProgressSampler {
   // `progress` zero: no status lines. Everything must outlive the sampler.
   ProgressSampler(Clock* clock, TimeoutLoad* timeouts,
                   const PeriodicLoad* periodics,
-                  const timer::TickDriver* driver, const ThreadRoles* roles,
+                  const timer::TimerSystem* driver, const ThreadRoles* roles,
                   absl::Duration progress);
   ~ProgressSampler() { Stop(); }
   ProgressSampler(const ProgressSampler&) = delete;
@@ -69,7 +69,7 @@ class ProgressSampler {
   Clock* const clock_;
   TimeoutLoad* const timeouts_;
   const PeriodicLoad* const periodics_;
-  const timer::TickDriver* const driver_;
+  const timer::TimerSystem* const driver_;
   const ThreadRoles* const roles_;
   const absl::Duration progress_;
   Instant begin_;

@@ -3,7 +3,7 @@
 // measuring threads separately.
 //
 // Why by name and by birth: the tick thread names itself "timer-tick"
-// (timer/timer_system.cc) and is found by that name; the scheduler's
+// (timer/timer_system_core.cc) and is found by that name; the scheduler's
 // processors are the other threads cyber::Init() starts (their names come
 // from the scheduler conf, so they are recognised as "born during Init"
 // instead); this tool's own threads carry the names below.

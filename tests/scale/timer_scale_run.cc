@@ -102,7 +102,7 @@
 #include "tests/scale/wakeup_floor.h"
 #include "tests/scale/wheel_lock_probe.h"
 #include "cyber/runtime/process_runtime.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 #include "timer/timer.h"
 
 DEFINE_string(duration, "60s",
@@ -290,7 +290,7 @@ int main(int argc, char** argv) {
   const std::set<int> before_init = ThreadRoles::CurrentTids();
   if (!cyber::Init(argv[0])) return 2;
   SteadyClock* const clock = SteadyClock::Get();
-  cyber::timer::TickDriver* const driver = cyber::ProcessRuntime()->timers();
+  cyber::timer::TimerSystem* const driver = cyber::ProcessRuntime()->timers();
   // The longest hold of the wheel lock is reported: time the holds.
   driver->system()->wheel().TimeHolds(true);
   cyber::scheduler::Scheduler* const scheduler =
@@ -365,7 +365,7 @@ int main(int argc, char** argv) {
   const std::vector<ThreadCpu> threads_begin = cyber::scale::SampleThreads();
   const absl::Duration process_cpu_begin = cyber::scale::ProcessCpuTime();
   const TimeoutCounters timeouts_begin = timeouts->counters();
-  const cyber::timer::TickDriver::Stats tick_begin = driver->stats();
+  const cyber::timer::TimerSystem::Stats tick_begin = driver->stats();
   const cyber::scheduler::Scheduler::Stats sched_begin = scheduler->stats();
   const Instant window_begin = clock->Now();
   window.Open(window_begin);
@@ -382,7 +382,7 @@ int main(int argc, char** argv) {
   const std::vector<ThreadCpu> threads_end = cyber::scale::SampleThreads();
   const absl::Duration process_cpu_end = cyber::scale::ProcessCpuTime();
   const TimeoutCounters timeouts_end = timeouts->counters();
-  const cyber::timer::TickDriver::Stats tick_end = driver->stats();
+  const cyber::timer::TimerSystem::Stats tick_end = driver->stats();
   const cyber::scheduler::Scheduler::Stats sched_end = scheduler->stats();
   sampler.SetMeasuring(false);
   sampler.SetPhase("stopping");

@@ -701,7 +701,7 @@ int RunSoak(const SoakConfig& config, const char* argv0) {
     std::printf("soak: FAIL (cyber::Init failed)\n");
     return 1;
   }
-  timer::TickDriver* driver = ProcessRuntime()->timers();
+  timer::TimerSystem* driver = ProcessRuntime()->timers();
   Clock* clock = driver->clock();
   SoakContext::Bounds bounds;
   bounds.lost_after = config.lost_after;

@@ -2,7 +2,7 @@
 // dispatcher) on a SimulatedClock, advanced event by event.
 //
 // Why: timer tests must be exact and must not sleep. Here there is no tick
-// thread at all: RunUntil() steps the driver (TickDriver::Step, the very
+// thread at all: RunUntil() steps the driver (TimerSystem::Step, the very
 // code the tick thread runs) on the calling thread, callbacks run inline
 // (InlineDispatcher), and time jumps from one planned event to the next, so
 // a callback due at T observes Now() == T's tick instant exactly. A callback may
@@ -27,7 +27,7 @@
 
 #include "cyber/time/simulated_clock.h"
 #include "timer/dispatcher.h"
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 
 namespace cyber {
 namespace timer {
@@ -39,7 +39,7 @@ class SimulatedTimerSystem {
       : clock_(start), driver_(&clock_, &dispatcher_, Options(tick)) {}
 
   SimulatedClock& clock() { return clock_; }
-  TickDriver& driver() { return driver_; }
+  TimerSystem& driver() { return driver_; }
   Instant Now() const { return clock_.Now(); }
 
   // Runs every expiry due up to and including `t`, in order, then sets the
@@ -56,8 +56,8 @@ class SimulatedTimerSystem {
   void RunFor(absl::Duration d) { RunUntil(clock_.Now() + d); }
 
  private:
-  static TickDriver::Options Options(absl::Duration tick) {
-    TickDriver::Options o;
+  static TimerSystem::Options Options(absl::Duration tick) {
+    TimerSystem::Options o;
     o.tick = tick;
     o.name = "sim-tick";
     o.run_thread = false;
@@ -66,7 +66,7 @@ class SimulatedTimerSystem {
 
   SimulatedClock clock_;
   InlineDispatcher dispatcher_;
-  TickDriver driver_;
+  TimerSystem driver_;
 };
 
 }  // namespace timer

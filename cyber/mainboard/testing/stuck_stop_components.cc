@@ -15,7 +15,7 @@ bool StuckStop::Init() {
   o.name = name() + "_worker";
   o.period = absl::Milliseconds(10);
   o.callback = [this] { Work(); };
-  // No TickDriver: the graph's timer system (Init() runs with it ambient).
+  // No TimerSystem: the graph's timer system (Init() runs with it ambient).
   worker_ = std::make_unique<Timer>(std::move(o));
   return worker_->Schedule().ok();
 }

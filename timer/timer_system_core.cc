@@ -1,4 +1,4 @@
-#include "timer/timer_system.h"
+#include "timer/timer_system_core.h"
 
 #include <pthread.h>
 
@@ -32,7 +32,7 @@ absl::Duration HandOverLeadFor(const Dispatcher* dispatcher, bool steady,
 
 }  // namespace
 
-TimerSystem::TimerSystem(Clock* clock, Dispatcher* dispatcher, Options options)
+TimerSystemCore::TimerSystemCore(Clock* clock, Dispatcher* dispatcher, Options options)
     : options_(std::move(options)),
       clock_(clock),
       dispatcher_(dispatcher),
@@ -45,12 +45,12 @@ TimerSystem::TimerSystem(Clock* clock, Dispatcher* dispatcher, Options options)
                                 << "\": dispatcher is null";
 }
 
-TimerSystem::~TimerSystem() {
+TimerSystemCore::~TimerSystemCore() {
   ACHECK(!thread_.joinable()) << "timer system \"" << options_.name
                               << "\": destroyed with its tick thread running";
 }
 
-void TimerSystem::Start() {
+void TimerSystemCore::Start() {
   if (!options_.run_thread || thread_.joinable() || closed()) return;
   thread_ = std::thread([this] {
     pthread_setname_np(pthread_self(), options_.name.substr(0, 15).c_str());
@@ -58,7 +58,7 @@ void TimerSystem::Start() {
   });
 }
 
-void TimerSystem::Shutdown() {
+void TimerSystemCore::Shutdown() {
   MutexLock lock(&shutdown_mu_);
   if (closed()) return;
   stopping_.store(true);
@@ -69,7 +69,7 @@ void TimerSystem::Shutdown() {
   idle_changed_.SignalAll();
 }
 
-void TimerSystem::AwaitIdle() const {
+void TimerSystemCore::AwaitIdle() const {
   if (!options_.run_thread) return;  // nothing runs behind the caller's back
   if (!track_idle_.exchange(true)) {
     // One pass more, which records its sleep. Counted: a plan recorded
@@ -89,12 +89,12 @@ void TimerSystem::AwaitIdle() const {
   }
 }
 
-Instant TimerSystem::PlannedWake() const {
+Instant TimerSystemCore::PlannedWake() const {
   MutexLock lock(&idle_mu_);
   return sleeping_until_;
 }
 
-TimerSystem::Stats TimerSystem::stats() const {
+TimerSystemCore::Stats TimerSystemCore::stats() const {
   Stats s;
   s.wakeups = wakeups_.load(std::memory_order_relaxed);
   s.expired = expired_.load(std::memory_order_relaxed);
@@ -102,7 +102,7 @@ TimerSystem::Stats TimerSystem::stats() const {
   return s;
 }
 
-Instant TimerSystem::Step(Instant now) {
+Instant TimerSystemCore::Step(Instant now) {
   ACHECK(!options_.run_thread) << "timer system \"" << options_.name
                                << "\": Step() on a system with a tick thread";
   const Instant wake = StepWith(now, &step_due_);
@@ -111,7 +111,7 @@ Instant TimerSystem::Step(Instant now) {
   return wake;
 }
 
-Instant TimerSystem::StepWith(Instant now, std::vector<Due>* due) {
+Instant TimerSystemCore::StepWith(Instant now, std::vector<Due>* due) {
   // Advance by measured time: every tick whose instant has passed; with an
   // early hand-over, also the next event if it is at most the lead away
   // (one event per pass: each pass's work has one not-before instant).
@@ -185,7 +185,7 @@ Instant TimerSystem::StepWith(Instant now, std::vector<Due>* due) {
   return next;
 }
 
-void TimerSystem::Loop() {
+void TimerSystemCore::Loop() {
   std::vector<Due> due;  // reused: no allocation once it has grown
   while (!stopping_.load()) {
     // Only for AwaitIdle(), once somebody uses it (tests, simulations); the
@@ -221,17 +221,17 @@ void TimerSystem::Loop() {
   }
 }
 
-absl::StatusOr<TimingWheel::ArmResult> TimerSystem::Arm(ExpiryTarget* target,
+absl::StatusOr<TimingWheel::ArmResult> TimerSystemCore::Arm(ExpiryTarget* target,
                                                           Instant deadline) {
   return ArmWith(target, deadline, /*exact=*/false);
 }
 
-absl::StatusOr<TimingWheel::ArmResult> TimerSystem::ArmExact(
+absl::StatusOr<TimingWheel::ArmResult> TimerSystemCore::ArmExact(
     ExpiryTarget* target, Instant deadline) {
   return ArmWith(target, deadline, /*exact=*/true);
 }
 
-absl::StatusOr<TimingWheel::ArmResult> TimerSystem::ArmWith(
+absl::StatusOr<TimingWheel::ArmResult> TimerSystemCore::ArmWith(
     ExpiryTarget* target, Instant deadline, bool exact) {
   if (closed()) {
     return absl::FailedPreconditionError(
@@ -283,7 +283,7 @@ absl::StatusOr<TimingWheel::ArmResult> TimerSystem::ArmWith(
   return result;
 }
 
-void TimerSystem::AnnouncePlan() {
+void TimerSystemCore::AnnouncePlan() {
   if (!announces_) return;
   MutexLock lock(&announce_mu_);
   if (closed()) return;  // the dispatcher and clock may be gone
@@ -296,7 +296,7 @@ void TimerSystem::AnnouncePlan() {
                               : clock_->ToSteadyTime(plan));
 }
 
-bool TimerSystem::TryNow(Instant* now) const {
+bool TimerSystemCore::TryNow(Instant* now) const {
   if (clock_immortal_) {
     // A read that races with Close() reads a clock that still exists.
     if (closed_.load(std::memory_order_acquire)) return false;
@@ -316,7 +316,7 @@ bool TimerSystem::TryNow(Instant* now) const {
 }
 
 
-void TimerSystem::Close() {
+void TimerSystemCore::Close() {
   closed_.store(true, std::memory_order_seq_cst);
   // Clock reads take nanoseconds (a simulated clock's, a lock): wait them out.
   while (clock_readers_.load(std::memory_order_seq_cst) != 0) {

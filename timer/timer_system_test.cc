@@ -1,4 +1,4 @@
-#include "timer/tick_driver.h"
+#include "timer/timer_system.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -47,7 +47,7 @@ class RecordingTarget final : public ExpiryTargetOf<RecordingTarget> {
 template <typename C, typename D>
 class RecordingDriverTest : public ::testing::Test {
  protected:
-  explicit RecordingDriverTest(TickDriver::Options options = {})
+  explicit RecordingDriverTest(TimerSystem::Options options = {})
       : driver_(&clock_, &dispatcher_, std::move(options)) {}
   std::shared_ptr<RecordingTarget> Target(int id) {
     auto t = std::make_shared<RecordingTarget>(id, &clock_, &log_);
@@ -60,7 +60,7 @@ class RecordingDriverTest : public ::testing::Test {
 
   C clock_{Instant() + absl::Hours(5)};
   D dispatcher_;
-  TickDriver driver_;
+  TimerSystem driver_;
   Log log_;
   std::vector<std::shared_ptr<RecordingTarget>> targets_;
 };
@@ -177,7 +177,7 @@ TEST(TickDriverRealClockTest, ExpiresOnTheSteadyClockNeverEarly) {
   // a loaded machine); the wait limit merely bounds a failing run.
   SteadyClock* clock = SteadyClock::Get();
   InlineDispatcher dispatcher;
-  TickDriver driver(clock, &dispatcher);
+  TimerSystem driver(clock, &dispatcher);
   Log log;
   auto target = std::make_shared<RecordingTarget>(1, clock, &log);
   const Instant deadline = clock->Now() + 15 * kMs;
@@ -195,7 +195,7 @@ TEST(TickDriverRealClockTest, IdleDriverDoesNotWakeUp) {
   // With nothing armed the tick thread waits without a deadline, so no amount
   // of real time (or machine load) can produce a wake-up.
   InlineDispatcher dispatcher;
-  TickDriver driver(SteadyClock::Get(), &dispatcher);
+  TimerSystem driver(SteadyClock::Get(), &dispatcher);
   driver.AwaitIdle();  // (its first call wakes the thread once, by design)
   const uint64_t before = driver.stats().wakeups;
   EXPECT_LE(before, 1u);
@@ -207,9 +207,9 @@ TEST(TickDriverStepTest, ThreadFreeDriverExpiresOnStepAndPlansTheNextEvent) {
   // Options::run_thread false: the same loop body, driven by the caller.
   SimulatedClock clock(Instant() + absl::Hours(1));
   InlineDispatcher dispatcher;
-  TickDriver::Options options;
+  TimerSystem::Options options;
   options.run_thread = false;
-  TickDriver driver(&clock, &dispatcher, options);
+  TimerSystem driver(&clock, &dispatcher, options);
   Log log;
   auto target = std::make_shared<RecordingTarget>(1, &clock, &log);
   const Instant start = clock.Now();
@@ -250,8 +250,8 @@ class RecordingDispatcher final : public Dispatcher {
   std::vector<Expectation> announced_;
 };
 
-TickDriver::Options WithoutThread() {
-  TickDriver::Options options;
+TimerSystem::Options WithoutThread() {
+  TimerSystem::Options options;
   options.run_thread = false;
   return options;
 }
@@ -347,7 +347,7 @@ TEST(TickDriverAnnouncementThreadTest, TheTickThreadAnnouncesAndShutdownEnds) {
   SteadyTimeSimulatedClock clock(Instant() + absl::Hours(5));
   const Instant start = clock.Now();
   RecordingDispatcher dispatcher;
-  TickDriver driver(&clock, &dispatcher);
+  TimerSystem driver(&clock, &dispatcher);
   Log log;
   auto late = std::make_shared<RecordingTarget>(1, &clock, &log);
   auto early = std::make_shared<RecordingTarget>(2, &clock, &log);
@@ -373,7 +373,7 @@ TEST(TickDriverAnnouncementThreadTest, ASimulatedClockDriverAnnouncesNothing) {
   SimulatedClock clock(Instant() + absl::Hours(5));
   const Instant start = clock.Now();
   RecordingDispatcher dispatcher;
-  TickDriver driver(&clock, &dispatcher);
+  TimerSystem driver(&clock, &dispatcher);
   Log log;
   auto a = std::make_shared<RecordingTarget>(1, &clock, &log);
   auto b = std::make_shared<RecordingTarget>(2, &clock, &log);
@@ -443,7 +443,7 @@ class EarlyHandOverTest : public ::testing::Test {
 
   SteadyTimeSimulatedClock clock_{Instant() + absl::Hours(5)};
   EarlyDispatcher dispatcher_;
-  TickDriver driver_;
+  TimerSystem driver_;
   const Instant start_ = clock_.Now();
   std::vector<HandOver> log_;
   std::vector<std::shared_ptr<HandOverTarget>> targets_;
@@ -524,7 +524,7 @@ TEST(EarlyHandOverSimulatedTest, ASimulatedClockNeverHandsOverEarly) {
   SimulatedClock clock(Instant() + absl::Hours(5));
   const Instant start = clock.Now();
   EarlyDispatcher dispatcher;
-  TickDriver driver(&clock, &dispatcher, WithoutThread());
+  TimerSystem driver(&clock, &dispatcher, WithoutThread());
   EXPECT_EQ(driver.system()->hand_over_lead(), absl::ZeroDuration());
   std::vector<HandOver> log;
   auto target = std::make_shared<HandOverTarget>(1, &log);
@@ -539,7 +539,7 @@ TEST(EarlyHandOverSimulatedTest, ASimulatedClockNeverHandsOverEarly) {
 TEST(EarlyHandOverSimulatedTest, ADispatcherWithoutALeadIsHandedWorkWhenDue) {
   SteadyTimeSimulatedClock clock(Instant() + absl::Hours(5));
   RecordingDispatcher dispatcher;  // HandOverLead() 0, the default
-  TickDriver driver(&clock, &dispatcher, WithoutThread());
+  TimerSystem driver(&clock, &dispatcher, WithoutThread());
   EXPECT_EQ(driver.system()->hand_over_lead(), absl::ZeroDuration());
 }
 
