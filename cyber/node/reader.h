@@ -8,7 +8,8 @@
 // when it is full the OLDEST pending message is dropped and counted. A write
 // only pushes into the queues; the callback runs later on the scheduler.
 //
-// Delivery:
+// Delivery (a SerialDelivery, serial_delivery.h, holds the queue and runs
+// the drains):
 //  * Deliver() (called by Writer::Write) pushes the message and, if no drain
 //    routine of this reader is in flight, Dispatch()es one. The drain pops
 //    messages and calls the callback for each until the queue is empty. So
@@ -61,21 +62,19 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
-#include <exception>
 #include <functional>
 #include <memory>
 #include <string>
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
-#include "boost/context/fiber.hpp"  // forced_unwind, which must pass through
-#include "cyber/common/log.h"
+#include "absl/strings/str_cat.h"
 #include "cyber/common/mutex.h"
 #include "cyber/time/wait_list.h"
 #include "cyber/transport/channel_bus.h"
 #include "cyber/transport/node_endpoint.h"
 #include "scheduler/croutine.h"
+#include "cyber/transport/serial_delivery.h"
 #include "scheduler/scheduler.h"
 #include "timer/dispatcher.h"  // timer::Route
 
@@ -107,12 +106,18 @@ class Reader final : public transport_internal::NodeEndpoint,
 
   const std::string& channel_name() const { return channel_->name(); }
   const std::string& node_name() const { return node_; }
-  size_t pending_queue_size() const { return capacity_; }
+  size_t pending_queue_size() const { return delivery_.options().capacity; }
 
   ReaderStats stats() const {
-    MutexLock lock(&mu_);
-    ReaderStats s = stats_;
-    s.pending = pending_.size();
+    const transport_internal::SerialDeliveryStats d = delivery_.stats();
+    ReaderStats s;
+    s.received = d.added;
+    s.delivered = d.delivered;
+    s.dropped_overflow = d.dropped_overflow;
+    s.dropped_shutdown = d.dropped_stopped;
+    s.dispatch_refusals = d.dispatch_refusals;
+    s.callback_exceptions = d.handler_exceptions;
+    s.pending = d.pending;
     return s;
   }
 
@@ -124,23 +129,14 @@ class Reader final : public transport_internal::NodeEndpoint,
 
   // Called by Writer<M>::Write for every reader of the channel. Never blocks
   // on the callback.
-  void Deliver(const std::shared_ptr<const M>& message);
+  void Deliver(const std::shared_ptr<const M>& message) {
+    delivery_.Add(message, this->shared_from_this());
+  }
 
  private:
   friend class Node;
 
-  // Keeps the reader alive while a drain routine is queued or running, and
-  // notices a drain the scheduler destroys without running it.
-  struct DrainTask {
-    DrainTask(std::shared_ptr<Reader> r, uint64_t g)
-        : reader(std::move(r)), generation(g) {}
-    ~DrainTask() {
-      if (!started) reader->ReleaseDrain(generation);
-    }
-    std::shared_ptr<Reader> reader;
-    const uint64_t generation;
-    bool started = false;
-  };
+  using Delivery = transport_internal::SerialDelivery<std::shared_ptr<const M>>;
 
   Reader(std::string node,
          std::shared_ptr<transport_internal::Channel<M>> channel,
@@ -149,45 +145,39 @@ class Reader final : public transport_internal::NodeEndpoint,
       : node_(std::move(node)),
         channel_(std::move(channel)),
         scheduler_owner_(std::move(scheduler)),
-        scheduler_(scheduler_owner_.get()),
-        route_(route),
         callback_(std::move(callback)),
-        capacity_(capacity) {}
+        delivery_(DeliveryOptions(node_, channel_->name(), scheduler_owner_.get(),
+                                  route, capacity),
+                  [this](std::shared_ptr<const M>& message) { callback_(message); }) {}
+
+  static typename Delivery::Options DeliveryOptions(
+      const std::string& node, const std::string& channel,
+      scheduler::Scheduler* scheduler, timer::Route route, size_t capacity) {
+    typename Delivery::Options o;
+    o.name = absl::StrCat("node \"", node, "\": reader on channel \"", channel, "\"");
+    o.handler = "callback";
+    o.routine = "delivery";
+    o.scheduler = scheduler;
+    o.route = route;  // where its drains run
+    o.capacity = capacity;
+    o.items_per_slice = kMessagesPerSlice;
+    return o;
+  }
 
   // Subscribes to the channel, unless already shut down.
   void Attach();
-  void ScheduleDrain(uint64_t generation);
-  // The drain of `generation` will not run (refused or dropped): let the next
-  // Deliver dispatch a new one.
-  void ReleaseDrain(uint64_t generation);
-  void Drain();
-  // Runs the callback; returns false if it threw (logged here).
-  bool Invoke(const std::shared_ptr<const M>& message);
 
   const std::string node_;
   const std::shared_ptr<transport_internal::Channel<M>> channel_;
   // The node's (see Node::scheduler_owner_): may hold the process scheduler.
   const std::shared_ptr<scheduler::Scheduler> scheduler_owner_;
-  scheduler::Scheduler* const scheduler_;
-  const timer::Route route_;  // where its drains run
   const Callback callback_;
-  const size_t capacity_;
+  // The pending messages and the routine that delivers them.
+  Delivery delivery_;
 
   // mu_ protects the following state.
   mutable Mutex mu_;
-  // Woken when callback_running_ turns false: Shutdown() waits here; a
-  // routine parks (never blocking its processor), a thread blocks.
-  WaitList callback_idle_ ABSL_GUARDED_BY(mu_);
-  std::deque<std::shared_ptr<const M>> pending_ ABSL_GUARDED_BY(mu_);
   bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
-  // A drain routine is dispatched and has not finished.
-  bool drain_in_flight_ ABSL_GUARDED_BY(mu_) = false;
-  // Numbers the drains, so a late ReleaseDrain cannot clear a newer one.
-  uint64_t drain_generation_ ABSL_GUARDED_BY(mu_) = 0;
-  // The callback is running, in routine `callback_routine_`.
-  bool callback_running_ ABSL_GUARDED_BY(mu_) = false;
-  const scheduler::CRoutine* callback_routine_ ABSL_GUARDED_BY(mu_) = nullptr;
-  ReaderStats stats_ ABSL_GUARDED_BY(mu_);
 };
 
 // --- implementation of the template ---------------------------------------
@@ -201,160 +191,15 @@ void Reader<M>::Attach() {
 }
 
 template <typename M>
-void Reader<M>::Deliver(const std::shared_ptr<const M>& message) {
-  std::shared_ptr<const M> dropped;  // destroyed after the lock is released
-  uint64_t generation = 0;
-  {
-    MutexLock lock(&mu_);
-    ++stats_.received;
-    if (shut_down_) {
-      ++stats_.dropped_shutdown;
-      return;
-    }
-    if (pending_.size() >= capacity_) {
-      dropped = std::move(pending_.front());
-      pending_.pop_front();
-      ++stats_.dropped_overflow;
-    }
-    pending_.push_back(message);
-    if (drain_in_flight_) return;  // the running drain will pick it up
-    drain_in_flight_ = true;
-    generation = ++drain_generation_;
-  }
-  ScheduleDrain(generation);
-}
-
-template <typename M>
-void Reader<M>::ScheduleDrain(uint64_t generation) {
-  auto task = std::make_shared<DrainTask>(this->shared_from_this(), generation);
-  const bool accepted = scheduler_->Dispatch(
-      [task] {
-        task->started = true;
-        task->reader->Drain();
-      },
-      route_, nullptr);
-  task.reset();  // if refused, this was the last reference: ReleaseDrain ran
-  if (accepted) return;
-  uint64_t refusals = 0;
-  size_t pending = 0;
-  {
-    MutexLock lock(&mu_);
-    refusals = ++stats_.dispatch_refusals;
-    pending = pending_.size();
-  }
-  ReleaseDrain(generation);  // in case the scheduler still holds the task
-  AERROR_EVERY(100) << "node \"" << node_ << "\": reader on channel \""
-                    << channel_name() << "\": scheduler \"" << scheduler_->name()
-                    << "\" refused the delivery routine (refusals so far: "
-                    << refusals << "); " << pending
-                    << " message(s) stay pending until the next write";
-}
-
-template <typename M>
-void Reader<M>::ReleaseDrain(uint64_t generation) {
-  MutexLock lock(&mu_);
-  // Only the newest drain can be in flight, and one that never started has
-  // no callback running.
-  if (drain_in_flight_ && drain_generation_ == generation) {
-    drain_in_flight_ = false;
-  }
-}
-
-template <typename M>
-void Reader<M>::Drain() {
-  const scheduler::CRoutine* const self = scheduler::CRoutine::Current();
-  // If the routine unwinds (cancelled at a suspension point in the callback
-  // or in our Yield), the reader must be left able to drain again.
-  struct Unwind {
-    Reader* reader;
-    bool finished = false;
-    ~Unwind() {
-      if (finished) return;
-      MutexLock lock(&reader->mu_);
-      reader->callback_running_ = false;
-      reader->callback_routine_ = nullptr;
-      reader->drain_in_flight_ = false;
-      reader->callback_idle_.WakeAll();
-    }
-  } unwind{this};
-
-  int in_slice = 0;
-  bool threw = false;
-  for (;;) {
-    std::shared_ptr<const M> message;
-    bool yield = false;
-    {
-      MutexLock lock(&mu_);
-      if (callback_running_) {
-        callback_running_ = false;
-        callback_routine_ = nullptr;
-        if (threw) ++stats_.callback_exceptions;
-        callback_idle_.WakeAll();
-      }
-      if (shut_down_ || pending_.empty()) {
-        drain_in_flight_ = false;
-        unwind.finished = true;
-        return;
-      }
-      if (in_slice == kMessagesPerSlice) {
-        yield = true;
-      } else {
-        message = std::move(pending_.front());
-        pending_.pop_front();
-        ++stats_.delivered;
-        callback_running_ = true;
-        callback_routine_ = self;
-      }
-    }
-    if (yield) {
-      in_slice = 0;
-      scheduler::CRoutine::Yield();
-      continue;
-    }
-    threw = !Invoke(message);
-    ++in_slice;
-  }
-}
-
-template <typename M>
-bool Reader<M>::Invoke(const std::shared_ptr<const M>& message) {
-  try {
-    callback_(message);
-    return true;
-  } catch (const scheduler::RoutineCancelled&) {
-    throw;  // the scheduler is stopping: end the drain
-  } catch (const boost::context::detail::forced_unwind&) {
-    throw;  // Boost's own unwinding must pass through
-  } catch (const std::exception& e) {
-    AERROR_EVERY(100) << "node \"" << node_ << "\": reader on channel \""
-                      << channel_name() << "\": callback threw: " << e.what();
-  } catch (...) {
-    AERROR_EVERY(100) << "node \"" << node_ << "\": reader on channel \""
-                      << channel_name()
-                      << "\": callback threw a non-std::exception";
-  }
-  return false;
-}
-
-template <typename M>
 void Reader<M>::Shutdown() {
-  std::deque<std::shared_ptr<const M>> dropped;  // released outside the lock
   bool detach = false;
   {
     MutexLock lock(&mu_);
-    if (!shut_down_) {
-      shut_down_ = true;
-      detach = true;
-      stats_.dropped_shutdown += pending_.size();
-      dropped.swap(pending_);
-    }
-    // Wait out a running callback, unless we are that callback.
-    const scheduler::CRoutine* const caller = scheduler::CRoutine::Current();
-    while (callback_running_ &&
-           (caller == nullptr || caller != callback_routine_)) {
-      callback_idle_.Wait(&mu_);
-    }
+    detach = !std::exchange(shut_down_, true);
   }
+  // Drops the pending messages (counted as dropped_shutdown) and waits out
+  // a running callback, unless we are that callback.
+  delivery_.Stop();
   if (detach) channel_->Remove(this);
 }
 

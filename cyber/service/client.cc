@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <exception>
 #include <random>
 #include <utility>
 
@@ -109,21 +108,20 @@ class PendingCall final : public ReplyTo,
   ClientCore::Deliver deliver ABSL_GUARDED_BY(mu);
 };
 
-// An AsyncCall callback on its way to its routine; notices one the
-// scheduler drops without running it.
-struct ClientCore::CallbackTask {
-  CallbackTask(std::shared_ptr<ClientCore> c, Deliver d, ServiceOutcome o)
-      : core(std::move(c)), deliver(std::move(d)), outcome(std::move(o)) {}
-  ~CallbackTask() {
-    if (started) return;
-    MutexLock lock(&core->mu_);
-    ++core->stats_.callbacks_dropped;
-  }
-  std::shared_ptr<ClientCore> core;
-  Deliver deliver;
-  ServiceOutcome outcome;
-  bool started = false;
-};
+namespace {
+
+SerialDeliveryBase::Options CallbackOptions(const NodeContext& context,
+                                            const std::string& service) {
+  SerialDeliveryBase::Options o;
+  o.name = absl::StrCat("node \"", context.node->name, "\": service \"", service, "\"");
+  o.handler = "an AsyncCall callback";
+  o.routine = "AsyncCall callback";
+  o.scheduler = context.scheduler.get();
+  o.route = context.route;
+  return o;
+}
+
+}  // namespace
 
 ClientCore::ClientCore(const NodeContext& context, std::string service)
     : node_(context.node),
@@ -132,7 +130,9 @@ ClientCore::ClientCore(const NodeContext& context, std::string service)
       route_(context.route),
       registry_(context.registry),
       remote_(context.remote),
-      id_(RandomClientId()) {}
+      id_(RandomClientId()),
+      callbacks_(CallbackOptions(context, service_),
+                 [](Callback& c) { c.deliver(std::move(c.outcome)); }) {}
 
 ClientCore::~ClientCore() {
   // Shutdown() (the handle's destructor calls it) decides every call; one
@@ -157,20 +157,7 @@ std::string ClientCore::Prefix() const {
 }
 
 absl::StatusOr<std::unique_ptr<RemoteSubscription>> ClientCore::LinkRemote(
-    const std::string& request_type, const std::string& response_type,
-    EncodeFn encode_request, DecodeFn decode_response) {
-  RemoteEndpoint out;
-  out.channel = RequestChannel(service_);
-  out.type_name = request_type;
-  out.qos = RequestQos();
-  out.node = node_->name;
-  absl::StatusOr<std::shared_ptr<RemotePublisher>> outlet = remote_->Publisher(out);
-  if (!outlet.ok()) {
-    return absl::Status(outlet.status().code(),
-                        absl::StrCat(Prefix(), ": ", outlet.status().message()));
-  }
-  outlet_ = *std::move(outlet);
-  encode_request_ = encode_request;
+    const ServiceTypes& types) {
   // Weak: the transport keeps listeners until removed, and may call one
   // that is being removed.
   std::weak_ptr<ClientCore> weak = weak_from_this();
@@ -185,23 +172,19 @@ absl::StatusOr<std::unique_ptr<RemoteSubscription>> ClientCore::LinkRemote(
     listener_ = listener;
     listening_ = true;
   }
-  RemoteEndpoint in;
-  in.channel = ResponseChannel(service_);
-  in.type_name = response_type;
-  in.qos = ResponseQos();
-  in.node = node_->name;
   // The handler holds the core; the subscription is the handle's, destroyed
   // by its Shutdown(), which waits for a call in progress.
   std::shared_ptr<ClientCore> self = shared_from_this();
-  absl::StatusOr<std::unique_ptr<RemoteSubscription>> inlet = remote_->Subscribe(
-      in, [self, decode_response](const RemoteSample& sample) {
-        return self->OnRemoteResponse(sample, decode_response);
+  const DecodeFn decode = types.decode_response;
+  return LinkService(
+      remote_.get(), ServiceSide::kClient, service_, node_->name, types, Prefix(),
+      [&](std::shared_ptr<RemotePublisher> outlet) {
+        outlet_ = std::move(outlet);
+        encode_request_ = types.encode_request;
+      },
+      [self, decode](const RemoteSample& sample) {
+        return self->OnRemoteResponse(sample, decode);
       });
-  if (!inlet.ok()) {
-    return absl::Status(inlet.status().code(),
-                        absl::StrCat(Prefix(), ": ", inlet.status().message()));
-  }
-  return inlet;
 }
 
 // --- calls --------------------------------------------------------------------
@@ -350,7 +333,7 @@ absl::Status ClientCore::ArmTimeout(const std::shared_ptr<PendingCall>& call,
 void ClientCore::TimeoutDue(const std::shared_ptr<PendingCall>& call) {
   // Decided in a routine on the node's route, as a response is: an expiry
   // handed over ahead of its instant (the early hand-over of
-  // timer_system.h) is held by the scheduler until then, so the timeout is
+  // timer_system_core.h) is held by the scheduler until then, so the timeout is
   // never decided before its deadline. The task is one word (kept inline
   // by std::function); the scheduler holds the call beside it.
   PendingCall* const raw = call.get();
@@ -381,7 +364,6 @@ void ClientCore::Finish(const std::shared_ptr<PendingCall>& call, Source source,
                         ServiceOutcome outcome) {
   std::shared_ptr<timer::TimerSystemCore> wheel;
   Deliver deliver;
-  bool dispatch = false;
   {
     MutexLock lock(&call->mu);
     if (call->decided) {
@@ -405,13 +387,6 @@ void ClientCore::Finish(const std::shared_ptr<PendingCall>& call, Source source,
         case Source::kCancelled: ++stats_.cancelled; break;
         case Source::kFailed: ++stats_.failed; break;
       }
-      if (call->as_routine && call->deliver) {
-        if (shut_down_) {
-          ++stats_.callbacks_dropped;  // nothing of a shut-down client runs
-        } else {
-          dispatch = true;
-        }
-      }
     }
     wheel = std::move(call->wheel);
     deliver = std::move(call->deliver);
@@ -421,13 +396,14 @@ void ClientCore::Finish(const std::shared_ptr<PendingCall>& call, Source source,
   // Out of the wheel before anything else: `call` (held by the caller)
   // outlives the cancel, and an expiry already on its way finds it decided.
   if (wheel != nullptr) wheel->Cancel(call.get());
-  if (deliver) {
-    if (!call->as_routine) {
-      deliver(std::move(outcome));  // a promise: hands over, runs nothing
-    } else if (dispatch) {
-      DispatchCallback(std::move(deliver), std::move(outcome));
-    }
+  if (!deliver) return;
+  if (!call->as_routine) {
+    deliver(std::move(outcome));  // a promise: hands over, runs nothing
+    return;
   }
+  // User code: queued for the callbacks' routine (dropped and counted once
+  // the client is shut down: nothing of it runs any more).
+  callbacks_.Add(Callback{std::move(deliver), std::move(outcome)}, shared_from_this());
 }
 
 bool ClientCore::ParkUntilDecided(PendingCall* call, scheduler::CRoutine* self) {
@@ -492,63 +468,6 @@ void ClientCore::CallAsync(std::shared_ptr<const void> request,
                            absl::Duration timeout, Deliver deliver,
                            bool as_routine) {
   Start(std::move(request), timeout, std::move(deliver), as_routine);
-}
-
-void ClientCore::DispatchCallback(Deliver deliver, ServiceOutcome outcome) {
-  auto task = std::make_shared<CallbackTask>(shared_from_this(), std::move(deliver),
-                                             std::move(outcome));
-  const bool accepted = scheduler_->Dispatch(
-      [task] {
-        task->started = true;
-        task->core->RunCallback(&task->deliver, std::move(task->outcome));
-      },
-      route_, nullptr);
-  if (accepted) return;
-  // `task` counts the dropped callback when released.
-  AERROR_EVERY(100) << Prefix() << ": scheduler \"" << scheduler_->name()
-                    << "\" refused the routine of an AsyncCall callback; "
-                       "the callback is dropped";
-}
-
-void ClientCore::RunCallback(Deliver* deliver, ServiceOutcome outcome) {
-  const scheduler::CRoutine* const self = scheduler::CRoutine::Current();
-  {
-    MutexLock lock(&mu_);
-    if (shut_down_) {
-      ++stats_.callbacks_dropped;
-      return;
-    }
-    running_callbacks_.push_back(self);
-  }
-  struct Done {
-    ClientCore* core;
-    const scheduler::CRoutine* self;
-    ~Done() {
-      MutexLock lock(&core->mu_);
-      auto& running = core->running_callbacks_;
-      auto it = std::find(running.begin(), running.end(), self);
-      if (it != running.end()) running.erase(it);
-      core->callbacks_idle_.WakeAll();
-    }
-  } done{this, self};
-  std::string what;
-  try {
-    (*deliver)(std::move(outcome));
-    return;
-  } catch (const scheduler::RoutineCancelled&) {
-    throw;
-  } catch (const boost::context::detail::forced_unwind&) {
-    throw;
-  } catch (const std::exception& e) {
-    what = e.what();
-  } catch (...) {
-    what = "a non-std::exception";
-  }
-  {
-    MutexLock lock(&mu_);
-    ++stats_.callback_exceptions;
-  }
-  AERROR_EVERY(100) << Prefix() << ": an AsyncCall callback threw: " << what;
 }
 
 // --- other processes -------------------------------------------------------
@@ -640,6 +559,9 @@ void ClientCore::Shutdown() {
     remove_listener = std::exchange(listening_, false);
     listener = listener_;
   }
+  // Callbacks not yet started are dropped, and so are those of the calls
+  // cancelled below (both counted).
+  callbacks_.Close();
   if (remove_listener) remote_->RemovePeerLostListener(listener);
   for (const auto& call : pending) {
     Finish(call, Source::kCancelled,
@@ -647,17 +569,8 @@ void ClientCore::Shutdown() {
                                              ": the client was shut down with request ",
                                              call->sequence, " pending")));
   }
-  MutexLock lock(&mu_);
-  // Wait out running callbacks, except the one calling (if any).
-  const scheduler::CRoutine* const caller = scheduler::CRoutine::Current();
-  for (;;) {
-    bool others = false;
-    for (const scheduler::CRoutine* r : running_callbacks_) {
-      if (caller == nullptr || r != caller) others = true;
-    }
-    if (!others) return;
-    callbacks_idle_.Wait(&mu_);
-  }
+  // Wait out a running callback, unless it is the caller.
+  callbacks_.AwaitIdle();
 }
 
 bool ClientCore::is_shut_down() const {
@@ -666,9 +579,12 @@ bool ClientCore::is_shut_down() const {
 }
 
 ClientStats ClientCore::stats() const {
+  const SerialDeliveryStats callbacks = callbacks_.stats();
   MutexLock lock(&mu_);
   ClientStats s = stats_;
   s.pending = pending_.size();
+  s.callbacks_dropped = callbacks.dropped_stopped;
+  s.callback_exceptions = callbacks.handler_exceptions;
   return s;
 }
 

@@ -62,7 +62,8 @@
 // plain thread they block. The futures of AsyncSendRequest/AsyncCall
 // block whoever calls get(): from a routine, prefer the callback form.
 // The callback of AsyncCall runs as a routine on the node's route, never
-// under a lock, once, with the outcome.
+// under a lock, once, with the outcome; the callbacks of one client run one
+// at a time, in the order their calls were decided (as a reader's).
 //
 // Shutdown() (also its node's, and the destructor of the last handle):
 // every pending call ends CANCELLED (a blocked caller returns it, a future
@@ -111,6 +112,8 @@
 #include "cyber/transport/node_endpoint.h"
 #include "cyber/transport/remote_transport.h"
 #include "cyber/service/service_common.h"
+#include "cyber/service/service_link.h"
+#include "cyber/transport/serial_delivery.h"
 #include "cyber/transport/service_registry.h"
 #include "scheduler/croutine.h"
 #include "scheduler/scheduler.h"
@@ -158,13 +161,12 @@ class ClientCore final : public std::enable_shared_from_this<ClientCore> {
   ClientCore(const ClientCore&) = delete;
   ClientCore& operator=(const ClientCore&) = delete;
 
-  // Links the client to servers in other processes (context.remote set):
-  // the request outlet, a peer-lost listener, and the response inlet,
-  // which the caller keeps (its handler holds this core). Errors name
-  // node and service.
+  // Links the client to servers in other processes (context.remote set;
+  // see service_link.h): a peer-lost listener, the request outlet, and the
+  // response inlet, which the caller keeps (its handler holds this core).
+  // Errors name node and service.
   absl::StatusOr<std::unique_ptr<RemoteSubscription>> LinkRemote(
-      const std::string& request_type, const std::string& response_type,
-      EncodeFn encode_request, DecodeFn decode_response);
+      const ServiceTypes& types);
 
   // Sends `request` (a std::shared_ptr<const Req>) and waits for the
   // outcome: a routine parks, a thread blocks (see the header comment).
@@ -196,7 +198,11 @@ class ClientCore final : public std::enable_shared_from_this<ClientCore> {
   void TimeoutDue(const std::shared_ptr<PendingCall>& call);
 
  private:
-  struct CallbackTask;  // client.cc
+  // An AsyncCall callback with its outcome, queued in callbacks_.
+  struct Callback {
+    Deliver deliver;
+    ServiceOutcome outcome;
+  };
 
   // Registers and sends a call; every failure is decided through Finish.
   std::shared_ptr<PendingCall> Start(std::shared_ptr<const void> request,
@@ -215,9 +221,6 @@ class ClientCore final : public std::enable_shared_from_this<ClientCore> {
   // cancelled, or (a thread) the node's scheduler is stopping.
   bool ParkUntilDecided(PendingCall* call, scheduler::CRoutine* self);
   bool BlockUntilDecided(PendingCall* call);
-  // Hands an outcome to an AsyncCall callback, as a routine.
-  void DispatchCallback(Deliver deliver, ServiceOutcome outcome);
-  void RunCallback(Deliver* deliver, ServiceOutcome outcome);
   // From the response inlet and the transport (transport threads).
   bool OnRemoteResponse(const RemoteSample& sample, DecodeFn decode);
   void OnPeerLost(const RemotePeer& peer, bool crashed);
@@ -246,11 +249,12 @@ class ClientCore final : public std::enable_shared_from_this<ClientCore> {
       ABSL_GUARDED_BY(mu_);
   bool listening_ ABSL_GUARDED_BY(mu_) = false;  // a peer-lost listener is set
   uint64_t listener_ ABSL_GUARDED_BY(mu_) = 0;
-  // The routines running AsyncCall callbacks now; Shutdown() waits on
-  // callbacks_idle_ until none is left (but itself).
-  std::vector<const scheduler::CRoutine*> running_callbacks_ ABSL_GUARDED_BY(mu_);
-  WaitList callbacks_idle_ ABSL_GUARDED_BY(mu_);
+  // The counts callbacks_ does not keep (see stats()).
   ClientStats stats_ ABSL_GUARDED_BY(mu_);
+
+  // The AsyncCall callbacks decided and not yet run, and the routine that
+  // runs them, one at a time (its lock is never held with mu_).
+  SerialDelivery<Callback> callbacks_;
 };
 
 }  // namespace transport_internal
@@ -344,12 +348,7 @@ class Client final : public transport_internal::NodeEndpoint {
 
   void Shutdown() override {
     core_->Shutdown();
-    std::unique_ptr<RemoteSubscription> inlet;
-    {
-      MutexLock lock(&mu_);
-      inlet = std::move(inlet_);
-    }
-    // Destroyed outside the lock: it waits for a response being handed over.
+    inlet_.Close();
   }
   // Cyber RT's name for Shutdown().
   void Destroy() { Shutdown(); }
@@ -379,9 +378,8 @@ class Client final : public transport_internal::NodeEndpoint {
   }
 
   const std::shared_ptr<transport_internal::ClientCore> core_;
-  Mutex mu_;
-  // The response inlet from other processes; null: in-process only.
-  std::unique_ptr<RemoteSubscription> inlet_ ABSL_GUARDED_BY(mu_);
+  // The response inlet from other processes (none: in-process only).
+  transport_internal::RemoteInlet inlet_;
 };
 
 // --- implementation of the template ---------------------------------------
@@ -402,20 +400,11 @@ absl::StatusOr<std::shared_ptr<Client<Req, Resp>>> Client<Req, Resp>::Create(
   if (!used.ok()) return used;
   auto core = std::make_shared<transport_internal::ClientCore>(context, name);
   std::shared_ptr<Client> client(new Client(core));
-  if constexpr (transport_internal::kCrossesProcesses<Req> &&
-                transport_internal::kCrossesProcesses<Resp>) {
-    if (context.remote != nullptr) {
-      auto inlet = core->LinkRemote(
-          Req::descriptor()->full_name(), Resp::descriptor()->full_name(),
-          &transport_internal::EncodeMessage<Req>,
-          &transport_internal::DecodeMessage<Resp>);
-      if (!inlet.ok()) {
-        client->Shutdown();
-        return inlet.status();
-      }
-      MutexLock lock(&client->mu_);
-      client->inlet_ = *std::move(inlet);
-    }
+  absl::Status linked = transport_internal::LinkToOtherProcesses<Req, Resp>(
+      context, core.get(), &client->inlet_);
+  if (!linked.ok()) {
+    client->Shutdown();
+    return linked;
   }
   return client;
 }

@@ -2,6 +2,7 @@
 
 #include <exception>
 #include <utility>
+#include <vector>
 
 #include "boost/context/fiber.hpp"  // forced_unwind, which must pass through
 #include "cyber/common/log.h"
@@ -9,24 +10,38 @@
 namespace cyber {
 namespace transport_internal {
 
+namespace {
+
+SerialDeliveryBase::Options RequestsOptions(const NodeContext& context,
+                                            const std::string& service) {
+  SerialDeliveryBase::Options o;
+  o.name = absl::StrCat("node \"", context.node->name, "\": service \"", service, "\"");
+  o.handler = "the serving routine";  // (Invoke catches the callback's throws)
+  o.routine = "serving";
+  o.scheduler = context.scheduler.get();
+  o.route = context.route;
+  o.items_per_slice = ServiceCore::kRequestsPerSlice;
+  return o;
+}
+
+}  // namespace
+
 ServiceCore::ServiceCore(const NodeContext& context, std::string service,
                          Handler handler)
     : node_(context.node),
       service_(std::move(service)),
       scheduler_(context.scheduler),
-      route_(context.route),
       registry_(context.registry),
       remote_(context.remote),
-      handler_(std::move(handler)) {}
+      handler_(std::move(handler)),
+      requests_(RequestsOptions(context, service_),
+                [this](Job& job) { Serve(&job); }) {}
 
 ServiceCore::~ServiceCore() {
   // Only reached without Shutdown() when creation failed half-way; a queued
   // request of a client of this process still gets its answer.
-  std::deque<Job> left;
-  {
-    MutexLock lock(&mu_);
-    left.swap(queue_);
-  }
+  std::vector<Job> left;
+  requests_.Close(&left);
   for (Job& job : left) {
     Answer(&job, absl::UnavailableError(absl::StrCat(Server(), " is gone: destroyed")));
   }
@@ -41,40 +56,21 @@ std::string ServiceCore::Server() const {
 }
 
 absl::StatusOr<std::unique_ptr<RemoteSubscription>> ServiceCore::LinkRemote(
-    const std::string& request_type, const std::string& response_type,
-    DecodeFn decode_request, EncodeFn encode_response) {
-  RemoteEndpoint out;
-  out.channel = ResponseChannel(service_);
-  out.type_name = response_type;
-  out.qos = ResponseQos();
-  out.node = node_->name;
-  absl::StatusOr<std::shared_ptr<RemotePublisher>> outlet = remote_->Publisher(out);
-  if (!outlet.ok()) {
-    return absl::Status(outlet.status().code(),
-                        absl::StrCat(Prefix(), ": ", outlet.status().message()));
-  }
-  {
-    MutexLock lock(&mu_);
-    outlet_ = *std::move(outlet);
-    encode_response_ = encode_response;
-  }
-  RemoteEndpoint in;
-  in.channel = RequestChannel(service_);
-  in.type_name = request_type;
-  in.qos = RequestQos();
-  in.node = node_->name;
+    const ServiceTypes& types) {
   // The handler holds the core: the subscription (kept by the handle) is
   // destroyed by Shutdown() or the handle, and waits for a call in progress.
   std::shared_ptr<ServiceCore> self = shared_from_this();
-  absl::StatusOr<std::unique_ptr<RemoteSubscription>> inlet = remote_->Subscribe(
-      in, [self, decode_request](const RemoteSample& sample) {
-        return self->OnRemoteSample(sample, decode_request);
+  const DecodeFn decode = types.decode_request;
+  return LinkService(
+      remote_.get(), ServiceSide::kServer, service_, node_->name, types, Prefix(),
+      [&](std::shared_ptr<RemotePublisher> outlet) {
+        MutexLock lock(&mu_);
+        outlet_ = std::move(outlet);
+        encode_response_ = types.encode_response;
+      },
+      [self, decode](const RemoteSample& sample) {
+        return self->OnRemoteSample(sample, decode);
       });
-  if (!inlet.ok()) {
-    return absl::Status(inlet.status().code(),
-                        absl::StrCat(Prefix(), ": ", inlet.status().message()));
-  }
-  return inlet;
 }
 
 bool ServiceCore::OnRemoteSample(const RemoteSample& sample, DecodeFn decode) {
@@ -93,10 +89,7 @@ bool ServiceCore::OnRemoteSample(const RemoteSample& sample, DecodeFn decode) {
   return true;
 }
 
-bool ServiceCore::is_shut_down() const {
-  MutexLock lock(&mu_);
-  return shut_down_;
-}
+bool ServiceCore::is_shut_down() const { return requests_.stopped(); }
 
 bool ServiceCore::Submit(std::shared_ptr<const void> request,
                          std::shared_ptr<ReplyTo> reply) {
@@ -107,125 +100,38 @@ bool ServiceCore::Submit(std::shared_ptr<const void> request,
 }
 
 bool ServiceCore::Enqueue(Job job) {
-  uint64_t generation = 0;
-  {
+  if (job.reply == nullptr) {
     MutexLock lock(&mu_);
-    ++stats_.requests;
-    if (job.reply == nullptr) ++stats_.remote_requests;
-    if (shut_down_) {
-      ++stats_.dropped_shutdown;
-      return false;
-    }
-    queue_.push_back(std::move(job));
-    if (drain_in_flight_) return true;  // the running drain picks it up
-    drain_in_flight_ = true;
-    generation = ++drain_generation_;
+    ++stats_.remote_requests;
   }
-  ScheduleDrain(generation);
-  return true;
+  return requests_.Add(std::move(job), shared_from_this());
 }
 
-void ServiceCore::ScheduleDrain(uint64_t generation) {
-  auto task = std::make_shared<DrainTask>(shared_from_this(), generation);
-  const bool accepted = scheduler_->Dispatch(
-      [task] {
-        task->started = true;
-        task->core->Drain();
-      },
-      route_, nullptr);
-  task.reset();  // if refused, this was the last reference: ReleaseDrain ran
-  if (accepted) return;
-  uint64_t refusals = 0;
-  size_t pending = 0;
-  {
-    MutexLock lock(&mu_);
-    refusals = ++stats_.dispatch_refusals;
-    pending = queue_.size();
-  }
-  ReleaseDrain(generation);
-  AERROR_EVERY(100) << Prefix() << ": scheduler \"" << scheduler_->name()
-                    << "\" refused the serving routine (refusals so far: "
-                    << refusals << "); " << pending
-                    << " request(s) stay queued until the next request";
-}
-
-void ServiceCore::ReleaseDrain(uint64_t generation) {
-  MutexLock lock(&mu_);
-  if (drain_in_flight_ && drain_generation_ == generation) {
-    drain_in_flight_ = false;
-  }
-}
-
-void ServiceCore::Drain() {
-  const scheduler::CRoutine* const self = scheduler::CRoutine::Current();
-  // The request being served. Declared before `unwind`, so it is still there
-  // when `unwind` answers it.
-  Job current;
+void ServiceCore::Serve(Job* job) {
   // If the routine unwinds (cancelled at a suspension point inside the
   // callback: the scheduler is stopping), the request in hand is answered
-  // and the service is left able to serve again.
+  // and counted; requests_ is left able to serve again.
   struct Unwind {
     ServiceCore* core;
-    Job* current;
-    bool serving = false;  // `current`'s callback runs
-    bool finished = false;
+    Job* job;
+    bool answered = false;
     ~Unwind() {
-      if (finished) return;
+      if (answered) return;
       {
         MutexLock lock(&core->mu_);
-        core->callback_running_ = false;
-        core->callback_routine_ = nullptr;
-        core->drain_in_flight_ = false;
-        if (serving) ++core->stats_.dropped_shutdown;
-        core->callback_idle_.WakeAll();
+        ++core->stats_.dropped_shutdown;
       }
-      if (serving) {
-        core->Answer(current, absl::UnavailableError(absl::StrCat(
-                                  core->Server(),
-                                  " is gone: its scheduler is shutting down "
-                                  "while the request was being served")));
-      }
+      core->Answer(job, absl::UnavailableError(absl::StrCat(
+                            core->Server(),
+                            " is gone: its scheduler is shutting down "
+                            "while the request was being served")));
     }
-  } unwind{this, &current};
-
-  int in_slice = 0;
-  for (;;) {
-    bool yield = false;
-    {
-      MutexLock lock(&mu_);
-      if (callback_running_) {
-        callback_running_ = false;
-        callback_routine_ = nullptr;
-        callback_idle_.WakeAll();
-      }
-      if (shut_down_ || queue_.empty()) {
-        drain_in_flight_ = false;
-        unwind.finished = true;
-        return;
-      }
-      if (in_slice == kRequestsPerSlice) {
-        yield = true;
-      } else {
-        current = std::move(queue_.front());
-        queue_.pop_front();
-        callback_running_ = true;
-        callback_routine_ = self;
-      }
-    }
-    if (yield) {
-      in_slice = 0;
-      scheduler::CRoutine::Yield();
-      continue;
-    }
-    unwind.serving = true;
-    ServiceOutcome outcome = Invoke(current);
-    unwind.serving = false;
-    // Answered while still marked running: a Shutdown() waiting for this
-    // request returns after its response is out.
-    Answer(&current, std::move(outcome));
-    current = Job();
-    ++in_slice;
-  }
+  } unwind{this, job};
+  ServiceOutcome outcome = Invoke(*job);
+  unwind.answered = true;
+  // Answered while still the running handler: a Shutdown() waiting for
+  // this request returns after its response is out.
+  Answer(job, std::move(outcome));
 }
 
 ServiceOutcome ServiceCore::Invoke(const Job& job) {
@@ -235,7 +141,7 @@ ServiceOutcome ServiceCore::Invoke(const Job& job) {
     if (outcome.ok()) return outcome;
     what = std::string(outcome.status().message());
   } catch (const scheduler::RoutineCancelled&) {
-    throw;  // the scheduler is stopping: Drain's unwinding answers
+    throw;  // the scheduler is stopping: Serve answers as it unwinds
   } catch (const boost::context::detail::forced_unwind&) {
     throw;  // Boost's own unwinding must pass through
   } catch (const std::exception& e) {
@@ -300,34 +206,28 @@ void ServiceCore::Answer(Job* job, ServiceOutcome outcome) {
 }
 
 ServiceStats ServiceCore::stats() const {
+  const SerialDeliveryStats queue = requests_.stats();
   MutexLock lock(&mu_);
   ServiceStats s = stats_;
-  s.pending = queue_.size();
+  s.requests = queue.added;
+  s.dropped_shutdown += queue.dropped_stopped;
+  s.dispatch_refusals = queue.dispatch_refusals;
+  s.pending = queue.pending;
   return s;
 }
 
 void ServiceCore::Shutdown() {
-  std::deque<Job> dropped;  // answered outside the lock
-  {
-    MutexLock lock(&mu_);
-    if (!shut_down_) {
-      shut_down_ = true;
-      stats_.dropped_shutdown += queue_.size();
-      dropped.swap(queue_);
-    }
-  }
+  // Refuses requests from now on; the queued ones are answered outside any
+  // lock, before the wait.
+  std::vector<Job> dropped;
+  requests_.Close(&dropped);
   registry_->Unregister(service_, this);
   for (Job& job : dropped) {
     Answer(&job, absl::UnavailableError(absl::StrCat(
                      Server(), " is gone: shut down with the request pending")));
   }
-  MutexLock lock(&mu_);
   // Wait out a running callback, unless we are that callback.
-  const scheduler::CRoutine* const caller = scheduler::CRoutine::Current();
-  while (callback_running_ &&
-         (caller == nullptr || caller != callback_routine_)) {
-    callback_idle_.Wait(&mu_);
-  }
+  requests_.AwaitIdle();
 }
 
 }  // namespace transport_internal

@@ -56,7 +56,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -73,8 +72,9 @@
 #include "cyber/transport/node_endpoint.h"
 #include "cyber/transport/remote_transport.h"
 #include "cyber/service/service_common.h"
+#include "cyber/service/service_link.h"
+#include "cyber/transport/serial_delivery.h"
 #include "cyber/transport/service_registry.h"
-#include "scheduler/croutine.h"
 #include "scheduler/scheduler.h"
 
 namespace cyber {
@@ -97,9 +97,9 @@ struct ServiceStats {
 
 namespace transport_internal {
 
-// The service itself, whatever its types (service.cc): the request queue,
-// the routine that serves it, the link to other processes. Service<Req,
-// Resp> is its typed handle.
+// The service itself, whatever its types (service.cc): the request queue
+// and the routine that serves it (a SerialDelivery), the link to other
+// processes. Service<Req, Resp> is its typed handle.
 class ServiceCore final : public InProcessServer,
                           public std::enable_shared_from_this<ServiceCore> {
  public:
@@ -117,12 +117,12 @@ class ServiceCore final : public InProcessServer,
   ServiceCore(const ServiceCore&) = delete;
   ServiceCore& operator=(const ServiceCore&) = delete;
 
-  // Links the service to other processes (context.remote set): opens the
-  // response outlet and the request inlet, which the caller keeps (its
-  // handler holds this core). Errors name node and service.
+  // Links the service to other processes (context.remote set; see
+  // service_link.h): the response outlet, then the request inlet, which the
+  // caller keeps (its handler holds this core). Errors name node and
+  // service.
   absl::StatusOr<std::unique_ptr<RemoteSubscription>> LinkRemote(
-      const std::string& request_type, const std::string& response_type,
-      DecodeFn decode_request, EncodeFn encode_response);
+      const ServiceTypes& types);
 
   // InProcessServer
   const std::string& node_name() const override { return node_->name; }
@@ -141,25 +141,13 @@ class ServiceCore final : public InProcessServer,
     std::shared_ptr<ReplyTo> reply;
     Correlation from;
   };
-  // Keeps the core alive while a drain routine is queued or running, and
-  // notices a drain the scheduler destroys without running it.
-  struct DrainTask {
-    DrainTask(std::shared_ptr<ServiceCore> c, uint64_t g)
-        : core(std::move(c)), generation(g) {}
-    ~DrainTask() {
-      if (!started) core->ReleaseDrain(generation);
-    }
-    std::shared_ptr<ServiceCore> core;
-    const uint64_t generation;
-    bool started = false;
-  };
 
   // From the request inlet (a transport thread).
   bool OnRemoteSample(const RemoteSample& sample, DecodeFn decode);
   bool Enqueue(Job job);
-  void ScheduleDrain(uint64_t generation);
-  void ReleaseDrain(uint64_t generation);
-  void Drain();
+  // The serving routine's handler: runs the callback on `job` and answers
+  // it, also when the routine is cancelled meanwhile.
+  void Serve(Job* job);
   // Runs the handler; exceptions become INTERNAL (logged, counted).
   ServiceOutcome Invoke(const Job& job);
   // Sends `outcome` where the job came from. Not under mu_.
@@ -169,11 +157,13 @@ class ServiceCore final : public InProcessServer,
 
   const std::shared_ptr<const NodeState> node_;
   const std::string service_;
+  // Held for requests_, which runs on it (the process scheduler is owned).
   const std::shared_ptr<scheduler::Scheduler> scheduler_;
-  const timer::Route route_;
   const std::shared_ptr<ServiceRegistry> registry_;
   const std::shared_ptr<RemoteTransport> remote_;
   const Handler handler_;
+  // The queued requests and the routine that serves them, one at a time.
+  SerialDelivery<Job> requests_;
 
   // mu_ protects the following state.
   mutable Mutex mu_;
@@ -181,14 +171,7 @@ class ServiceCore final : public InProcessServer,
   // request from another process can arrive).
   std::shared_ptr<RemotePublisher> outlet_ ABSL_GUARDED_BY(mu_);
   EncodeFn encode_response_ ABSL_GUARDED_BY(mu_) = nullptr;
-  // Woken when callback_running_ turns false (Shutdown waits there).
-  WaitList callback_idle_ ABSL_GUARDED_BY(mu_);
-  std::deque<Job> queue_ ABSL_GUARDED_BY(mu_);
-  bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
-  bool drain_in_flight_ ABSL_GUARDED_BY(mu_) = false;
-  uint64_t drain_generation_ ABSL_GUARDED_BY(mu_) = 0;
-  bool callback_running_ ABSL_GUARDED_BY(mu_) = false;
-  const scheduler::CRoutine* callback_routine_ ABSL_GUARDED_BY(mu_) = nullptr;
+  // The counts requests_ does not keep (see stats()).
   ServiceStats stats_ ABSL_GUARDED_BY(mu_);
 };
 
@@ -211,12 +194,7 @@ class Service final : public transport_internal::NodeEndpoint {
 
   void Shutdown() override {
     core_->Shutdown();
-    std::unique_ptr<RemoteSubscription> inlet;
-    {
-      MutexLock lock(&mu_);
-      inlet = std::move(inlet_);
-    }
-    // Destroyed outside the lock: it waits for a request being handed over.
+    inlet_.Close();
   }
   bool is_shut_down() const override { return core_->is_shut_down(); }
 
@@ -232,9 +210,8 @@ class Service final : public transport_internal::NodeEndpoint {
       Callback callback);
 
   const std::shared_ptr<transport_internal::ServiceCore> core_;
-  Mutex mu_;
-  // The request inlet from other processes; null: in-process only.
-  std::unique_ptr<RemoteSubscription> inlet_ ABSL_GUARDED_BY(mu_);
+  // The request inlet from other processes (none: in-process only).
+  transport_internal::RemoteInlet inlet_;
 };
 
 // --- implementation of the template ---------------------------------------
@@ -282,20 +259,11 @@ absl::StatusOr<std::shared_ptr<Service<Req, Resp>>> Service<Req, Resp>::Create(
     service->Shutdown();
     return registered;
   }
-  if constexpr (transport_internal::kCrossesProcesses<Req> &&
-                transport_internal::kCrossesProcesses<Resp>) {
-    if (context.remote != nullptr) {
-      auto inlet = core->LinkRemote(
-          Req::descriptor()->full_name(), Resp::descriptor()->full_name(),
-          &transport_internal::DecodeMessage<Req>,
-          &transport_internal::EncodeMessage<Resp>);
-      if (!inlet.ok()) {
-        service->Shutdown();
-        return inlet.status();
-      }
-      MutexLock lock(&service->mu_);
-      service->inlet_ = *std::move(inlet);
-    }
+  absl::Status linked = transport_internal::LinkToOtherProcesses<Req, Resp>(
+      context, core.get(), &service->inlet_);
+  if (!linked.ok()) {
+    service->Shutdown();
+    return linked;
   }
   return service;
 }
