@@ -1,0 +1,369 @@
+#include "cyber/transport/dds/dds_participant.h"
+
+#include "cyber/transport/dds/dds_publisher.h"
+#include "cyber/transport/dds/dds_subscription.h"
+
+namespace cyber {
+namespace dds {
+
+// --- the participant --------------------------------------------------------
+
+absl::Status DdsTransport::Impl::StartLocked() {
+  if (participant_ != nullptr) return absl::OkStatus();
+  if (shut_down_) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "DDS transport of \"", self_.process, "\" is shut down"));
+  }
+  if (options_.domain_id > kMaxDomainId) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "DDS transport of \"", self_.process, "\": domain_id ", options_.domain_id,
+        " is outside 0..", kMaxDomainId));
+  }
+  if (options_.clean_dead_segments) {
+    const ShmCleanupReport report = RemoveDeadPeerSegments();
+    if (!report.removed.empty()) {
+      AINFO << "DDS transport: removed " << report.removed.size()
+            << " shared-memory file(s) of dead processes from /dev/shm";
+    }
+  }
+  fdds::DomainParticipantFactory* factory = fdds::DomainParticipantFactory::get_instance();
+  // Fast-DDS reads DEFAULT_FASTRTPS_PROFILES.xml from the working directory
+  // unless told not to: a stray file there would change every setting below.
+  if (std::getenv("FASTRTPS_DEFAULT_PROFILES_FILE") == nullptr) {
+    setenv("SKIP_DEFAULT_XML_FILE", "1", 1);
+  }
+  if (!options_.profile_file.empty() &&
+      factory->load_XML_profiles_file(options_.profile_file) != ReturnCode::RETCODE_OK) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "DDS transport: profile_file \"", options_.profile_file,
+        "\" could not be loaded (missing, or not a Fast-DDS XML profile)"));
+  }
+
+  // The factory's default: Fast-DDS's own, or the default profile of
+  // `profile_file` (DDS Security's properties come in this way, see
+  // docs/transport.md). What follows overrides its name, transports and
+  // lease; everything else is the profile's.
+  fdds::DomainParticipantQos qos;
+  factory->get_default_participant_qos(qos);
+  qos.name(ParticipantName(self_));
+  qos.transport().use_builtin_transports = false;
+  auto shm = std::make_shared<eprosima::fastdds::rtps::SharedMemTransportDescriptor>();
+  shm->segment_size(options_.shm_segment_bytes);
+  qos.transport().user_transports.push_back(shm);
+  auto udp = std::make_shared<eprosima::fastdds::rtps::UDPv4TransportDescriptor>();
+  udp->interfaceWhiteList.push_back(
+      options_.interface_address.empty() ? "127.0.0.1" : options_.interface_address);
+  qos.transport().user_transports.push_back(udp);
+  const int64_t lease_ms = std::max<int64_t>(absl::ToInt64Milliseconds(options_.lease), 300);
+  auto& discovery = qos.wire_protocol().builtin.discovery_config;
+  discovery.leaseDuration = eprosima::fastrtps::Duration_t(
+      static_cast<int32_t>(lease_ms / 1000), static_cast<uint32_t>(lease_ms % 1000) * 1'000'000);
+  const int64_t announce_ms = lease_ms / 3;
+  discovery.leaseDuration_announcementperiod = eprosima::fastrtps::Duration_t(
+      static_cast<int32_t>(announce_ms / 1000),
+      static_cast<uint32_t>(announce_ms % 1000) * 1'000'000);
+
+  participant_ = factory->create_participant(options_.domain_id, qos, this,
+                                             fdds::StatusMask::none());
+  if (participant_ == nullptr) {
+    return absl::UnavailableError(absl::StrCat(
+        "DDS transport of \"", self_.process, "\": Fast-DDS could not create a participant on domain ",
+        options_.domain_id, " (see its log above)"));
+  }
+  {
+    MutexLock lock(&mu_);
+    own_prefix_ = participant_->guid().guidPrefix;
+  }
+  publisher_ = participant_->create_publisher(fdds::PUBLISHER_QOS_DEFAULT);
+  subscriber_ = participant_->create_subscriber(fdds::SUBSCRIBER_QOS_DEFAULT);
+  if (publisher_ == nullptr || subscriber_ == nullptr) {
+    return absl::UnavailableError("DDS transport: Fast-DDS could not create a publisher or subscriber");
+  }
+  started_.store(true, std::memory_order_release);
+  AINFO << "DDS transport: " << self_.ToString() << " joined domain " << options_.domain_id
+        << (options_.interface_address.empty()
+                ? " (shared memory and loopback only)"
+                : absl::StrCat(" (shared memory, and UDP on ", options_.interface_address, ")"));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<fdds::Topic*> DdsTransport::Impl::TopicLocked(const RemoteEndpoint& endpoint) {
+  auto it = topics_.find(endpoint.channel);
+  if (it != topics_.end()) return it->second;
+  if (participant_->find_type(endpoint.type_name).empty()) {
+    fdds::TypeSupport type(new FrameTopicType(endpoint.type_name));
+    if (type.register_type(participant_) != ReturnCode::RETCODE_OK) {
+      return absl::UnavailableError(absl::StrCat(
+          "channel \"", endpoint.channel, "\": DDS could not register type \"",
+          endpoint.type_name, "\""));
+    }
+  }
+  fdds::Topic* topic =
+      participant_->create_topic(endpoint.channel, endpoint.type_name, fdds::TOPIC_QOS_DEFAULT);
+  if (topic == nullptr) {
+    return absl::UnavailableError(absl::StrCat(
+        "channel \"", endpoint.channel, "\": DDS could not create its topic (type \"",
+        endpoint.type_name, "\")"));
+  }
+  topics_.emplace(endpoint.channel, topic);
+  return topic;
+}
+
+std::shared_ptr<ChannelState> DdsTransport::Impl::ChannelStateFor(const RemoteEndpoint& endpoint) {
+  MutexLock lock(&mu_);
+  auto& slot = channels_[endpoint.channel];
+  if (slot == nullptr) {
+    slot = std::make_shared<ChannelState>(endpoint.channel, endpoint.type_name);
+    // Peers already seen on this channel with another type.
+    for (const auto& e : remote_endpoints_) CheckTypeLocked(e.second);
+  }
+  return slot;
+}
+
+absl::StatusOr<std::shared_ptr<RemotePublisher>> DdsTransport::Impl::Publisher(
+    const std::shared_ptr<Impl>& self, const RemoteEndpoint& endpoint) {
+  (void)self;
+  MutexLock create(&create_mu_);
+  if (absl::Status s = StartLocked(); !s.ok()) return s;
+  std::shared_ptr<ChannelState> channel = ChannelStateFor(endpoint);
+  if (channel->type_name != endpoint.type_name) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "channel \"", endpoint.channel, "\": node \"", endpoint.node, "\" writes ",
+        endpoint.type_name, " but the channel carries ", channel->type_name, " in this process"));
+  }
+  auto existing = publisher_by_channel_.find(endpoint.channel);
+  if (existing != publisher_by_channel_.end()) {
+    if (existing->second->qos() != endpoint.qos) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "channel \"", endpoint.channel, "\": node \"", endpoint.node,
+          "\" asks for a writer with qos (", endpoint.qos.ToString(),
+          ") but this process already writes it with (", existing->second->qos().ToString(),
+          "); one process writes a channel with one qos_profile"));
+    }
+    return std::shared_ptr<RemotePublisher>(existing->second);
+  }
+  absl::StatusOr<fdds::Topic*> topic = TopicLocked(endpoint);
+  if (!topic.ok()) return topic.status();
+  auto publisher = std::make_shared<PublisherImpl>(this, channel, endpoint.qos,
+                                                   options_.max_message_bytes);
+  fdds::DataWriter* writer = publisher_->create_datawriter(
+      *topic, WriterQos(endpoint.qos), publisher.get(), fdds::StatusMask::all());
+  if (writer == nullptr) {
+    return absl::UnavailableError(absl::StrCat(
+        "channel \"", endpoint.channel, "\": DDS could not create a writer with qos (",
+        endpoint.qos.ToString(), ")"));
+  }
+  publisher->Attach(writer);
+  publisher_by_channel_.emplace(endpoint.channel, publisher);
+  return std::shared_ptr<RemotePublisher>(publisher);
+}
+
+absl::StatusOr<std::unique_ptr<RemoteSubscription>> DdsTransport::Impl::Subscribe(
+    const std::shared_ptr<Impl>& self, const RemoteEndpoint& endpoint, SampleHandler handler) {
+  MutexLock create(&create_mu_);
+  if (absl::Status s = StartLocked(); !s.ok()) return s;
+  std::shared_ptr<ChannelState> channel = ChannelStateFor(endpoint);
+  if (channel->type_name != endpoint.type_name) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "channel \"", endpoint.channel, "\": node \"", endpoint.node, "\" reads ",
+        endpoint.type_name, " but the channel carries ", channel->type_name, " in this process"));
+  }
+  absl::StatusOr<fdds::Topic*> topic = TopicLocked(endpoint);
+  if (!topic.ok()) return topic.status();
+  auto sub = std::make_unique<SubscriptionImpl>(self, channel, endpoint.qos, std::move(handler));
+  fdds::StatusMask mask = fdds::StatusMask::data_available() << fdds::StatusMask::sample_lost()
+                          << fdds::StatusMask::requested_incompatible_qos();
+  fdds::DataReader* reader =
+      subscriber_->create_datareader(*topic, ReaderQos(endpoint.qos), sub.get(), mask);
+  if (reader == nullptr) {
+    return absl::UnavailableError(absl::StrCat(
+        "channel \"", endpoint.channel, "\": DDS could not create a reader with qos (",
+        endpoint.qos.ToString(), ")"));
+  }
+  sub->Attach(reader);
+  subscriptions_.insert(sub.get());
+  return std::unique_ptr<RemoteSubscription>(std::move(sub));
+}
+
+void DdsTransport::Impl::CloseSubscription(SubscriptionImpl* sub) {
+  fdds::DataReader* reader = sub->Detach();  // no handler runs after this
+  MutexLock create(&create_mu_);
+  subscriptions_.erase(sub);
+  if (reader != nullptr && subscriber_ != nullptr) {
+    reader->set_listener(nullptr);
+    subscriber_->delete_datareader(reader);
+  }
+}
+
+void DdsTransport::Impl::Shutdown() {
+  MutexLock create(&create_mu_);
+  if (shut_down_) return;
+  shut_down_ = true;
+  if (participant_ == nullptr) return;
+  for (SubscriptionImpl* sub : subscriptions_) {
+    fdds::DataReader* reader = sub->Detach();
+    if (reader != nullptr) {
+      reader->set_listener(nullptr);
+      subscriber_->delete_datareader(reader);
+    }
+  }
+  subscriptions_.clear();
+  for (auto& entry : publisher_by_channel_) {
+    fdds::DataWriter* writer = entry.second->Detach();
+    if (writer != nullptr) {
+      writer->set_listener(nullptr);
+      publisher_->delete_datawriter(writer);
+    }
+  }
+  participant_->set_listener(nullptr);
+  participant_->delete_contained_entities();
+  fdds::DomainParticipantFactory::get_instance()->delete_participant(participant_);
+  participant_ = nullptr;
+  publisher_ = nullptr;
+  subscriber_ = nullptr;
+  topics_.clear();
+  started_.store(false, std::memory_order_release);
+  AINFO << "DDS transport: " << self_.ToString() << " left domain " << options_.domain_id;
+}
+
+// --- discovery --------------------------------------------------------------
+
+void DdsTransport::Impl::on_participant_discovery(fdds::DomainParticipant*,
+                                                  frtps::ParticipantDiscoveryInfo&& info) {
+  HandoffFence();
+  const std::string key = PrefixKey(info.info.m_guid.guidPrefix);
+  using Status = frtps::ParticipantDiscoveryInfo::DISCOVERY_STATUS;
+  if (info.status == Status::DISCOVERED_PARTICIPANT) {
+    RemotePeer peer = PeerFromParticipantName(info.info.m_participantName.to_string());
+    AINFO << "DDS transport: peer " << peer.ToString() << " joined domain " << options_.domain_id;
+    MutexLock lock(&mu_);
+    peers_[key] = std::move(peer);
+    return;
+  }
+  if (info.status != Status::REMOVED_PARTICIPANT && info.status != Status::DROPPED_PARTICIPANT) {
+    return;
+  }
+  const bool crashed = info.status == Status::DROPPED_PARTICIPANT;
+  RemotePeer peer;
+  std::vector<std::function<void(const RemotePeer&, bool)>> listeners;
+  {
+    MutexLock lock(&mu_);
+    auto it = peers_.find(key);
+    if (it == peers_.end()) return;
+    peer = it->second;
+    peers_.erase(it);
+    for (auto e = remote_endpoints_.begin(); e != remote_endpoints_.end();) {
+      e = e->second.peer_key == key ? remote_endpoints_.erase(e) : std::next(e);
+    }
+    for (const auto& l : lost_listeners_) listeners.push_back(l.second);
+    if (crashed) {
+      lost_peers_.push_back(peer);
+      if (lost_peers_.size() > 16) lost_peers_.pop_front();
+    }
+  }
+  if (crashed) {
+    AWARN << "DDS transport: peer " << peer.ToString() << " stopped answering for "
+          << absl::FormatDuration(options_.lease)
+          << " and is considered dead (crashed or killed); this process keeps running";
+  } else {
+    AINFO << "DDS transport: peer " << peer.ToString() << " left domain " << options_.domain_id;
+  }
+  for (const auto& l : listeners) l(peer, crashed);
+}
+
+void DdsTransport::Impl::on_subscriber_discovery(fdds::DomainParticipant*,
+                                                 frtps::ReaderDiscoveryInfo&& info) {
+  HandoffFence();
+  using Status = frtps::ReaderDiscoveryInfo::DISCOVERY_STATUS;
+  OnRemoteEndpoint(/*writer=*/false, info.status == Status::REMOVED_READER, info.info.guid(),
+                   info.info.topicName().to_string(), info.info.typeName().to_string());
+}
+
+void DdsTransport::Impl::on_publisher_discovery(fdds::DomainParticipant*,
+                                                frtps::WriterDiscoveryInfo&& info) {
+  HandoffFence();
+  using Status = frtps::WriterDiscoveryInfo::DISCOVERY_STATUS;
+  OnRemoteEndpoint(/*writer=*/true, info.status == Status::REMOVED_WRITER, info.info.guid(),
+                   info.info.topicName().to_string(), info.info.typeName().to_string());
+}
+
+void DdsTransport::Impl::OnRemoteEndpoint(bool writer, bool removed, const frtps::GUID_t& guid,
+                                          const std::string& topic,
+                                          const std::string& type_name) {
+  MutexLock lock(&mu_);
+  const std::string key = GuidKey(guid);
+  if (removed) {
+    remote_endpoints_.erase(key);
+    return;
+  }
+  RemoteEndpointRecord record{topic, type_name, PrefixKey(guid.guidPrefix), writer};
+  CheckTypeLocked(record);
+  remote_endpoints_[key] = std::move(record);
+}
+
+void DdsTransport::Impl::CheckTypeLocked(const RemoteEndpointRecord& record) {
+  auto channel = channels_.find(record.topic);
+  if (channel == channels_.end() || channel->second->type_name == record.type_name) return;
+  if (!conflicts_.emplace(record.peer_key, record.topic).second) return;  // logged already
+  auto peer = peers_.find(record.peer_key);
+  const std::string who = peer == peers_.end() ? "an undiscovered participant" : peer->second.ToString();
+  const std::string text = absl::StrCat(
+      who, " ", record.writer ? "writes" : "reads", " ", record.type_name);
+  conflict_text_[record.topic].push_back(text);
+  AERROR << "channel \"" << record.topic << "\": message types differ: this process ("
+         << self_.ToString() << ") uses " << channel->second->type_name << ", but " << text
+         << "; they will not exchange messages on this channel";
+}
+
+std::vector<RemotePeer> DdsTransport::Impl::RemoteWriters(const std::string& channel) const {
+  MutexLock lock(&mu_);
+  std::vector<RemotePeer> out;
+  std::set<std::string> seen;
+  auto local = channels_.find(channel);
+  for (const auto& e : remote_endpoints_) {
+    const RemoteEndpointRecord& r = e.second;
+    if (!r.writer || r.topic != channel) continue;
+    if (local != channels_.end() && local->second->type_name != r.type_name) continue;
+    auto peer = peers_.find(r.peer_key);
+    if (peer == peers_.end() || !seen.insert(r.peer_key).second) continue;
+    out.push_back(peer->second);
+  }
+  return out;
+}
+
+std::vector<RemoteChannelStats> DdsTransport::Impl::ChannelStats() const {
+  MutexLock lock(&mu_);
+  std::vector<RemoteChannelStats> out;
+  for (const auto& entry : channels_) {
+    const ChannelState& c = *entry.second;
+    RemoteChannelStats s;
+    s.channel = c.channel;
+    s.type_name = c.type_name;
+    s.sent = c.sent.load(std::memory_order_relaxed);
+    s.send_failures = c.send_failures.load(std::memory_order_relaxed);
+    s.received = c.received.load(std::memory_order_relaxed);
+    s.dropped_undecodable = c.dropped_undecodable.load(std::memory_order_relaxed);
+    s.lost = c.lost.load(std::memory_order_relaxed);
+    {
+      MutexLock latency(&entry.second->latency_mu);
+      if (entry.second->latency.count() > 0) {
+        s.latency_p99_ns = absl::ToInt64Nanoseconds(entry.second->latency.Percentile(0.99));
+      }
+    }
+    std::set<std::pair<std::string, bool>> seen;
+    for (const auto& e : remote_endpoints_) {
+      const RemoteEndpointRecord& r = e.second;
+      if (r.topic != c.channel || r.type_name != c.type_name) continue;
+      auto peer = peers_.find(r.peer_key);
+      if (peer == peers_.end() || !seen.emplace(r.peer_key, r.writer).second) continue;
+      (r.writer ? s.remote_writers : s.remote_readers).push_back(peer->second);
+    }
+    auto conflicts = conflict_text_.find(c.channel);
+    if (conflicts != conflict_text_.end()) s.type_conflicts = conflicts->second;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace dds
+}  // namespace cyber

@@ -1,0 +1,252 @@
+// Internal to cyber/transport/dds: the DDS participant of a DdsTransport
+// (DdsTransport::Impl): one per runtime, its topics, the channels it
+// opened, discovery of peers and their endpoints (type conflicts, peers
+// lost), and the helpers its publisher (dds_publisher.h) and subscription
+// (dds_subscription.h) share with it. The public face is dds_transport.h.
+//
+// Threads: see dds_transport.h; each lock below says what it guards.
+
+#ifndef CYBER_TRANSPORT_DDS_DDS_PARTICIPANT_H_
+#define CYBER_TRANSPORT_DDS_DDS_PARTICIPANT_H_
+
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <set>
+#include <utility>
+
+#include <fastdds/dds/domain/DomainParticipant.hpp>
+#include <fastdds/dds/domain/DomainParticipantFactory.hpp>
+#include <fastdds/dds/domain/DomainParticipantListener.hpp>
+#include <fastdds/dds/domain/qos/DomainParticipantQos.hpp>
+#include <fastdds/dds/publisher/DataWriter.hpp>
+#include <fastdds/dds/publisher/DataWriterListener.hpp>
+#include <fastdds/dds/publisher/Publisher.hpp>
+#include <fastdds/dds/subscriber/DataReader.hpp>
+#include <fastdds/dds/subscriber/DataReaderListener.hpp>
+#include <fastdds/dds/subscriber/SampleInfo.hpp>
+#include <fastdds/dds/subscriber/Subscriber.hpp>
+#include <fastdds/dds/topic/Topic.hpp>
+#include <fastdds/dds/topic/TypeSupport.hpp>
+#include <fastdds/rtps/common/InstanceHandle.h>
+#include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
+#include <fastdds/rtps/transport/shared_mem/SharedMemTransportDescriptor.h>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "cyber/common/log.h"
+#include "cyber/common/mutex.h"
+#include "cyber/transport/dds/dds_qos.h"
+#include "cyber/transport/dds/frame_topic_type.h"
+#include "cyber/transport/dds/handoff_fence.h"
+#include "cyber/transport/dds/sample_frame.h"
+#include "cyber/transport/dds/shm_cleanup.h"
+#include "timer/latency_histogram.h"
+
+#include "cyber/transport/dds/dds_transport.h"
+
+namespace cyber {
+namespace dds {
+
+namespace fdds = eprosima::fastdds::dds;
+namespace frtps = eprosima::fastrtps::rtps;
+using ReturnCode = eprosima::fastrtps::types::ReturnCode_t;
+
+inline constexpr uint32_t kMaxDomainId = 232;  // DDS's port mapping allows 0..232
+
+inline int64_t MonotonicNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+inline std::string HostName() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof(buf) - 1) != 0) return "unknown-host";
+  return buf;
+}
+
+// How a participant of ours is named on the wire: "cyber/<host>/<pid>/<process>".
+inline std::string ParticipantName(const RemotePeer& peer) {
+  return absl::StrCat("cyber/", peer.host, "/", peer.pid, "/", peer.process);
+}
+
+inline RemotePeer PeerFromParticipantName(const std::string& name) {
+  RemotePeer peer;
+  std::vector<std::string> parts = absl::StrSplit(name, absl::MaxSplits('/', 3));
+  int64_t pid = 0;
+  if (parts.size() == 4 && parts[0] == "cyber" && absl::SimpleAtoi(parts[2], &pid)) {
+    peer.host = parts[1];
+    peer.pid = pid;
+    peer.process = parts[3];
+  } else {
+    // Another DDS application on the domain.
+    peer.host = "?";
+    peer.process = name.empty() ? "unnamed DDS participant" : name;
+  }
+  return peer;
+}
+
+inline std::string PrefixKey(const frtps::GuidPrefix_t& prefix) {
+  return std::string(reinterpret_cast<const char*>(prefix.value), frtps::GuidPrefix_t::size);
+}
+
+inline std::string GuidKey(const frtps::GUID_t& guid) {
+  return PrefixKey(guid.guidPrefix) +
+         std::string(reinterpret_cast<const char*>(guid.entityId.value), 4);
+}
+
+// Fast-DDS puts a host id in the first 4 bytes of a participant's prefix.
+inline bool SameHost(const frtps::GuidPrefix_t& a, const frtps::GuidPrefix_t& b) {
+  return std::memcmp(a.value, b.value, 4) == 0;
+}
+
+// What the transport knows about one channel it opened.
+struct ChannelState {
+  ChannelState(std::string c, std::string t) : channel(std::move(c)), type_name(std::move(t)) {}
+  const std::string channel;
+  const std::string type_name;
+  std::atomic<uint64_t> sent{0};
+  std::atomic<uint64_t> send_failures{0};
+  std::atomic<uint64_t> received{0};
+  std::atomic<uint64_t> dropped_undecodable{0};
+  std::atomic<uint64_t> lost{0};
+  Mutex latency_mu;
+  timer::LatencyHistogram latency ABSL_GUARDED_BY(latency_mu);
+};
+
+class PublisherImpl;
+class SubscriptionImpl;
+
+class DdsTransport::Impl final : public fdds::DomainParticipantListener {
+ public:
+  explicit Impl(DdsTransportOptions options) : options_(std::move(options)) {
+    self_.host = HostName();
+    self_.pid = static_cast<int64_t>(getpid());
+    self_.process = options_.process_name;
+    HandoffFence();  // before Fast-DDS may call us
+  }
+
+  ~Impl() override { Shutdown(); }
+
+  absl::StatusOr<std::shared_ptr<RemotePublisher>> Publisher(
+      const std::shared_ptr<Impl>& self, const RemoteEndpoint& endpoint);
+  absl::StatusOr<std::unique_ptr<RemoteSubscription>> Subscribe(
+      const std::shared_ptr<Impl>& self, const RemoteEndpoint& endpoint,
+      SampleHandler handler);
+  void CloseSubscription(SubscriptionImpl* sub);
+  void Shutdown();
+
+  uint64_t AddPeerLostListener(std::function<void(const RemotePeer&, bool)> l) {
+    MutexLock lock(&mu_);
+    const uint64_t id = ++next_listener_id_;
+    lost_listeners_.emplace(id, std::move(l));
+    return id;
+  }
+  void RemovePeerLostListener(uint64_t id) {
+    MutexLock lock(&mu_);
+    lost_listeners_.erase(id);
+  }
+
+  std::vector<RemotePeer> RemoteWriters(const std::string& channel) const;
+  std::vector<RemoteChannelStats> ChannelStats() const;
+  std::vector<RemotePeer> LostPeers() const {
+    MutexLock lock(&mu_);
+    return std::vector<RemotePeer>(lost_peers_.begin(), lost_peers_.end());
+  }
+  std::vector<RemotePeer> Peers() const {
+    MutexLock lock(&mu_);
+    std::vector<RemotePeer> out;
+    for (const auto& p : peers_) out.push_back(p.second);
+    return out;
+  }
+  const RemotePeer& self() const { return self_; }
+  const DdsTransportOptions& options() const { return options_; }
+  bool started() const { return started_.load(std::memory_order_acquire); }
+  frtps::GuidPrefix_t own_prefix() const {
+    MutexLock lock(&mu_);
+    return own_prefix_;
+  }
+
+  // "process (host h, pid p)" of the participant with `prefix`, for logs.
+  std::string PeerName(const frtps::GuidPrefix_t& prefix) const {
+    MutexLock lock(&mu_);
+    auto it = peers_.find(PrefixKey(prefix));
+    if (it == peers_.end()) return "an undiscovered participant";
+    return it->second.ToString();
+  }
+
+  // --- DomainParticipantListener (Fast-DDS threads) -----------------------
+  void on_participant_discovery(fdds::DomainParticipant*,
+                                frtps::ParticipantDiscoveryInfo&& info) override;
+  void on_subscriber_discovery(fdds::DomainParticipant*,
+                               frtps::ReaderDiscoveryInfo&& info) override;
+  void on_publisher_discovery(fdds::DomainParticipant*,
+                              frtps::WriterDiscoveryInfo&& info) override;
+
+
+ private:
+  struct RemoteEndpointRecord {
+    std::string topic;
+    std::string type_name;
+    std::string peer_key;
+    bool writer = false;
+  };
+
+  absl::Status StartLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(create_mu_);
+  // The topic (and registered type) of `endpoint`, made on first use.
+  absl::StatusOr<fdds::Topic*> TopicLocked(const RemoteEndpoint& endpoint)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(create_mu_);
+  std::shared_ptr<ChannelState> ChannelStateFor(const RemoteEndpoint& endpoint);
+  // A remote endpoint appeared or went away.
+  void OnRemoteEndpoint(bool writer, bool removed, const frtps::GUID_t& guid,
+                        const std::string& topic, const std::string& type_name);
+  // Logs, once per peer and channel, a peer using another message type.
+  void CheckTypeLocked(const RemoteEndpointRecord& record)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const DdsTransportOptions options_;
+  RemotePeer self_;
+  std::atomic<bool> started_{false};
+
+  // Serializes making and deleting DDS entities; never taken by Fast-DDS's
+  // callbacks, so it may be held across DDS calls.
+  Mutex create_mu_;
+  bool shut_down_ ABSL_GUARDED_BY(create_mu_) = false;
+  fdds::DomainParticipant* participant_ ABSL_GUARDED_BY(create_mu_) = nullptr;
+  fdds::Publisher* publisher_ ABSL_GUARDED_BY(create_mu_) = nullptr;
+  fdds::Subscriber* subscriber_ ABSL_GUARDED_BY(create_mu_) = nullptr;
+  std::map<std::string, fdds::Topic*> topics_ ABSL_GUARDED_BY(create_mu_);
+  std::map<std::string, std::shared_ptr<PublisherImpl>> publisher_by_channel_
+      ABSL_GUARDED_BY(create_mu_);
+  std::set<SubscriptionImpl*> subscriptions_ ABSL_GUARDED_BY(create_mu_);
+
+  // Taken by callbacks, briefly; never held across a DDS call.
+  mutable Mutex mu_;
+  std::map<std::string, std::shared_ptr<ChannelState>> channels_ ABSL_GUARDED_BY(mu_);
+  frtps::GuidPrefix_t own_prefix_ ABSL_GUARDED_BY(mu_);  // once started
+  std::map<std::string, RemotePeer> peers_ ABSL_GUARDED_BY(mu_);  // by prefix
+  std::map<std::string, RemoteEndpointRecord> remote_endpoints_ ABSL_GUARDED_BY(mu_);
+  // (peer key, channel) pairs whose type conflict was logged.
+  std::set<std::pair<std::string, std::string>> conflicts_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::vector<std::string>> conflict_text_ ABSL_GUARDED_BY(mu_);
+  std::map<uint64_t, std::function<void(const RemotePeer&, bool)>> lost_listeners_
+      ABSL_GUARDED_BY(mu_);
+  std::deque<RemotePeer> lost_peers_ ABSL_GUARDED_BY(mu_);  // the last 16 dead
+  uint64_t next_listener_id_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace dds
+}  // namespace cyber
+
+#endif  // CYBER_TRANSPORT_DDS_DDS_PARTICIPANT_H_

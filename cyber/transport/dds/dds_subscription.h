@@ -1,0 +1,123 @@
+// Internal to cyber/transport/dds: the inlet of one channel (a DataReader on its
+// topic, samples handed to the channel's handler): what
+// RemoteTransport::Subscribe returns.
+
+#ifndef CYBER_TRANSPORT_DDS_DDS_SUBSCRIPTION_H_
+#define CYBER_TRANSPORT_DDS_DDS_SUBSCRIPTION_H_
+
+#include "cyber/transport/dds/dds_participant.h"
+
+namespace cyber {
+namespace dds {
+
+
+class SubscriptionImpl final : public RemoteSubscription, public fdds::DataReaderListener {
+ public:
+  SubscriptionImpl(std::shared_ptr<DdsTransport::Impl> impl,
+                   std::shared_ptr<ChannelState> channel, ChannelQos qos,
+                   RemoteTransport::SampleHandler handler)
+      : impl_(std::move(impl)),
+        channel_(std::move(channel)),
+        qos_(qos),
+        handler_(std::move(handler)),
+        own_prefix_(impl_->own_prefix()) {
+    HandoffFence();
+  }
+
+  ~SubscriptionImpl() override { impl_->CloseSubscription(this); }
+
+  void Attach(fdds::DataReader* reader) {
+    MutexLock lock(&mu_);
+    reader_ = reader;
+  }
+
+  // No handler call runs after this returns; returns the DataReader for
+  // deletion.
+  fdds::DataReader* Detach() {
+    MutexLock lock(&mu_);
+    closed_ = true;
+    return std::exchange(reader_, nullptr);
+  }
+
+  void on_data_available(fdds::DataReader* reader) override {
+    HandoffFence();
+    FrameSample sample;
+    fdds::SampleInfo info;
+    while (reader->take_next_sample(&sample, &info) == ReturnCode::RETCODE_OK) {
+      if (!info.valid_data) continue;
+      MutexLock lock(&mu_);
+      if (closed_) return;
+      const frtps::GUID_t writer = info.sample_identity.writer_guid();
+      if (writer.guidPrefix == own_prefix_) continue;  // our own
+      Handle(writer, sample);
+    }
+  }
+
+  void on_sample_lost(fdds::DataReader*, const fdds::SampleLostStatus& status) override {
+    HandoffFence();
+    channel_->lost.fetch_add(static_cast<uint64_t>(std::max(status.total_count_change, 0)),
+                             std::memory_order_relaxed);
+  }
+
+  void on_requested_incompatible_qos(
+      fdds::DataReader*, const fdds::RequestedIncompatibleQosStatus& status) override {
+    HandoffFence();
+    AERROR << "channel \"" << channel_->channel << "\": a writer in another process offers less "
+           << "than this process's reader asks for (" << qos_.ToString()
+           << "; DDS QoS policy id " << status.last_policy_id
+           << "): they do not exchange messages; give both ends the same qos_profile";
+  }
+
+ private:
+  void Handle(const frtps::GUID_t& writer, const FrameSample& sample)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    absl::StatusOr<FrameView> frame = DecodeFrame(sample.bytes);
+    if (!frame.ok()) {
+      Drop(writer, frame.status().message());
+      return;
+    }
+    if (SameHost(writer.guidPrefix, own_prefix_) && frame->header.sent_ns > 0) {
+      const int64_t latency = MonotonicNs() - frame->header.sent_ns;
+      if (latency >= 0) {
+        MutexLock lock(&channel_->latency_mu);
+        channel_->latency.Record(absl::Nanoseconds(latency));
+      }
+    }
+    RemoteSample remote;
+    remote.payload = frame->payload;
+    remote.correlation.kind = static_cast<Correlation::Kind>(frame->header.kind);
+    remote.correlation.client = frame->header.correlation_client;
+    remote.correlation.sequence = frame->header.correlation_sequence;
+    if (!handler_(remote)) {
+      Drop(writer, absl::StrCat("the payload (", frame->payload.size(),
+                                " bytes) does not parse as ", channel_->type_name));
+      return;
+    }
+    channel_->received.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  void Drop(const frtps::GUID_t& writer, absl::string_view why) {
+    const uint64_t n = channel_->dropped_undecodable.fetch_add(1, std::memory_order_relaxed) + 1;
+    // The first few, then one in 100.
+    if (n <= 5 || n % 100 == 0) {
+      AERROR << "channel \"" << channel_->channel << "\": dropped a sample from "
+             << impl_->PeerName(writer.guidPrefix) << ": " << why << " (" << n
+             << " dropped so far on this channel)";
+    }
+  }
+
+  const std::shared_ptr<DdsTransport::Impl> impl_;
+  const std::shared_ptr<ChannelState> channel_;
+  const ChannelQos qos_;
+  const RemoteTransport::SampleHandler handler_;
+  const frtps::GuidPrefix_t own_prefix_;
+  // Held while a handler runs (Detach waits for it).
+  Mutex mu_;
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  fdds::DataReader* reader_ ABSL_GUARDED_BY(mu_) = nullptr;
+};
+
+}  // namespace dds
+}  // namespace cyber
+
+#endif  // CYBER_TRANSPORT_DDS_DDS_SUBSCRIPTION_H_
