@@ -107,9 +107,10 @@ class ScopedRuntime {
 
 // A runtime found by the rule, held while this object lives when it is the
 // process runtime (an installed scope needs no hold). A part an installed
-// scope leaves null (a launcher's scope names only what its graph's context
-// gives) is the process runtime's, fetched and held on first ask. Empty
-// (every part null) under rule 3. A value for one thread: not shared.
+// scope leaves null (a bare Scheduler's scope has no bus, and no timers
+// until it is given a timer system) is the process runtime's, fetched and
+// held on first ask. Empty (every part null) under rule 3. A value for one
+// thread: not shared.
 class RuntimeRef {
  public:
   RuntimeRef() = default;
@@ -127,34 +128,41 @@ class RuntimeRef {
   // One part, or null (no runtime has it).
   template <typename T>
   T* part(std::atomic<T*> RuntimeScope::*field) const {
-    if (installed_ != nullptr) {
-      if (T* const p = (installed_->*field).load(std::memory_order_acquire)) {
-        return p;
-      }
-    }
-    const RuntimeScope* const process = ProcessScope();
-    return process != nullptr
-               ? (process->*field).load(std::memory_order_acquire)
-               : nullptr;
+    return Find(field).part;
   }
   // One part, shared: a part of the process runtime keeps that runtime
   // alive while held (an aliasing shared_ptr); an installed scope's part is
   // not held (its runtime outlives its own code). Null as part().
   template <typename T>
   std::shared_ptr<T> shared_part(std::atomic<T*> RuntimeScope::*field) const {
-    if (installed_ != nullptr) {
-      if (T* const p = (installed_->*field).load(std::memory_order_acquire)) {
-        return std::shared_ptr<T>(std::shared_ptr<T>(), p);
-      }
-    }
-    const RuntimeScope* const process = ProcessScope();
-    if (process == nullptr) return nullptr;
-    T* const p = (process->*field).load(std::memory_order_acquire);
-    if (p == nullptr) return nullptr;
-    return std::shared_ptr<T>(process_, p);
+    const Found<T> found = Find(field);
+    if (found.part == nullptr) return nullptr;
+    return std::shared_ptr<T>(
+        found.from_process ? process_ : std::shared_ptr<const RuntimeScope>(),
+        found.part);
   }
 
  private:
+  template <typename T>
+  struct Found {
+    T* part;
+    bool from_process;  // held through process_
+  };
+  // The rule for one part: the installed scope's, else the process
+  // runtime's.
+  template <typename T>
+  Found<T> Find(std::atomic<T*> RuntimeScope::*field) const {
+    if (installed_ != nullptr) {
+      if (T* const p = (installed_->*field).load(std::memory_order_acquire)) {
+        return {p, false};
+      }
+    }
+    const RuntimeScope* const process = ProcessScope();
+    return {process != nullptr
+                ? (process->*field).load(std::memory_order_acquire)
+                : nullptr,
+            true};
+  }
   const RuntimeScope* ProcessScope() const;
 
   const RuntimeScope* installed_ = nullptr;
@@ -170,10 +178,10 @@ RuntimeRef ProcessRuntimeScope();
 
 // The timer system of the runtime CurrentRuntime() would name now, without
 // making or holding anything: the installed scope's, else the process
-// runtime's last published (null before one is made, or after a shutdown). For a caller that
-// holds a part and only asks "is mine still the current one?" (a Timer
-// restarting on the system it ran on). Never dereference it: it may be
-// freed at any moment.
+// runtime's last published (null before one is made, or after a
+// shutdown). For a caller that holds a part and only asks "is mine still
+// the current one?" (a Timer restarting on the system it ran on). Never
+// dereference it: it may be freed at any moment.
 const timer::TimerSystemCore* CurrentTimerSystemHint();
 
 // For //cyber/runtime:process only. The maker returns the process runtime

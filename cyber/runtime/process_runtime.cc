@@ -1,7 +1,5 @@
 #include "cyber/runtime/process_runtime.h"
 
-#include <errno.h>  // program_invocation_short_name
-
 #include <mutex>
 #include <string>
 #include <thread>

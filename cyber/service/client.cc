@@ -288,15 +288,13 @@ std::shared_ptr<PendingCall> ClientCore::Start(std::shared_ptr<const void> reque
 
 std::shared_ptr<timer::TimerSystemCore> ClientCore::TimeoutWheel() const {
   // The wheel the node's routines sleep on (CRoutine::SleepFor): its
-  // runtime's, on its clock (simulated time for a simulated graph).
-  if (timer::TimerSystemCore* const wheel = scheduler_->timer_system()) {
-    return wheel->shared_from_this();
-  }
-  // A scheduler without one: what a Timer started in its scope binds to
-  // (the rule of cyber/common/runtime_scope.h: the process's timer system).
-  ScopedRuntime enter(scheduler_->scope());
-  timer::TimerSystemCore* const system = CurrentRuntime().part(&RuntimeScope::timers);
-  return system != nullptr ? system->shared_from_this() : nullptr;
+  // runtime's, on its clock (simulated time for a simulated graph); for a
+  // scheduler without one, what a Timer started in its scope binds to (the
+  // rule of cyber/common/runtime_scope.h: the process's timer system). The
+  // reference holds a process runtime until the wheel itself is held.
+  const RuntimeRef runtime(scheduler_->scope(), nullptr);
+  timer::TimerSystemCore* const wheel = runtime.part(&RuntimeScope::timers);
+  return wheel != nullptr ? wheel->shared_from_this() : nullptr;
 }
 
 absl::Status ClientCore::ArmTimeout(const std::shared_ptr<PendingCall>& call,

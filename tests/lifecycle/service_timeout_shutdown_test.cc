@@ -123,6 +123,9 @@ TEST(ServiceTimeoutShutdown, TimeoutsResponsesAndAShutdownRacingLeaveOneOutcomeE
     }
   }
   std::thread stopper([&] {
+    // Not a settle: the pause only lets some calls be decided by their
+    // responses or timeouts first, so the shutdown races the rest. What is
+    // asserted below (one outcome per call) holds for any interleaving.
     std::this_thread::sleep_for(std::chrono::milliseconds(3));
     client->Shutdown();
   });
