@@ -13,7 +13,7 @@
 //
 // The rule: a periodic timer's period must be positive; that is all.
 //   * Below the tick (1 ms, 500 us) is served exactly: each call is armed
-//     for start + k * period itself (TimingWheel::ArmExact), not rounded to
+//     for origin + k * period itself (TimingWheel::ArmExact), not rounded to
 //     a tick.
 //   * Beyond the wheel's range (MaxDelay(), ~99.4 days at 2 ms, or
 //     InfiniteDuration) means "never": the timer stays armed and

@@ -47,6 +47,9 @@ struct ScheduleRules {
   OverrunPolicy overrun_policy = OverrunPolicy::kSkip;
   int max_burst = 3;
   bool oneshot = false;
+  // A oneshot whose delay is its timer system's default timeout, read into
+  // `period` at each start (TimerOptions::use_default_timeout).
+  bool use_default_timeout = false;
 };
 
 class PeriodicSchedule {

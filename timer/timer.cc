@@ -98,6 +98,8 @@ bool Timer::Cancel() {
 
 TimerPhase Timer::phase() const { return core_->phase(); }
 
+bool Timer::IsReady() const { return core_->IsReady(); }
+
 absl::Duration Timer::TimeUntilNextCall() const {
   return core_->TimeUntilNextCall();
 }

@@ -84,7 +84,7 @@
 //     ran), kCancelled (the last stop prevented a call); rclcpp
 //     is_canceled(), Netty isCancelled()/isExpired().
 //   * TimeUntilNextCall(): rclcpp time_until_trigger(), folly
-//     getTimeRemaining().
+//     getTimeRemaining(); IsReady(): rclcpp is_ready().
 //   * TimerOptions::on_cancel: folly callbackCanceled(); once per cancel
 //     that prevented a call (Stop, Cancel, Configure, the destructor,
 //     TimerSystem::CancelAll), on the cancelling thread, no lock held,
@@ -92,8 +92,13 @@
 //     the destructor is what cancelled it).
 //   * clock(), IsSteady(): rclcpp get_clock(), is_steady().
 //   * On the TimerSystem: PendingTimers(), a max_pending_timers cap (Netty
-//     pendingTimeouts(), maxPendingTimeouts) and CancelAll() (folly
-//     cancelAll(), Netty stop()).
+//     pendingTimeouts(), maxPendingTimeouts), CancelAll() (folly
+//     cancelAll()), ShutdownAndCancelAll() (Netty stop()) and a default
+//     timeout for oneshots that ask for it (folly setDefaultTimeout(),
+//     TimerOptions::use_default_timeout).
+//   * After its timer system shut down, a timer's schedule is over:
+//     phase() kCancelled, TimeUntilNextCall() infinite, and a Cancel()
+//     false with no on_cancel (the shutdown, not the cancel, ended it).
 //
 // Where a timer runs (its timer system). A Timer given a TimerSystem runs
 // there for its whole life; it may outlive the driver (then Schedule()
@@ -193,6 +198,11 @@ class Timer {
   // oneshot whose call has begun, its system shut down) or the timer is
   // armed for "never".
   absl::Duration TimeUntilNextCall() const;
+  // Due but not yet called (rclcpp's is_ready()): the next call's
+  // expected instant has come (TimeUntilNextCall() <= 0) and that call has
+  // not begun — armed and due, or queued for its processor. False when
+  // nothing is scheduled.
+  bool IsReady() const;
   // The clock of the timer system it runs on: its TimerSystem's; for a
   // Timer without one, the system it is bound to (since its last Start()),
   // or the steady clock before that (nothing is looked up or created).

@@ -238,7 +238,8 @@ void TimerCore::Configure(TimerOptions options, absl::Status status) {
     missed_since_last_ = 0;
     bound_ = false;  // validate and resolve the priority again at Start()
     rules_ = ScheduleRules{options.period, options.overrun_policy,
-                           options.max_burst, options.oneshot};
+                           options.max_burst, options.oneshot,
+                           options.use_default_timeout};
     precision_ = options.precision;
     latency_percentiles_ = options.latency_percentiles;
     given_priority_ = options.priority;
@@ -343,6 +344,21 @@ absl::Status TimerCore::BeginLocked(TimerSystemCore* system,
     TransitionLocked(Event::kSystemShutDown);
   }
   if (!reset && ScheduleOn(state_)) return absl::OkStatus();  // already on
+  // The default timeout, before anything changes: a refused start leaves
+  // the timer as it was.
+  if (rules_.use_default_timeout && system != nullptr) {
+    const std::optional<absl::Duration> delay = system->default_timeout();
+    if (!delay.has_value()) {
+      const absl::Status status = absl::FailedPreconditionError(absl::StrCat(
+          "timer \"", NameLocked(),
+          "\": TimerOptions::use_default_timeout is set, and timer system \"",
+          system->name(),
+          "\" has no default timeout (TimerSystem::set_default_timeout)"));
+      AERROR << status.message();
+      return status;
+    }
+    rules_.period = *delay;
+  }
   if (reset) {
     // A new countdown: the armed entry is cancelled, a queued run drops out
     // (its token no longer matches), and the schedule starts afresh; a
@@ -370,12 +386,14 @@ absl::Status TimerCore::BeginLocked(TimerSystemCore* system,
   // changes: a refused start leaves the timer as it was.
   const absl::Status reserved = ReservePendingLocked();
   if (!reserved.ok()) return reserved;
-  // A periodic schedule starts on the first tick boundary at or after now,
-  // so that periods of whole ticks land on ticks (one wake-up for all the
-  // timers due there); the first call is still no earlier than now +
-  // period. A oneshot counts from now exactly (kTick: its deadline rounds
-  // up to a tick when armed).
-  schedule_.Start(rules_.oneshot ? now : system_->FireInstant(now));
+  // A periodic schedule starts on the first tick boundary at or after now
+  // (kTick), so that periods of whole ticks land on ticks (one wake-up for
+  // all the timers due there); the first call is still no earlier than
+  // now + period. kExact starts it at now itself. A oneshot counts from
+  // now exactly (kTick: its deadline rounds up to a tick when armed).
+  schedule_.Start(rules_.oneshot || precision_ == TimerPrecision::kExact
+                      ? now
+                      : system_->FireInstant(now));
   missed_since_last_ = 0;
   refusals_in_a_row_ = 0;
   // Its call may still be running (it is restarting itself, or was stopped
@@ -392,7 +410,11 @@ bool TimerCore::Cancel() { return StopWith(Event::kStop); }
 
 void TimerCore::Retire() { StopWith(Event::kRetire); }
 
-bool TimerCore::StopWith(Event event) {
+bool TimerCore::IsReady() const {
+  return TimeUntilNextCall() <= absl::ZeroDuration();
+}
+
+bool TimerCore::StopWith(Event event, bool system_sweep) {
   const void* const me = CurrentExecutionId();
   // The options whose on_cancel is due, held only when one is.
   std::shared_ptr<const ColdOptions> notify;
@@ -409,6 +431,15 @@ bool TimerCore::StopWith(Event event) {
     // Decided here, under the lock where a queued call decides to begin:
     // either this prevents it or it has begun (a oneshot's schedule ended).
     prevented = ScheduleOn(state_);
+    if (prevented && !system_sweep && AwaitingCall(state_) &&
+        system_->closed()) {
+      // Its schedule ended with its system's shutdown (phase() says
+      // kCancelled already): this prevents nothing. The system's own sweep
+      // (TimerSystem::ShutdownAndCancelAll) is what cancels it.
+      CancelLocked();
+      TransitionLocked(Event::kSystemShutDown);
+      prevented = false;
+    }
     if (prevented && has_on_cancel_) notify = cold_;
     CancelLocked();
     // A queued run finds the state changed and drops out; a call in flight
@@ -521,7 +552,8 @@ bool TimerCore::IsSteady() const {
 
 // The walk reads other cores' fields under their stripe's lock (the lock
 // held), which the analysis cannot tie to core->stripe_->mu.
-size_t TimerCore::CancelAllOn(TimerSystemCore* system)
+size_t TimerCore::CancelAllOn(TimerSystemCore* system,
+                              std::vector<std::string>* cancelled)
     ABSL_NO_THREAD_SAFETY_ANALYSIS {
   size_t prevented = 0;
   std::vector<std::shared_ptr<TimerCore>> found;
@@ -544,7 +576,10 @@ size_t TimerCore::CancelAllOn(TimerSystemCore* system)
     // With no lock held: Cancel() takes the stripe's lock, may wait for a
     // running call, and calls on_cancel.
     for (const std::shared_ptr<TimerCore>& core : found) {
-      if (core->Cancel()) ++prevented;
+      if (core->StopWith(Event::kStop, /*system_sweep=*/true)) {
+        ++prevented;
+        if (cancelled != nullptr) cancelled->push_back(core->name());
+      }
     }
     found.clear();
   }
@@ -608,10 +643,16 @@ void TimerCore::OnExpired(uint32_t arm_seq) {
       case State::kQueued: {
         // Processed ahead of its instant (early hand-over, timer_system.h)
         // while the call may still begin before it: nothing is missed yet.
-        // The call's end arms the next period; a late start skips (Run).
+        // Watch again from the instant itself (armed the lead after it, so
+        // processed at or after it), or the periods a starved call misses
+        // would show only when it runs. Not armed "for next": if the call
+        // begins meanwhile, its end arms the next period for its instant.
         Instant now;
-        if (system_->hand_over_lead() > absl::ZeroDuration() &&
-            system_->TryNow(&now) && now < ExpectedLocked(schedule_.call() + 1)) {
+        const absl::Duration lead = system_->hand_over_lead();
+        if (lead > absl::ZeroDuration() && system_->TryNow(&now) &&
+            now < ExpectedLocked(schedule_.call() + 1)) {
+          TryArmLocked(ExpectedLocked(schedule_.call() + 1) + lead)
+              .IgnoreError();
           return;
         }
       }

@@ -147,6 +147,7 @@
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -200,12 +201,18 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
   // See Timer::phase(), TimeUntilNextCall(), clock(), IsSteady().
   TimerPhase phase() const;
   absl::Duration TimeUntilNextCall() const;
+  // See Timer::IsReady().
+  bool IsReady() const;
   Clock* clock() const;
   bool IsSteady() const;
-  // Cancels (as Cancel()) every timer whose schedule is on on `system`;
-  // returns how many calls that prevented. What TimerSystemCore::
-  // CancelAllTimers() runs (installed at binding).
-  static size_t CancelAllOn(TimerSystemCore* system);
+  // Cancels (as Cancel()) every timer whose schedule is on on `system`,
+  // also on a system that shut down (the sweep of
+  // TimerSystem::ShutdownAndCancelAll); returns how many calls that
+  // prevented and appends the names of those timers to `cancelled` (if
+  // not null). What TimerSystemCore::CancelAllTimers() runs (installed at
+  // binding).
+  static size_t CancelAllOn(TimerSystemCore* system,
+                            std::vector<std::string>* cancelled);
 
   bool IsRunning() const;
   TimerStatistics Statistics() const;
@@ -231,8 +238,10 @@ class TimerCore final : public ExpiryTargetOf<TimerCore> {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(stripe_->mu);
   void Run(uint32_t token);
   // Stop() (event kStop) or Retire() (kRetire), then on_cancel if it
-  // prevented a call; returns whether it did.
-  bool StopWith(Event event);
+  // prevented a call; returns whether it did. A schedule its system's
+  // shutdown ended prevents nothing, except to the system's own sweep
+  // (`system_sweep`, CancelAllOn).
+  bool StopWith(Event event, bool system_sweep = false);
   // StopWith's wait for the call in flight (of another execution), listed
   // in the stop registry through `waiting` (which the caller destroys
   // after releasing the lock).

@@ -58,6 +58,11 @@ absl::Status ValidateTimerOptions(const TimerOptions& o,
     return CheckPeriod(absl::StrCat("timer \"", name, "\""), "period",
                        o.period);
   }
+  if (o.use_default_timeout && !o.oneshot) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        who(), "use_default_timeout is set on a periodic timer (oneshot "
+               "false): only a oneshot's delay can be the default timeout"));
+  }
   if (!o.callback && !o.event_callback) {
     return absl::InvalidArgumentError(absl::StrCat(who(), "callback is empty"));
   }

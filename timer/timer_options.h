@@ -116,6 +116,13 @@ struct TimerOptions {
   // (counted late), beyond the wheel's range or infinite is "never".
   absl::Duration period = absl::ZeroDuration();
   bool oneshot = false;
+  // Oneshots only: the delay is the default timeout of the timer system the
+  // timer runs on (TimerSystem::set_default_timeout; folly's
+  // HHWheelTimer::setDefaultTimeout and scheduleTimeout(callback)), read
+  // at each Schedule()/Reset(); `period` is then ignored. A Schedule() on
+  // a system with no default timeout fails with FailedPrecondition naming
+  // the timer and the system.
+  bool use_default_timeout = false;
   // Exactly one of the two callbacks is used: `event_callback` if set.
   std::function<void()> callback;
   std::function<void(const TimerEvent&)> event_callback;
@@ -136,7 +143,12 @@ struct TimerOptions {
   // it on for its timer.
   bool latency_percentiles = false;
   // Oneshots: kTick (the default) fires on the first tick at or after the
-  // deadline; kExact at the deadline itself. Periodic timers ignore it.
+  // deadline; kExact at the deadline itself.
+  // Periodic timers: every call is armed for its instant exactly; the
+  // precision chooses the origin. kTick: call k at s + k * period, s the
+  // first tick boundary at or after Schedule() (timers of whole-tick
+  // periods started in one tick share every wake-up); kExact: s is the
+  // instant of Schedule() itself.
   TimerPrecision precision = TimerPrecision::kTick;
   // Called when a cancel prevented a pending call (Stop(), Cancel(),
   // Configure(), the destructor, TimerSystem::CancelAll()), once per cancel,

@@ -191,6 +191,30 @@ TEST(TimerQueriesTest, ATimerWhoseSystemShutDownIsCancelledAndHasNothingNext) {
   EXPECT_FALSE(t.IsRunning());
 }
 
+// The shutdown ended the schedule: a Cancel() afterwards prevents nothing,
+// says so, and runs no on_cancel, as phase() and TimeUntilNextCall() agree.
+TEST(TimerQueriesTest, CancelAfterItsSystemShutDownPreventsNothing) {
+  for (const bool periodic : {false, true}) {
+    SCOPED_TRACE(periodic ? "periodic" : "oneshot");
+    auto sim = std::make_unique<SimulatedTimerSystem>();
+    int on_cancel_calls = 0;
+    TimerOptions o = periodic ? Periodic("orphan", 10 * kMs)
+                              : Oneshot("orphan", 10 * kMs);
+    o.on_cancel = [&] { ++on_cancel_calls; };
+    Timer t(o, &sim->driver());
+    ASSERT_TRUE(t.Schedule().ok());
+    sim->driver().Shutdown();
+    ASSERT_EQ(t.phase(), TimerPhase::kCancelled);
+    EXPECT_FALSE(t.Cancel());
+    EXPECT_EQ(on_cancel_calls, 0);
+    EXPECT_EQ(t.phase(), TimerPhase::kCancelled);
+    EXPECT_EQ(t.TimeUntilNextCall(), absl::InfiniteDuration());
+    // Stop() and the destructor agree: nothing was pending.
+    t.Stop();
+    EXPECT_EQ(on_cancel_calls, 0);
+  }
+}
+
 // --- Cancel(): true iff it prevented a call ---------------------------------
 
 TEST_F(HeldTimersTest, CancelOfAnArmedOneshotPreventsItsCallOnce) {

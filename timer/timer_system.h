@@ -27,6 +27,9 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -101,6 +104,30 @@ class TimerSystem {
   // Like Stop(), not from a callback whose timer another callback is
   // stopping, nor holding a lock a callback needs.
   size_t CancelAll() { return system_->CancelAllTimers(); }
+  // Shutdown(), then cancels every Timer whose schedule was on here as
+  // CancelAll() does (each runs its on_cancel, on this thread; each then
+  // reports phase() kCancelled and its Cancel() false), and returns their
+  // names (Netty's HashedWheelTimer.stop(), which returns the unprocessed
+  // timeouts). A running periodic call is waited for, as by Stop(). After
+  // a plain Shutdown() no on_cancel runs: the schedules simply end.
+  // Not from a callback of a timer on this system, nor the tick thread.
+  std::vector<std::string> ShutdownAndCancelAll() {
+    system_->Shutdown();
+    std::vector<std::string> cancelled;
+    system_->CancelAllTimers(&cancelled);
+    return cancelled;
+  }
+
+  // The delay of oneshots whose options set use_default_timeout (folly's
+  // HHWheelTimer::setDefaultTimeout; Options::default_timeout at
+  // construction); read by each Schedule()/Reset() of such a timer, so a
+  // change applies from the next one. Any thread.
+  void set_default_timeout(absl::Duration delay) {
+    system_->set_default_timeout(delay);
+  }
+  std::optional<absl::Duration> default_timeout() const {
+    return system_->default_timeout();
+  }
 
   Clock* clock() const { return system_->clock(); }
   Dispatcher* dispatcher() const { return system_->dispatcher(); }

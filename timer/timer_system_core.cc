@@ -41,6 +41,9 @@ TimerSystemCore::TimerSystemCore(Clock* clock, Dispatcher* dispatcher, Options o
       clock_immortal_(clock == SteadyClock::Get()),
       lead_(HandOverLeadFor(dispatcher, announces_, options_.tick)) {
   pending_.cap.store(options_.max_pending_timers, std::memory_order_relaxed);
+  if (options_.default_timeout.has_value()) {
+    set_default_timeout(*options_.default_timeout);
+  }
   ACHECK(dispatcher != nullptr) << "timer system \"" << options_.name
                                 << "\": dispatcher is null";
 }

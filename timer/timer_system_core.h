@@ -77,7 +77,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -144,6 +146,10 @@ class TimerSystemCore : public std::enable_shared_from_this<TimerSystemCore> {
     // refused with ResourceExhausted. Settable later:
     // set_max_pending_timers().
     size_t max_pending_timers = 0;
+    // The delay of oneshots that use the default timeout
+    // (TimerOptions::use_default_timeout); none: such a Schedule() fails.
+    // Settable later: set_default_timeout().
+    std::optional<absl::Duration> default_timeout;
   };
   struct Stats {
     uint64_t wakeups = 0;  // returns from the tick thread's sleep
@@ -272,16 +278,33 @@ class TimerSystemCore : public std::enable_shared_from_this<TimerSystemCore> {
   // sits above it) knows where they are. Installed by each timer that
   // binds to the system (the same function every time); until one has,
   // there is nothing to cancel.
-  using PendingTimerCanceller = size_t (*)(TimerSystemCore* system);
+  using PendingTimerCanceller =
+      size_t (*)(TimerSystemCore* system, std::vector<std::string>* cancelled);
   void InstallPendingTimerCanceller(PendingTimerCanceller canceller) {
     canceller_.store(canceller, std::memory_order_release);
   }
   // Cancels every pending user timer of this system as Timer::Cancel()
   // does; returns how many calls that prevented. See TimerSystem::CancelAll.
-  size_t CancelAllTimers() {
+  // `cancelled` (if not null) gets the names of the timers whose calls it
+  // prevented.
+  size_t CancelAllTimers(std::vector<std::string>* cancelled = nullptr) {
     const PendingTimerCanceller canceller =
         canceller_.load(std::memory_order_acquire);
-    return canceller != nullptr ? canceller(this) : 0;
+    return canceller != nullptr ? canceller(this, cancelled) : 0;
+  }
+
+  // The delay of oneshots whose options set use_default_timeout (folly's
+  // HHWheelTimer default timeout); none until set (Options::
+  // default_timeout or set_default_timeout). Any thread.
+  std::optional<absl::Duration> default_timeout() const {
+    const int64_t ns = default_timeout_ns_.load(std::memory_order_relaxed);
+    if (ns == kNoDefaultTimeout) return std::nullopt;
+    if (ns == kInfiniteDefaultTimeout) return absl::InfiniteDuration();
+    return absl::Nanoseconds(ns);
+  }
+  void set_default_timeout(absl::Duration delay) {
+    default_timeout_ns_.store(DefaultTimeoutNs(delay),
+                              std::memory_order_relaxed);
   }
 
   const std::string& name() const { return options_.name; }
@@ -345,6 +368,19 @@ class TimerSystemCore : public std::enable_shared_from_this<TimerSystemCore> {
   };
   PendingTimers pending_;
   std::atomic<PendingTimerCanceller> canceller_{nullptr};
+  // default_timeout() in ns: kNoDefaultTimeout when none; an infinite
+  // delay is kInfiniteDefaultTimeout; others are clamped to the ns range.
+  static constexpr int64_t kNoDefaultTimeout =
+      std::numeric_limits<int64_t>::min();
+  static constexpr int64_t kInfiniteDefaultTimeout =
+      std::numeric_limits<int64_t>::max();
+  static int64_t DefaultTimeoutNs(absl::Duration delay) {
+    if (delay == absl::InfiniteDuration()) return kInfiniteDefaultTimeout;
+    const int64_t ns = absl::ToInt64Nanoseconds(delay);
+    if (ns == kNoDefaultTimeout) return ns + 1;
+    return ns == kInfiniteDefaultTimeout ? ns - 1 : ns;
+  }
+  std::atomic<int64_t> default_timeout_ns_{kNoDefaultTimeout};
 
   // The tick thread's side.
   std::atomic<bool> stopping_{false};

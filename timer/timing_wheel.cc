@@ -329,7 +329,10 @@ Tick TimingWheel::LevelEventTickLocked(int level) const {
 }
 
 inline Tick TimingWheel::EventTickOfLocked(const WheelEntry* e) const {
-  if (e->level_ == WheelEntry::kWork) return LinkTick(e);
+  // Below kUpper an armed entry is in a work-wheel list or the held list,
+  // linked at LinkTick. (Callers pass armed entries only; an idle one gets
+  // its stale link tick, never an upper level's index computed from kIdle.)
+  if (e->level_ < WheelEntry::kUpper) return LinkTick(e);
   const int level = e->level_ - WheelEntry::kUpper + 1;
   const UpperLevel& upper = Upper(level);
   if (e->slot_ == upper.pending_list) return PendingEventTickLocked(level);

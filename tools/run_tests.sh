@@ -3,12 +3,12 @@
 # test suite in the default config and under AddressSanitizer,
 # UndefinedBehaviorSanitizer and ThreadSanitizer, the layering check
 # (tools/check_layers.sh), a clang 14 build with
-# -Wthread-safety as errors, every libFuzzer fuzzer for a bounded time
+# -Wthread-safety as errors, a -c opt build of every target, every libFuzzer fuzzer for a bounded time
 # (FUZZ_SECONDS each, default 60) and the timer soak for SOAK_DURATION
 # (default 30s), and a graph test built in a separate Bazel workspace that
 # uses this repository through local_repository. Ends with the plain line
 # "N passed, N failed" (each test target in each config counts once; the
-# layering check, the clang build, each fuzzer, the soak, the external workspace and the
+# layering check, the clang build, the opt build, each fuzzer, the soak, the external workspace and the
 # /dev/shm check count as one check each) and exits non-zero if anything
 # failed. The /dev/shm check: no Fast-DDS file the run added is left (the
 # transport tests kill peers with -9).
@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 
 bash tools/setup.sh || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
 
-CONFIGS="${CONFIGS:-layers default asan ubsan tsan clang fuzz soak workspace}"
+CONFIGS="${CONFIGS:-layers default asan ubsan tsan clang opt fuzz soak workspace}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
@@ -83,6 +83,17 @@ for config in $CONFIGS; do
     else
       extra_checks_failed=$((extra_checks_failed + 1))
       echo "FAILED [layers] tools/check_layers.sh"
+    fi
+  elif [ "$config" = opt ]; then
+    # Optimised builds warn where -O0 cannot see (array bounds after
+    # inlining, in position-independent code): build every target so.
+    # (--config=opt is -c opt with the same outputs.)
+    echo "=== -c opt build ==="
+    if bazel build -c opt //... ; then
+      extra_checks_passed=$((extra_checks_passed + 1))
+    else
+      extra_checks_failed=$((extra_checks_failed + 1))
+      echo "FAILED [opt] bazel build -c opt //..."
     fi
   elif [ "$config" = clang ]; then
     # Thread-safety analysis is a compile-time check: build everything.
