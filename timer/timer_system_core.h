@@ -258,13 +258,18 @@ class TimerSystemCore : public std::enable_shared_from_this<TimerSystemCore> {
   // Counts one more pending timer unless that would exceed the cap; false
   // (counting nothing) then, with the count and the cap it met in
   // `*pending` and `*cap`. Exact: of two callers racing for the last slot,
-  // one gets it (the slot is taken first, and given back on refusal).
+  // one gets it; and a refusal is decided on timers actually counted (a
+  // compare-and-swap, never a slot taken and given back, which would let
+  // a refused caller's passing increment refuse a third while a slot is
+  // free).
   bool TryAddPendingTimer(size_t* pending, size_t* cap) {
     *cap = pending_.cap.load(std::memory_order_relaxed);
-    *pending = pending_.count.fetch_add(1, std::memory_order_relaxed);
-    if (*cap == 0 || *pending < *cap) return true;
-    pending_.count.fetch_sub(1, std::memory_order_relaxed);
-    return false;
+    *pending = pending_.count.load(std::memory_order_relaxed);
+    do {
+      if (*cap != 0 && *pending >= *cap) return false;
+    } while (!pending_.count.compare_exchange_weak(
+        *pending, *pending + 1, std::memory_order_relaxed));
+    return true;
   }
   // One more, whatever the cap (a schedule that keeps its slot).
   void AddPendingTimer() {
