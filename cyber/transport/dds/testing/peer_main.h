@@ -52,6 +52,18 @@ inline void Say(const std::string& line) {
   std::fflush(stdout);
 }
 
+// The next line the test writes on our stdin, without the newline; empty
+// once stdin is closed.
+inline std::string ReadStdinLine() {
+  std::string line;
+  char c = 0;
+  while (read(STDIN_FILENO, &c, 1) == 1) {
+    if (c == '\n') return line;
+    line.push_back(c);
+  }
+  return line;
+}
+
 // Blocks until the test closes our stdin.
 inline void WaitForStdinEof() {
   char buf[64];
