@@ -106,8 +106,8 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
 
   // --- Processor side ---------------------------------------------------
   // Runs the routine until it yields, parks or finishes; returns its state.
-  // Inline (see Yield()).
-  State Resume() {
+  // Always inlined (see Yield() and ExecutionContext::Enter()).
+  __attribute__((always_inline)) State Resume() {
     // Queued implies kReady (a wake sets it before queueing): nothing to set.
     std::function<void()>* const first_entry =
         context_ ? nullptr : AcquireContext();

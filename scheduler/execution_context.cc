@@ -23,6 +23,7 @@ ExecutionContext::ExecutionContext(StackPool* stacks)
   // ContextPool::Reserve, would otherwise be destroyed unstarted, and
   // Boost's ucontext backend, used under ASan, enters the fiber's function
   // to unwind it: Loop() would run with no body.)
+  ScopedExceptionState exceptions(&exceptions_);
   tsan_caller_ = tsan_fiber::Current();
   tsan_fiber::SwitchTo(tsan_fiber_);
   fiber_ = std::move(fiber_).resume();
@@ -31,7 +32,9 @@ ExecutionContext::ExecutionContext(StackPool* stacks)
 ExecutionContext::~ExecutionContext() {
   if (fiber_) {
     // Resuming a parked fiber to destroy it unwinds its stack (Boost throws
-    // forced_unwind at its suspension point) and comes back here.
+    // forced_unwind at its suspension point) and comes back here. That
+    // exception is the context's own, thrown and caught on its stack.
+    ScopedExceptionState exceptions(&exceptions_);
     tsan_caller_ = tsan_fiber::Current();
     tsan_fiber::SwitchTo(tsan_fiber_);
     fiber_ = boost::context::fiber();

@@ -13,6 +13,14 @@
 // context is only torn down when its pool is destroyed (or trimmed), by
 // unwinding its fiber.
 //
+// Every switch into the context also installs its own record of the
+// exceptions being handled and in flight, and every switch back keeps it
+// and restores the thread's (exception_state.h): a body that suspends in a
+// catch handler or while unwinding finds its own exceptions when it
+// continues, on whichever thread, and leaves none to the thread or to other
+// routines. A body returns with an empty record, so the next body on the
+// context starts with one.
+//
 // Threads: a context is used by one routine, on one processor at a time.
 // ContextPool is thread-safe.
 
@@ -27,7 +35,9 @@
 
 #include "absl/base/thread_annotations.h"
 #include "boost/context/fiber.hpp"
+#include "cyber/common/log.h"
 #include "cyber/common/mutex.h"
+#include "scheduler/exception_state.h"
 #include "scheduler/routine_stack.h"
 #include "scheduler/tsan_fiber.h"
 
@@ -46,15 +56,22 @@ class ExecutionContext {
   // the body returned (the context is free again).
   // Inline, like SwitchOut(): a stack switch is a few nanoseconds, and
   // every call level around it costs about as much again (returns mispredict
-  // after the switch).
-  bool Enter(std::function<void()>* body) {
+  // after the switch). Always inlined: the compiler's size heuristics would
+  // otherwise decide it, and Resume() around it, by a few instructions.
+  __attribute__((always_inline)) bool Enter(std::function<void()>* body) {
     if (body != nullptr) {  // a new body for this (idle) context
+      DCHECK(exceptions_.empty()) << "a body ended inside a handler";
       body_ = body;
       body_done_ = false;
     }
+    // The body comes back here, on this thread, so `thread` is still this
+    // thread's record after the switch.
+    ExceptionState* const thread = ThreadExceptionState();
+    const ExceptionState outside = Exchange(thread, exceptions_);
     tsan_caller_ = tsan_fiber::Current();
     tsan_fiber::SwitchTo(tsan_fiber_);
     fiber_ = std::move(fiber_).resume();
+    exceptions_ = Exchange(thread, outside);
     return body_done_;
   }
   // Inside the body: back to the processor that called Enter(); returns when
@@ -73,6 +90,8 @@ class ExecutionContext {
   bool body_done_ = false;
   void* tsan_fiber_ = nullptr;
   void* tsan_caller_ = nullptr;
+  // The body's exceptions handled and in flight, while it is switched out.
+  ExceptionState exceptions_;
 };
 
 class ContextPool {

@@ -60,6 +60,10 @@ std::string ChannelTable(const std::vector<ChannelTopology>& local,
     for (const std::string& conflict : s->type_conflicts) {
       absl::StrAppend(&out, "  type conflict on ", name, ": ", conflict, "\n");
     }
+    if (s->type_conflicts_ended > 0) {
+      absl::StrAppend(&out, "  ", s->type_conflicts_ended, " type conflict",
+                      s->type_conflicts_ended == 1 ? "" : "s", " on ", name, " ended\n");
+    }
   }
   return out;
 }

@@ -23,13 +23,16 @@ namespace cyber {
 //   channel             type                      local w/r  remote writers              remote readers              sent  received  dropped  p99 ms
 //   /sensor/imu         sensor_polling.ImuReading 1/0        -                           fusion (host a, pid 7)      1000  0         0        -
 // Channels that stay in the process are listed with "-" in the remote
-// columns. Empty string when there are no channels at all.
+// columns. Below a channel's line: each type conflict it has now ("  type
+// conflict on /x: <peer> writes <type>"), and how many ended ("  2 type
+// conflicts on /x ended"). Empty string when there are no channels at all.
 std::string ChannelTable(const std::vector<ChannelTopology>& local,
                          const std::vector<RemoteChannelStats>& remote);
 
 // The short form for a live status line: "/sensor/imu →1 ↑1000 | /x ←1 ↓40
 // drop 2 p99 0.41 ms" (→ remote readers, ← remote writers, ↑ sent,
-// ↓ received); only channels that cross processes. Empty when none.
+// ↓ received), and "TYPE CONFLICT" on a channel with a conflict now; only
+// channels that cross processes. Empty when none.
 std::string ChannelStatusLine(const std::vector<RemoteChannelStats>& remote);
 
 // "lost: fusion@robot:7 (crashed)" for peers declared dead; empty when none.

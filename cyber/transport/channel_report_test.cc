@@ -36,6 +36,21 @@ TEST(ChannelReportTest, ListsLocalAndRemoteEndsAndCounts) {
   EXPECT_EQ(line, "/sensor/imu →1 ↑1000 drop 2 p99 0.41 ms TYPE CONFLICT");
 }
 
+// Only conflicts that last are live status; ended ones are history, in the
+// table only.
+TEST(ChannelReportTest, EndedTypeConflictsAreCountedNotFlagged) {
+  RemoteChannelStats s;
+  s.channel = "/sensor/imu";
+  s.type_name = "sensor_polling.ImuReading";
+  s.received = 40;
+  s.remote_writers = {Peer("imu_driver", 8)};
+  s.type_conflicts_ended = 2;
+  const std::string table = ChannelTable({}, {s});
+  EXPECT_TRUE(absl::StrContains(table, "  2 type conflicts on /sensor/imu ended\n")) << table;
+  EXPECT_FALSE(absl::StrContains(table, "type conflict on")) << table;
+  EXPECT_EQ(ChannelStatusLine({s}), "/sensor/imu ←1 ↓40");
+}
+
 TEST(ChannelReportTest, NothingToSayIsEmpty) {
   EXPECT_EQ(ChannelTable({}, {}), "");
   EXPECT_EQ(ChannelStatusLine({}), "");

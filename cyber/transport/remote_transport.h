@@ -107,8 +107,15 @@ struct RemoteChannelStats {
   int64_t latency_p99_ns = -1;       // same-host samples; -1: none yet
   std::vector<RemotePeer> remote_writers;
   std::vector<RemotePeer> remote_readers;
-  // Peers on this channel with another message type (each logged once).
+  // Peers on this channel with another message type now, one line per
+  // peer, role and type: "fusion (host robot, pid 9) reads sensor.OldImu".
+  // A conflict lasts as long as the peer's endpoint: it ends when that
+  // endpoint is removed, the peer leaves, or the peer is declared dead
+  // (after its lease), e.g. when it restarts with the right type. Each is
+  // logged as an error when it begins and as information when it ends.
   std::vector<std::string> type_conflicts;
+  // Conflicts on this channel that have ended since the process started.
+  uint64_t type_conflicts_ended = 0;
 };
 
 class RemoteTransport {

@@ -20,6 +20,7 @@
 #include "cyber/common/mutex.h"
 #include "cyber/runtime/runtime.h"
 #include "cyber/testing/log_capture.h"
+#include "cyber/transport/channel_report.h"
 #include "cyber/transport/dds/dds_transport.h"
 #include "cyber/transport/dds/testing/dds_test_process.h"
 #include "cyber/transport/dds/testing/subprocess.h"
@@ -51,6 +52,15 @@ class CrossProcessTest : public ::testing::Test {
     }
     return std::nullopt;
   }
+
+  // Whether `channel` lists a type conflict now.
+  bool ConflictListed(const std::string& channel) const {
+    auto s = Stats(channel);
+    return s.has_value() && !s->type_conflicts.empty();
+  }
+
+  // The live status line mainboard prints for this process's channels.
+  std::string StatusLine() const { return ChannelStatusLine(transport_->ChannelStats()); }
 
   // Waits until a process other than this one reads `channel`.
   bool RemoteReaderOn(const std::string& channel) {
@@ -245,6 +255,69 @@ TEST_F(CrossProcessTest, AnotherMessageTypeOnAChannelIsAnErrorInBothProcesses) {
   EXPECT_TRUE(absl::StrContains(mine, absl::StrCat("pid ", peer->pid()))) << mine;
   EXPECT_FALSE(errors.WaitFor("message types differ", 1).empty());
   EXPECT_EQ(pings.size(), 0u);
+}
+
+// A type conflict belongs to the peer's endpoint: it is listed while that
+// endpoint lives and ends when it goes, whichever way it goes.
+
+TEST_F(CrossProcessTest, ATypeConflictEndsWhenThePeerIsKilled) {
+  Received pings;
+  auto reader = ReadInto("/ping", &pings);
+  auto peer = StartPeer("dds_test_peer", "telemetry");
+  ASSERT_TRUE(Eventually([&] { return ConflictListed("/ping"); }));
+  EXPECT_TRUE(absl::StrContains(StatusLine(), "TYPE CONFLICT")) << StatusLine();
+  const pid_t pid = peer->pid();
+  peer->Kill(SIGKILL);
+  ASSERT_TRUE(peer->Wait(kPatience).has_value());
+  // Declared dead after its 2 s lease; the deadline only bounds a failure.
+  ASSERT_TRUE(Eventually([&] { return !ConflictListed("/ping"); }))
+      << "the conflict outlived its peer: " << StatusLine();
+  EXPECT_FALSE(absl::StrContains(StatusLine(), "TYPE CONFLICT")) << StatusLine();
+  EXPECT_EQ(Stats("/ping")->type_conflicts_ended, 1u);
+  ASSERT_EQ(transport_->LostPeers().size(), 1u);
+  EXPECT_EQ(transport_->LostPeers()[0].pid, pid);
+}
+
+TEST_F(CrossProcessTest, ATypeConflictEndsWhenThePeerRestartsWithTheRightType) {
+  auto writer = node_->TryCreateWriter<Ping>("/ping");
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  Received pongs;
+  auto reader = ReadInto("/pong", &pongs);
+  auto wrong = StartPeer("dds_test_peer", "telemetry");
+  ASSERT_TRUE(Eventually([&] { return ConflictListed("/ping"); }));
+  wrong->Kill(SIGKILL);
+  ASSERT_TRUE(wrong->Wait(kPatience).has_value());
+  auto right = StartPeer("dds_test_peer", "echo");
+  Handshake(writer->get(), &pongs);  // messages flow with the restarted peer
+  // The killed one's endpoint goes when it is declared dead (its lease).
+  ASSERT_TRUE(Eventually([&] { return !ConflictListed("/ping"); }))
+      << "the conflict outlived its peer's restart: " << StatusLine();
+  const auto stats = Stats("/ping");
+  ASSERT_EQ(stats->remote_readers.size(), 1u);
+  EXPECT_EQ(stats->remote_readers[0].pid, right->pid());
+  EXPECT_EQ(stats->type_conflicts_ended, 1u);
+  EXPECT_TRUE(absl::StrContains(StatusLine(), "/ping →1")) << StatusLine();
+  EXPECT_FALSE(absl::StrContains(StatusLine(), "TYPE CONFLICT")) << StatusLine();
+}
+
+TEST_F(CrossProcessTest, ATypeConflictEndsWhenThePeerClosesItsEndpoint) {
+  auto writer = node_->TryCreateWriter<Ping>("/ping");
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  auto peer = StartPeer("dds_test_peer", "telemetry_reader");
+  ASSERT_TRUE(Eventually([&] { return ConflictListed("/ping"); }));
+  const std::string conflict = Stats("/ping")->type_conflicts.front();
+  EXPECT_TRUE(absl::StrContains(conflict, "reads cyber.dds_test.Telemetry")) << conflict;
+  EXPECT_TRUE(absl::StrContains(conflict, absl::StrCat("pid ", peer->pid()))) << conflict;
+  ASSERT_TRUE(peer->WriteLine("close"));
+  ASSERT_TRUE(peer->WaitForLine("closed", kPatience).has_value());
+  ASSERT_TRUE(Eventually([&] { return !ConflictListed("/ping"); }))
+      << "the conflict outlived its endpoint: " << StatusLine();
+  EXPECT_EQ(Stats("/ping")->type_conflicts_ended, 1u);
+  // The peer itself is still there: only its endpoint went.
+  bool alive = false;
+  for (const RemotePeer& p : transport_->Peers()) alive = alive || p.pid == peer->pid();
+  EXPECT_TRUE(alive);
+  EXPECT_TRUE(transport_->LostPeers().empty());
 }
 
 TEST_F(CrossProcessTest, AnIncompatibleVersionOfTheMessageIsDroppedCountedAndNamed) {

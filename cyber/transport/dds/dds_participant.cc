@@ -115,7 +115,9 @@ std::shared_ptr<ChannelState> DdsTransport::Impl::ChannelStateFor(const RemoteEn
   if (slot == nullptr) {
     slot = std::make_shared<ChannelState>(endpoint.channel, endpoint.type_name);
     // Peers already seen on this channel with another type.
-    for (const auto& e : remote_endpoints_) CheckTypeLocked(e.second);
+    for (const auto& e : remote_endpoints_) {
+      if (ConflictsLocked(e.second)) NoteConflictLocked(e.second);
+    }
   }
   return slot;
 }
@@ -251,10 +253,18 @@ void DdsTransport::Impl::on_participant_discovery(fdds::DomainParticipant*,
     auto it = peers_.find(key);
     if (it == peers_.end()) return;
     peer = it->second;
-    peers_.erase(it);
+    // Its endpoints go with it, and its type conflicts with them (before
+    // the peer, whose name the end of a conflict is logged with).
     for (auto e = remote_endpoints_.begin(); e != remote_endpoints_.end();) {
-      e = e->second.peer_key == key ? remote_endpoints_.erase(e) : std::next(e);
+      if (e->second.peer_key != key) {
+        ++e;
+        continue;
+      }
+      const RemoteEndpointRecord gone = std::move(e->second);
+      e = remote_endpoints_.erase(e);
+      EndConflictLocked(gone, crashed ? "was declared dead" : "left the domain");
     }
+    peers_.erase(key);
     for (const auto& l : lost_listeners_) listeners.push_back(l.second);
     if (crashed) {
       lost_peers_.push_back(peer);
@@ -293,26 +303,56 @@ void DdsTransport::Impl::OnRemoteEndpoint(bool writer, bool removed, const frtps
   MutexLock lock(&mu_);
   const std::string key = GuidKey(guid);
   if (removed) {
-    remote_endpoints_.erase(key);
+    auto it = remote_endpoints_.find(key);
+    if (it == remote_endpoints_.end()) return;
+    const RemoteEndpointRecord gone = std::move(it->second);
+    remote_endpoints_.erase(it);
+    EndConflictLocked(gone, gone.writer ? "has no writer there any more"
+                                       : "has no reader there any more");
     return;
   }
-  RemoteEndpointRecord record{topic, type_name, PrefixKey(guid.guidPrefix), writer};
-  CheckTypeLocked(record);
-  remote_endpoints_[key] = std::move(record);
+  RemoteEndpointRecord& record = remote_endpoints_[key];
+  record = RemoteEndpointRecord{topic, type_name, PrefixKey(guid.guidPrefix), writer};
+  if (ConflictsLocked(record)) NoteConflictLocked(record);
 }
 
-void DdsTransport::Impl::CheckTypeLocked(const RemoteEndpointRecord& record) {
+bool DdsTransport::Impl::ConflictsLocked(const RemoteEndpointRecord& record) const {
   auto channel = channels_.find(record.topic);
-  if (channel == channels_.end() || channel->second->type_name == record.type_name) return;
-  if (!conflicts_.emplace(record.peer_key, record.topic).second) return;  // logged already
-  auto peer = peers_.find(record.peer_key);
-  const std::string who = peer == peers_.end() ? "an undiscovered participant" : peer->second.ToString();
-  const std::string text = absl::StrCat(
-      who, " ", record.writer ? "writes" : "reads", " ", record.type_name);
-  conflict_text_[record.topic].push_back(text);
+  return channel != channels_.end() && channel->second->type_name != record.type_name;
+}
+
+std::string DdsTransport::Impl::PeerNameLocked(const std::string& peer_key) const {
+  auto peer = peers_.find(peer_key);
+  return peer == peers_.end() ? "an undiscovered participant" : peer->second.ToString();
+}
+
+std::string DdsTransport::Impl::ConflictTextLocked(const RemoteEndpointRecord& record) const {
+  return absl::StrCat(PeerNameLocked(record.peer_key), " ", record.writer ? "writes" : "reads",
+                      " ", record.type_name);
+}
+
+void DdsTransport::Impl::NoteConflictLocked(const RemoteEndpointRecord& record) {
+  if (!logged_conflicts_.emplace(record.peer_key, record.topic).second) return;  // logged
   AERROR << "channel \"" << record.topic << "\": message types differ: this process ("
-         << self_.ToString() << ") uses " << channel->second->type_name << ", but " << text
-         << "; they will not exchange messages on this channel";
+         << self_.ToString() << ") uses " << channels_.at(record.topic)->type_name << ", but "
+         << ConflictTextLocked(record) << "; they will not exchange messages on this channel";
+}
+
+void DdsTransport::Impl::EndConflictLocked(const RemoteEndpointRecord& record,
+                                           const char* why) {
+  if (!ConflictsLocked(record)) return;
+  for (const auto& e : remote_endpoints_) {
+    const RemoteEndpointRecord& other = e.second;
+    if (other.peer_key == record.peer_key && other.topic == record.topic &&
+        ConflictsLocked(other)) {
+      return;  // another endpoint of that peer keeps the conflict
+    }
+  }
+  if (logged_conflicts_.erase({record.peer_key, record.topic}) == 0) return;
+  const std::shared_ptr<ChannelState>& channel = channels_.at(record.topic);
+  channel->type_conflicts_ended.fetch_add(1, std::memory_order_relaxed);
+  AINFO << "channel \"" << record.topic << "\": type conflict ended: "
+        << PeerNameLocked(record.peer_key) << " (" << record.type_name << ") " << why;
 }
 
 std::vector<RemotePeer> DdsTransport::Impl::RemoteWriters(const std::string& channel) const {
@@ -351,15 +391,20 @@ std::vector<RemoteChannelStats> DdsTransport::Impl::ChannelStats() const {
       }
     }
     std::set<std::pair<std::string, bool>> seen;
+    std::set<std::string> conflicts;  // the live ones: sorted, once each
     for (const auto& e : remote_endpoints_) {
       const RemoteEndpointRecord& r = e.second;
-      if (r.topic != c.channel || r.type_name != c.type_name) continue;
+      if (r.topic != c.channel) continue;
+      if (r.type_name != c.type_name) {
+        conflicts.insert(ConflictTextLocked(r));
+        continue;
+      }
       auto peer = peers_.find(r.peer_key);
       if (peer == peers_.end() || !seen.emplace(r.peer_key, r.writer).second) continue;
       (r.writer ? s.remote_writers : s.remote_readers).push_back(peer->second);
     }
-    auto conflicts = conflict_text_.find(c.channel);
-    if (conflicts != conflict_text_.end()) s.type_conflicts = conflicts->second;
+    s.type_conflicts.assign(conflicts.begin(), conflicts.end());
+    s.type_conflicts_ended = c.type_conflicts_ended.load(std::memory_order_relaxed);
     out.push_back(std::move(s));
   }
   return out;

@@ -121,6 +121,8 @@ struct ChannelState {
   std::atomic<uint64_t> received{0};
   std::atomic<uint64_t> dropped_undecodable{0};
   std::atomic<uint64_t> lost{0};
+  // Type conflicts on the channel that ended (the peer's endpoint went).
+  std::atomic<uint64_t> type_conflicts_ended{0};
   Mutex latency_mu;
   timer::LatencyHistogram latency ABSL_GUARDED_BY(latency_mu);
 };
@@ -211,8 +213,30 @@ class DdsTransport::Impl final : public fdds::DomainParticipantListener {
   // A remote endpoint appeared or went away.
   void OnRemoteEndpoint(bool writer, bool removed, const frtps::GUID_t& guid,
                         const std::string& topic, const std::string& type_name);
-  // Logs, once per peer and channel, a peer using another message type.
-  void CheckTypeLocked(const RemoteEndpointRecord& record)
+  // Type conflicts are not stored: a conflict is a remote endpoint of
+  // another type on a channel this process opened, so it lasts exactly as
+  // long as that endpoint's record in remote_endpoints_ (by GUID), which
+  // endpoint removal and the peer's removal (left, or dead after its lease)
+  // erase. What is kept is only which (peer, channel) pairs have been
+  // logged, so that a peer's several endpoints make one error.
+  //
+  // Whether `record`'s type differs from this process's on its channel.
+  bool ConflictsLocked(const RemoteEndpointRecord& record) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Logs a conflict that begins: the first live endpoint of its peer in
+  // conflict on its channel.
+  void NoteConflictLocked(const RemoteEndpointRecord& record)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // `record` was erased from remote_endpoints_: if it was the last endpoint
+  // of its peer in conflict on its channel, that conflict ends (logged,
+  // counted). `why` completes "<peer> (<type>) ...": "was declared dead".
+  void EndConflictLocked(const RemoteEndpointRecord& record, const char* why)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // "fusion (host robot, pid 9)", or "an undiscovered participant".
+  std::string PeerNameLocked(const std::string& peer_key) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // "fusion (host robot, pid 9) reads sensor.OldImu".
+  std::string ConflictTextLocked(const RemoteEndpointRecord& record) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const DdsTransportOptions options_;
@@ -236,10 +260,10 @@ class DdsTransport::Impl final : public fdds::DomainParticipantListener {
   std::map<std::string, std::shared_ptr<ChannelState>> channels_ ABSL_GUARDED_BY(mu_);
   frtps::GuidPrefix_t own_prefix_ ABSL_GUARDED_BY(mu_);  // once started
   std::map<std::string, RemotePeer> peers_ ABSL_GUARDED_BY(mu_);  // by prefix
+  // By endpoint GUID (GuidKey).
   std::map<std::string, RemoteEndpointRecord> remote_endpoints_ ABSL_GUARDED_BY(mu_);
-  // (peer key, channel) pairs whose type conflict was logged.
-  std::set<std::pair<std::string, std::string>> conflicts_ ABSL_GUARDED_BY(mu_);
-  std::map<std::string, std::vector<std::string>> conflict_text_ ABSL_GUARDED_BY(mu_);
+  // (peer key, channel) pairs in conflict now, whose beginning was logged.
+  std::set<std::pair<std::string, std::string>> logged_conflicts_ ABSL_GUARDED_BY(mu_);
   std::map<uint64_t, std::function<void(const RemotePeer&, bool)>> lost_listeners_
       ABSL_GUARDED_BY(mu_);
   std::deque<RemotePeer> lost_peers_ ABSL_GUARDED_BY(mu_);  // the last 16 dead

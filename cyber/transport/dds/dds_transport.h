@@ -27,8 +27,11 @@
 //     logged naming channel and sender (rate-limited).
 //   * A peer using another message type on a channel this process uses is
 //     logged as an error (channel, both types, the peer's host and pid) and
-//     listed in ChannelStats().type_conflicts; DDS never matches the two, so
-//     nothing is delivered between them.
+//     listed in ChannelStats().type_conflicts for as long as its endpoint
+//     exists; DDS never matches the two, so nothing is delivered between
+//     them. When the endpoint goes (closed, the peer leaving, or declared
+//     dead after its lease, as when it restarts with the right type) the
+//     conflict ends: logged, counted in type_conflicts_ended.
 //   * Incompatible QoS (a best-effort writer, a reliable reader) is logged,
 //     naming the channel.
 //   * A peer that leaves or stops answering (`lease`: declared dead after

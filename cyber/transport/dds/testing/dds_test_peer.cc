@@ -6,6 +6,12 @@
 //   dds_test_peer telemetry <domain>   writes Telemetry (another type) on
 //                                      /ping; prints "conflict <text>" once it
 //                                      sees the test's Ping reader
+//   dds_test_peer telemetry_reader <domain>
+//                                      reads Telemetry (another type) on
+//                                      /ping; on the line "close" on stdin
+//                                      closes that reader (its endpoint
+//                                      leaves discovery, the process stays)
+//                                      and prints "closed"
 //   dds_test_peer serve <domain>       serves /test/add (AddRequest ->
 //                                      AddResponse: the sum and its pid),
 //                                      sleeping work_ns first; prints
@@ -106,6 +112,32 @@ int TelemetryOnPing(Runtime* rt) {
   return 0;
 }
 
+int TelemetryReaderOnPing(Runtime* rt) {
+  // Straight on the transport: a node's reader keeps its channel's DDS
+  // reader for the channel's life, and this one must go while the process
+  // stays.
+  RemoteEndpoint endpoint;
+  endpoint.channel = "/ping";
+  endpoint.type_name = Telemetry::descriptor()->full_name();
+  endpoint.node = "telemetry_reader";
+  auto subscription =
+      rt->remote()->Subscribe(endpoint, [](const RemoteSample&) { return true; });
+  if (!subscription.ok()) {
+    Say(absl::StrCat("error ", subscription.status().message()));
+    return 1;
+  }
+  Say("ready");
+  while (true) {
+    const std::string line = ReadStdinLine();
+    if (line.empty()) return 0;  // stdin closed
+    if (line == "close") break;
+  }
+  subscription->reset();  // deletes the DDS reader
+  Say("closed");
+  WaitForStdinEof();
+  return 0;
+}
+
 int Serve(Runtime* rt) {
   Node node("adder", rt->scheduler(), rt->bus());
   auto service = node.TryCreateService<AddRequest, AddResponse>(
@@ -143,6 +175,7 @@ int main(int argc, char** argv) {
   if (args.mode == "echo") rc = Echo(rt.get(), /*transient=*/false);
   if (args.mode == "echo_transient") rc = Echo(rt.get(), /*transient=*/true);
   if (args.mode == "telemetry") rc = TelemetryOnPing(rt.get());
+  if (args.mode == "telemetry_reader") rc = TelemetryReaderOnPing(rt.get());
   if (args.mode == "serve") rc = Serve(rt.get());
   rt->Shutdown();
   return rc;

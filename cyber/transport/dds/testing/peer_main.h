@@ -1,7 +1,8 @@
 // What the cross-process test peers share: a runtime on a DDS transport of
 // the domain given on the command line, and a line protocol with the test
-// (the peer prints "ready" and its findings on stdout; the test closes the
-// peer's stdin to ask it to exit cleanly, or kills it).
+// (the peer prints "ready" and its findings on stdout; the test may write
+// commands on the peer's stdin, one a line, and closes it to ask the peer
+// to exit cleanly, or kills it).
 
 #ifndef CYBER_TRANSPORT_DDS_TESTING_PEER_MAIN_H_
 #define CYBER_TRANSPORT_DDS_TESTING_PEER_MAIN_H_
@@ -50,6 +51,18 @@ inline std::unique_ptr<Runtime> PeerRuntime(const PeerArgs& args) {
 inline void Say(const std::string& line) {
   std::printf("%s\n", line.c_str());
   std::fflush(stdout);
+}
+
+// The next line the test writes on our stdin, without the newline; empty
+// once stdin is closed.
+inline std::string ReadStdinLine() {
+  std::string line;
+  char c = 0;
+  while (read(STDIN_FILENO, &c, 1) == 1) {
+    if (c == '\n') return line;
+    line.push_back(c);
+  }
+  return line;
 }
 
 // Blocks until the test closes our stdin.

@@ -87,6 +87,18 @@ std::optional<std::string> Subprocess::WaitForLine(const std::string& prefix,
   return std::nullopt;
 }
 
+bool Subprocess::WriteLine(const std::string& line) {
+  if (stdin_fd_ < 0) return false;
+  const std::string text = line + "\n";
+  size_t written = 0;
+  while (written < text.size()) {
+    const ssize_t n = write(stdin_fd_, text.data() + written, text.size() - written);
+    if (n <= 0) return false;  // SIGPIPE is ignored: a gone child is EPIPE
+    written += static_cast<size_t>(n);
+  }
+  return true;
+}
+
 void Subprocess::CloseStdin() {
   if (stdin_fd_ >= 0) close(stdin_fd_);
   stdin_fd_ = -1;

@@ -35,6 +35,9 @@ class Subprocess {
   // Reads lines until one starts with `prefix`; returns it (nullopt on EOF
   // or timeout).
   std::optional<std::string> WaitForLine(const std::string& prefix, absl::Duration timeout);
+  // Writes `line` and a newline to the child's stdin; false if it could not
+  // (stdin closed, the child gone).
+  bool WriteLine(const std::string& line);
   // Asks the child to exit (closes its stdin).
   void CloseStdin();
   void Kill(int signal);
