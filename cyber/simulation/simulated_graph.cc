@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "cyber/common/log.h"
@@ -39,14 +40,18 @@ Runtime::Options RuntimeOptions(const SimulatedGraph::Options& o,
 }  // namespace
 
 // Watches the driving thread (see "A deadlock fails at once" in the
-// header): a thread that polls, on the steady clock, a progress count the
-// driving thread bumps (Progress(), and every Scope entered or left), while
-// a Scope says what the driving thread does. Started at the first Scope, so
-// a graph that never runs has no thread.
+// header): a thread that polls, on the steady clock, whether the driving
+// thread makes progress, while a Scope says what the driving thread does.
+// Progress is a count the driving thread bumps (Progress(), and every Scope
+// entered or left) plus, in a Scope that says so, the scheduler's resumes
+// (Scheduler::Stats::switches: one per routine that returned or suspended),
+// so a run of many routines at one instant is watched routine by routine.
+// Started at the first Scope, so a graph that never runs has no thread.
 class SimulatedGraph::StuckWatch {
  public:
-  StuckWatch(const SimulatedGraph* graph, absl::Duration stuck_after)
-      : graph_(graph), stuck_after_(stuck_after) {}
+  StuckWatch(const SimulatedGraph* graph, const scheduler::Scheduler* scheduler,
+             absl::Duration stuck_after)
+      : graph_(graph), scheduler_(scheduler), stuck_after_(stuck_after) {}
   ~StuckWatch() {
     {
       MutexLock lock(&mu_);
@@ -56,38 +61,53 @@ class SimulatedGraph::StuckWatch {
     if (thread_.joinable()) thread_.join();
   }
 
+  // Whether each routine the scheduler resumes counts as progress, or only
+  // what the driving thread reports (Progress()).
+  enum class Resumes { kAreProgress, kAreNot };
+
   // The driving thread does `what` while this lives (nested: the innermost
-  // is named). `what` is a string literal.
+  // is named and says how resumes count). `what` is a string literal.
   class Scope {
    public:
-    Scope(StuckWatch* watch, const char* what) : watch_(watch), outer_(watch->Enter(what)) {}
+    Scope(StuckWatch* watch, const char* what, Resumes resumes)
+        : watch_(watch),
+          outer_(watch->Enter({what, resumes == Resumes::kAreProgress})) {}
     ~Scope() { watch_->Enter(outer_); }
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
 
    private:
     StuckWatch* const watch_;
-    const char* const outer_;
+    const std::pair<const char*, bool> outer_;
   };
 
-  // Something happened: a batch of routines ran, time moved.
+  // Something happened: a routine ran, time moved, a component stopped.
   void Progress() { progress_.fetch_add(1, std::memory_order_relaxed); }
 
  private:
   using SteadyClock = std::chrono::steady_clock;
 
-  const char* Enter(const char* what) {
+  // Installs (what, resumes count) and returns the previous pair.
+  std::pair<const char*, bool> Enter(std::pair<const char*, bool> scope) {
     if (!thread_.joinable() && stuck_after_ != absl::InfiniteDuration()) {
       thread_ = std::thread([this] { Watch(); });
     }
     Progress();
-    return what_.exchange(what, std::memory_order_relaxed);
+    const bool outer_counts =
+        resumes_count_.exchange(scope.second, std::memory_order_relaxed);
+    return {what_.exchange(scope.first, std::memory_order_relaxed), outer_counts};
+  }
+
+  uint64_t ProgressNow() const {
+    uint64_t p = progress_.load(std::memory_order_relaxed);
+    if (resumes_count_.load(std::memory_order_relaxed)) p += scheduler_->stats().switches;
+    return p;
   }
 
   void Watch() {
     const auto poll = absl::ToChronoNanoseconds(
         std::max(stuck_after_ / 8, absl::Milliseconds(1)));
-    uint64_t seen = progress_.load(std::memory_order_relaxed);
+    uint64_t seen = ProgressNow();
     SteadyClock::time_point last_change = SteadyClock::now();
     MutexLock lock(&mu_);
     while (!exit_) {
@@ -95,7 +115,7 @@ class SimulatedGraph::StuckWatch {
       if (exit_) return;
       const SteadyClock::time_point now = SteadyClock::now();
       const char* const what = what_.load(std::memory_order_relaxed);
-      const uint64_t progress = progress_.load(std::memory_order_relaxed);
+      const uint64_t progress = ProgressNow();
       if (what == nullptr || progress != seen) {
         seen = progress;
         last_change = now;
@@ -116,8 +136,10 @@ class SimulatedGraph::StuckWatch {
   }
 
   const SimulatedGraph* const graph_;
+  const scheduler::Scheduler* const scheduler_;
   const absl::Duration stuck_after_;
   std::atomic<const char*> what_{nullptr};  // null: nothing watched
+  std::atomic<bool> resumes_count_{false};
   std::atomic<uint64_t> progress_{0};
   Mutex mu_;
   CondVar cv_;
@@ -160,7 +182,7 @@ SimulatedGraph::SimulatedGraph(Options options)
       bus_(*runtime_.bus()),
       launcher_(ComponentContext{&runtime_, this}),
       tap_node_(std::make_shared<Node>(options.name + "_taps", &scheduler_, &bus_)),
-      watch_(std::make_unique<StuckWatch>(this, CheckedStuckAfter(options))) {}
+      watch_(std::make_unique<StuckWatch>(this, &scheduler_, CheckedStuckAfter(options))) {}
 
 SimulatedGraph::~SimulatedGraph() { Stop(); }
 
@@ -195,13 +217,14 @@ Instant SimulatedGraph::Settle() {
       }
       return driver_.Step(clock_.Now());
     }
+    // Each routine that returns is progress (the watch counts resumes).
     resumes += scheduler_.RunReady(kMaxResumesPerInstant - resumes);
-    watch_->Progress();
   }
 }
 
 bool SimulatedGraph::RunTo(Instant end, const std::function<bool()>& done) {
-  const StuckWatch::Scope watched(watch_.get(), "RunFor()/RunUntil()");
+  const StuckWatch::Scope watched(watch_.get(), "RunFor()/RunUntil()",
+                                  StuckWatch::Resumes::kAreProgress);
   const ScopedClockDriver driving(&clock_);
   while (true) {
     const Instant next = Settle();
@@ -400,7 +423,8 @@ absl::Status SimulatedGraph::At(Instant at, std::function<void()> action) {
 }
 
 absl::Status SimulatedGraph::StopComponent(const std::string& name) {
-  const StuckWatch::Scope watched(watch_.get(), "StopComponent()");
+  const StuckWatch::Scope watched(watch_.get(), "StopComponent()",
+                                  StuckWatch::Resumes::kAreNot);
   absl::Status s;
   RunWhileServing("StopComponent()", [&] { s = launcher_.StopComponent(name); });
   return s;
@@ -408,10 +432,11 @@ absl::Status SimulatedGraph::StopComponent(const std::string& name) {
 
 void SimulatedGraph::Stop() {
   if (stopped_) return;
-  const StuckWatch::Scope watched(watch_.get(), "Stop()");
+  const StuckWatch::Scope watched(watch_.get(), "Stop()", StuckWatch::Resumes::kAreNot);
   // Actions queued for now run first; no action may add another from here.
   stopping_.store(true);
   {
+    const StuckWatch::Scope settling(watch_.get(), "Stop()", StuckWatch::Resumes::kAreProgress);
     const ScopedClockDriver driving(&clock_);
     Settle();
   }

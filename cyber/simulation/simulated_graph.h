@@ -47,9 +47,11 @@
 //
 // A deadlock fails at once, with a report, instead of hanging until Bazel's
 // timeout. A watch thread (steady clock) checks that the driving thread makes
-// progress: during Run*(), that it comes back from the routines it runs (a
-// routine that blocks the thread — a lock another routine holds across a
-// suspension, a std::future of another routine — never does); during
+// progress: during Run*(), that it comes back from the routines it runs,
+// each routine that returns or suspends counting (many slow routines at
+// one instant are progress; a routine that blocks the thread — a lock
+// another routine holds across a suspension, a std::future of another
+// routine — never comes back); during
 // Stop()/StopComponent(), that the stop finishes or simulated time moves on
 // (a Clear() that stops a timer while holding the lock its callback needs
 // never does). After Options::stuck_after (default 10 s of wall time)

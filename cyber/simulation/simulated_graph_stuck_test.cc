@@ -18,6 +18,7 @@
 // stuck_after of wall time without progress, which a loaded machine only
 // makes longer: no assertion depends on speed.
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <future>
@@ -132,6 +133,41 @@ TEST_F(SimulatedGraphStuckTest, AStopThatDeadlocksWhileTimeMovesFailsWithTheRepo
       "simulated graph \"sim\":   timer \"parked_worker\": Stop\\(\\) waiting [0-9.]+m?s "
       "for its running callback; caller: thread [0-9]+ \"[^\"]*\", in component \"parked\" "
       "Shutdown\\(\\)\n");
+}
+
+// Spins the thread for `d` of wall time (steady clock): real work that no
+// simulated time stands for.
+void BusyFor(absl::Duration d) {
+  const auto until = std::chrono::steady_clock::now() + absl::ToChronoNanoseconds(d);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
+TEST_F(SimulatedGraphStuckTest, ManyBusyRoutinesAtOneInstantAreNotStuck) {
+  // 40 actions due at one instant, each 50 ms of real work: 2 s of wall
+  // time at that instant, twice stuck_after (1 s), yet each routine comes
+  // back after a twentieth of it. Every routine that returns is progress.
+  // Spun on the steady clock, so a fast machine does not shorten the
+  // total; a loaded one stretches a routine's 50 ms, but not twentyfold.
+  // In a child process, so an abort fails this test instead of the binary.
+  constexpr int kRoutines = 40;
+  EXPECT_EXIT(
+      {
+        SimulatedGraph graph(Watched(absl::Seconds(1)));
+        int ran = 0;
+        for (int i = 0; i < kRoutines; ++i) {
+          if (!graph.After(absl::Milliseconds(10), [&] {
+                     BusyFor(absl::Milliseconds(50));
+                     ++ran;
+                   }).ok()) {
+            std::exit(2);
+          }
+        }
+        graph.RunFor(absl::Milliseconds(20));
+        graph.Stop();
+        std::exit(ran == kRoutines ? 0 : 1);
+      },
+      testing::ExitedWithCode(0), "");
 }
 
 TEST(SimulatedGraphOptionsTest, ABadStuckAfterOrStopTimeStepsIsReportedAndReplaced) {
