@@ -1,12 +1,16 @@
 #include "cyber/simulation/simulated_graph.h"
 
+#include <fcntl.h>
 #include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <string>
 #include <thread>
@@ -16,6 +20,7 @@
 #include "cyber/common/log.h"
 #include "cyber/mainboard/stuck_report.h"
 #include "cyber/time/current_clock.h"
+#include "cyber/time/wait_list.h"
 #include "scheduler/config/scheduler_config.h"
 #include "timer/timer_system_core.h"
 #include "timer/timer_stop_registry.h"
@@ -149,7 +154,7 @@ class SimulatedGraph::StuckWatch {
 
 namespace {
 
-// Options::stuck_after and stop_time_steps, with bad values reported and
+// Options::stuck_after and stop_time_limit, with bad values reported and
 // replaced by the defaults (a constructor has no Status to return).
 absl::Duration CheckedStuckAfter(const SimulatedGraph::Options& o) {
   if (o.stuck_after > absl::ZeroDuration()) return o.stuck_after;
@@ -161,12 +166,36 @@ absl::Duration CheckedStuckAfter(const SimulatedGraph::Options& o) {
   return fallback;
 }
 
-int CheckedStopTimeSteps(const SimulatedGraph::Options& o) {
-  if (o.stop_time_steps >= 1) return o.stop_time_steps;
-  const int fallback = SimulatedGraph::Options().stop_time_steps;
-  AERROR << "simulated graph \"" << o.name << "\": Options::stop_time_steps "
-         << o.stop_time_steps << " is below 1; using " << fallback;
+absl::Duration CheckedStopTimeLimit(const SimulatedGraph::Options& o) {
+  if (o.stop_time_limit > absl::ZeroDuration()) return o.stop_time_limit;
+  const absl::Duration fallback = SimulatedGraph::Options().stop_time_limit;
+  AERROR << "simulated graph \"" << o.name << "\": Options::stop_time_limit "
+         << absl::FormatDuration(o.stop_time_limit)
+         << " is not positive (InfiniteDuration(): no limit); using "
+         << absl::FormatDuration(fallback);
   return fallback;
+}
+
+// Whether thread `tid` of this process sleeps in the kernel (state S or D
+// in /proc/self/task/<tid>/stat): it waits for something, where a thread
+// that runs or is ready to (preempted on a loaded machine) is R. False when
+// it cannot be told.
+bool ThreadSleeps(pid_t tid) {
+  if (tid <= 0) return false;
+  char path[64];
+  std::snprintf(path, sizeof(path), "/proc/self/task/%d/stat", static_cast<int>(tid));
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[512];
+  const ssize_t n = read(fd, buf, sizeof(buf) - 1);
+  close(fd);
+  if (n <= 0) return false;
+  buf[n] = '\0';
+  // "<tid> (<name>) <state> ...": the name may hold spaces and parentheses.
+  const char* const name_end = std::strrchr(buf, ')');
+  if (name_end == nullptr || name_end + 2 >= buf + n) return false;
+  const char state = name_end[2];
+  return state == 'S' || state == 'D';
 }
 
 }  // namespace
@@ -174,7 +203,7 @@ int CheckedStopTimeSteps(const SimulatedGraph::Options& o) {
 SimulatedGraph::SimulatedGraph(Options options)
     : name_(options.name),
       start_(options.start),
-      stop_time_steps_(CheckedStopTimeSteps(options)),
+      stop_time_limit_(CheckedStopTimeLimit(options)),
       clock_(options.start),
       runtime_(RuntimeOptions(options, &clock_)),
       scheduler_(*runtime_.scheduler()),
@@ -308,8 +337,9 @@ class SimulatedGraph::Actions final : public timer::ExpiryTargetOf<Actions> {
   }
 
   // Drops the pending actions, then waits until the dispatched ones have
-  // run (the driving thread runs them meanwhile). Call from another thread.
-  // Leaves the entry disarmed, as its destruction requires.
+  // run (the driving thread runs them meanwhile; a WaitList, so the
+  // driving thread sees that the stop waits for them). Call from another
+  // thread. Leaves the entry disarmed, as its destruction requires.
   void StopAndWait() {
     std::map<Key, Pending> dropped;  // destroyed outside mu_ (user captures)
     MutexLock lock(&mu_);
@@ -341,7 +371,7 @@ class SimulatedGraph::Actions final : public timer::ExpiryTargetOf<Actions> {
     }
     ~InFlight() {
       MutexLock lock(&actions_->mu_);
-      if (--actions_->in_flight_ == 0) actions_->all_done_.SignalAll();
+      if (--actions_->in_flight_ == 0) actions_->all_done_.WakeAll();
     }
     InFlight(const InFlight&) = delete;
     InFlight& operator=(const InFlight&) = delete;
@@ -390,7 +420,7 @@ class SimulatedGraph::Actions final : public timer::ExpiryTargetOf<Actions> {
   timer::TimerSystem* const driver_;
   scheduler::Scheduler* const scheduler_;
   Mutex mu_;
-  CondVar all_done_;
+  WaitList all_done_ ABSL_GUARDED_BY(mu_);
   std::map<Key, Pending> pending_ ABSL_GUARDED_BY(mu_);
   uint64_t next_seq_ ABSL_GUARDED_BY(mu_) = 0;
   int in_flight_ ABSL_GUARDED_BY(mu_) = 0;
@@ -453,51 +483,89 @@ void SimulatedGraph::Stop() {
 void SimulatedGraph::RunWhileServing(const char* stop_what,
                                      const std::function<void()>& blocking) {
   std::atomic<bool> done{false};
+  // True while the helper waits in a WaitList: a synchronous stop (a
+  // Timer's, a reader's, a service's, Actions::StopAndWait) waiting for a
+  // call of the graph (cyber/time/wait_list.h, ScopedWaitReport).
+  std::atomic<bool> waits_for_graph{false};
+  std::atomic<pid_t> helper_tid{0};
   std::thread helper([&] {
     pthread_setname_np(pthread_self(), "sim-stop");  // named in stop reports
-    blocking();
+    helper_tid.store(static_cast<pid_t>(syscall(SYS_gettid)), std::memory_order_release);
+    {
+      const ScopedWaitReport report(&waits_for_graph);
+      blocking();
+    }
     done.store(true, std::memory_order_release);
   });
-  // Stops wait for running calls; those run here. A call suspended until a
-  // later instant (SleepFor in a Proc) needs time to pass: only when nothing
-  // has been runnable for 100 ms of real time does the clock move to the
-  // next expiry, so an ordinary stop changes no count. (Not deterministic in
-  // general: a stop that is merely slow lets time pass too. Hence counts and
-  // traces are taken at the end of the run, before Stop().)
   const ScopedClockDriver driving(&clock_);
-  int idle_polls = 0;
-  constexpr int kIdlePollsBeforeTimePasses = 100;
-  // Time moving is progress, but not for ever: a stop that lets time move
-  // stop_time_steps_ times while no component finishes its shutdown waits
-  // for something that waits for it (see the header).
+  // Simulated time moves only when nothing of the graph can run now and
+  // the helper waits (see the header): at once when it waits for the
+  // graph; when it waits for something else (a future, a condition
+  // variable, a lock, a sleep), once a poll has brought no routine and its
+  // thread sleeps in the kernel.
+  constexpr absl::Duration kHelperPoll = absl::Milliseconds(1);
+  bool helper_sleeps = false;  // found asleep after the last poll
+  // Since when (simulated) no component has finished its shutdown.
   size_t not_stopped = launcher_.ComponentsLeftToStop();
-  int steps_without_a_stop = 0;
-  while (!done.load(std::memory_order_acquire)) {
-    if (scheduler_.RunOneReady(absl::Milliseconds(1))) {
-      idle_polls = 0;
-      continue;
-    }
-    if (++idle_polls < kIdlePollsBeforeTimePasses) continue;
-    idle_polls = 0;
-    const Instant next = driver_.Step(clock_.Now());
-    if (!scheduler_.HasReady() && next != Instant::InfiniteFuture()) {
-      clock_.AdvanceTo(std::max(next, clock_.Now()));
-      // Only time moving counts as a stop's progress: routines that run
-      // at one instant for ever (a yield loop) do not finish a stop.
+  Instant no_stop_since = clock_.Now();
+  size_t resumes_at_instant = 0;
+  auto note_stops = [&] {
+    const size_t now_not_stopped = launcher_.ComponentsLeftToStop();
+    // The count rises once, when the helper begins the stop.
+    if (now_not_stopped < not_stopped) {
+      no_stop_since = clock_.Now();
       watch_->Progress();
-      const size_t now_not_stopped = launcher_.ComponentsLeftToStop();
-      if (now_not_stopped != not_stopped) {
-        not_stopped = now_not_stopped;
-        steps_without_a_stop = 0;
-      } else if (++steps_without_a_stop >= stop_time_steps_ &&
-                 !done.load(std::memory_order_acquire)) {
-        ReportStuck(stop_what, absl::StrCat("has let simulated time move ",
-                                            steps_without_a_stop,
-                                            " times (SimulatedGraph::Options::stop_time_steps) "
-                                            "while no component finished its shutdown"));
-        std::abort();
+    }
+    not_stopped = now_not_stopped;
+  };
+  while (!done.load(std::memory_order_acquire)) {
+    // 1. The graph's work at the present instant, a routine at a time:
+    // each one that returns or suspends is progress (a yield loop, beyond
+    // kMaxResumesPerInstant at one instant, is not, and time moves on).
+    const bool budget_left = resumes_at_instant < kMaxResumesPerInstant;
+    if (scheduler_.RunOneReady(absl::ZeroDuration())) {
+      if (budget_left) {
+        ++resumes_at_instant;
+        watch_->Progress();
+        helper_sleeps = false;
+        continue;
       }
     }
+    const Instant next = driver_.Step(clock_.Now());  // due calls queue
+    if (budget_left && scheduler_.HasReady()) continue;
+    note_stops();
+    // 2. Nothing to run now (or a yield loop spent the instant): time
+    // moves on if the helper waits, or past the yield loop.
+    const bool helper_waits =
+        waits_for_graph.load(std::memory_order_acquire) || helper_sleeps;
+    if ((helper_waits || !budget_left) && next != Instant::InfiniteFuture()) {
+      clock_.AdvanceTo(std::max(next, clock_.Now()));
+      resumes_at_instant = 0;
+      helper_sleeps = false;
+      watch_->Progress();  // time moving with routines to run is progress
+      if (stop_time_limit_ != absl::InfiniteDuration() &&
+          clock_.Now() - no_stop_since >= stop_time_limit_ &&
+          !done.load(std::memory_order_acquire)) {
+        ReportStuck(stop_what,
+                    absl::StrCat("has let ", absl::FormatDuration(clock_.Now() - no_stop_since),
+                                 " of simulated time pass (SimulatedGraph::Options::"
+                                 "stop_time_limit) while no component finished its shutdown"));
+        std::abort();
+      }
+      continue;
+    }
+    if (!budget_left) continue;  // the yield loop runs on; not progress
+    // 3. The helper runs, or waits for something outside the graph (or for
+    // a call nothing will ever make: the watch reports it): wait for a
+    // routine it queues, or its end; then look whether it sleeps.
+    if (scheduler_.RunOneReady(kHelperPoll)) {
+      ++resumes_at_instant;
+      watch_->Progress();
+      helper_sleeps = false;
+      continue;
+    }
+    helper_sleeps = !done.load(std::memory_order_acquire) &&
+                    ThreadSleeps(helper_tid.load(std::memory_order_acquire));
   }
   helper.join();
 }
