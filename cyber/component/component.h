@@ -104,7 +104,7 @@ class Component : public ComponentBase {
     if (!s.ok()) return s;
     s = CheckReaderCount(spec);
     if (!s.ok()) return s;
-    if (!Init()) {
+    if (!RunInit()) {
       return absl::FailedPreconditionError(absl::StrCat(
           spec.where.ToString(), ": component \"", name(), "\" (",
           class_name(), "): Init() returned false"));
@@ -240,7 +240,7 @@ class Component<> : public ComponentBase {
           "starts its own work in Init())"));
     }
     init_called_ = true;
-    if (!Init()) {
+    if (!RunInit()) {
       return absl::FailedPreconditionError(absl::StrCat(
           spec.where.ToString(), ": component \"", name(), "\" (",
           class_name(), "): Init() returned false"));
