@@ -7,6 +7,7 @@
 #include "cyber/common/log.h"
 #include "timer/period_rules.h"
 #include "timer/timer_core.h"
+#include "timer/timer_owner.h"
 
 namespace cyber {
 namespace timer {
@@ -58,7 +59,18 @@ absl::Status Timer::ConfigureAs(TimerOptions options, bool cyber_option) {
                          options.period);
   }
   const std::shared_ptr<TimerCore> core = core_;  // as in Stop()
+  const absl::Duration period = options.period;
+  const bool oneshot = options.oneshot;
   core->Configure(std::move(options), status);
+  // Listed by the component whose Init() configures it (timer_owner.h).
+  if (TimerOwner* const owner = TimerOwner::Current(); owner != nullptr && status.ok()) {
+    owner->Adopt(core.get(), period, oneshot, [core] {
+      OwnedTimer t;
+      t.name = core->name();
+      t.statistics = core->Statistics();
+      return t;
+    });
+  }
   return status;
 }
 

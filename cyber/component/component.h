@@ -79,12 +79,20 @@ namespace cyber {
 // name; user code never names it).
 struct NullType {};
 
+namespace component_internal {
+// How many channels a Component<M0, Ms...> reads (Cyber RT allows up to 4).
+// Not a member: in a user's component class, a member of its base hides a
+// name of the user's own namespace, so a public constant here named like
+// the robot's (`kChannels`) would silently take its place in Proc().
+template <typename... Ms>
+inline constexpr size_t kChannelCount = sizeof...(Ms);
+}  // namespace component_internal
+
 template <typename M0 = NullType, typename... Ms>
 class Component : public ComponentBase {
  public:
-  // How many channels the component reads (Cyber RT allows up to 4).
-  static constexpr size_t kChannels = 1 + sizeof...(Ms);
-  static_assert(kChannels <= 4, "a Component reads at most 4 channels");
+  static_assert(component_internal::kChannelCount<M0, Ms...> <= 4,
+                "a Component reads at most 4 channels");
 
   virtual bool Proc(const std::shared_ptr<M0>& m0,
                     const std::shared_ptr<Ms>&... ms) = 0;
@@ -96,7 +104,7 @@ class Component : public ComponentBase {
     if (!s.ok()) return s;
     s = CheckReaderCount(spec);
     if (!s.ok()) return s;
-    if (!Init()) {
+    if (!RunInit()) {
       return absl::FailedPreconditionError(absl::StrCat(
           spec.where.ToString(), ": component \"", name(), "\" (",
           class_name(), "): Init() returned false"));
@@ -133,15 +141,16 @@ class Component : public ComponentBase {
   using Latest = std::tuple<std::shared_ptr<const Ms>...>;
 
   absl::Status CheckReaderCount(const dag::ComponentSpec& spec) const {
+    constexpr size_t channels = component_internal::kChannelCount<M0, Ms...>;
     const size_t n = spec.readers.size();
-    if (n == kChannels) return absl::OkStatus();
+    if (n == channels) return absl::OkStatus();
     // Point at the first entry it cannot use, or at the component.
     const dag::SourceLocation& where =
-        n > kChannels ? spec.readers[kChannels].where : spec.where;
+        n > channels ? spec.readers[channels].where : spec.where;
     return absl::InvalidArgumentError(absl::StrCat(
         where.ToString(), ": component \"", spec.name, "\" (", spec.class_name,
         "): readers: ", n, n == 1 ? " entry" : " entries", ", but the class reads ",
-        kChannels, kChannels == 1 ? " channel" : " channels",
+        channels, channels == 1 ? " channel" : " channels",
         " (one readers entry per Component<...> message type, the first "
         "triggers Proc())"));
   }
@@ -217,8 +226,6 @@ class Component : public ComponentBase {
 template <>
 class Component<> : public ComponentBase {
  public:
-  static constexpr size_t kChannels = 0;
-
   using ComponentBase::Initialize;
   absl::Status Initialize(const dag::ComponentSpec& spec,
                           const ComponentContext& context) override {
@@ -233,7 +240,7 @@ class Component<> : public ComponentBase {
           "starts its own work in Init())"));
     }
     init_called_ = true;
-    if (!Init()) {
+    if (!RunInit()) {
       return absl::FailedPreconditionError(absl::StrCat(
           spec.where.ToString(), ": component \"", name(), "\" (",
           class_name(), "): Init() returned false"));

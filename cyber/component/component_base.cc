@@ -225,7 +225,13 @@ ComponentStats ComponentBase::BaseStats() const {
   s.procs = procs_.load();
   s.proc_failures = proc_failures_.load();
   s.exceptions = exceptions_.load();
+  s.timers = timers_.Timers();
   return s;
+}
+
+bool ComponentBase::RunInit() {
+  const timer::ScopedTimerOwner owner(&timers_);
+  return Init();
 }
 
 void ComponentBase::RecordProc(bool ok) {

@@ -20,6 +20,7 @@
 #include <exception>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
@@ -30,6 +31,7 @@
 #include "google/protobuf/message.h"
 #include "scheduler/scheduler.h"
 #include "timer/dispatcher.h"  // ExecutionCancelled, which RunProc passes on
+#include "timer/timer_owner.h"
 #include "timer/timer_system.h"
 
 namespace cyber {
@@ -77,6 +79,11 @@ struct ComponentStats {
   // Multi-channel components: first-channel messages that arrived before
   // every other channel had delivered one, so Proc() was not called.
   uint64_t unfused = 0;
+  // Every Timer the component's Init() configured (a TimerComponent's own
+  // timer is the component's row, not one of these), in the order made,
+  // with its period and statistics (fires, overruns, missed periods).
+  // Timers made later (a per-message timeout in Proc()) are not listed.
+  std::vector<timer::OwnedTimer> timers;
 };
 
 // Checks a gflags flag file (a component's flag_file_path) without setting
@@ -147,6 +154,10 @@ class ComponentBase {
   // the Proc() counts RunProc keeps. Stats() adds what its kind knows.
   ComponentStats BaseStats() const;
 
+  // Calls the user's Init() as the owner of the timers it makes: each
+  // Timer it configures is listed in Stats().timers (timer/timer_owner.h).
+  bool RunInit();
+
   // Sets the identity, loads the flag file (gflags; checked first with
   // CheckFlagFile, an error sets nothing) and creates the node.
   absl::Status SetUp(const std::string& class_name, const std::string& name,
@@ -213,6 +224,9 @@ class ComponentBase {
   std::string config_file_path_;
   std::string flag_file_path_;
   ProcObserver* observer_ = nullptr;
+  // The timers Init() made, kept (their statistics readable) until the
+  // component is destroyed.
+  timer::TimerOwner timers_;
 };
 
 }  // namespace cyber

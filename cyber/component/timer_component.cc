@@ -11,7 +11,7 @@ absl::Status TimerComponent::Initialize(const dag::TimerComponentSpec& spec,
   absl::Status s = SetUpFrom(spec, context);
   if (!s.ok()) return s;
   interval_ = spec.interval;
-  if (!Init()) {
+  if (!RunInit()) {
     return absl::FailedPreconditionError(absl::StrCat(
         spec.where.ToString(), ": component \"", name(), "\" (", class_name(),
         "): Init() returned false"));

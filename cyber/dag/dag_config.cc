@@ -4,12 +4,14 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <system_error>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -60,6 +62,11 @@ class GraphBuilder {
     cwd_ = fs::current_path(error);  // stays empty if unknown
     const fs::path dag_dir = fs::path(source).parent_path();
     dag_dir_ = dag_dir.is_absolute() ? dag_dir : cwd_ / dag_dir;
+    // Set by `bazel run` to the directory its user's shell was in.
+    const char* shell_dir = std::getenv("BUILD_WORKING_DIRECTORY");
+    if (shell_dir != nullptr && fs::path(shell_dir).is_absolute()) {
+      build_working_dir_ = shell_dir;
+    }
   }
 
   absl::StatusOr<Graph> Build(const DagText& text) const;
@@ -135,6 +142,7 @@ class GraphBuilder {
   const std::string& source_;
   fs::path cwd_;
   fs::path dag_dir_;  // absolute unless the current directory is unknown
+  fs::path build_working_dir_;  // $BUILD_WORKING_DIRECTORY, or empty
 };
 
 absl::StatusOr<Graph> GraphBuilder::Build(const DagText& text) const {
@@ -388,24 +396,33 @@ absl::StatusOr<std::string> GraphBuilder::ResolveFile(
     const std::string& value, TextPosition position, const std::string& owner,
     const char* field) const {
   const fs::path written(value);
-  std::vector<fs::path> tried;
+  // The rule of dag_config.h, in order; each place with what it is.
+  std::vector<std::pair<fs::path, const char*>> tried;
+  auto add = [&](const fs::path& candidate, const char* what) {
+    for (const auto& t : tried) {
+      if (t.first == candidate) return;  // one place, tried once
+    }
+    tried.emplace_back(candidate, what);
+  };
   if (written.is_absolute()) {
-    tried.push_back(written);
+    add(written, "");
   } else {
-    tried.push_back(cwd_ / written);
-    const fs::path beside_dag = dag_dir_ / written;
-    if (beside_dag != tried.front()) tried.push_back(beside_dag);
+    add(cwd_ / written, " (current directory)");
+    add(dag_dir_ / written, " (the dag's directory)");
+    if (!build_working_dir_.empty()) {
+      add(build_working_dir_ / written, " ($BUILD_WORKING_DIRECTORY)");
+    }
   }
-  for (const fs::path& candidate : tried) {
+  for (const auto& candidate : tried) {
     std::error_code error;
-    if (fs::is_regular_file(candidate, error)) return candidate.string();
+    if (fs::is_regular_file(candidate.first, error)) return candidate.first.string();
   }
   return absl::NotFoundError(absl::StrCat(
       At(position).ToString(), ": ", owner, ": ", field, " \"", value,
       "\": no such file (tried ",
-      absl::StrJoin(tried, " and ",
-                    [](std::string* out, const fs::path& path) {
-                      absl::StrAppend(out, "\"", path.string(), "\"");
+      absl::StrJoin(tried, ", ",
+                    [](std::string* out, const std::pair<fs::path, const char*>& t) {
+                      absl::StrAppend(out, "\"", t.first.string(), "\"", t.second);
                     }),
       ")"));
 }

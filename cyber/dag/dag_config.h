@@ -36,11 +36,17 @@
 // decides whether to dlopen it) and whether a class_name is registered
 // (only the launcher knows, after loading the library).
 //
-// Relative config_file_path / flag_file_path: tried against the current
-// directory first, then against the directory of the dag file (`source`).
-// The struct holds the absolute path that was found, so a later chdir does
-// not change what it names. Absolute paths are kept as written. An empty
-// path means "not given", as in Cyber RT.
+// Where config_file_path / flag_file_path are looked up, in this order (the
+// first existing regular file wins):
+//   1. an absolute path: as written, nowhere else;
+//   2. the current directory: under `bazel run` and `bazel test`, the
+//      workspace root in the binary's runfiles (files given as `data`);
+//   3. the directory of the dag file (`source`);
+//   4. $BUILD_WORKING_DIRECTORY when set: the directory `bazel run` was
+//      typed in, so a path relative to the user's shell is found too.
+// The error lists every path tried, each with its place. The struct holds
+// the absolute path that was found, so a later chdir does not change what
+// it names. An empty path means "not given", as in Cyber RT.
 //
 // Locations (`where`) are those of the block's field name, e.g. the line of
 // `components {`. If a field is written with list syntax (`components: [
@@ -65,7 +71,8 @@
 //
 // Threads: every function here is reentrant and may be called from any
 // thread; nothing is shared. ParseGraph and LoadGraphFile read the current
-// directory (for relative paths), so they race with a concurrent chdir.
+// directory and $BUILD_WORKING_DIRECTORY (for relative paths), so they race
+// with a concurrent chdir or setenv.
 
 #ifndef CYBER_DAG_DAG_CONFIG_H_
 #define CYBER_DAG_DAG_CONFIG_H_

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -672,6 +673,80 @@ TEST(ParseGraphFilesTest, MissingFilesAreNotFoundNamingBothPlaces) {
   graph = ParseGraph(
       ComponentDag("name: \"fusion\" config_file_path: \"/no/such.conf\""),
       dag);
+  ExpectStatus(graph.status(), absl::StatusCode::kNotFound,
+               {"config_file_path \"/no/such.conf\": no such file (tried "
+                "\"/no/such.conf\")"});
+}
+
+// Sets an environment variable for one test, restoring it after.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    setenv(name, value.c_str(), /*overwrite=*/1);
+  }
+  ~ScopedEnv() {
+    if (old_.has_value()) {
+      setenv(name_, old_->c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* const name_;
+  std::optional<std::string> old_;
+};
+
+// `bazel run` starts the binary in its runfiles; the user's shell was in
+// $BUILD_WORKING_DIRECTORY, where a path typed relative to it is found.
+TEST(ParseGraphFilesTest, BuildWorkingDirectoryIsTriedAfterTheDagDirectory) {
+  const fs::path root = fs::path(TestTmpDir()) / "bazel_run";
+  const fs::path shell_dir = root / "shell";
+  WriteFile(shell_dir / "conf" / "user.conf", "# typed relative to the shell\n");
+  WriteFile(shell_dir / "conf" / "both.conf", "# the shell's copy\n");
+  const fs::path dag_dir = root / "dags";
+  WriteFile(dag_dir / "conf" / "both.conf", "# the copy beside the dag\n");
+  const ScopedEnv env("BUILD_WORKING_DIRECTORY", shell_dir.string());
+
+  absl::StatusOr<Graph> graph = ParseGraph(
+      ComponentDag("name: \"fusion\" config_file_path: \"conf/user.conf\""),
+      (dag_dir / "fusion.dag").string());
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  EXPECT_EQ(graph->modules[0].components[0].config_file_path,
+            (shell_dir / "conf" / "user.conf").string());
+
+  // The dag's directory comes first.
+  graph = ParseGraph(
+      TimerDag("name: \"poll\" interval: 10 flag_file_path: \"conf/both.conf\""),
+      (dag_dir / "poll.dag").string());
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  EXPECT_EQ(graph->modules[0].timer_components[0].flag_file_path,
+            (dag_dir / "conf" / "both.conf").string());
+}
+
+TEST(ParseGraphFilesTest, MissingFileUnderBazelRunNamesEveryPlaceTried) {
+  const fs::path root = fs::path(TestTmpDir()) / "bazel_run_missing";
+  const fs::path shell_dir = root / "shell";
+  fs::create_directories(shell_dir);
+  const std::string dag = (root / "dags" / "fusion.dag").string();
+  const std::string cwd = fs::current_path().string();
+  const ScopedEnv env("BUILD_WORKING_DIRECTORY", shell_dir.string());
+
+  absl::StatusOr<Graph> graph = ParseGraph(
+      ComponentDag("name: \"fusion\" config_file_path: \"conf/none.conf\""), dag);
+  ExpectStatus(graph.status(), absl::StatusCode::kNotFound,
+               {"config_file_path \"conf/none.conf\": no such file (tried ",
+                absl::StrCat("\"", cwd, "/conf/none.conf\""),
+                absl::StrCat("\"", (root / "dags").string(), "/conf/none.conf\""),
+                absl::StrCat("\"", shell_dir.string(),
+                             "/conf/none.conf\" ($BUILD_WORKING_DIRECTORY)")});
+
+  // An absolute path is tried once, whatever the environment.
+  graph = ParseGraph(
+      ComponentDag("name: \"fusion\" config_file_path: \"/no/such.conf\""), dag);
   ExpectStatus(graph.status(), absl::StatusCode::kNotFound,
                {"config_file_path \"/no/such.conf\": no such file (tried "
                 "\"/no/such.conf\")"});

@@ -18,11 +18,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/time.h"
 #include "cyber/common/log.h"
 #include "cyber/component/component_registry.h"
 #include "cyber/transport/channel_bus.h"
 #include "scheduler/default_scheduler.h"
 #include "cyber/common/runtime_scope.h"
+#include "timer/timer_owner.h"
 #include "timer/timer_stop_registry.h"
 
 namespace cyber {
@@ -570,6 +572,22 @@ std::string Launcher::SummaryTable(const std::vector<ComponentStats>& stats) {
                   count(timer, s.overruns), count(message, s.dropped),
                   count(timer, s.early_fires), count(s.has_proc, s.exceptions),
                   count(timer, s.missed_periods)));
+    // The timers its Init() made, each under it as "<component>/<timer>":
+    // procs are its calls, failed and threw the calls that threw.
+    for (const timer::OwnedTimer& t : s.timers) {
+      const timer::TimerStatistics& ts = t.statistics;
+      const bool periodic = !t.oneshot && t.period > absl::ZeroDuration() &&
+                            t.period != absl::InfiniteDuration();
+      absl::StrAppend(
+          &out,
+          absl::StrFormat(kRow, absl::StrCat("  ", s.name, "/", t.name),
+                          t.oneshot ? "Timer(oneshot)" : "Timer", count(true, ts.fires),
+                          count(true, ts.exceptions), "-",
+                          fixed(periodic, 1.0 / absl::ToDoubleSeconds(t.period), 2),
+                          fixed(ts.percentiles, absl::ToDoubleMilliseconds(ts.lateness_p99), 3),
+                          count(true, ts.overruns), "-", count(true, ts.early_fires),
+                          count(true, ts.exceptions), count(!t.oneshot, ts.missed_periods)));
+    }
   }
   return out;
 }

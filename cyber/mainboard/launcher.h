@@ -148,7 +148,12 @@ class Launcher {
   // why procs can fall short of rate x time without an overrun). A column
   // that does not apply to the kind of component shows `-`: the rates, p99,
   // overruns, early and missed for message components, dropped for timer
-  // components, all counts for a Component<>.
+  // components, all counts for a Component<>. Under each component, a row
+  // per timer its Init() made (ComponentStats::timers), named
+  // "<component>/<timer>", class `Timer` (or `Timer(oneshot)`): procs are
+  // its calls, failed and threw those that threw, config Hz its rate; the
+  // achieved rate and dropped are `-`, and p99 unless the timer keeps
+  // percentiles.
   static std::string SummaryTable(const std::vector<ComponentStats>& stats);
 
  private:

@@ -1,20 +1,26 @@
 #include "cyber/simulation/simulated_graph.h"
 
+#include <fcntl.h>
 #include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "cyber/common/log.h"
 #include "cyber/mainboard/stuck_report.h"
 #include "cyber/time/current_clock.h"
+#include "cyber/time/wait_list.h"
 #include "scheduler/config/scheduler_config.h"
 #include "timer/timer_system_core.h"
 #include "timer/timer_stop_registry.h"
@@ -39,14 +45,18 @@ Runtime::Options RuntimeOptions(const SimulatedGraph::Options& o,
 }  // namespace
 
 // Watches the driving thread (see "A deadlock fails at once" in the
-// header): a thread that polls, on the steady clock, a progress count the
-// driving thread bumps (Progress(), and every Scope entered or left), while
-// a Scope says what the driving thread does. Started at the first Scope, so
-// a graph that never runs has no thread.
+// header): a thread that polls, on the steady clock, whether the driving
+// thread makes progress, while a Scope says what the driving thread does.
+// Progress is a count the driving thread bumps (Progress(), and every Scope
+// entered or left) plus, in a Scope that says so, the scheduler's resumes
+// (Scheduler::Stats::switches: one per routine that returned or suspended),
+// so a run of many routines at one instant is watched routine by routine.
+// Started at the first Scope, so a graph that never runs has no thread.
 class SimulatedGraph::StuckWatch {
  public:
-  StuckWatch(const SimulatedGraph* graph, absl::Duration stuck_after)
-      : graph_(graph), stuck_after_(stuck_after) {}
+  StuckWatch(const SimulatedGraph* graph, const scheduler::Scheduler* scheduler,
+             absl::Duration stuck_after)
+      : graph_(graph), scheduler_(scheduler), stuck_after_(stuck_after) {}
   ~StuckWatch() {
     {
       MutexLock lock(&mu_);
@@ -56,38 +66,53 @@ class SimulatedGraph::StuckWatch {
     if (thread_.joinable()) thread_.join();
   }
 
+  // Whether each routine the scheduler resumes counts as progress, or only
+  // what the driving thread reports (Progress()).
+  enum class Resumes { kAreProgress, kAreNot };
+
   // The driving thread does `what` while this lives (nested: the innermost
-  // is named). `what` is a string literal.
+  // is named and says how resumes count). `what` is a string literal.
   class Scope {
    public:
-    Scope(StuckWatch* watch, const char* what) : watch_(watch), outer_(watch->Enter(what)) {}
+    Scope(StuckWatch* watch, const char* what, Resumes resumes)
+        : watch_(watch),
+          outer_(watch->Enter({what, resumes == Resumes::kAreProgress})) {}
     ~Scope() { watch_->Enter(outer_); }
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
 
    private:
     StuckWatch* const watch_;
-    const char* const outer_;
+    const std::pair<const char*, bool> outer_;
   };
 
-  // Something happened: a batch of routines ran, time moved.
+  // Something happened: a routine ran, time moved, a component stopped.
   void Progress() { progress_.fetch_add(1, std::memory_order_relaxed); }
 
  private:
   using SteadyClock = std::chrono::steady_clock;
 
-  const char* Enter(const char* what) {
+  // Installs (what, resumes count) and returns the previous pair.
+  std::pair<const char*, bool> Enter(std::pair<const char*, bool> scope) {
     if (!thread_.joinable() && stuck_after_ != absl::InfiniteDuration()) {
       thread_ = std::thread([this] { Watch(); });
     }
     Progress();
-    return what_.exchange(what, std::memory_order_relaxed);
+    const bool outer_counts =
+        resumes_count_.exchange(scope.second, std::memory_order_relaxed);
+    return {what_.exchange(scope.first, std::memory_order_relaxed), outer_counts};
+  }
+
+  uint64_t ProgressNow() const {
+    uint64_t p = progress_.load(std::memory_order_relaxed);
+    if (resumes_count_.load(std::memory_order_relaxed)) p += scheduler_->stats().switches;
+    return p;
   }
 
   void Watch() {
     const auto poll = absl::ToChronoNanoseconds(
         std::max(stuck_after_ / 8, absl::Milliseconds(1)));
-    uint64_t seen = progress_.load(std::memory_order_relaxed);
+    uint64_t seen = ProgressNow();
     SteadyClock::time_point last_change = SteadyClock::now();
     MutexLock lock(&mu_);
     while (!exit_) {
@@ -95,7 +120,7 @@ class SimulatedGraph::StuckWatch {
       if (exit_) return;
       const SteadyClock::time_point now = SteadyClock::now();
       const char* const what = what_.load(std::memory_order_relaxed);
-      const uint64_t progress = progress_.load(std::memory_order_relaxed);
+      const uint64_t progress = ProgressNow();
       if (what == nullptr || progress != seen) {
         seen = progress;
         last_change = now;
@@ -116,8 +141,10 @@ class SimulatedGraph::StuckWatch {
   }
 
   const SimulatedGraph* const graph_;
+  const scheduler::Scheduler* const scheduler_;
   const absl::Duration stuck_after_;
   std::atomic<const char*> what_{nullptr};  // null: nothing watched
+  std::atomic<bool> resumes_count_{false};
   std::atomic<uint64_t> progress_{0};
   Mutex mu_;
   CondVar cv_;
@@ -127,7 +154,7 @@ class SimulatedGraph::StuckWatch {
 
 namespace {
 
-// Options::stuck_after and stop_time_steps, with bad values reported and
+// Options::stuck_after and stop_time_limit, with bad values reported and
 // replaced by the defaults (a constructor has no Status to return).
 absl::Duration CheckedStuckAfter(const SimulatedGraph::Options& o) {
   if (o.stuck_after > absl::ZeroDuration()) return o.stuck_after;
@@ -139,12 +166,36 @@ absl::Duration CheckedStuckAfter(const SimulatedGraph::Options& o) {
   return fallback;
 }
 
-int CheckedStopTimeSteps(const SimulatedGraph::Options& o) {
-  if (o.stop_time_steps >= 1) return o.stop_time_steps;
-  const int fallback = SimulatedGraph::Options().stop_time_steps;
-  AERROR << "simulated graph \"" << o.name << "\": Options::stop_time_steps "
-         << o.stop_time_steps << " is below 1; using " << fallback;
+absl::Duration CheckedStopTimeLimit(const SimulatedGraph::Options& o) {
+  if (o.stop_time_limit > absl::ZeroDuration()) return o.stop_time_limit;
+  const absl::Duration fallback = SimulatedGraph::Options().stop_time_limit;
+  AERROR << "simulated graph \"" << o.name << "\": Options::stop_time_limit "
+         << absl::FormatDuration(o.stop_time_limit)
+         << " is not positive (InfiniteDuration(): no limit); using "
+         << absl::FormatDuration(fallback);
   return fallback;
+}
+
+// Whether thread `tid` of this process sleeps in the kernel (state S or D
+// in /proc/self/task/<tid>/stat): it waits for something, where a thread
+// that runs or is ready to (preempted on a loaded machine) is R. False when
+// it cannot be told.
+bool ThreadSleeps(pid_t tid) {
+  if (tid <= 0) return false;
+  char path[64];
+  std::snprintf(path, sizeof(path), "/proc/self/task/%d/stat", static_cast<int>(tid));
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[512];
+  const ssize_t n = read(fd, buf, sizeof(buf) - 1);
+  close(fd);
+  if (n <= 0) return false;
+  buf[n] = '\0';
+  // "<tid> (<name>) <state> ...": the name may hold spaces and parentheses.
+  const char* const name_end = std::strrchr(buf, ')');
+  if (name_end == nullptr || name_end + 2 >= buf + n) return false;
+  const char state = name_end[2];
+  return state == 'S' || state == 'D';
 }
 
 }  // namespace
@@ -152,7 +203,7 @@ int CheckedStopTimeSteps(const SimulatedGraph::Options& o) {
 SimulatedGraph::SimulatedGraph(Options options)
     : name_(options.name),
       start_(options.start),
-      stop_time_steps_(CheckedStopTimeSteps(options)),
+      stop_time_limit_(CheckedStopTimeLimit(options)),
       clock_(options.start),
       runtime_(RuntimeOptions(options, &clock_)),
       scheduler_(*runtime_.scheduler()),
@@ -160,7 +211,7 @@ SimulatedGraph::SimulatedGraph(Options options)
       bus_(*runtime_.bus()),
       launcher_(ComponentContext{&runtime_, this}),
       tap_node_(std::make_shared<Node>(options.name + "_taps", &scheduler_, &bus_)),
-      watch_(std::make_unique<StuckWatch>(this, CheckedStuckAfter(options))) {}
+      watch_(std::make_unique<StuckWatch>(this, &scheduler_, CheckedStuckAfter(options))) {}
 
 SimulatedGraph::~SimulatedGraph() { Stop(); }
 
@@ -195,13 +246,14 @@ Instant SimulatedGraph::Settle() {
       }
       return driver_.Step(clock_.Now());
     }
+    // Each routine that returns is progress (the watch counts resumes).
     resumes += scheduler_.RunReady(kMaxResumesPerInstant - resumes);
-    watch_->Progress();
   }
 }
 
 bool SimulatedGraph::RunTo(Instant end, const std::function<bool()>& done) {
-  const StuckWatch::Scope watched(watch_.get(), "RunFor()/RunUntil()");
+  const StuckWatch::Scope watched(watch_.get(), "RunFor()/RunUntil()",
+                                  StuckWatch::Resumes::kAreProgress);
   const ScopedClockDriver driving(&clock_);
   while (true) {
     const Instant next = Settle();
@@ -285,8 +337,9 @@ class SimulatedGraph::Actions final : public timer::ExpiryTargetOf<Actions> {
   }
 
   // Drops the pending actions, then waits until the dispatched ones have
-  // run (the driving thread runs them meanwhile). Call from another thread.
-  // Leaves the entry disarmed, as its destruction requires.
+  // run (the driving thread runs them meanwhile; a WaitList, so the
+  // driving thread sees that the stop waits for them). Call from another
+  // thread. Leaves the entry disarmed, as its destruction requires.
   void StopAndWait() {
     std::map<Key, Pending> dropped;  // destroyed outside mu_ (user captures)
     MutexLock lock(&mu_);
@@ -318,7 +371,7 @@ class SimulatedGraph::Actions final : public timer::ExpiryTargetOf<Actions> {
     }
     ~InFlight() {
       MutexLock lock(&actions_->mu_);
-      if (--actions_->in_flight_ == 0) actions_->all_done_.SignalAll();
+      if (--actions_->in_flight_ == 0) actions_->all_done_.WakeAll();
     }
     InFlight(const InFlight&) = delete;
     InFlight& operator=(const InFlight&) = delete;
@@ -367,7 +420,7 @@ class SimulatedGraph::Actions final : public timer::ExpiryTargetOf<Actions> {
   timer::TimerSystem* const driver_;
   scheduler::Scheduler* const scheduler_;
   Mutex mu_;
-  CondVar all_done_;
+  WaitList all_done_ ABSL_GUARDED_BY(mu_);
   std::map<Key, Pending> pending_ ABSL_GUARDED_BY(mu_);
   uint64_t next_seq_ ABSL_GUARDED_BY(mu_) = 0;
   int in_flight_ ABSL_GUARDED_BY(mu_) = 0;
@@ -400,7 +453,8 @@ absl::Status SimulatedGraph::At(Instant at, std::function<void()> action) {
 }
 
 absl::Status SimulatedGraph::StopComponent(const std::string& name) {
-  const StuckWatch::Scope watched(watch_.get(), "StopComponent()");
+  const StuckWatch::Scope watched(watch_.get(), "StopComponent()",
+                                  StuckWatch::Resumes::kAreNot);
   absl::Status s;
   RunWhileServing("StopComponent()", [&] { s = launcher_.StopComponent(name); });
   return s;
@@ -408,10 +462,11 @@ absl::Status SimulatedGraph::StopComponent(const std::string& name) {
 
 void SimulatedGraph::Stop() {
   if (stopped_) return;
-  const StuckWatch::Scope watched(watch_.get(), "Stop()");
+  const StuckWatch::Scope watched(watch_.get(), "Stop()", StuckWatch::Resumes::kAreNot);
   // Actions queued for now run first; no action may add another from here.
   stopping_.store(true);
   {
+    const StuckWatch::Scope settling(watch_.get(), "Stop()", StuckWatch::Resumes::kAreProgress);
     const ScopedClockDriver driving(&clock_);
     Settle();
   }
@@ -428,51 +483,89 @@ void SimulatedGraph::Stop() {
 void SimulatedGraph::RunWhileServing(const char* stop_what,
                                      const std::function<void()>& blocking) {
   std::atomic<bool> done{false};
+  // True while the helper waits in a WaitList: a synchronous stop (a
+  // Timer's, a reader's, a service's, Actions::StopAndWait) waiting for a
+  // call of the graph (cyber/time/wait_list.h, ScopedWaitReport).
+  std::atomic<bool> waits_for_graph{false};
+  std::atomic<pid_t> helper_tid{0};
   std::thread helper([&] {
     pthread_setname_np(pthread_self(), "sim-stop");  // named in stop reports
-    blocking();
+    helper_tid.store(static_cast<pid_t>(syscall(SYS_gettid)), std::memory_order_release);
+    {
+      const ScopedWaitReport report(&waits_for_graph);
+      blocking();
+    }
     done.store(true, std::memory_order_release);
   });
-  // Stops wait for running calls; those run here. A call suspended until a
-  // later instant (SleepFor in a Proc) needs time to pass: only when nothing
-  // has been runnable for 100 ms of real time does the clock move to the
-  // next expiry, so an ordinary stop changes no count. (Not deterministic in
-  // general: a stop that is merely slow lets time pass too. Hence counts and
-  // traces are taken at the end of the run, before Stop().)
   const ScopedClockDriver driving(&clock_);
-  int idle_polls = 0;
-  constexpr int kIdlePollsBeforeTimePasses = 100;
-  // Time moving is progress, but not for ever: a stop that lets time move
-  // stop_time_steps_ times while no component finishes its shutdown waits
-  // for something that waits for it (see the header).
+  // Simulated time moves only when nothing of the graph can run now and
+  // the helper waits (see the header): at once when it waits for the
+  // graph; when it waits for something else (a future, a condition
+  // variable, a lock, a sleep), once a poll has brought no routine and its
+  // thread sleeps in the kernel.
+  constexpr absl::Duration kHelperPoll = absl::Milliseconds(1);
+  bool helper_sleeps = false;  // found asleep after the last poll
+  // Since when (simulated) no component has finished its shutdown.
   size_t not_stopped = launcher_.ComponentsLeftToStop();
-  int steps_without_a_stop = 0;
-  while (!done.load(std::memory_order_acquire)) {
-    if (scheduler_.RunOneReady(absl::Milliseconds(1))) {
-      idle_polls = 0;
-      continue;
-    }
-    if (++idle_polls < kIdlePollsBeforeTimePasses) continue;
-    idle_polls = 0;
-    const Instant next = driver_.Step(clock_.Now());
-    if (!scheduler_.HasReady() && next != Instant::InfiniteFuture()) {
-      clock_.AdvanceTo(std::max(next, clock_.Now()));
-      // Only time moving counts as a stop's progress: routines that run
-      // at one instant for ever (a yield loop) do not finish a stop.
+  Instant no_stop_since = clock_.Now();
+  size_t resumes_at_instant = 0;
+  auto note_stops = [&] {
+    const size_t now_not_stopped = launcher_.ComponentsLeftToStop();
+    // The count rises once, when the helper begins the stop.
+    if (now_not_stopped < not_stopped) {
+      no_stop_since = clock_.Now();
       watch_->Progress();
-      const size_t now_not_stopped = launcher_.ComponentsLeftToStop();
-      if (now_not_stopped != not_stopped) {
-        not_stopped = now_not_stopped;
-        steps_without_a_stop = 0;
-      } else if (++steps_without_a_stop >= stop_time_steps_ &&
-                 !done.load(std::memory_order_acquire)) {
-        ReportStuck(stop_what, absl::StrCat("has let simulated time move ",
-                                            steps_without_a_stop,
-                                            " times (SimulatedGraph::Options::stop_time_steps) "
-                                            "while no component finished its shutdown"));
-        std::abort();
+    }
+    not_stopped = now_not_stopped;
+  };
+  while (!done.load(std::memory_order_acquire)) {
+    // 1. The graph's work at the present instant, a routine at a time:
+    // each one that returns or suspends is progress (a yield loop, beyond
+    // kMaxResumesPerInstant at one instant, is not, and time moves on).
+    const bool budget_left = resumes_at_instant < kMaxResumesPerInstant;
+    if (scheduler_.RunOneReady(absl::ZeroDuration())) {
+      if (budget_left) {
+        ++resumes_at_instant;
+        watch_->Progress();
+        helper_sleeps = false;
+        continue;
       }
     }
+    const Instant next = driver_.Step(clock_.Now());  // due calls queue
+    if (budget_left && scheduler_.HasReady()) continue;
+    note_stops();
+    // 2. Nothing to run now (or a yield loop spent the instant): time
+    // moves on if the helper waits, or past the yield loop.
+    const bool helper_waits =
+        waits_for_graph.load(std::memory_order_acquire) || helper_sleeps;
+    if ((helper_waits || !budget_left) && next != Instant::InfiniteFuture()) {
+      clock_.AdvanceTo(std::max(next, clock_.Now()));
+      resumes_at_instant = 0;
+      helper_sleeps = false;
+      watch_->Progress();  // time moving with routines to run is progress
+      if (stop_time_limit_ != absl::InfiniteDuration() &&
+          clock_.Now() - no_stop_since >= stop_time_limit_ &&
+          !done.load(std::memory_order_acquire)) {
+        ReportStuck(stop_what,
+                    absl::StrCat("has let ", absl::FormatDuration(clock_.Now() - no_stop_since),
+                                 " of simulated time pass (SimulatedGraph::Options::"
+                                 "stop_time_limit) while no component finished its shutdown"));
+        std::abort();
+      }
+      continue;
+    }
+    if (!budget_left) continue;  // the yield loop runs on; not progress
+    // 3. The helper runs, or waits for something outside the graph (or for
+    // a call nothing will ever make: the watch reports it): wait for a
+    // routine it queues, or its end; then look whether it sleeps.
+    if (scheduler_.RunOneReady(kHelperPoll)) {
+      ++resumes_at_instant;
+      watch_->Progress();
+      helper_sleeps = false;
+      continue;
+    }
+    helper_sleeps = !done.load(std::memory_order_acquire) &&
+                    ThreadSleeps(helper_tid.load(std::memory_order_acquire));
   }
   helper.join();
 }

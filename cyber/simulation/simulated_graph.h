@@ -40,21 +40,36 @@
 //
 // Stop() is not part of the deterministic run: components are stopped (and
 // their Clear() runs) on a helper thread while the driving thread runs the
-// calls they wait for, letting simulated time pass only when a stop waits
-// for a call suspended until later. Take counts and traces at the end of the
-// run, before Stop(); Stats() after Stop() are the final ones, which may
-// include such a call.
+// calls they wait for. Simulated time passes during a stop as fast as the
+// CPU allows, and only when nothing of the graph can run at the present
+// instant and the stop waits:
+//   * at once when it waits for a call of the graph: a synchronous stop of
+//     a Timer, a Reader, a Service or a Client waiting for its running
+//     callback, which sleeps until later (the stop's thread reports its
+//     waits: cyber/time/wait_list.h, ScopedWaitReport);
+//   * when it waits for something else (a std::future, a condition
+//     variable, a lock, a sleep in Clear()), once a poll of 1 ms of wall
+//     time has brought no routine and the stop's thread sleeps in the
+//     kernel (its state in /proc/self/task/<tid>/stat).
+// A stop that computes (a Clear() saving a map) lets no time pass
+// meanwhile. Take counts and traces at the end of the run, before Stop();
+// Stats() after Stop() are the final ones, which may include such a call.
 //
 // A deadlock fails at once, with a report, instead of hanging until Bazel's
-// timeout. A watch thread (steady clock) checks that the driving thread makes
-// progress: during Run*(), that it comes back from the routines it runs (a
-// routine that blocks the thread — a lock another routine holds across a
-// suspension, a std::future of another routine — never does); during
-// Stop()/StopComponent(), that the stop finishes or simulated time moves on
-// (a Clear() that stops a timer while holding the lock its callback needs
-// never does). After Options::stuck_after (default 10 s of wall time)
-// without progress it prints on stderr, each line starting with
-// `simulated graph "<name>": `,
+// timeout. A watch thread (steady clock) checks that the driving thread
+// makes progress:
+//   * during Run*(), that it comes back from the routines it runs, each
+//     routine that returns or suspends counting (many slow routines at one
+//     instant are progress; a routine that blocks the thread — a lock
+//     another routine holds across a suspension, a std::future of another
+//     routine — never comes back);
+//   * during Stop()/StopComponent(), that a routine returns or suspends,
+//     simulated time moves on or a component finishes its shutdown (a
+//     Clear() that stops a timer while holding the lock its callback needs
+//     does none of these; a yield loop's resumes beyond 2^14 at one
+//     instant do not count).
+// After Options::stuck_after (default 10 s of wall time) without progress
+// it prints on stderr, each line starting with `simulated graph "<name>": `,
 //
 //   stuck: Stop() has made no progress for 10s of wall time
 //   (SimulatedGraph::Options::stuck_after) at 1.25s of simulated time
@@ -68,11 +83,13 @@
 //
 // A stop can also be stuck while time moves: its Clear() waits for a call
 // that waits for the stop (two timers stopping each other), and another
-// component's timer keeps simulated time going. A stop that lets time move
-// Options::stop_time_steps times (default 100, each after 100 ms of real
-// time with nothing to run) while no component finishes its shutdown is
-// reported the same way ("stuck: Stop() has let simulated time move 100
-// times ... while no component finished its shutdown").
+// component's timer keeps simulated time going. A stop that lets
+// Options::stop_time_limit of simulated time pass (default 10 s) while no
+// component finishes its shutdown is reported the same way ("stuck: Stop()
+// has let 10s of simulated time pass ... while no component finished its
+// shutdown"). A callback that legitimately takes a while (a service
+// callback sleeping 250 ms while a 1 kHz timer runs on) is not stuck: it
+// costs the simulated time it sleeps, not wall time per step.
 // Launch() is not watched: a component's Init() may take as long as it
 // needs (it loads a map, say).
 //
@@ -171,9 +188,11 @@ class SimulatedGraph final : private ProcObserver {
     // Zero or negative: an error is logged naming the value, and the
     // default is used.
     absl::Duration stuck_after = absl::Seconds(10);
-    // Times a stop may let simulated time move while no component
-    // finishes its shutdown (see above); at least 1.
-    int stop_time_steps = 100;
+    // Simulated time a stop may let pass while no component finishes its
+    // shutdown (see above). InfiniteDuration(): no limit. Zero or
+    // negative: an error is logged naming the value, and the default is
+    // used.
+    absl::Duration stop_time_limit = absl::Seconds(10);
   };
 
   SimulatedGraph() : SimulatedGraph(Options()) {}
@@ -228,7 +247,10 @@ class SimulatedGraph final : private ProcObserver {
   absl::Status Write(const std::string& channel, const M& message);
 
   // Stops one component (as the launcher does at the end: its timer or
-  // readers synchronously, then Clear()). Errors: NotFound naming it.
+  // readers synchronously, then Clear()), between runs, serving the graph
+  // meanwhile (see Stop() above). From inside an action, call
+  // launcher().StopComponent() instead: the action's routine parks while
+  // it waits. Errors: NotFound naming it.
   absl::Status StopComponent(const std::string& name);
   // Stops every component, then the scheduler and the wheel. Idempotent.
   void Stop();
@@ -280,7 +302,7 @@ class SimulatedGraph final : private ProcObserver {
 
   const std::string name_;
   const Instant start_;
-  const int stop_time_steps_;
+  const absl::Duration stop_time_limit_;
   SimulatedClock clock_;
   // The graph's runtime on clock_ (cyber/runtime/runtime.h), without
   // threads; the three references name its parts.

@@ -9,15 +9,17 @@
 //    that nothing will fulfil): the report says what blocks;
 //  * a stop that deadlocks while another timer keeps simulated time
 //    moving (the worker parks between tries instead of blocking): reported
-//    after Options::stop_time_steps steps with no component stopped;
-//  * and a slow stop that moves simulated time step by step for longer
-//    than stuck_after in all is not reported (progress is counted).
+//    once Options::stop_time_limit of simulated time has passed with no
+//    component stopped;
+//  * and what makes progress is not reported: a stop that needs simulated
+//    time to pass step by step, many slow routines at one instant.
 //
 // Death tests in the "threadsafe" style (the child re-runs the test alone),
 // so no thread of an earlier test is forked half-way. The deaths wait for
 // stuck_after of wall time without progress, which a loaded machine only
 // makes longer: no assertion depends on speed.
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <future>
@@ -103,7 +105,8 @@ TEST_F(SimulatedGraphStuckTest, ARunWhoseRoutineBlocksTheDrivingThreadFailsWithT
 
 // "parked" waits for its lock in a routine that sleeps between tries, and
 // "ticker" keeps simulated time moving: the stop never ends, though time
-// moves. Reported after stop_time_steps steps with no component stopped.
+// moves. Reported once stop_time_limit has passed with no component
+// stopped.
 constexpr char kParkedStuckGraph[] = R"(
 module_config {
   timer_components { class_name: "Ticker" config { name: "ticker" interval: 10 } }
@@ -117,28 +120,65 @@ TEST_F(SimulatedGraphStuckTest, AStopThatDeadlocksWhileTimeMovesFailsWithTheRepo
       {
         SimulatedGraph::Options o;
         o.stuck_after = absl::Seconds(60);  // the wall watch is not what fires
-        o.stop_time_steps = 10;
+        o.stop_time_limit = absl::Milliseconds(20);
         SimulatedGraph graph(o);
         if (!graph.Launch({dag}).ok()) std::exit(1);
         graph.RunFor(absl::Milliseconds(100));
         graph.Stop();  // never returns
       },
-      "simulated graph \"sim\": stuck: Stop\\(\\) has let simulated time move 10 times "
-      "\\(SimulatedGraph::Options::stop_time_steps\\) while no component finished its "
+      "simulated graph \"sim\": stuck: Stop\\(\\) has let 20ms of simulated time pass "
+      "\\(SimulatedGraph::Options::stop_time_limit\\) while no component finished its "
       "shutdown at [0-9.]+m?s of simulated time\n"
       "simulated graph \"sim\": components not stopped: \"parked\" \\(Shutdown\\(\\) in "
       "progress\\), \"ticker\"\n"
       "simulated graph \"sim\": timer stops in progress:\n"
-      "simulated graph \"sim\":   timer \"parked_worker\": Stop\\(\\) waiting [0-9.]+m?s "
+      // The stop runs at simulation speed: it may have waited less than a
+      // millisecond of wall time ("0").
+      "simulated graph \"sim\":   timer \"parked_worker\": Stop\\(\\) waiting ([0-9.]+m?s|0) "
       "for its running callback; caller: thread [0-9]+ \"[^\"]*\", in component \"parked\" "
       "Shutdown\\(\\)\n");
 }
 
-TEST(SimulatedGraphOptionsTest, ABadStuckAfterOrStopTimeStepsIsReportedAndReplaced) {
+// Spins the thread for `d` of wall time (steady clock): real work that no
+// simulated time stands for.
+void BusyFor(absl::Duration d) {
+  const auto until = std::chrono::steady_clock::now() + absl::ToChronoNanoseconds(d);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
+TEST_F(SimulatedGraphStuckTest, ManyBusyRoutinesAtOneInstantAreNotStuck) {
+  // 40 actions due at one instant, each 50 ms of real work: 2 s of wall
+  // time at that instant, twice stuck_after (1 s), yet each routine comes
+  // back after a twentieth of it. Every routine that returns is progress.
+  // Spun on the steady clock, so a fast machine does not shorten the
+  // total; a loaded one stretches a routine's 50 ms, but not twentyfold.
+  // In a child process, so an abort fails this test instead of the binary.
+  constexpr int kRoutines = 40;
+  EXPECT_EXIT(
+      {
+        SimulatedGraph graph(Watched(absl::Seconds(1)));
+        int ran = 0;
+        for (int i = 0; i < kRoutines; ++i) {
+          if (!graph.After(absl::Milliseconds(10), [&] {
+                     BusyFor(absl::Milliseconds(50));
+                     ++ran;
+                   }).ok()) {
+            std::exit(2);
+          }
+        }
+        graph.RunFor(absl::Milliseconds(20));
+        graph.Stop();
+        std::exit(ran == kRoutines ? 0 : 1);
+      },
+      testing::ExitedWithCode(0), "");
+}
+
+TEST(SimulatedGraphOptionsTest, ABadStuckAfterOrStopTimeLimitIsReportedAndReplaced) {
   SimulatedGraph::Options o;
   o.name = "bad";
   o.stuck_after = absl::ZeroDuration();
-  o.stop_time_steps = 0;
+  o.stop_time_limit = -absl::Seconds(1);
   // The defaults replace them: the graph runs and stops normally.
   SimulatedGraph graph(o);
   int ran = 0;
@@ -149,12 +189,9 @@ TEST(SimulatedGraphOptionsTest, ABadStuckAfterOrStopTimeStepsIsReportedAndReplac
 }
 
 TEST_F(SimulatedGraphStuckTest, AStopThatMovesTimeStepByStepIsNotStuck) {
-  // The stop waits for an action that sleeps 40 times: each sleep ends
-  // after the stop's 100 idle polls of 1 ms let time move (see
-  // RunWhileServing), so the stop takes at least 4 s of wall time, more
-  // than stuck_after (3 s), while each step takes a fraction of it (about
-  // 0.2 s measured; a loaded machine would need to be 15 times slower). 40
-  // steps stay below stop_time_steps (100).
+  // The stop waits for an action that sleeps 40 times: simulated time
+  // must move 40 times for it to end, and does so whenever the stop waits
+  // for it.
   constexpr int kSleeps = 40;
   SimulatedGraph graph(Watched(absl::Seconds(3)));
   int slept = 0;

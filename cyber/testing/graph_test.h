@@ -41,11 +41,26 @@
 // A graph that deadlocks (a Clear() that stops a timer while holding the
 // lock its callback needs, a routine that blocks the only thread) does not
 // hang until Bazel's timeout: after 10 s of wall time without progress, or
-// a stop that lets simulated time move 100 times with no component
-// stopping, the graph prints what it waits for (components not stopped,
-// timer stops in progress with their callers) and aborts the test binary
-// (SimulatedGraph::Options::stuck_after and stop_time_steps,
-// cyber/simulation/simulated_graph.h).
+// a stop that lets 10 s of simulated time pass with no component stopping,
+// the graph prints what it waits for (components not stopped, timer stops
+// in progress with their callers) and aborts the test binary
+// (SimulatedGraph::Options::stuck_after and stop_time_limit,
+// cyber/simulation/simulated_graph.h). The end of a test stops the graph
+// (in reverse file order) the same way, at simulation speed.
+//
+// Options of the graph (its scheduler conf, the start instant, those two
+// limits) come through the constructor of a fixture of one's own:
+//
+//   class SlowShutdownTest : public cyber::GraphTest {
+//    protected:
+//     SlowShutdownTest() : GraphTest(Options()) {}
+//     static cyber::SimulatedGraph::Options Options() {
+//       cyber::SimulatedGraph::Options o;
+//       o.stop_time_limit = absl::Minutes(2);  // the arm parks slowly
+//       return o;
+//     }
+//   };
+//   TEST_F(SlowShutdownTest, ArmParksBeforeTheDriverStops) { ... }
 //
 // Threads: as SimulatedGraph (the test's thread drives it).
 
@@ -54,6 +69,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -70,7 +86,10 @@ bool GraphTestStrict();
 
 class GraphTest : public testing::Test {
  protected:
-  GraphTest() : graph_(std::make_unique<SimulatedGraph>()) {
+  GraphTest() : GraphTest(SimulatedGraph::Options()) {}
+  // The graph made with `options` (see above).
+  explicit GraphTest(SimulatedGraph::Options options)
+      : graph_(std::make_unique<SimulatedGraph>(std::move(options))) {
     graph_->launcher().set_strict(GraphTestStrict());
   }
   // Launches every dag of the rule on this test's graph; logs an error.

@@ -37,6 +37,14 @@
 // so neither of those may be held while taking a WaitList's mutex (they are
 // scheduler internals that never call out).
 //
+// Seeing that a thread waits (ScopedWaitReport): a thread may ask to have
+// a flag of its own set while it waits here, so another thread learns the
+// moment it waits for someone else, and the moment it is woken. A
+// simulated graph stops components on a helper thread while its driving
+// thread runs the graph's routines: a synchronous stop that waits here
+// waits for a callback of the graph, and simulated time may then move on
+// at once, with no guess on the wall clock.
+//
 // Threads: Wait and WakeAll under the caller's mutex, from any thread or
 // coroutine.
 
@@ -96,6 +104,30 @@ namespace coroutine_internal {
 inline thread_local Parkable* t_coroutine = nullptr;
 }  // namespace coroutine_internal
 
+// While it lives, every Wait() of the calling thread (not of a coroutine:
+// one parks and leaves its thread free) sets `*waiting` to true before it
+// sleeps, holding the waiters' mutex, and the WakeAll() that wakes it sets
+// it to false before the wake, under the same mutex. So a reader that sees
+// true knows the thread sleeps (or is about to) until a WakeAll of the
+// list it waits on; false, that it runs (or waits elsewhere, unseen).
+// Nests (the innermost reports). Destroy it on the thread that made it.
+// REQUIRES: `waiting` outlives this object.
+class ScopedWaitReport {
+ public:
+  explicit ScopedWaitReport(std::atomic<bool>* waiting);
+  ~ScopedWaitReport();
+  ScopedWaitReport(const ScopedWaitReport&) = delete;
+  ScopedWaitReport& operator=(const ScopedWaitReport&) = delete;
+
+ private:
+  std::atomic<bool>* const previous_;
+};
+
+namespace wait_list_internal {
+// The calling thread's ScopedWaitReport flag, or null.
+std::atomic<bool>* CurrentWaitReport();
+}  // namespace wait_list_internal
+
 // Identifies the calling execution: the running coroutine (which keeps its
 // identity when it moves between threads), else the calling thread. Lets a
 // stop recognise a call from the very callback it would wait for.
@@ -113,11 +145,13 @@ class WaitList {
   void Wait(Lock* mu) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     Node node;
     node.coroutine = CurrentCoroutine();
+    if (node.coroutine == nullptr) node.report = wait_list_internal::CurrentWaitReport();
     node.next = head_;
     head_ = &node;
     // The analysis cannot follow the release and re-acquisition around the
     // sleep; the lock is held again whenever the loop tests.
     while (node.woken.load(std::memory_order_acquire) == 0) {
+      if (node.report != nullptr) node.report->store(true, std::memory_order_release);
       Release(mu);
       if (node.coroutine != nullptr) {
         node.coroutine->Park();  // returns at once if already unparked
@@ -139,6 +173,7 @@ class WaitList {
     Node* next = nullptr;
     std::atomic<uint32_t> woken{0};
     Parkable* coroutine = nullptr;
+    std::atomic<bool>* report = nullptr;  // a thread waiter's ScopedWaitReport
   };
   template <typename Lock>
   static void Release(Lock* mu) ABSL_NO_THREAD_SAFETY_ANALYSIS {

@@ -111,5 +111,48 @@ TEST(WaitListTest, ExecutionIdIsPerThreadOutsideCoroutines) {
   EXPECT_EQ(main_id, CurrentExecutionId());
 }
 
+TEST(WaitListTest, AWaitReportSaysWhenItsThreadWaits) {
+  Shared s;
+  std::atomic<bool> waiting{false};
+  std::atomic<bool> reported_while_waiting{false};
+  std::thread t([&] {
+    const ScopedWaitReport report(&waiting);
+    WaitForDone(&s);
+  });
+  // Set before the thread sleeps, under the waiters' mutex: once it reads
+  // true, the thread waits (or is about to) until a WakeAll.
+  while (!waiting.load()) std::this_thread::yield();
+  EXPECT_EQ(Waiting(&s), 1);
+  {
+    MutexLock lock(&s.mu);
+    s.done = true;
+    s.waiters.WakeAll();
+    // Cleared by the WakeAll that wakes it, before the thread runs again.
+    reported_while_waiting = waiting.load();
+  }
+  t.join();
+  EXPECT_FALSE(reported_while_waiting.load());
+  EXPECT_FALSE(waiting.load());
+}
+
+TEST(WaitListTest, AWaitReportIsPerThreadAndNotForCoroutines) {
+  Shared s;
+  std::atomic<bool> waiting{false};
+  const ScopedWaitReport report(&waiting);  // this thread's, not the others'
+  FakeCoroutine co;
+  std::thread coroutine([&] {
+    SetCurrentCoroutine(&co);
+    WaitForDone(&s);
+    SetCurrentCoroutine(nullptr);
+  });
+  std::thread plain([&] { WaitForDone(&s); });
+  while (Waiting(&s) < 2 || co.parks() == 0) std::this_thread::yield();
+  EXPECT_FALSE(waiting.load());
+  Finish(&s);
+  coroutine.join();
+  plain.join();
+  EXPECT_FALSE(waiting.load());
+}
+
 }  // namespace
 }  // namespace cyber
