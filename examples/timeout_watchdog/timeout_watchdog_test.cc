@@ -9,7 +9,8 @@
 // machine) is a *late answer*, which the timeout was right to report; the
 // contract checked is that no timeout ever runs after its Stop() returned or
 // runs twice, and that the lost requests all time out. An outage lasts
-// 300 ms against a 50 ms watchdog.
+// 300 ms against a 50 ms watchdog; a stall of the heartbeats as long as the
+// watchdog's timeout (a loaded machine) is counted, and its alarm allowed.
 
 #include <vector>
 
@@ -34,7 +35,7 @@ TEST(TimeoutWatchdogTest, TimeoutsFireOnlyForLostRequestsAndTheWatchdogForOutage
   std::printf("%s", cyber::Launcher::SummaryTable(stats).c_str());
   std::printf("sent %llu answered %llu lost timed out %llu late answers %llu "
               "raced %llu violations %llu; watchdog fired %llu rearmed %llu "
-              "outages %llu\n",
+              "outages %llu stalls %llu\n",
               (unsigned long long)RequestClient::sent.load(),
               (unsigned long long)RequestClient::answered.load(),
               (unsigned long long)RequestClient::lost_timed_out.load(),
@@ -43,7 +44,8 @@ TEST(TimeoutWatchdogTest, TimeoutsFireOnlyForLostRequestsAndTheWatchdogForOutage
               (unsigned long long)RequestClient::violations.load(),
               (unsigned long long)Watchdog::fired.load(),
               (unsigned long long)Watchdog::rearmed.load(),
-              (unsigned long long)HeartbeatSource::outages.load());
+              (unsigned long long)HeartbeatSource::outages.load(),
+              (unsigned long long)Watchdog::stalls.load());
 
   const uint64_t sent = RequestClient::sent.load();
   EXPECT_GT(sent, 5000u) << "thousands of timeouts armed per second";
@@ -57,11 +59,13 @@ TEST(TimeoutWatchdogTest, TimeoutsFireOnlyForLostRequestsAndTheWatchdogForOutage
   EXPECT_LE(RequestClient::lost_timed_out.load(), lost);
   EXPECT_GE(RequestClient::lost_timed_out.load() + 150, lost);
   // Outages start at 0, 1, 2, 3 s: the watchdog fired once for each that had
-  // lasted 50 ms by the end, and re-armed after each that ended.
+  // lasted 50 ms by the end, and re-armed after each that ended; besides,
+  // once for each stall of the heartbeats a loaded machine caused (two
+  // consecutive beats received 50 ms or more apart), where it was right to.
   const uint64_t outages = HeartbeatSource::outages.load();
   EXPECT_GE(outages, 3u);
   EXPECT_GE(Watchdog::fired.load() + 1, outages);
-  EXPECT_LE(Watchdog::fired.load(), outages);
+  EXPECT_LE(Watchdog::fired.load(), outages + Watchdog::stalls.load());
   EXPECT_GE(Watchdog::rearmed.load() + 1, Watchdog::fired.load());
   for (const auto& s : stats) EXPECT_EQ(s.early_fires, 0u) << s.name;
 }

@@ -17,6 +17,7 @@ std::atomic<uint64_t> RequestClient::violations{0};
 std::atomic<uint64_t> HeartbeatSource::outages{0};
 std::atomic<uint64_t> Watchdog::fired{0};
 std::atomic<uint64_t> Watchdog::rearmed{0};
+std::atomic<uint64_t> Watchdog::stalls{0};
 
 namespace {
 
@@ -184,6 +185,12 @@ bool Watchdog::Init() {
 }
 
 bool Watchdog::Proc(const std::shared_ptr<Heartbeat>& beat) {
+  const cyber::Instant now = timer_->clock()->Now();
+  if (beat->seq == last_seq_.load() + 1 &&
+      now - last_receive_ >= kWatchdogTimeout) {
+    ++stalls;
+  }
+  last_receive_ = now;
   last_seq_ = beat->seq;
   if (quiet_.exchange(false)) ++rearmed;
   // Restart the countdown from now (Schedule() alone would keep the old

@@ -114,12 +114,17 @@ class Watchdog : public cyber::Component<Heartbeat> {
 
   static std::atomic<uint64_t> fired;    // channel went quiet
   static std::atomic<uint64_t> rearmed;  // heartbeats came back after firing
+  // Consecutive heartbeats (no outage between) received at least
+  // kWatchdogTimeout apart: the machine held the source or the delivery up
+  // that long, and the watchdog was right to fire.
+  static std::atomic<uint64_t> stalls;
 
  private:
   std::unique_ptr<cyber::Timer> timer_;
   std::shared_ptr<cyber::Writer<WatchdogAlarm>> alarm_writer_;
   std::atomic<bool> quiet_{false};
   std::atomic<uint64_t> last_seq_{0};
+  cyber::Instant last_receive_;  // Proc() only: calls never overlap
 };
 
 }  // namespace timeout_watchdog
