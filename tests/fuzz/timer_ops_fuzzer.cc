@@ -351,8 +351,8 @@ Spec TimerFuzz::DecodeSpec(FuzzInput& in) {
       break;
   }
   spec.model.max_burst = ((flags >> 5) & 7) - 1;  // -1..6
-  // Policy bits 3 (kSkip, as 0) also ask for TimerPrecision::kExact, which
-  // only oneshots heed.
+  // Policy bits 3 (kSkip, as 0) also ask for TimerPrecision::kExact (a
+  // oneshot's deadline itself; a periodic schedule's origin at Start()).
   spec.model.exact = ((flags >> 3) & 3) == 3;
   spec.model.period = DecodePeriod(in);
   return spec;

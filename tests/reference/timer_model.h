@@ -17,7 +17,8 @@
 //
 // Contract, as modelled:
 //   - Start() at `now`: a periodic schedule's origin is the first tick
-//     boundary at or after now; a oneshot's origin is now itself. Call k
+//     boundary at or after now (kTick) or now itself (kExact); a oneshot's
+//     origin is now itself. Call k
 //     (k = 1, 2, ...) is expected at origin + k * period (a oneshot's
 //     "period" is its delay, any value: <= 0 is a deadline already passed,
 //     and its call is late by -delay). Start() while running changes
@@ -127,7 +128,7 @@ class TimerModel {
     bool has_callback = true;
     Policy policy = Policy::kSkip;
     int max_burst = 3;
-    bool exact = false;  // TimerPrecision::kExact (oneshots)
+    bool exact = false;  // TimerPrecision::kExact
     // The wheel's maximum delay: a longer period or delay is "never".
     absl::Duration max_delay = absl::InfiniteDuration();
   };
@@ -168,7 +169,7 @@ class TimerModel {
     if (running_) return;
     running_ = true;
     ++generation_;
-    origin_ = options_.oneshot ? now : grid_.At(grid_.Ceil(now));
+    origin_ = options_.oneshot || options_.exact ? now : grid_.At(grid_.Ceil(now));
     k_ = 1;
     missed_since_last_ = 0;
     refusals_in_a_row_ = 0;
