@@ -98,8 +98,10 @@ class PendingCall final : public ReplyTo,
   // Read once decided. (Default: UNKNOWN without a message, which
   // allocates nothing.)
   ServiceOutcome outcome ABSL_GUARDED_BY(mu);
-  // A routine parked in Call() (notified), or threads blocked there (cv).
+  // A routine parked in Call() (woken through its PrivateWait `wait`), or
+  // threads blocked there (cv).
   scheduler::CRoutine* routine ABSL_GUARDED_BY(mu) = nullptr;
+  uint64_t wait ABSL_GUARDED_BY(mu) = 0;
   CondVar cv;
   // The timer system the timeout is armed on (null: not armed), held so
   // that the entry can always be cancelled, and the arming's sequence.
@@ -388,7 +390,7 @@ void ClientCore::Finish(const std::shared_ptr<PendingCall>& call, Source source,
     }
     wheel = std::move(call->wheel);
     deliver = std::move(call->deliver);
-    if (call->routine != nullptr) call->routine->Notify();
+    if (call->routine != nullptr) call->routine->WakeWait(call->wait);
     call->cv.SignalAll();
   }
   // Out of the wheel before anything else: `call` (held by the caller)
@@ -404,19 +406,22 @@ void ClientCore::Finish(const std::shared_ptr<PendingCall>& call, Source source,
   callbacks_.Add(Callback{std::move(deliver), std::move(outcome)}, shared_from_this());
 }
 
-bool ClientCore::ParkUntilDecided(PendingCall* call, scheduler::CRoutine* self) {
+bool ClientCore::ParkUntilDecided(PendingCall* call) {
+  // A wake-up of the call's own: the routine's notifications (a CreateTask
+  // loop's WaitForData) neither end this wait nor are consumed by it, and
+  // Finish's wake-up, if it comes after the routine saw the call decided,
+  // is ignored. Ended after the lock below is released (destroyed last).
+  scheduler::CRoutine::PrivateWait wait;
   MutexLock lock(&call->mu);
-  call->routine = self;
+  call->routine = wait.routine();
+  call->wait = wait.ticket();
   bool cancelled = false;
   while (!call->decided && !cancelled) {
     call->mu.Unlock();
     try {
       // A cancellation point, unlike WaitList's Park(): a stopping scheduler
-      // unwinds a routine waiting here. A notification meant for the
-      // routine's own WaitForData (a CreateTask loop) may wake it early:
-      // the loop checks again, and Finish's own notification may be left
-      // pending for the task (one spurious wake-up there).
-      scheduler::CRoutine::WaitForData();
+      // unwinds a routine waiting here.
+      wait.Park();
     } catch (const scheduler::RoutineCancelled&) {
       cancelled = true;
     } catch (...) {
@@ -443,8 +448,8 @@ ServiceOutcome ClientCore::Call(std::shared_ptr<const void> request,
                                 absl::Duration timeout) {
   std::shared_ptr<PendingCall> call =
       Start(std::move(request), timeout, nullptr, /*as_routine=*/false);
-  if (scheduler::CRoutine* const self = scheduler::CRoutine::Current()) {
-    if (!ParkUntilDecided(call.get(), self)) {
+  if (scheduler::CRoutine::Current() != nullptr) {
+    if (!ParkUntilDecided(call.get())) {
       Finish(call, Source::kCancelled,
              absl::CancelledError(absl::StrCat(
                  Prefix(), ": the calling routine was cancelled (its scheduler "

@@ -58,7 +58,10 @@
 // Where callers wait. Call/SendRequest from a scheduler routine park it
 // (its processor runs other routines meanwhile: the server, if it shares
 // the processor); the wait is a cancellation point (a stopping scheduler
-// unwinds it with RoutineCancelled, the call counted CANCELLED). From a
+// unwinds it with RoutineCancelled, the call counted CANCELLED). It has a
+// wake-up of its own (CRoutine::PrivateWait): a notification for the
+// routine (Scheduler::NotifyTask) that comes meanwhile does not end the
+// call and stays pending for the routine's next WaitForData. From a
 // plain thread they block. The futures of AsyncSendRequest/AsyncCall
 // block whoever calls get(): from a routine, prefer the callback form.
 // The callback of AsyncCall runs as a routine on the node's route, never
@@ -219,7 +222,7 @@ class ClientCore final : public std::enable_shared_from_this<ClientCore> {
   void TimeOut(const std::shared_ptr<PendingCall>& call);
   // Waits until `call` is decided. False: the calling routine was
   // cancelled, or (a thread) the node's scheduler is stopping.
-  bool ParkUntilDecided(PendingCall* call, scheduler::CRoutine* self);
+  bool ParkUntilDecided(PendingCall* call);
   bool BlockUntilDecided(PendingCall* call);
   // From the response inlet and the transport (transport threads).
   bool OnRemoteResponse(const RemoteSample& sample, DecodeFn decode);
