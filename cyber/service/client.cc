@@ -193,7 +193,8 @@ absl::StatusOr<std::unique_ptr<RemoteSubscription>> ClientCore::LinkRemote(
 
 std::shared_ptr<PendingCall> ClientCore::Start(std::shared_ptr<const void> request,
                                                absl::Duration timeout,
-                                               Deliver deliver, bool as_routine) {
+                                               Deliver deliver, bool as_routine,
+                                               bool blocks_clock_thread) {
   std::shared_ptr<InProcessServer> local;
   bool remote = false;
   if (request != nullptr) {
@@ -205,6 +206,7 @@ std::shared_ptr<PendingCall> ClientCore::Start(std::shared_ptr<const void> reque
       remote, timeout, std::move(deliver), as_routine);
   Source refused = Source::kFailed;
   absl::Status why;
+  bool log_refusal = false;
   {
     MutexLock lock(&mu_);
     ++stats_.calls;
@@ -213,6 +215,14 @@ std::shared_ptr<PendingCall> ClientCore::Start(std::shared_ptr<const void> reque
           absl::StrCat(Prefix(), ": the client is shut down"));
     } else if (request == nullptr) {
       why = absl::InvalidArgumentError(absl::StrCat(Prefix(), ": the request is null"));
+    } else if (blocks_clock_thread) {
+      log_refusal = true;
+      why = absl::FailedPreconditionError(absl::StrCat(
+          Prefix(), ": a blocking Call() on the thread that moves the simulated clock "
+                    "(a component's Init() in a simulated graph?) could never end: "
+                    "neither the server nor the timeout can run while it blocks; "
+                    "the request was not sent; use AsyncCall, or call from a routine "
+                    "(Proc(), a timer, a reader, a task)"));
     } else if (local == nullptr && !remote) {
       refused = Source::kNoServer;
       why = absl::UnavailableError(absl::StrCat(
@@ -228,6 +238,7 @@ std::shared_ptr<PendingCall> ClientCore::Start(std::shared_ptr<const void> reque
     }
   }
   if (!why.ok()) {
+    if (log_refusal) AERROR << why.message();  // a mistake in the caller's code
     Finish(call, refused, why);
     return call;
   }
@@ -446,9 +457,13 @@ bool ClientCore::BlockUntilDecided(PendingCall* call) {
 
 ServiceOutcome ClientCore::Call(std::shared_ptr<const void> request,
                                 absl::Duration timeout) {
-  std::shared_ptr<PendingCall> call =
-      Start(std::move(request), timeout, nullptr, /*as_routine=*/false);
-  if (scheduler::CRoutine::Current() != nullptr) {
+  const bool in_routine = scheduler::CRoutine::Current() != nullptr;
+  // A thread blocked here waits for the server's routine and the timeout,
+  // which only the thread that moves the node's clock can run.
+  const bool blocks_clock_thread = !in_routine && DrivesClock(clock());
+  std::shared_ptr<PendingCall> call = Start(std::move(request), timeout, nullptr,
+                                            /*as_routine=*/false, blocks_clock_thread);
+  if (in_routine) {
     if (!ParkUntilDecided(call.get())) {
       Finish(call, Source::kCancelled,
              absl::CancelledError(absl::StrCat(

@@ -52,7 +52,14 @@
 //   INTERNAL           the server's callback threw or left the response
 //                      null (server in this process only);
 //   DATA_LOSS          a response from another process did not parse;
-//   FAILED_PRECONDITION a call on a client that is shut down;
+//   FAILED_PRECONDITION a call on a client that is shut down; a blocking
+//                      Call/SendRequest on the thread that moves the node's
+//                      simulated clock (a component's Init() in a
+//                      SimulatedGraph or cyber_graph_test): neither the
+//                      response nor the timeout could ever come, so it is
+//                      refused at once (and logged) instead of hanging;
+//                      use AsyncCall there, or call from a routine (Proc,
+//                      a timer, a reader, a task);
 //   INVALID_ARGUMENT   a null request.
 //
 // Where callers wait. Call/SendRequest from a scheduler routine park it
@@ -208,9 +215,11 @@ class ClientCore final : public std::enable_shared_from_this<ClientCore> {
   };
 
   // Registers and sends a call; every failure is decided through Finish.
+  // `blocks_clock_thread`: the caller would block the thread that moves
+  // the node's clock (refused, see Call()).
   std::shared_ptr<PendingCall> Start(std::shared_ptr<const void> request,
                                      absl::Duration timeout, Deliver deliver,
-                                     bool as_routine);
+                                     bool as_routine, bool blocks_clock_thread = false);
   // Arms `call`'s timeout on the node's runtime's timer system (not at
   // all beyond the wheel's range: never, as InfiniteDuration).
   absl::Status ArmTimeout(const std::shared_ptr<PendingCall>& call,
