@@ -566,7 +566,7 @@ bool ClientCore::WaitForService(absl::Duration timeout) {
 
 // --- shutdown and queries ----------------------------------------------------
 
-void ClientCore::Shutdown() {
+void ClientCore::Shutdown(const NodeEndpoint::ShutdownPeers* peers) {
   std::vector<std::shared_ptr<PendingCall>> pending;
   uint64_t listener = 0;
   bool remove_listener = false;
@@ -587,8 +587,14 @@ void ClientCore::Shutdown() {
                                              ": the client was shut down with request ",
                                              call->sequence, " pending")));
   }
-  // Wait out a running callback, unless it is the caller.
-  callbacks_.AwaitIdle();
+  // Wait out a running callback, unless it is the caller (or among
+  // `peers`).
+  if (peers == nullptr) {
+    callbacks_.AwaitIdle();
+  } else {
+    callbacks_.AwaitIdleExcept(
+        [peers](const scheduler::CRoutine* r) { return peers->Contains(r); });
+  }
 }
 
 bool ClientCore::is_shut_down() const {

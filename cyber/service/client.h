@@ -79,7 +79,10 @@
 // every pending call ends CANCELLED (a blocked caller returns it, a future
 // gets it), callbacks not yet started are dropped (callbacks_dropped), a
 // running callback is waited for (parking a routine, blocking a thread),
-// unless Shutdown() is called from it; then nothing of this client runs
+// unless Shutdown() is called from it (the callbacks of one client never
+// run at once, so two of them are never both inside it), or, for the
+// node's Shutdown(), it is another of the node's callbacks shutting the
+// node down at the same moment (node.h); then nothing of this client runs
 // any more. A runtime shut down before the node: blocked routines are
 // cancelled, blocked threads get CANCELLED, asynchronous calls stay
 // pending until the client shuts down.
@@ -192,9 +195,16 @@ class ClientCore final : public std::enable_shared_from_this<ClientCore> {
   bool ServiceIsReady() const;
   bool WaitForService(absl::Duration timeout);
 
-  void Shutdown();
+  // `peers` (null: none): running callbacks not waited for
+  // (NodeEndpoint::ShutdownAmong).
+  void Shutdown(const NodeEndpoint::ShutdownPeers* peers = nullptr);
   bool is_shut_down() const;
   ClientStats stats() const;
+  // NodeEndpoint's, for Node::Shutdown().
+  bool RunsCallbackIn(const scheduler::CRoutine* routine) const {
+    return callbacks_.RunsHandlerIn(routine);
+  }
+  void RecheckPeers() { callbacks_.RecheckWaiters(); }
   uint64_t id() const { return id_; }
   const std::string& service_name() const { return service_; }
   const std::string& node_name() const { return node_->name; }
@@ -368,6 +378,16 @@ class Client final : public transport_internal::NodeEndpoint {
 
  private:
   friend class Node;
+
+  // transport_internal::NodeEndpoint, for Node::Shutdown().
+  bool RunsCallbackIn(const scheduler::CRoutine* routine) const override {
+    return core_->RunsCallbackIn(routine);
+  }
+  void ShutdownAmong(const ShutdownPeers& peers) override {
+    core_->Shutdown(&peers);
+    inlet_.Close();
+  }
+  void RecheckPeers() override { core_->RecheckPeers(); }
 
   explicit Client(std::shared_ptr<transport_internal::ClientCore> core)
       : core_(std::move(core)) {}

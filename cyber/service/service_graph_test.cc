@@ -9,22 +9,16 @@
 //
 // A hang here would not be caught by the graph's own watch (Launch() is
 // not watched: an Init() may take long), so the test arms a watchdog of
-// its own around Launch(): if it has not returned within kHangLimit of
-// wall time, the test binary prints why and exits. The limit only bounds
-// a failing test; a passing one returns at once.
+// its own around Launch() (test::HangWatchdog): if it has not returned
+// within 30 s of wall time, the test binary prints why and exits. The
+// limit only bounds a failing test; a passing one returns at once.
 
-#include <chrono>
-#include <condition_variable>
-#include <cstdio>
-#include <cstdlib>
 #include <memory>
-#include <mutex>
-#include <string>
-#include <thread>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/time/time.h"
+#include "cyber/common/test_waits.h"
 #include "cyber/component/component_registry.h"
 #include "cyber/component/timer_component.h"
 #include "cyber/service/client.h"
@@ -43,7 +37,6 @@ struct RouteResponse {
 };
 
 constexpr char kRoute[] = "/graph/route";
-constexpr std::chrono::seconds kHangLimit{30};
 
 // Serves kRoute: one hop per unit of distance.
 class RouteServer : public TimerComponent {
@@ -89,39 +82,10 @@ class CallsInInit : public TimerComponent {
 };
 CYBER_REGISTER_COMPONENT(CallsInInit)
 
-// Ends the process with `what` unless disarmed within kHangLimit.
-class HangWatchdog {
- public:
-  explicit HangWatchdog(const char* what)
-      : thread_([this, what] {
-          std::unique_lock<std::mutex> lock(mu_);
-          if (!cv_.wait_for(lock, kHangLimit, [this] { return disarmed_; })) {
-            std::fprintf(stderr, "FAILED (hang): %s did not return within %d s; ending the test\n",
-                         what, static_cast<int>(kHangLimit.count()));
-            std::fflush(stderr);
-            std::_Exit(1);
-          }
-        }) {}
-  ~HangWatchdog() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      disarmed_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool disarmed_ = false;
-  std::thread thread_;
-};
-
 TEST_F(GraphTest, ABlockingCallInInitIsRefusedWithAClearErrorInsteadOfHanging) {
   absl::Status launched;
   {
-    const HangWatchdog watchdog("Launch() of a graph whose Init() calls a service");
+    const test::HangWatchdog watchdog("Launch() of a graph whose Init() calls a service");
     launched = Launch();
   }
   ASSERT_TRUE(launched.ok()) << launched;
