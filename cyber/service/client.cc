@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <random>
 #include <utility>
 
 #include "boost/context/fiber.hpp"  // forced_unwind, which must pass through
+#include "cyber/common/nearest_name.h"
 #include "cyber/common/runtime_scope.h"
 #include "cyber/time/current_clock.h"
 #include "cyber/time/sleep_on_clock.h"
@@ -235,6 +237,14 @@ std::shared_ptr<PendingCall> ClientCore::Start(std::shared_ptr<const void> reque
                        " is not positive; the request was not sent"));
     } else {
       pending_.emplace(call->sequence, call);
+    }
+  }
+  if (refused == Source::kNoServer) {
+    // The usual cause is a typo in the name: say which served one it
+    // looks like (not under mu_: the registry asks its servers).
+    if (std::optional<std::string> near = NearestName(service_, registry_->ServedNames())) {
+      why = absl::UnavailableError(
+          absl::StrCat(why.message(), "; did you mean \"", *near, "\"?"));
     }
   }
   if (!why.ok()) {

@@ -40,7 +40,10 @@
 //                      sends nothing); InfiniteDuration never times out;
 //   UNAVAILABLE        at once when no server exists: none in this process
 //                      (same ChannelBus), none matched in another
-//                      (WaitForService waits for one); later, when the
+//                      (WaitForService waits for one); the message then
+//                      suggests the service of this process nearest the
+//                      name, if it looks like a typo of one ("did you
+//                      mean "/planning/route"?"); later, when the
 //                      server goes away with the request pending: shut
 //                      down in this process, or its process lost (left, or
 //                      declared dead after the transport's lease) with no
@@ -160,7 +163,8 @@ class PendingCall;  // client.cc: one request in flight
 // The client itself, whatever its types (client.cc): pending calls, their
 // timeouts and waits, the link to other processes. Client<Req, Resp> is
 // its typed handle.
-class ClientCore final : public std::enable_shared_from_this<ClientCore> {
+class ClientCore final : public InProcessClient,
+                         public std::enable_shared_from_this<ClientCore> {
  public:
   // Where the outcome of a call nobody waits for goes.
   using Deliver = std::function<void(ServiceOutcome)>;
@@ -198,7 +202,7 @@ class ClientCore final : public std::enable_shared_from_this<ClientCore> {
   // `peers` (null: none): running callbacks not waited for
   // (NodeEndpoint::ShutdownAmong).
   void Shutdown(const NodeEndpoint::ShutdownPeers* peers = nullptr);
-  bool is_shut_down() const;
+  bool is_shut_down() const override;
   ClientStats stats() const;
   // NodeEndpoint's, for Node::Shutdown().
   bool RunsCallbackIn(const scheduler::CRoutine* routine) const {
@@ -207,7 +211,7 @@ class ClientCore final : public std::enable_shared_from_this<ClientCore> {
   void RecheckPeers() { callbacks_.RecheckWaiters(); }
   uint64_t id() const { return id_; }
   const std::string& service_name() const { return service_; }
-  const std::string& node_name() const { return node_->name; }
+  const std::string& node_name() const override { return node_->name; }
 
   // node "n": service "s", opening every error of this client.
   std::string Prefix() const;
@@ -431,6 +435,7 @@ absl::StatusOr<std::shared_ptr<Client<Req, Resp>>> Client<Req, Resp>::Create(
   absl::Status used = context.registry->Use(node, name, typeid(Req), typeid(Resp));
   if (!used.ok()) return used;
   auto core = std::make_shared<transport_internal::ClientCore>(context, name);
+  context.registry->AddClient(name, core);  // for the graph check
   std::shared_ptr<Client> client(new Client(core));
   absl::Status linked = transport_internal::LinkToOtherProcesses<Req, Resp>(
       context, core.get(), &client->inlet_);
