@@ -196,7 +196,7 @@ absl::StatusOr<std::unique_ptr<RemoteSubscription>> ClientCore::LinkRemote(
 std::shared_ptr<PendingCall> ClientCore::Start(std::shared_ptr<const void> request,
                                                absl::Duration timeout,
                                                Deliver deliver, bool as_routine,
-                                               bool blocks_clock_thread) {
+                                               bool blocks_thread) {
   std::shared_ptr<InProcessServer> local;
   bool remote = false;
   if (request != nullptr) {
@@ -217,7 +217,10 @@ std::shared_ptr<PendingCall> ClientCore::Start(std::shared_ptr<const void> reque
           absl::StrCat(Prefix(), ": the client is shut down"));
     } else if (request == nullptr) {
       why = absl::InvalidArgumentError(absl::StrCat(Prefix(), ": the request is null"));
-    } else if (blocks_clock_thread) {
+    } else if (blocks_thread && DrivesClock(clock())) {
+      // Blocked here, the thread that moves the node's clock would wait for
+      // the server's routine and the timeout, which only it can run. (Not
+      // shut down: the node's scheduler, which keeps the clock, is alive.)
       log_refusal = true;
       why = absl::FailedPreconditionError(absl::StrCat(
           Prefix(), ": a blocking Call() on the thread that moves the simulated clock "
@@ -468,11 +471,9 @@ bool ClientCore::BlockUntilDecided(PendingCall* call) {
 ServiceOutcome ClientCore::Call(std::shared_ptr<const void> request,
                                 absl::Duration timeout) {
   const bool in_routine = scheduler::CRoutine::Current() != nullptr;
-  // A thread blocked here waits for the server's routine and the timeout,
-  // which only the thread that moves the node's clock can run.
-  const bool blocks_clock_thread = !in_routine && DrivesClock(clock());
   std::shared_ptr<PendingCall> call = Start(std::move(request), timeout, nullptr,
-                                            /*as_routine=*/false, blocks_clock_thread);
+                                            /*as_routine=*/false,
+                                            /*blocks_thread=*/!in_routine);
   if (in_routine) {
     if (!ParkUntilDecided(call.get())) {
       Finish(call, Source::kCancelled,

@@ -229,11 +229,11 @@ class ClientCore final : public InProcessClient,
   };
 
   // Registers and sends a call; every failure is decided through Finish.
-  // `blocks_clock_thread`: the caller would block the thread that moves
-  // the node's clock (refused, see Call()).
+  // `blocks_thread`: the caller will block its thread until the outcome
+  // (refused on the thread that moves the node's clock, see Call()).
   std::shared_ptr<PendingCall> Start(std::shared_ptr<const void> request,
                                      absl::Duration timeout, Deliver deliver,
-                                     bool as_routine, bool blocks_clock_thread = false);
+                                     bool as_routine, bool blocks_thread = false);
   // Arms `call`'s timeout on the node's runtime's timer system (not at
   // all beyond the wheel's range: never, as InfiniteDuration).
   absl::Status ArmTimeout(const std::shared_ptr<PendingCall>& call,
