@@ -83,7 +83,8 @@ void CRoutine::AfterSwitchOut() {
     MutexLock lock(&mu_);
     // A cancelled routine is queued again to unwind at its suspension point,
     // unless it is parked in Park(), which is not one.
-    if (wake_pending_ || (cancelled() && !parking_)) {
+    const bool in_park = state_ == State::kDataWait && data_wait_ == DataWait::kUnpark;
+    if (wake_pending_ || (cancelled() && !in_park)) {
       wake_pending_ = false;
       state_ = State::kReady;
       requeue = true;
@@ -107,11 +108,10 @@ void CRoutine::Park() {
       MutexLock lock(&mu_);
       if (unpark_pending_) {
         unpark_pending_ = false;
-        parking_ = false;
         return;
       }
       state_ = State::kDataWait;
-      parking_ = true;
+      data_wait_ = DataWait::kUnpark;
     }
     SwitchOut();
   }
@@ -213,9 +213,59 @@ void CRoutine::WaitForData() {
         return;
       }
       self->state_ = State::kDataWait;
+      self->data_wait_ = DataWait::kNotify;
     }
     self->SwitchOut();
   }
+}
+
+CRoutine::PrivateWait::PrivateWait()
+    : routine_(Current()),
+      ticket_([this] {
+        ACHECK(routine_ != nullptr)
+            << "CRoutine::PrivateWait made outside a routine";
+        MutexLock lock(&routine_->mu_);
+        ACHECK(routine_->wait_ticket_ == 0)
+            << "routine \"" << routine_->name_ << "\": a second PrivateWait";
+        routine_->wait_woken_ = false;
+        routine_->wait_ticket_ = ++routine_->last_ticket_;
+        return routine_->wait_ticket_;
+      }()) {}
+
+CRoutine::PrivateWait::~PrivateWait() {
+  MutexLock lock(&routine_->mu_);
+  routine_->wait_ticket_ = 0;
+  routine_->wait_woken_ = false;
+}
+
+void CRoutine::PrivateWait::Park() {
+  CRoutine* const self = routine_;
+  ACHECK(Current() == self) << "routine \"" << self->name_
+                            << "\": PrivateWait::Park() called from outside it";
+  while (true) {
+    self->CancellationPoint();
+    {
+      MutexLock lock(&self->mu_);
+      if (self->wait_woken_) {
+        self->wait_woken_ = false;
+        return;
+      }
+      self->state_ = State::kDataWait;
+      self->data_wait_ = DataWait::kPrivate;
+    }
+    self->SwitchOut();
+  }
+}
+
+void CRoutine::WakeWait(uint64_t ticket) {
+  bool enqueue = false;
+  {
+    MutexLock lock(&mu_);
+    if (ticket == 0 || ticket != wait_ticket_) return;  // ended, or another
+    wait_woken_ = true;
+    enqueue = WakeLocked(kPrivate);
+  }
+  if (enqueue) host_->MakeReady(Self());
 }
 
 void CRoutine::Notify() {
@@ -254,7 +304,9 @@ void CRoutine::Recycle(std::function<void()> body, int priority, int group,
   // Its last run left no sleep armed (SleepUntil cancels its entry before
   // returning) and no wake-up owed: whatever flag a late one set is reset.
   armed_system_ = nullptr;
-  wake_pending_ = data_pending_ = unpark_pending_ = parking_ = false;
+  wake_pending_ = data_pending_ = unpark_pending_ = wait_woken_ = false;
+  data_wait_ = DataWait::kNotify;
+  wait_ticket_ = 0;
   parked_ = false;
   sleep_seq_ = 0;
   state_ = State::kReady;
@@ -264,25 +316,31 @@ void CRoutine::Wake(WakeReason reason) {
   bool enqueue = false;
   {
     MutexLock lock(&mu_);
-    // A Park() waits for Unpark() only: neither data nor cancellation ends
-    // it (its caller is waiting for something that finishes regardless).
-    const bool waiting =
-        (reason == kTimer && state_ == State::kSleep) ||
-        (reason == kData && state_ == State::kDataWait && !parking_) ||
-        (reason == kUnpark && state_ == State::kDataWait && parking_) ||
-        (reason == kCancel &&
-         (state_ == State::kSleep ||
-          (state_ == State::kDataWait && !parking_)));
-    if (!waiting) return;
-    if (parked_) {
-      parked_ = false;
-      state_ = State::kReady;
-      enqueue = true;
-    } else {
-      wake_pending_ = true;  // still switching out: the processor requeues it
-    }
+    enqueue = WakeLocked(reason);
   }
   if (enqueue) host_->MakeReady(Self());
+}
+
+bool CRoutine::WakeLocked(WakeReason reason) {
+  // Each wake-up ends its own kind of wait only. A Park() waits for
+  // Unpark() only: neither data nor cancellation ends it (its caller is
+  // waiting for something that finishes regardless).
+  const bool data_wait = state_ == State::kDataWait;
+  const bool waiting =
+      (reason == kTimer && state_ == State::kSleep) ||
+      (reason == kData && data_wait && data_wait_ == DataWait::kNotify) ||
+      (reason == kUnpark && data_wait && data_wait_ == DataWait::kUnpark) ||
+      (reason == kPrivate && data_wait && data_wait_ == DataWait::kPrivate) ||
+      (reason == kCancel &&
+       (state_ == State::kSleep || (data_wait && data_wait_ != DataWait::kUnpark)));
+  if (!waiting) return false;
+  if (parked_) {
+    parked_ = false;
+    state_ = State::kReady;
+    return true;
+  }
+  wake_pending_ = true;  // still switching out: the processor requeues it
+  return false;
 }
 
 }  // namespace scheduler

@@ -8,16 +8,26 @@
 // thread. A resume + yield round trip is a few nanoseconds.
 //
 // States: kReady (queued or running), kSleep (parked until a timing-wheel
-// entry fires: no thread sleeps), kDataWait (parked until Notify(), or, for
-// Park(), until Unpark()), kFinished. A routine runs on one processor at a time but may move between
-// processors across suspensions, so routine code must not cache
-// thread_local addresses across Yield/SleepFor/WaitForData.
+// entry fires: no thread sleeps), kDataWait (parked until what it waits
+// for: Notify() for WaitForData, Unpark() for Park(), WakeWait() for a
+// PrivateWait), kFinished. A routine runs on one processor at a time but
+// may move between processors across suspensions, so routine code must not
+// cache thread_local addresses across Yield/SleepFor/WaitForData.
+//
+// Three wake-ups, kept apart. Notify() is the user's (a CreateTask loop's
+// WaitForData, Scheduler::NotifyTask); Unpark() is WaitList's (a
+// synchronous stop waiting for a callback); WakeWait() ends one PrivateWait
+// (a service call waiting for its outcome). Each ends only its own kind of
+// wait and is kept, if it comes early, only for that kind: a notification
+// that arrives while the routine waits inside a library call stays pending
+// for its next WaitForData, and ends nothing else.
 //
 // Cancellation: Cancel(), or a stopping scheduler, makes the routine's next
-// suspension point (Yield, SleepFor, SleepUntil, WaitForData) throw
-// RoutineCancelled, which unwinds its stack (running destructors) up to the
-// routine's entry, where it is caught: the routine finishes cleanly. A
-// routine in a loop without suspension points cannot be cancelled.
+// suspension point (Yield, SleepFor, SleepUntil, WaitForData,
+// PrivateWait::Park) throw RoutineCancelled, which unwinds its stack
+// (running destructors) up to the routine's entry, where it is caught: the
+// routine finishes cleanly. A routine in a loop without suspension points
+// cannot be cancelled.
 //
 // A routine borrows an ExecutionContext (a guard-paged stack with a parked
 // fiber; see execution_context.h) at its first resume and returns it when it
@@ -162,6 +172,39 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
   static void SleepFor(absl::Duration d);
   // Parks until Notify() (returns at once if a notification is pending).
   static void WaitForData();
+
+  // A wait of library code inside a routine, with a wake-up of its own
+  // (see the header comment): WakeWait(ticket()) ends it, and nothing else
+  // but cancellation does.
+  //
+  //   CRoutine::PrivateWait wait;                   // in the routine
+  //   { lock; waiter = {wait.routine(), wait.ticket()}; }  // published
+  //   while (!done()) wait.Park();                  // a cancellation point
+  //   ...                                           // the waker, any thread:
+  //   waiter.routine->WakeWait(waiter.ticket);
+  //
+  // A WakeWait() that comes before Park() is kept: Park() then returns at
+  // once. One that comes after the PrivateWait is destroyed (or for an
+  // older one) is ignored, so nothing is left pending for a later wait.
+  // One PrivateWait per routine at a time; it allocates nothing.
+  class PrivateWait {
+   public:
+    // REQUIRES: called in a routine that has no other PrivateWait.
+    PrivateWait();
+    ~PrivateWait();
+    PrivateWait(const PrivateWait&) = delete;
+    PrivateWait& operator=(const PrivateWait&) = delete;
+
+    CRoutine* routine() const { return routine_; }
+    uint64_t ticket() const { return ticket_; }
+    // Parks until WakeWait(ticket()) (returns at once if one came since the
+    // last Park() returned). Throws RoutineCancelled when cancelled.
+    void Park();
+
+   private:
+    CRoutine* const routine_;
+    const uint64_t ticket_;
+  };
   // Parkable (cyber/time/wait_list.h): Park() is called by the routine
   // itself (CurrentCoroutine() == this) and is not a cancellation point;
   // Unpark() from anywhere. A synchronous stop waiting in a routine parks
@@ -175,6 +218,9 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
 
   // --- Any thread -------------------------------------------------------
   void Notify();
+  // Ends the PrivateWait `ticket` names (see PrivateWait), if it is still
+  // the routine's current one; otherwise does nothing.
+  void WakeWait(uint64_t ticket);
   void Cancel();
   bool cancelled() const { return cancel_.load(std::memory_order_acquire); }
 
@@ -223,13 +269,18 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
       ABSL_NO_THREAD_SAFETY_ANALYSIS {
     return armed_system_;
   }
-  enum WakeReason { kTimer, kData, kCancel, kUnpark };
+  enum WakeReason { kTimer, kData, kCancel, kUnpark, kPrivate };
+  // What a routine in kDataWait waits for.
+  enum class DataWait { kNotify, kUnpark, kPrivate };
   [[noreturn]] static void YieldOutsideRoutine();
   // Resume()'s rare paths: the first resume borrows a context (returns the
   // entry to start), the last returns it.
   std::function<void()>* AcquireContext();
   void ReleaseContext();
   void Wake(WakeReason reason);
+  // Whether `reason` ends the routine's current suspension; if so, marks
+  // it woken and returns whether the caller must queue it (MakeReady).
+  bool WakeLocked(WakeReason reason) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Switches back to the processor; returns when resumed (possibly on
   // another processor thread).
   void SwitchOut() { context_->SwitchOut(); }
@@ -272,8 +323,13 @@ class CRoutine final : public timer::ExpiryTargetOf<CRoutine>, public Parkable {
   bool wake_pending_ ABSL_GUARDED_BY(mu_) = false;  // woken while switching out
   bool data_pending_ ABSL_GUARDED_BY(mu_) = false;  // Notify() not yet consumed
   uint32_t sleep_seq_ ABSL_GUARDED_BY(mu_) = 0;     // arming of the current sleep
-  bool parking_ ABSL_GUARDED_BY(mu_) = false;  // kDataWait is a Park()
+  DataWait data_wait_ ABSL_GUARDED_BY(mu_) = DataWait::kNotify;  // in kDataWait
   bool unpark_pending_ ABSL_GUARDED_BY(mu_) = false;  // Unpark() not consumed
+  // The current PrivateWait (0: none), the last ticket handed out, and
+  // whether WakeWait(wait_ticket_) came and was not consumed yet.
+  uint64_t wait_ticket_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t last_ticket_ ABSL_GUARDED_BY(mu_) = 0;
+  bool wait_woken_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace scheduler

@@ -12,8 +12,12 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <utility>
 
 namespace cyber {
 namespace test {
@@ -58,6 +62,47 @@ class Gate {
   std::condition_variable cv_;
   bool entered_ = false;
   bool open_ = false;
+};
+
+// Ends the process, saying `what` did not return, unless destroyed within
+// kTestWaitLimit: for a test whose failure is a hang that nothing else
+// would end (a deadlock of routines, a thread blocked for ever). The limit
+// only bounds a failing test; a passing one disarms it at once.
+//
+//   {
+//     const test::HangWatchdog watchdog("Launch()");
+//     launched = graph.Launch(...);
+//   }
+class HangWatchdog {
+ public:
+  explicit HangWatchdog(std::string what)
+      : what_(std::move(what)), thread_([this] { Watch(); }) {}
+  ~HangWatchdog() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      disarmed_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  HangWatchdog(const HangWatchdog&) = delete;
+  HangWatchdog& operator=(const HangWatchdog&) = delete;
+
+ private:
+  void Watch() {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (cv_.wait_for(lock, kTestWaitLimit, [this] { return disarmed_; })) return;
+    std::fprintf(stderr, "FAILED (hang): %s did not return within %d s; ending the test\n",
+                 what_.c_str(), static_cast<int>(kTestWaitLimit.count()));
+    std::fflush(stderr);
+    std::_Exit(1);
+  }
+
+  const std::string what_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool disarmed_ = false;
+  std::thread thread_;  // last: it reads the members above
 };
 
 }  // namespace test

@@ -105,22 +105,24 @@ class GraphBuilder {
   absl::Status CheckNames(const Info& info, const FieldPositions& at,
                           bool timer, int index) const;
 
-  // unread_outputs and remote_inputs, which both kinds of config have.
+  // unread_outputs, remote_inputs and remote_services, which both kinds
+  // of config have.
+  template <typename Config, typename Spec>
+  absl::Status ReadDeclaredNames(const Config& config, const FieldPositions& at,
+                                 const std::string& owner, Spec* spec) const;
+  // One of them: `field` of `config`, naming `noun`s ("channel",
+  // "service"), `verb` what the component does with them ("writes",
+  // "reads", "calls").
   template <typename Config>
-  absl::Status ReadUnreadOutputs(const Config& config, const FieldPositions& at,
-                                 const std::string& owner,
-                                 std::vector<std::string>* unread_outputs,
-                                 std::vector<std::string>* remote_inputs) const;
-  // One of them: `field` of `config`, `verb` what the component does with
-  // the channels ("writes", "reads").
-  template <typename Config>
-  absl::Status ReadChannelList(const Config& config, const FieldPositions& at,
-                               const std::string& owner, const char* field,
-                               const google::protobuf::RepeatedPtrField<std::string>& list,
-                               const char* verb, std::vector<std::string>* out) const;
+  absl::Status ReadNameList(const Config& config, const FieldPositions& at,
+                            const std::string& owner, const char* field,
+                            const google::protobuf::RepeatedPtrField<std::string>& list,
+                            const char* noun, const char* verb,
+                            std::vector<std::string>* out) const;
 
   // What both kinds of component read alike from their config:
-  // unread_outputs, remote_inputs, config_file_path and flag_file_path.
+  // unread_outputs, remote_inputs, remote_services, config_file_path and
+  // flag_file_path.
   template <typename Config, typename Spec>
   absl::Status ReadSharedFields(const Config& config, const FieldPositions& at,
                                 const std::string& owner, Spec* spec) const;
@@ -282,9 +284,7 @@ absl::Status GraphBuilder::ReadSharedFields(const Config& config,
                                             const FieldPositions& at,
                                             const std::string& owner,
                                             Spec* spec) const {
-  if (absl::Status s = ReadUnreadOutputs(config, at, owner, &spec->unread_outputs,
-                                         &spec->remote_inputs);
-      !s.ok()) {
+  if (absl::Status s = ReadDeclaredNames(config, at, owner, spec); !s.ok()) {
     return s;
   }
   return ResolveFiles(config, at, owner, &spec->config_file_path,
@@ -330,33 +330,39 @@ absl::StatusOr<ReaderConfig> GraphBuilder::MakeReader(
   return config;
 }
 
-template <typename Config>
-absl::Status GraphBuilder::ReadUnreadOutputs(
-    const Config& config, const FieldPositions& at, const std::string& owner,
-    std::vector<std::string>* unread_outputs,
-    std::vector<std::string>* remote_inputs) const {
-  if (absl::Status s = ReadChannelList(config, at, owner, "unread_outputs",
-                                       config.unread_outputs(), "writes", unread_outputs);
+template <typename Config, typename Spec>
+absl::Status GraphBuilder::ReadDeclaredNames(const Config& config,
+                                             const FieldPositions& at,
+                                             const std::string& owner,
+                                             Spec* spec) const {
+  if (absl::Status s = ReadNameList(config, at, owner, "unread_outputs",
+                                    config.unread_outputs(), "channel", "writes",
+                                    &spec->unread_outputs);
       !s.ok()) {
     return s;
   }
-  return ReadChannelList(config, at, owner, "remote_inputs", config.remote_inputs(), "reads",
-                         remote_inputs);
+  if (absl::Status s = ReadNameList(config, at, owner, "remote_inputs",
+                                    config.remote_inputs(), "channel", "reads",
+                                    &spec->remote_inputs);
+      !s.ok()) {
+    return s;
+  }
+  return ReadNameList(config, at, owner, "remote_services", config.remote_services(),
+                      "service", "calls", &spec->remote_services);
 }
 
 template <typename Config>
-absl::Status GraphBuilder::ReadChannelList(
+absl::Status GraphBuilder::ReadNameList(
     const Config& config, const FieldPositions& at, const std::string& owner,
     const char* field, const google::protobuf::RepeatedPtrField<std::string>& list,
-    const char* verb, std::vector<std::string>* out) const {
+    const char* noun, const char* verb, std::vector<std::string>* out) const {
   for (int i = 0; i < list.size(); ++i) {
     const std::string& channel = list.Get(i);
     const TextPosition position = at.Of(config, field, i);
     if (channel.empty()) {
       return Invalid(position,
-                     absl::StrCat(owner, ": ", field, "[", i,
-                                  "] \"\" is empty: name a channel the "
-                                  "component ", verb));
+                     absl::StrCat(owner, ": ", field, "[", i, "] \"\" is empty: name a ",
+                                  noun, " the component ", verb));
     }
     if (std::find(out->begin(), out->end(), channel) != out->end()) {
       return Invalid(position, absl::StrCat(owner, ": ", field, "[", i,

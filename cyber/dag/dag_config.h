@@ -29,7 +29,8 @@
 //   - every unread_outputs (remote_inputs) entry is a non-empty channel
 //     name, listed once per component (whether the component writes
 //     (reads) it is the launcher's check, once it runs:
-//     cyber/mainboard/launcher.h);
+//     cyber/mainboard/launcher.h); every remote_services entry likewise a
+//     service name (whether the component calls it: the launcher's check);
 //   - config_file_path and flag_file_path, when non-empty, name existing
 //     regular files (NotFound otherwise).
 // What is not checked here: module_library (kept as written; the launcher
@@ -116,6 +117,8 @@ struct ComponentSpec {
   std::vector<std::string> unread_outputs;
   // Channels read that another process writes (dag.proto): likewise.
   std::vector<std::string> remote_inputs;
+  // Services called that another process serves (dag.proto): likewise.
+  std::vector<std::string> remote_services;
   std::string config_file_path;  // empty, or an existing file (resolved)
   std::string flag_file_path;    // empty, or an existing file (resolved)
   SourceLocation where;          // of the `components` block
@@ -128,6 +131,7 @@ struct TimerComponentSpec {
   absl::Duration interval;  // > 0 (whole milliseconds)
   std::vector<std::string> unread_outputs;  // as in ComponentSpec
   std::vector<std::string> remote_inputs;   // as in ComponentSpec
+  std::vector<std::string> remote_services;  // as in ComponentSpec
   std::string config_file_path;
   std::string flag_file_path;
   SourceLocation where;  // of the `timer_components` block

@@ -297,12 +297,14 @@ module_config {
       unread_outputs: "/gps/timeout"
       unread_outputs: "/gps/stale"
       remote_inputs: "/gps/fix"
+      remote_services: "/gps/reset"
     }
   }
   timer_components {
     class_name: "Monitor"
     config { name: "monitor" interval: 100 unread_outputs: "/health"
-             remote_inputs: "/imu" remote_inputs: "/lidar" }
+             remote_inputs: "/imu" remote_inputs: "/lidar"
+             remote_services: "/map/tile" remote_services: "/route" }
   }
   timer_components {
     class_name: "Poller"
@@ -321,6 +323,10 @@ module_config {
   EXPECT_EQ(module.timer_components[0].remote_inputs,
             (std::vector<std::string>{"/imu", "/lidar"}));
   EXPECT_TRUE(module.timer_components[1].remote_inputs.empty());
+  EXPECT_EQ(module.components[0].remote_services, std::vector<std::string>{"/gps/reset"});
+  EXPECT_EQ(module.timer_components[0].remote_services,
+            (std::vector<std::string>{"/map/tile", "/route"}));
+  EXPECT_TRUE(module.timer_components[1].remote_services.empty());
 }
 
 // --- Errors ------------------------------------------------------------------
@@ -532,6 +538,18 @@ TEST(ParseGraphErrorTest, RemoteInputs) {
                          "      remote_inputs: \"/imu\""),
                 {"bad.dag:8:7: timer component \"poller\": remote_inputs[1] "
                  "\"/imu\" is listed twice"});
+}
+
+TEST(ParseGraphErrorTest, RemoteServices) {
+  ExpectInvalid(ComponentDag("name: \"planner\"\n"
+                             "      remote_services: \"\""),
+                {"bad.dag:7:7: component \"planner\": remote_services[0] \"\" is "
+                 "empty: name a service the component calls"});
+  ExpectInvalid(TimerDag("name: \"planner\" interval: 10\n"
+                         "      remote_services: \"/route\"\n"
+                         "      remote_services: \"/route\""),
+                {"bad.dag:8:7: timer component \"planner\": remote_services[1] "
+                 "\"/route\" is listed twice"});
 }
 
 TEST(ParseGraphErrorTest, UnreadOutputs) {

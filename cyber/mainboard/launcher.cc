@@ -20,6 +20,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "cyber/common/log.h"
+#include "cyber/common/nearest_name.h"
 #include "cyber/component/component_registry.h"
 #include "cyber/transport/channel_bus.h"
 #include "scheduler/default_scheduler.h"
@@ -219,6 +220,7 @@ absl::Status Launcher::Start() {
     }
   }
   std::vector<std::string> warnings = CheckChannels();
+  for (std::string& w : CheckServices()) warnings.push_back(std::move(w));
   if (strict_ && !warnings.empty()) {
     // Everything was initialized (the writers exist only after Init()), so
     // every warning is known; the error lists them, once.
@@ -410,6 +412,100 @@ std::vector<std::string> Launcher::CheckChannels() const {
   std::vector<std::string> messages;
   messages.reserve(warnings.size());
   for (auto& [channel, message] : warnings) messages.push_back(std::move(message));
+  return messages;
+}
+
+std::vector<std::string> Launcher::CheckServices() const {
+  // The running components (their nodes carry their names), where each is
+  // defined, and the services each declares served by another process.
+  std::map<std::string, std::string> ours;
+  std::map<std::string, const std::vector<std::string>*> remote_services;
+  ChannelBus* bus = nullptr;
+  {
+    MutexLock lock(&mu_);
+    for (const auto& c : components_) {
+      ours.emplace(c->name(), "");
+      if (bus == nullptr && c->node() != nullptr) bus = c->node()->bus();
+    }
+  }
+  if (bus == nullptr) return {};
+  for (const dag::Graph& graph : graphs_) {
+    for (const dag::ModuleSpec& module : graph.modules) {
+      for (const Entry& e : InFileOrder(module)) {
+        const std::string& name = e.component != nullptr ? e.component->name : e.timer->name;
+        auto it = ours.find(name);
+        if (it == ours.end()) continue;
+        it->second = e.where().ToString();
+        remote_services[name] = e.component != nullptr ? &e.component->remote_services
+                                                       : &e.timer->remote_services;
+      }
+    }
+  }
+  auto declares = [&](const std::string& node, const std::string& service) {
+    auto it = remote_services.find(node);
+    return it != remote_services.end() &&
+           std::find(it->second->begin(), it->second->end(), service) != it->second->end();
+  };
+  const std::vector<transport_internal::ServiceTopology> topology = bus->ServicesTopology();
+  std::vector<std::string> served;
+  for (const auto& t : topology) {
+    if (!t.server.empty()) served.push_back(t.service);
+  }
+  // (service, message), sorted by service at the end.
+  std::vector<std::pair<std::string, std::string>> warnings;
+  for (const auto& t : topology) {
+    if (!t.server.empty()) continue;
+    // The registry may be shared (the process default): only services one
+    // of our components calls are ours to judge.
+    const auto caller = std::find_if(t.clients.begin(), t.clients.end(),
+                                     [&ours](const std::string& n) { return ours.count(n) > 0; });
+    if (caller == t.clients.end()) continue;
+    // Served by another process: one of its callers says so.
+    if (std::any_of(t.clients.begin(), t.clients.end(),
+                    [&](const std::string& c) { return declares(c, t.service); })) {
+      continue;
+    }
+    std::string w = absl::StrCat("service \"", t.service, "\" (", t.types,
+                                 ") is called by ", Participants(t.clients, ours),
+                                 " but served by no one");
+    // The typical cause is a typo: name the served service it looks like.
+    if (std::optional<std::string> near = NearestName(t.service, served)) {
+      const auto server = std::find_if(topology.begin(), topology.end(),
+                                       [&](const auto& o) { return o.service == *near; });
+      absl::StrAppend(&w, "; did you mean \"", *near, "\"? (served by ",
+                      Participants({server->server}, ours), ")");
+    }
+    absl::StrAppend(&w, "; if another process serves it, add remote_services: \"", t.service,
+                    "\" to the config of component \"", *caller, "\"");
+    warnings.emplace_back(t.service, std::move(w));
+  }
+  // A declaration must name a service its component calls (once Init() has
+  // run): otherwise it is a typo, or left behind.
+  for (const auto& [name, services] : remote_services) {
+    std::vector<std::string> calls;
+    for (const auto& t : topology) {
+      if (std::find(t.clients.begin(), t.clients.end(), name) != t.clients.end()) {
+        calls.push_back(t.service);
+      }
+    }
+    for (const std::string& service : *services) {
+      if (std::find(calls.begin(), calls.end(), service) != calls.end()) continue;
+      std::vector<std::string> quoted;
+      for (const std::string& c : calls) quoted.push_back(absl::StrCat("\"", c, "\""));
+      warnings.emplace_back(
+          service,
+          absl::StrCat("service \"", service, "\" is listed in remote_services of ",
+                       Participants({name}, ours), " but that component does not call it (",
+                       calls.empty() ? std::string("it calls no service")
+                                     : absl::StrCat("it calls ", absl::StrJoin(quoted, ", ")),
+                       ")"));
+    }
+  }
+  std::stable_sort(warnings.begin(), warnings.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> messages;
+  messages.reserve(warnings.size());
+  for (auto& [service, message] : warnings) messages.push_back(std::move(message));
   return messages;
 }
 

@@ -36,6 +36,14 @@
 // another mainboard; DDS discovery has not happened when Start() checks,
 // so the launcher cannot see the writer). A declared remote input that the
 // component does not read is a warning, as above.
+// Services likewise: a service that a component's client calls and that
+// nobody in this process serves is a warning, suggesting the served
+// service whose name is nearest (a typo: "did you mean "/planning/route"?",
+// cyber/common/nearest_name.h), unless the caller's entry declares it
+// served by another process (`remote_services: "/planning/route"`); a
+// declared remote service the component does not call is a warning. A
+// service served and called by nobody here is not (a server may be there
+// for other processes).
 //
 // Strict mode (set_strict(true): mainboard --strict_graph, cyber_graph_test
 // by default) turns those warnings into an error, so CI fails on a graph
@@ -160,6 +168,9 @@ class Launcher {
   absl::Status ResolveClasses();
   // Messages for the unmatched channels of the running components.
   std::vector<std::string> CheckChannels() const;
+  // Messages for the services the running components call that nobody
+  // serves, and for their remote_services that they do not call.
+  std::vector<std::string> CheckServices() const;
   // Find(): the component named `name` (NotFound naming the running ones),
   // and the error for one that is not a `wanted`.
   absl::StatusOr<ComponentBase*> FindComponent(const std::string& name) const;

@@ -148,6 +148,42 @@ class GatedTimer : public TimerComponent {
 };
 CYBER_REGISTER_COMPONENT(GatedTimer)
 
+// Serves "/planning/route" (request and response Msg).
+class RouteServer : public TimerComponent {
+ public:
+  bool Init() override {
+    service_ = node_->CreateService<Msg, Msg>(
+        "/planning/route", [](const std::shared_ptr<Msg>&, std::shared_ptr<Msg>&) {});
+    return service_ != nullptr;
+  }
+  bool Proc() override { return true; }
+
+ private:
+  std::shared_ptr<Service<Msg, Msg>> service_;
+};
+CYBER_REGISTER_COMPONENT(RouteServer)
+
+// A client of "/planning/route" (RouteCaller) and of a typo of it
+// (TypoCaller), made in Init() as robot code does.
+template <const char* kService>
+class Caller : public TimerComponent {
+ public:
+  bool Init() override {
+    client_ = node_->CreateClient<Msg, Msg>(kService);
+    return client_ != nullptr;
+  }
+  bool Proc() override { return true; }
+
+ private:
+  std::shared_ptr<Client<Msg, Msg>> client_;
+};
+constexpr char kRoute[] = "/planning/route";
+constexpr char kRouteTypo[] = "/planning/rout";
+using RouteCaller = Caller<kRoute>;
+using TypoCaller = Caller<kRouteTypo>;
+CYBER_REGISTER_COMPONENT(RouteCaller)
+CYBER_REGISTER_COMPONENT(TypoCaller)
+
 std::string WriteFile(const std::string& name, const std::string& text) {
   const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
   std::ofstream(path) << text;
@@ -559,6 +595,76 @@ TEST_F(LauncherRunTest, RemoteInputsSilenceAChannelWrittenByAnotherProcessAndMus
             std::vector<std::string>{"channel \"/lidar\" is listed in remote_inputs of component "
                                      "\"fusion\" (" + dag + ":2:3) but that component does not "
                                      "read it (it reads \"/imu\")"});
+}
+
+// The graph of the service tests: a server, a client of it, and a client
+// of a typo of its name.
+std::string ServiceTypoDag(const std::string& file, const std::string& typo_config = "") {
+  return WriteFile(file,
+      "module_config {\n"
+      "  timer_components { class_name: \"RouteServer\" config { name: \"router\" interval: 10 } }\n"
+      "  timer_components { class_name: \"TypoCaller\" config { name: \"planner\" interval: 10" +
+          typo_config + " } }\n"
+      "  timer_components { class_name: \"RouteCaller\" config { name: \"control\" interval: 10 } }\n"
+      "}\n");
+}
+
+TEST_F(LauncherRunTest, ClientsOfAServiceNobodyServesAreWarningsNamingTheNearestServedOne) {
+  test::LogCapture warnings;
+  Launcher launcher(context_);
+  const std::string dag = ServiceTypoDag("service_typo.dag");
+  ASSERT_TRUE(launcher.Load({dag}).ok());
+  ASSERT_TRUE(launcher.Start().ok());
+  const std::string type = transport_internal::TypeName(typeid(Msg));
+  const std::string warning =
+      "service \"/planning/rout\" (request " + type + ", response " + type +
+      ") is called by component \"planner\" (" + dag +
+      ":3:3) but served by no one; did you mean \"/planning/route\"? (served by component "
+      "\"router\" (" + dag + ":2:3)); if another process serves it, add remote_services: "
+      "\"/planning/rout\" to the config of component \"planner\"";
+  // The served service and its client ("control") are not warned about.
+  EXPECT_EQ(launcher.ChannelWarnings(), std::vector<std::string>{warning});
+  EXPECT_EQ(warnings.Containing(warning).size(), 1u);
+  launcher.Stop();
+}
+
+TEST_F(LauncherRunTest, StrictModeRefusesAClientOfAServiceNobodyServes) {
+  Launcher launcher(context_);
+  launcher.set_strict(true);
+  const std::string dag = ServiceTypoDag("strict_service_typo.dag");
+  ASSERT_TRUE(launcher.Load({dag}).ok());
+  const absl::Status s = launcher.Start();
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_NE(s.message().find("strict graph: 1 graph warning is an error in strict mode:\n  "
+                             "service \"/planning/rout\""),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.message().find("did you mean \"/planning/route\"?"), std::string::npos) << s;
+  EXPECT_TRUE(launcher.Stats().empty());  // everything stopped again
+}
+
+TEST_F(LauncherRunTest, RemoteServicesSilenceAServiceServedByAnotherProcessAndMustBeCalled) {
+  Launcher launcher(context_);
+  launcher.set_strict(true);
+  ASSERT_TRUE(launcher.Load({ServiceTypoDag("remote_service.dag",
+                                            " remote_services: \"/planning/rout\"")})
+                  .ok());
+  const absl::Status s = launcher.Start();
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_TRUE(launcher.ChannelWarnings().empty());
+  launcher.Stop();
+
+  // A remote service the component does not call is a typo, named.
+  Launcher stale(context_);
+  const std::string dag = ServiceTypoDag(
+      "remote_service_stale.dag",
+      " remote_services: \"/planning/rout\" remote_services: \"/planning/x\"");
+  ASSERT_TRUE(stale.Load({dag}).ok());
+  ASSERT_TRUE(stale.Start().ok());
+  EXPECT_EQ(stale.ChannelWarnings(),
+            std::vector<std::string>{"service \"/planning/x\" is listed in remote_services of "
+                                     "component \"planner\" (" + dag + ":3:3) but that "
+                                     "component does not call it (it calls \"/planning/rout\")"});
 }
 
 TEST_F(LauncherRunTest, AnUnreadOutputTheComponentDoesNotWriteIsAWarningOneWithAReaderIsNot) {

@@ -1,5 +1,7 @@
 #include "cyber/node/node.h"
 
+#include <algorithm>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "cyber/common/log.h"
@@ -68,16 +70,53 @@ void Node::LogCreateFailure(const absl::Status& status) const {
 }
 
 void Node::Shutdown() {
-  std::vector<std::shared_ptr<transport_internal::NodeEndpoint>> readers;
+  std::vector<std::shared_ptr<transport_internal::NodeEndpoint>> endpoints;
   {
     MutexLock lock(&mu_);
     state_->shut_down.store(true, std::memory_order_release);
-    readers = readers_;
+    endpoints = readers_;
   }
-  // Outside mu_: a reader's Shutdown() may wait for its callback, and that
-  // callback may call into this node. Every caller shuts every reader down
-  // (Reader::Shutdown is idempotent), so each caller gets the guarantee.
-  for (const auto& reader : readers) reader->Shutdown();
+  // Outside mu_: an endpoint's Shutdown() may wait for its callback, and
+  // that callback may call into this node. Every caller shuts every
+  // endpoint down (their Shutdown() is idempotent), so each caller gets
+  // the guarantee.
+  const scheduler::CRoutine* const self = scheduler::CRoutine::Current();
+  const bool from_callback =
+      self != nullptr &&
+      std::any_of(endpoints.begin(), endpoints.end(),
+                  [self](const auto& e) { return e->RunsCallbackIn(self); });
+  if (!from_callback) {
+    for (const auto& endpoint : endpoints) endpoint->Shutdown();
+    return;
+  }
+  // One of our callbacks: it does not wait for another one that is shutting
+  // the node down too. Joining the callers first, then waking whoever waits
+  // for a callback, makes a waiter that is one of them see it joined.
+  struct Joined {
+    ShutdownCallers* callers;
+    const scheduler::CRoutine* self;
+    ~Joined() { callers->Remove(self); }
+  };
+  shutdown_callers_.Add(self);
+  const Joined joined{&shutdown_callers_, self};
+  for (const auto& endpoint : endpoints) endpoint->RecheckPeers();
+  for (const auto& endpoint : endpoints) endpoint->ShutdownAmong(shutdown_callers_);
+}
+
+void Node::ShutdownCallers::Add(const scheduler::CRoutine* routine) {
+  MutexLock lock(&mu_);
+  routines_.push_back(routine);
+}
+
+void Node::ShutdownCallers::Remove(const scheduler::CRoutine* routine) {
+  MutexLock lock(&mu_);
+  const auto it = std::find(routines_.begin(), routines_.end(), routine);
+  if (it != routines_.end()) routines_.erase(it);
+}
+
+bool Node::ShutdownCallers::Contains(const scheduler::CRoutine* routine) const {
+  MutexLock lock(&mu_);
+  return std::find(routines_.begin(), routines_.end(), routine) != routines_.end();
 }
 
 // --- services -------------------------------------------------------------

@@ -42,7 +42,13 @@
 // down every reader of the node synchronously (see Reader::Shutdown): when it
 // returns none of its callbacks is running or will run again, except the one
 // calling Shutdown(), if any. It may be called from a callback of the node's
-// own readers, and more than once.
+// own readers, services and clients, and more than once. Two such callbacks
+// may shut the node down at the same moment: neither waits for the other
+// (each would wait for ever), so when a callback's Shutdown() returns, the
+// callbacks still running are the node's callbacks that are inside
+// Shutdown() themselves; they finish normally and nothing follows them. A
+// caller that is not one of the node's callbacks (a thread, another
+// routine) waits for every callback.
 //
 // Services (CreateService, CreateClient; service.h, client.h) are made and
 // shut down with the node the same way.
@@ -185,6 +191,21 @@ class Node {
   // What a service or client takes from this node (services).
   transport_internal::NodeContext ServiceContext() const;
 
+  // The node's callbacks inside Shutdown() now: they do not wait for each
+  // other (cyber/transport/node_endpoint.h).
+  class ShutdownCallers final
+      : public transport_internal::NodeEndpoint::ShutdownPeers {
+   public:
+    void Add(const scheduler::CRoutine* routine);
+    void Remove(const scheduler::CRoutine* routine);
+    bool Contains(const scheduler::CRoutine* routine) const override;
+
+   private:
+    // Taken under an endpoint's delivery lock (Contains): takes no other.
+    mutable Mutex mu_;
+    std::vector<const scheduler::CRoutine*> routines_ ABSL_GUARDED_BY(mu_);
+  };
+
   const std::shared_ptr<transport_internal::NodeState> state_;
   // Holds the process scheduler when the node defaulted to it (its readers
   // hold it too): one replaced after cyber::Shutdown is freed once no node
@@ -196,6 +217,8 @@ class Node {
   scheduler::Scheduler* const scheduler_;
   const timer::Route route_;
   ChannelBus* const bus_;
+
+  ShutdownCallers shutdown_callers_;
 
   // mu_ protects the following state.
   Mutex mu_;

@@ -43,7 +43,8 @@
 // callback it waits for, e.g. one suspended in SleepFor) until the callback
 // has finished; called from a thread it blocks.
 // Two callbacks must not shut down each other's readers (each would wait for
-// the other).
+// the other); two callbacks of one node may each shut the node down
+// (Node::Shutdown), also at the same moment.
 //
 // What a callback may do: anything, including writing to any channel (also its
 // own), creating readers and writers, shutting down its own reader or node,
@@ -68,6 +69,7 @@
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "cyber/common/mutex.h"
 #include "cyber/time/wait_list.h"
@@ -138,6 +140,18 @@ class Reader final : public transport_internal::NodeEndpoint,
 
   using Delivery = transport_internal::SerialDelivery<std::shared_ptr<const M>>;
 
+  // transport_internal::NodeEndpoint, for Node::Shutdown().
+  bool RunsCallbackIn(const scheduler::CRoutine* routine) const override {
+    return delivery_.RunsHandlerIn(routine);
+  }
+  void ShutdownAmong(const ShutdownPeers& peers) override {
+    ShutdownExcept([&peers](const scheduler::CRoutine* r) { return peers.Contains(r); });
+  }
+  void RecheckPeers() override { delivery_.RecheckWaiters(); }
+  // Shutdown(), not waiting for a callback running in a routine `skip`
+  // accepts.
+  void ShutdownExcept(absl::FunctionRef<bool(const scheduler::CRoutine*)> skip);
+
   Reader(std::string node,
          std::shared_ptr<transport_internal::Channel<M>> channel,
          std::shared_ptr<scheduler::Scheduler> scheduler, timer::Route route,
@@ -192,14 +206,20 @@ void Reader<M>::Attach() {
 
 template <typename M>
 void Reader<M>::Shutdown() {
+  ShutdownExcept([](const scheduler::CRoutine*) { return false; });
+}
+
+template <typename M>
+void Reader<M>::ShutdownExcept(
+    absl::FunctionRef<bool(const scheduler::CRoutine*)> skip) {
   bool detach = false;
   {
     MutexLock lock(&mu_);
     detach = !std::exchange(shut_down_, true);
   }
   // Drops the pending messages (counted as dropped_shutdown) and waits out
-  // a running callback, unless we are that callback.
-  delivery_.Stop();
+  // a running callback, unless we are that callback (or `skip` says so).
+  delivery_.StopExcept(skip);
   if (detach) channel_->Remove(this);
 }
 

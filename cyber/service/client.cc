@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <random>
 #include <utility>
 
 #include "boost/context/fiber.hpp"  // forced_unwind, which must pass through
+#include "cyber/common/nearest_name.h"
 #include "cyber/common/runtime_scope.h"
 #include "cyber/time/current_clock.h"
 #include "cyber/time/sleep_on_clock.h"
@@ -98,8 +100,10 @@ class PendingCall final : public ReplyTo,
   // Read once decided. (Default: UNKNOWN without a message, which
   // allocates nothing.)
   ServiceOutcome outcome ABSL_GUARDED_BY(mu);
-  // A routine parked in Call() (notified), or threads blocked there (cv).
+  // A routine parked in Call() (woken through its PrivateWait `wait`), or
+  // threads blocked there (cv).
   scheduler::CRoutine* routine ABSL_GUARDED_BY(mu) = nullptr;
+  uint64_t wait ABSL_GUARDED_BY(mu) = 0;
   CondVar cv;
   // The timer system the timeout is armed on (null: not armed), held so
   // that the entry can always be cancelled, and the arming's sequence.
@@ -191,7 +195,8 @@ absl::StatusOr<std::unique_ptr<RemoteSubscription>> ClientCore::LinkRemote(
 
 std::shared_ptr<PendingCall> ClientCore::Start(std::shared_ptr<const void> request,
                                                absl::Duration timeout,
-                                               Deliver deliver, bool as_routine) {
+                                               Deliver deliver, bool as_routine,
+                                               bool blocks_thread) {
   std::shared_ptr<InProcessServer> local;
   bool remote = false;
   if (request != nullptr) {
@@ -203,6 +208,7 @@ std::shared_ptr<PendingCall> ClientCore::Start(std::shared_ptr<const void> reque
       remote, timeout, std::move(deliver), as_routine);
   Source refused = Source::kFailed;
   absl::Status why;
+  bool log_refusal = false;
   {
     MutexLock lock(&mu_);
     ++stats_.calls;
@@ -211,6 +217,17 @@ std::shared_ptr<PendingCall> ClientCore::Start(std::shared_ptr<const void> reque
           absl::StrCat(Prefix(), ": the client is shut down"));
     } else if (request == nullptr) {
       why = absl::InvalidArgumentError(absl::StrCat(Prefix(), ": the request is null"));
+    } else if (blocks_thread && DrivesClock(clock())) {
+      // Blocked here, the thread that moves the node's clock would wait for
+      // the server's routine and the timeout, which only it can run. (Not
+      // shut down: the node's scheduler, which keeps the clock, is alive.)
+      log_refusal = true;
+      why = absl::FailedPreconditionError(absl::StrCat(
+          Prefix(), ": a blocking Call() on the thread that moves the simulated clock "
+                    "(a component's Init() in a simulated graph?) could never end: "
+                    "neither the server nor the timeout can run while it blocks; "
+                    "the request was not sent; use AsyncCall, or call from a routine "
+                    "(Proc(), a timer, a reader, a task)"));
     } else if (local == nullptr && !remote) {
       refused = Source::kNoServer;
       why = absl::UnavailableError(absl::StrCat(
@@ -225,7 +242,16 @@ std::shared_ptr<PendingCall> ClientCore::Start(std::shared_ptr<const void> reque
       pending_.emplace(call->sequence, call);
     }
   }
+  if (refused == Source::kNoServer) {
+    // The usual cause is a typo in the name: say which served one it
+    // looks like (not under mu_: the registry asks its servers).
+    if (std::optional<std::string> near = NearestName(service_, registry_->ServedNames())) {
+      why = absl::UnavailableError(
+          absl::StrCat(why.message(), "; did you mean \"", *near, "\"?"));
+    }
+  }
   if (!why.ok()) {
+    if (log_refusal) AERROR << why.message();  // a mistake in the caller's code
     Finish(call, refused, why);
     return call;
   }
@@ -388,7 +414,7 @@ void ClientCore::Finish(const std::shared_ptr<PendingCall>& call, Source source,
     }
     wheel = std::move(call->wheel);
     deliver = std::move(call->deliver);
-    if (call->routine != nullptr) call->routine->Notify();
+    if (call->routine != nullptr) call->routine->WakeWait(call->wait);
     call->cv.SignalAll();
   }
   // Out of the wheel before anything else: `call` (held by the caller)
@@ -404,19 +430,22 @@ void ClientCore::Finish(const std::shared_ptr<PendingCall>& call, Source source,
   callbacks_.Add(Callback{std::move(deliver), std::move(outcome)}, shared_from_this());
 }
 
-bool ClientCore::ParkUntilDecided(PendingCall* call, scheduler::CRoutine* self) {
+bool ClientCore::ParkUntilDecided(PendingCall* call) {
+  // A wake-up of the call's own: the routine's notifications (a CreateTask
+  // loop's WaitForData) neither end this wait nor are consumed by it, and
+  // Finish's wake-up, if it comes after the routine saw the call decided,
+  // is ignored. Ended after the lock below is released (destroyed last).
+  scheduler::CRoutine::PrivateWait wait;
   MutexLock lock(&call->mu);
-  call->routine = self;
+  call->routine = wait.routine();
+  call->wait = wait.ticket();
   bool cancelled = false;
   while (!call->decided && !cancelled) {
     call->mu.Unlock();
     try {
       // A cancellation point, unlike WaitList's Park(): a stopping scheduler
-      // unwinds a routine waiting here. A notification meant for the
-      // routine's own WaitForData (a CreateTask loop) may wake it early:
-      // the loop checks again, and Finish's own notification may be left
-      // pending for the task (one spurious wake-up there).
-      scheduler::CRoutine::WaitForData();
+      // unwinds a routine waiting here.
+      wait.Park();
     } catch (const scheduler::RoutineCancelled&) {
       cancelled = true;
     } catch (...) {
@@ -441,10 +470,12 @@ bool ClientCore::BlockUntilDecided(PendingCall* call) {
 
 ServiceOutcome ClientCore::Call(std::shared_ptr<const void> request,
                                 absl::Duration timeout) {
-  std::shared_ptr<PendingCall> call =
-      Start(std::move(request), timeout, nullptr, /*as_routine=*/false);
-  if (scheduler::CRoutine* const self = scheduler::CRoutine::Current()) {
-    if (!ParkUntilDecided(call.get(), self)) {
+  const bool in_routine = scheduler::CRoutine::Current() != nullptr;
+  std::shared_ptr<PendingCall> call = Start(std::move(request), timeout, nullptr,
+                                            /*as_routine=*/false,
+                                            /*blocks_thread=*/!in_routine);
+  if (in_routine) {
+    if (!ParkUntilDecided(call.get())) {
       Finish(call, Source::kCancelled,
              absl::CancelledError(absl::StrCat(
                  Prefix(), ": the calling routine was cancelled (its scheduler "
@@ -546,7 +577,7 @@ bool ClientCore::WaitForService(absl::Duration timeout) {
 
 // --- shutdown and queries ----------------------------------------------------
 
-void ClientCore::Shutdown() {
+void ClientCore::Shutdown(const NodeEndpoint::ShutdownPeers* peers) {
   std::vector<std::shared_ptr<PendingCall>> pending;
   uint64_t listener = 0;
   bool remove_listener = false;
@@ -567,8 +598,14 @@ void ClientCore::Shutdown() {
                                              ": the client was shut down with request ",
                                              call->sequence, " pending")));
   }
-  // Wait out a running callback, unless it is the caller.
-  callbacks_.AwaitIdle();
+  // Wait out a running callback, unless it is the caller (or among
+  // `peers`).
+  if (peers == nullptr) {
+    callbacks_.AwaitIdle();
+  } else {
+    callbacks_.AwaitIdleExcept(
+        [peers](const scheduler::CRoutine* r) { return peers->Contains(r); });
+  }
 }
 
 bool ClientCore::is_shut_down() const {

@@ -40,7 +40,10 @@
 //                      sends nothing); InfiniteDuration never times out;
 //   UNAVAILABLE        at once when no server exists: none in this process
 //                      (same ChannelBus), none matched in another
-//                      (WaitForService waits for one); later, when the
+//                      (WaitForService waits for one); the message then
+//                      suggests the service of this process nearest the
+//                      name, if it looks like a typo of one ("did you
+//                      mean "/planning/route"?"); later, when the
 //                      server goes away with the request pending: shut
 //                      down in this process, or its process lost (left, or
 //                      declared dead after the transport's lease) with no
@@ -52,13 +55,23 @@
 //   INTERNAL           the server's callback threw or left the response
 //                      null (server in this process only);
 //   DATA_LOSS          a response from another process did not parse;
-//   FAILED_PRECONDITION a call on a client that is shut down;
+//   FAILED_PRECONDITION a call on a client that is shut down; a blocking
+//                      Call/SendRequest on the thread that moves the node's
+//                      simulated clock (a component's Init() in a
+//                      SimulatedGraph or cyber_graph_test): neither the
+//                      response nor the timeout could ever come, so it is
+//                      refused at once (and logged) instead of hanging;
+//                      use AsyncCall there, or call from a routine (Proc,
+//                      a timer, a reader, a task);
 //   INVALID_ARGUMENT   a null request.
 //
 // Where callers wait. Call/SendRequest from a scheduler routine park it
 // (its processor runs other routines meanwhile: the server, if it shares
 // the processor); the wait is a cancellation point (a stopping scheduler
-// unwinds it with RoutineCancelled, the call counted CANCELLED). From a
+// unwinds it with RoutineCancelled, the call counted CANCELLED). It has a
+// wake-up of its own (CRoutine::PrivateWait): a notification for the
+// routine (Scheduler::NotifyTask) that comes meanwhile does not end the
+// call and stays pending for the routine's next WaitForData. From a
 // plain thread they block. The futures of AsyncSendRequest/AsyncCall
 // block whoever calls get(): from a routine, prefer the callback form.
 // The callback of AsyncCall runs as a routine on the node's route, never
@@ -69,7 +82,10 @@
 // every pending call ends CANCELLED (a blocked caller returns it, a future
 // gets it), callbacks not yet started are dropped (callbacks_dropped), a
 // running callback is waited for (parking a routine, blocking a thread),
-// unless Shutdown() is called from it; then nothing of this client runs
+// unless Shutdown() is called from it (the callbacks of one client never
+// run at once, so two of them are never both inside it), or, for the
+// node's Shutdown(), it is another of the node's callbacks shutting the
+// node down at the same moment (node.h); then nothing of this client runs
 // any more. A runtime shut down before the node: blocked routines are
 // cancelled, blocked threads get CANCELLED, asynchronous calls stay
 // pending until the client shuts down.
@@ -147,7 +163,8 @@ class PendingCall;  // client.cc: one request in flight
 // The client itself, whatever its types (client.cc): pending calls, their
 // timeouts and waits, the link to other processes. Client<Req, Resp> is
 // its typed handle.
-class ClientCore final : public std::enable_shared_from_this<ClientCore> {
+class ClientCore final : public InProcessClient,
+                         public std::enable_shared_from_this<ClientCore> {
  public:
   // Where the outcome of a call nobody waits for goes.
   using Deliver = std::function<void(ServiceOutcome)>;
@@ -182,12 +199,19 @@ class ClientCore final : public std::enable_shared_from_this<ClientCore> {
   bool ServiceIsReady() const;
   bool WaitForService(absl::Duration timeout);
 
-  void Shutdown();
-  bool is_shut_down() const;
+  // `peers` (null: none): running callbacks not waited for
+  // (NodeEndpoint::ShutdownAmong).
+  void Shutdown(const NodeEndpoint::ShutdownPeers* peers = nullptr);
+  bool is_shut_down() const override;
   ClientStats stats() const;
+  // NodeEndpoint's, for Node::Shutdown().
+  bool RunsCallbackIn(const scheduler::CRoutine* routine) const {
+    return callbacks_.RunsHandlerIn(routine);
+  }
+  void RecheckPeers() { callbacks_.RecheckWaiters(); }
   uint64_t id() const { return id_; }
   const std::string& service_name() const { return service_; }
-  const std::string& node_name() const { return node_->name; }
+  const std::string& node_name() const override { return node_->name; }
 
   // node "n": service "s", opening every error of this client.
   std::string Prefix() const;
@@ -205,9 +229,11 @@ class ClientCore final : public std::enable_shared_from_this<ClientCore> {
   };
 
   // Registers and sends a call; every failure is decided through Finish.
+  // `blocks_thread`: the caller will block its thread until the outcome
+  // (refused on the thread that moves the node's clock, see Call()).
   std::shared_ptr<PendingCall> Start(std::shared_ptr<const void> request,
                                      absl::Duration timeout, Deliver deliver,
-                                     bool as_routine);
+                                     bool as_routine, bool blocks_thread = false);
   // Arms `call`'s timeout on the node's runtime's timer system (not at
   // all beyond the wheel's range: never, as InfiniteDuration).
   absl::Status ArmTimeout(const std::shared_ptr<PendingCall>& call,
@@ -219,7 +245,7 @@ class ClientCore final : public std::enable_shared_from_this<ClientCore> {
   void TimeOut(const std::shared_ptr<PendingCall>& call);
   // Waits until `call` is decided. False: the calling routine was
   // cancelled, or (a thread) the node's scheduler is stopping.
-  bool ParkUntilDecided(PendingCall* call, scheduler::CRoutine* self);
+  bool ParkUntilDecided(PendingCall* call);
   bool BlockUntilDecided(PendingCall* call);
   // From the response inlet and the transport (transport threads).
   bool OnRemoteResponse(const RemoteSample& sample, DecodeFn decode);
@@ -357,6 +383,16 @@ class Client final : public transport_internal::NodeEndpoint {
  private:
   friend class Node;
 
+  // transport_internal::NodeEndpoint, for Node::Shutdown().
+  bool RunsCallbackIn(const scheduler::CRoutine* routine) const override {
+    return core_->RunsCallbackIn(routine);
+  }
+  void ShutdownAmong(const ShutdownPeers& peers) override {
+    core_->Shutdown(&peers);
+    inlet_.Close();
+  }
+  void RecheckPeers() override { core_->RecheckPeers(); }
+
   explicit Client(std::shared_ptr<transport_internal::ClientCore> core)
       : core_(std::move(core)) {}
 
@@ -399,6 +435,7 @@ absl::StatusOr<std::shared_ptr<Client<Req, Resp>>> Client<Req, Resp>::Create(
   absl::Status used = context.registry->Use(node, name, typeid(Req), typeid(Resp));
   if (!used.ok()) return used;
   auto core = std::make_shared<transport_internal::ClientCore>(context, name);
+  context.registry->AddClient(name, core);  // for the graph check
   std::shared_ptr<Client> client(new Client(core));
   absl::Status linked = transport_internal::LinkToOtherProcesses<Req, Resp>(
       context, core.get(), &client->inlet_);

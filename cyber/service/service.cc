@@ -216,7 +216,7 @@ ServiceStats ServiceCore::stats() const {
   return s;
 }
 
-void ServiceCore::Shutdown() {
+void ServiceCore::Shutdown(const NodeEndpoint::ShutdownPeers* peers) {
   // Refuses requests from now on; the queued ones are answered outside any
   // lock, before the wait.
   std::vector<Job> dropped;
@@ -226,8 +226,14 @@ void ServiceCore::Shutdown() {
     Answer(&job, absl::UnavailableError(absl::StrCat(
                      Server(), " is gone: shut down with the request pending")));
   }
-  // Wait out a running callback, unless we are that callback.
-  requests_.AwaitIdle();
+  // Wait out a running callback, unless we are that callback (or it is
+  // among `peers`).
+  if (peers == nullptr) {
+    requests_.AwaitIdle();
+  } else {
+    requests_.AwaitIdleExcept(
+        [peers](const scheduler::CRoutine* r) { return peers->Contains(r); });
+  }
 }
 
 }  // namespace transport_internal

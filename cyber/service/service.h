@@ -38,7 +38,9 @@
 // stops reading requests from other processes, fails the requests still
 // queued of clients of this process with UNAVAILABLE ("the server is
 // gone"), and waits for a running callback (its response is still sent),
-// unless called from that callback. A client in another process learns of
+// unless called from that callback (or, for the node's Shutdown(), the
+// callback is another of the node's callbacks shutting the node down at
+// the same moment: node.h). A client in another process learns of
 // a service that shut down only when the process leaves (peer lost) or by
 // its timeout.
 //
@@ -132,7 +134,14 @@ class ServiceCore final : public InProcessServer,
 
   const std::string& service_name() const { return service_; }
   ServiceStats stats() const;
-  void Shutdown();
+  // `peers` (null: none): running callbacks not waited for
+  // (NodeEndpoint::ShutdownAmong).
+  void Shutdown(const NodeEndpoint::ShutdownPeers* peers = nullptr);
+  // NodeEndpoint's, for Node::Shutdown().
+  bool RunsCallbackIn(const scheduler::CRoutine* routine) const {
+    return requests_.RunsHandlerIn(routine);
+  }
+  void RecheckPeers() { requests_.RecheckWaiters(); }
 
  private:
   // One request: from this process (`reply` set) or another (`from`).
@@ -200,6 +209,16 @@ class Service final : public transport_internal::NodeEndpoint {
 
  private:
   friend class Node;
+
+  // transport_internal::NodeEndpoint, for Node::Shutdown().
+  bool RunsCallbackIn(const scheduler::CRoutine* routine) const override {
+    return core_->RunsCallbackIn(routine);
+  }
+  void ShutdownAmong(const ShutdownPeers& peers) override {
+    core_->Shutdown(&peers);
+    inlet_.Close();
+  }
+  void RecheckPeers() override { core_->RecheckPeers(); }
 
   explicit Service(std::shared_ptr<transport_internal::ServiceCore> core)
       : core_(std::move(core)) {}

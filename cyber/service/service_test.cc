@@ -309,6 +309,24 @@ TEST_F(SimulatedServiceTest, NoServerFailsAtOnceWithUnavailableNamingTheService)
   EXPECT_EQ(s.requests_sent, 0u);
 }
 
+TEST_F(SimulatedServiceTest, NoServerSuggestsTheNearestServedName) {
+  auto service = Serve();  // kService, "/test/add"
+  auto typo = NewClient("/test/ad");
+  const AddClient::Result r = typo->Call(Add(1, 2), absl::Seconds(1));
+  ASSERT_EQ(r.status().code(), absl::StatusCode::kUnavailable) << r.status();
+  EXPECT_TRUE(Contains(r.status(), "no server")) << r.status();
+  EXPECT_TRUE(Contains(r.status(), "did you mean \"/test/add\"?")) << r.status();
+  // A name that is no typo of a served one gets no suggestion.
+  auto other = NewClient("/completely/elsewhere");
+  const AddClient::Result far = other->Call(Add(1, 2), absl::Seconds(1));
+  ASSERT_EQ(far.status().code(), absl::StatusCode::kUnavailable) << far.status();
+  EXPECT_FALSE(Contains(far.status(), "did you mean")) << far.status();
+  // Nor does a name whose server shut down (nothing is served).
+  service->Shutdown();
+  const AddClient::Result gone = typo->Call(Add(1, 2), absl::Seconds(1));
+  EXPECT_FALSE(Contains(gone.status(), "did you mean")) << gone.status();
+}
+
 TEST_F(SimulatedServiceTest, WaitForServiceReturnsOnceAServerAppearsOrAtItsTimeout) {
   auto client = NewClient();
   auto absent = NewClient("/test/absent");

@@ -16,7 +16,8 @@ passed as --cyber_graph_dag=<runfiles path> arguments, so the rule works the sam
 this repository and from a workspace that loads it with local_repository.
 
 Strict by default: a graph warning (a channel read and never written, or
-written and never read) fails Launch(). A channel written on purpose for
+written and never read; a service called and served by no one) fails
+Launch(). A channel written on purpose for
 nobody is declared in the writer's dag entry (unread_outputs: "/alarm");
 `strict = False` (with a comment saying why) turns the check off.
 """

@@ -29,8 +29,9 @@
 // Strict by default: the rule's `strict` attribute (True unless set) is
 // passed as --cyber_graph_strict=true|false, and the fixture's graph then
 // launches in strict mode (cyber/mainboard/launcher.h): a channel read and
-// never written, or written and never read, fails Launch() with every such
-// warning listed. Declare a channel written on purpose for nobody in the
+// never written, or written and never read, or a service called and served
+// by no one (with the served name it looks like), fails Launch() with every
+// such warning listed. Declare a channel written on purpose for nobody in the
 // writer's dag entry (`unread_outputs: "/alarm"`), or set strict = False
 // with a comment saying why. A test may change it before Launch():
 // graph().launcher().set_strict(false).

@@ -290,6 +290,12 @@ class ChannelBus {
   // and reading it at the time of the call. A snapshot: nodes may come and
   // go while it is taken.
   std::vector<ChannelTopology> Topology() const;
+  // Likewise for services: every service used on this bus so far, sorted by
+  // name, with the node of its live server (if any) and of its live
+  // clients (the launcher's "called but served by no one" check).
+  std::vector<transport_internal::ServiceTopology> ServicesTopology() const {
+    return services_->Topology();
+  }
 
   // The transport to other processes for channels linked from now on
   // (null: none, the default). A runtime sets the one it owns and clears it

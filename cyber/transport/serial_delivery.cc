@@ -111,11 +111,27 @@ bool SerialDeliveryBase::Invoke(absl::FunctionRef<void()> handler) {
 }
 
 void SerialDeliveryBase::AwaitIdle() {
+  AwaitIdleExcept([](const scheduler::CRoutine*) { return false; });
+}
+
+void SerialDeliveryBase::AwaitIdleExcept(
+    absl::FunctionRef<bool(const scheduler::CRoutine*)> skip) {
   const scheduler::CRoutine* const caller = scheduler::CRoutine::Current();
   MutexLock lock(&mu_);
-  while (running_ && (caller == nullptr || caller != running_routine_)) {
+  while (running_ && (caller == nullptr || caller != running_routine_) &&
+         !skip(running_routine_)) {
     idle_.Wait(&mu_);
   }
+}
+
+void SerialDeliveryBase::RecheckWaiters() {
+  MutexLock lock(&mu_);
+  idle_.WakeAll();
+}
+
+bool SerialDeliveryBase::RunsHandlerIn(const scheduler::CRoutine* routine) const {
+  MutexLock lock(&mu_);
+  return running_ && running_routine_ == routine;
 }
 
 bool SerialDeliveryBase::stopped() const {

@@ -45,7 +45,11 @@
 // parks (its processor runs other routines meanwhile, the handler it waits
 // for among them); a thread blocks. Stop() is both: when it returns, the
 // handler is not running and will not run again. Two handlers must not
-// stop each other's queues (each would wait for the other).
+// stop each other's queues (each would wait for the other), unless they
+// tell each other apart: AwaitIdleExcept(skip) does not wait for a handler
+// running in a routine `skip` accepts, and RecheckWaiters() makes such
+// waiters ask `skip` again (Node::Shutdown() from two of the node's
+// callbacks at once, cyber/transport/node_endpoint.h).
 //
 // Lifetime: Add() takes the object the handler belongs to (`owner`), which
 // is kept alive while a drain is queued or running; a SerialDelivery lives
@@ -120,6 +124,14 @@ class SerialDeliveryBase {
   // Waits until the handler is not running, unless called from it (see the
   // header comment).
   void AwaitIdle();
+  // AwaitIdle(), except that a handler running in a routine for which
+  // `skip` is true is not waited for. `skip` is asked under this delivery's
+  // lock (it must not call into it), at first and after each wake-up.
+  void AwaitIdleExcept(absl::FunctionRef<bool(const scheduler::CRoutine*)> skip);
+  // Wakes the AwaitIdleExcept() waiters, so that they ask `skip` again.
+  void RecheckWaiters();
+  // Whether the handler is running in `routine` now.
+  bool RunsHandlerIn(const scheduler::CRoutine* routine) const;
   // Close() was called.
   bool stopped() const;
   SerialDeliveryStats stats() const;
@@ -206,6 +218,11 @@ class SerialDelivery final : public SerialDeliveryBase {
   void Stop() {
     Close();
     AwaitIdle();
+  }
+  // Close() and AwaitIdleExcept(skip).
+  void StopExcept(absl::FunctionRef<bool(const scheduler::CRoutine*)> skip) {
+    Close();
+    AwaitIdleExcept(skip);
   }
 
  private:

@@ -1,5 +1,6 @@
 #include "cyber/transport/service_registry.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -26,7 +27,7 @@ absl::Status ServiceRegistry::Use(const std::string& node,
   if (it == services_.end()) {
     services_.emplace(service,
                       Entry{std::type_index(request), std::type_index(response),
-                            PairName(request, response), node, {}});
+                            PairName(request, response), node, {}, {}});
     return absl::OkStatus();
   }
   const Entry& e = it->second;
@@ -96,6 +97,65 @@ std::shared_ptr<InProcessServer> ServiceRegistry::Find(
   }
   if (server != nullptr && server->is_shut_down()) return nullptr;
   return server;
+}
+
+void ServiceRegistry::AddClient(const std::string& service,
+                                std::weak_ptr<const InProcessClient> client) {
+  std::vector<std::weak_ptr<const InProcessClient>> gone;  // released after the lock
+  MutexLock lock(&mu_);
+  std::vector<std::weak_ptr<const InProcessClient>>& clients = services_.at(service).clients;
+  std::vector<std::weak_ptr<const InProcessClient>> kept;
+  kept.reserve(clients.size() + 1);
+  for (auto& c : clients) (c.expired() ? gone : kept).push_back(std::move(c));
+  kept.push_back(std::move(client));
+  clients.swap(kept);
+}
+
+std::vector<std::string> ServiceRegistry::ServedNames() const {
+  std::vector<std::string> names;
+  for (const ServiceTopology& t : Topology()) {
+    if (!t.server.empty()) names.push_back(t.service);
+  }
+  return names;
+}
+
+std::vector<ServiceTopology> ServiceRegistry::Topology() const {
+  // Copied under the lock; the endpoints are asked outside it.
+  struct Held {
+    ServiceTopology topology;
+    std::shared_ptr<InProcessServer> server;
+    std::vector<std::shared_ptr<const InProcessClient>> clients;
+  };
+  std::vector<Held> held;
+  {
+    MutexLock lock(&mu_);
+    held.reserve(services_.size());
+    for (const auto& [name, e] : services_) {
+      Held h;
+      h.topology.service = name;
+      h.topology.types = e.types;
+      h.server = e.server.lock();
+      for (const auto& weak : e.clients) {
+        if (auto c = weak.lock()) h.clients.push_back(std::move(c));
+      }
+      held.push_back(std::move(h));
+    }
+  }
+  std::vector<ServiceTopology> topology;
+  topology.reserve(held.size());
+  for (Held& h : held) {
+    if (h.server != nullptr && !h.server->is_shut_down()) {
+      h.topology.server = h.server->node_name();
+    }
+    for (const auto& c : h.clients) {
+      if (!c->is_shut_down()) h.topology.clients.push_back(c->node_name());
+    }
+    std::vector<std::string>& clients = h.topology.clients;
+    std::sort(clients.begin(), clients.end());
+    clients.erase(std::unique(clients.begin(), clients.end()), clients.end());
+    topology.push_back(std::move(h.topology));
+  }
+  return topology;  // sorted by name: services_ is a std::map
 }
 
 }  // namespace transport_internal

@@ -14,6 +14,9 @@
 //    second one while the first is alive is refused, naming the first's node.
 //  * The registry holds servers weakly: the server's node owns it. A server
 //    unregisters when it shuts down, so a client then finds none.
+//  * It holds clients weakly too, for Topology() (the launcher's "called
+//    but served by no one" check) and ServedNames() (a client's "did you
+//    mean"): a client counts while it exists and is not shut down.
 //  * Nothing here knows the scheduler: the two interfaces below are what a
 //    client and a server see of each other (service.h, client.h).
 //
@@ -27,6 +30,7 @@
 #include <string>
 #include <typeindex>
 #include <typeinfo>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -62,6 +66,22 @@ class InProcessServer {
                       std::shared_ptr<ReplyTo> reply) = 0;
 };
 
+// A client as the registry sees it (for Topology()).
+class InProcessClient {
+ public:
+  virtual ~InProcessClient() = default;
+  virtual const std::string& node_name() const = 0;
+  virtual bool is_shut_down() const = 0;
+};
+
+// Who serves and calls one service now (see ServiceRegistry::Topology).
+struct ServiceTopology {
+  std::string service;
+  std::string types;    // "request A, response B"
+  std::string server;   // the node of its live server here; empty: none
+  std::vector<std::string> clients;  // nodes with a live client, sorted, once each
+};
+
 class ServiceRegistry {
  public:
   ServiceRegistry() = default;
@@ -83,6 +103,14 @@ class ServiceRegistry {
   void Unregister(const std::string& service, const InProcessServer* server);
   // The service's live server (not shut down), or null.
   std::shared_ptr<InProcessServer> Find(const std::string& service) const;
+  // Records a client of `service` (forgets clients gone since).
+  // REQUIRES: Use() succeeded for the service.
+  void AddClient(const std::string& service, std::weak_ptr<const InProcessClient> client);
+  // The services that have a live server, sorted.
+  std::vector<std::string> ServedNames() const;
+  // Every service used so far, sorted by name, with its live server and
+  // clients.
+  std::vector<ServiceTopology> Topology() const;
 
  private:
   struct Entry {
@@ -91,6 +119,7 @@ class ServiceRegistry {
     std::string types;  // "request A, response B", for messages
     std::string first_node;
     std::weak_ptr<InProcessServer> server;
+    std::vector<std::weak_ptr<const InProcessClient>> clients;
   };
 
   mutable Mutex mu_;

@@ -22,7 +22,31 @@ bool GraphCheckPublisher::Proc() {
   return writer_->Write(std::move(sample));
 }
 
+bool GraphCheckServer::Init() {
+  auto service = node()->TryCreateService<GraphCheckSample, GraphCheckSample>(
+      kGraphCheckService, [](const std::shared_ptr<GraphCheckSample>& request,
+                             std::shared_ptr<GraphCheckSample>& response) { *response = *request; });
+  if (!service.ok()) {
+    AERROR << service.status().message();
+    return false;
+  }
+  service_ = *service;
+  return true;
+}
+
+bool GraphCheckTypoCaller::Init() {
+  auto client = node()->TryCreateClient<GraphCheckSample, GraphCheckSample>(kGraphCheckServiceTypo);
+  if (!client.ok()) {
+    AERROR << client.status().message();
+    return false;
+  }
+  client_ = *client;
+  return true;
+}
+
 CYBER_REGISTER_COMPONENT(GraphCheckPublisher)
+CYBER_REGISTER_COMPONENT(GraphCheckServer)
+CYBER_REGISTER_COMPONENT(GraphCheckTypoCaller)
 CYBER_REGISTER_COMPONENT(GraphCheckSubscriber)
 CYBER_REGISTER_COMPONENT(GraphCheckOtherType)
 

@@ -4,13 +4,17 @@
 // Components for tests of the graph checks (strict mode, unread_outputs,
 // error output) through the mainboard binary and cyber_graph_test: a
 // publisher on a fixed channel and two subscribers of different types, so a
-// dag alone makes a typo, an unread output or a type mismatch.
+// dag alone makes a typo, an unread output or a type mismatch; a server of
+// a fixed service and a client of a misspelling of it.
 //
 //   GraphCheckPublisher   timer component, writes a GraphCheckSample on
 //                         kGraphCheckChannel every interval
 //   GraphCheckSubscriber  Component<GraphCheckSample>: counts its messages
 //   GraphCheckOtherType   Component<GraphCheckOther>: nobody writes this
 //                         type; reading kGraphCheckChannel is a mismatch
+//   GraphCheckServer      timer component, serves kGraphCheckService
+//   GraphCheckTypoCaller  timer component, a client of
+//                         kGraphCheckServiceTypo (which nobody serves)
 //
 // Test-only; registered by static initializers (the library is alwayslink).
 
@@ -24,11 +28,15 @@
 #include "cyber/component/component.h"
 #include "cyber/component/timer_component.h"
 #include "cyber/node/writer.h"
+#include "cyber/service/client.h"
+#include "cyber/service/service.h"
 
 namespace cyber {
 namespace graph_check {
 
 inline constexpr char kGraphCheckChannel[] = "/graph_check/sample";
+inline constexpr char kGraphCheckService[] = "/graph_check/route";
+inline constexpr char kGraphCheckServiceTypo[] = "/graph_check/rout";
 
 struct GraphCheckSample {
   uint64_t seq = 0;
@@ -64,6 +72,24 @@ class GraphCheckOtherType : public Component<GraphCheckOther> {
  public:
   bool Init() override { return true; }
   bool Proc(const std::shared_ptr<GraphCheckOther>&) override { return true; }
+};
+
+class GraphCheckServer : public TimerComponent {
+ public:
+  bool Init() override;
+  bool Proc() override { return true; }
+
+ private:
+  std::shared_ptr<Service<GraphCheckSample, GraphCheckSample>> service_;
+};
+
+class GraphCheckTypoCaller : public TimerComponent {
+ public:
+  bool Init() override;
+  bool Proc() override { return true; }
+
+ private:
+  std::shared_ptr<Client<GraphCheckSample, GraphCheckSample>> client_;
 };
 
 }  // namespace graph_check
