@@ -240,54 +240,61 @@ absl::Status Launcher::Start() {
   return absl::OkStatus();
 }
 
-std::vector<std::string> Launcher::CheckChannels() const {
-  // The running components (their nodes carry their names), where each is
-  // defined, the channels each declares unread (dag unread_outputs) and
-  // those it declares written by another process (dag remote_inputs).
-  std::map<std::string, std::string> ours;
-  std::map<std::string, const std::vector<std::string>*> declared;
-  std::map<std::string, const std::vector<std::string>*> remote_inputs;
-  ChannelBus* bus = nullptr;
+bool Launcher::Declarations::Has(const std::string& node,
+                                 const std::vector<std::string>* Declared::*list,
+                                 const std::string& name) const {
+  auto it = lists.find(node);
+  if (it == lists.end()) return false;
+  const std::vector<std::string>& names = *(it->second.*list);
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+Launcher::Declarations Launcher::RunningDeclarations() const {
+  Declarations d;
   {
     MutexLock lock(&mu_);
     for (const auto& c : components_) {
-      ours.emplace(c->name(), "");
-      if (bus == nullptr && c->node() != nullptr) bus = c->node()->bus();
+      d.where.emplace(c->name(), "");
+      if (d.bus == nullptr && c->node() != nullptr) d.bus = c->node()->bus();
     }
   }
-  if (bus == nullptr) return {};
   for (const dag::Graph& graph : graphs_) {
     for (const dag::ModuleSpec& module : graph.modules) {
       for (const Entry& e : InFileOrder(module)) {
         const std::string& name = e.component != nullptr ? e.component->name : e.timer->name;
-        auto it = ours.find(name);
-        if (it == ours.end()) continue;
+        auto it = d.where.find(name);
+        if (it == d.where.end()) continue;
         it->second = e.where().ToString();
-        declared[name] = e.component != nullptr ? &e.component->unread_outputs
-                                                : &e.timer->unread_outputs;
-        remote_inputs[name] = e.component != nullptr ? &e.component->remote_inputs
-                                                     : &e.timer->remote_inputs;
+        d.lists[name] = e.component != nullptr
+                            ? Declarations::Declared{&e.component->unread_outputs,
+                                                  &e.component->remote_inputs,
+                                                  &e.component->remote_services}
+                            : Declarations::Declared{&e.timer->unread_outputs,
+                                                  &e.timer->remote_inputs,
+                                                  &e.timer->remote_services};
       }
     }
   }
+  return d;
+}
+
+std::vector<std::string> Launcher::CheckChannels() const {
+  // The channels each component declares unread (dag unread_outputs) and
+  // those it declares written by another process (dag remote_inputs).
+  const Declarations d = RunningDeclarations();
+  if (d.bus == nullptr) return {};
+  const std::map<std::string, std::string>& ours = d.where;
   auto touched = [&ours](const std::vector<std::string>& nodes) {
     return std::any_of(nodes.begin(), nodes.end(),
                        [&ours](const std::string& n) { return ours.count(n) > 0; });
   };
-  auto lists = [](const std::map<std::string, const std::vector<std::string>*>& by_node,
-                  const std::string& node, const std::string& channel) {
-    auto it = by_node.find(node);
-    return it != by_node.end() &&
-           std::find(it->second->begin(), it->second->end(), channel) !=
-               it->second->end();
+  auto declares = [&d](const std::string& node, const std::string& channel) {
+    return d.Has(node, &Declarations::Declared::unread_outputs, channel);
   };
-  auto declares = [&](const std::string& node, const std::string& channel) {
-    return lists(declared, node, channel);
+  auto expects_remote = [&d](const std::string& node, const std::string& channel) {
+    return d.Has(node, &Declarations::Declared::remote_inputs, channel);
   };
-  auto expects_remote = [&](const std::string& node, const std::string& channel) {
-    return lists(remote_inputs, node, channel);
-  };
-  const std::vector<ChannelTopology> topology = bus->Topology();
+  const std::vector<ChannelTopology> topology = d.bus->Topology();
   // The bus may be shared (the process default): only channels one of our
   // components writes or reads are ours to judge.
   std::vector<const ChannelTopology*> unmatched;
@@ -356,8 +363,8 @@ std::vector<std::string> Launcher::CheckChannels() const {
   }
   // A declaration must name a channel its component writes (once Init() has
   // run): otherwise it is a typo, or left behind when the channel moved.
-  for (const auto& [name, channels] : declared) {
-    for (const std::string& channel : *channels) {
+  for (const auto& [name, lists] : d.lists) {
+    for (const std::string& channel : *lists.unread_outputs) {
       const auto t = std::find_if(topology.begin(), topology.end(),
                                   [&](const ChannelTopology& c) {
                                     return c.channel == channel;
@@ -382,8 +389,8 @@ std::vector<std::string> Launcher::CheckChannels() const {
     }
   }
   // Likewise, a remote input must name a channel its component reads.
-  for (const auto& [name, channels] : remote_inputs) {
-    for (const std::string& channel : *channels) {
+  for (const auto& [name, lists] : d.lists) {
+    for (const std::string& channel : *lists.remote_inputs) {
       const auto t = std::find_if(topology.begin(), topology.end(),
                                   [&](const ChannelTopology& c) {
                                     return c.channel == channel;
@@ -416,37 +423,15 @@ std::vector<std::string> Launcher::CheckChannels() const {
 }
 
 std::vector<std::string> Launcher::CheckServices() const {
-  // The running components (their nodes carry their names), where each is
-  // defined, and the services each declares served by another process.
-  std::map<std::string, std::string> ours;
-  std::map<std::string, const std::vector<std::string>*> remote_services;
-  ChannelBus* bus = nullptr;
-  {
-    MutexLock lock(&mu_);
-    for (const auto& c : components_) {
-      ours.emplace(c->name(), "");
-      if (bus == nullptr && c->node() != nullptr) bus = c->node()->bus();
-    }
-  }
-  if (bus == nullptr) return {};
-  for (const dag::Graph& graph : graphs_) {
-    for (const dag::ModuleSpec& module : graph.modules) {
-      for (const Entry& e : InFileOrder(module)) {
-        const std::string& name = e.component != nullptr ? e.component->name : e.timer->name;
-        auto it = ours.find(name);
-        if (it == ours.end()) continue;
-        it->second = e.where().ToString();
-        remote_services[name] = e.component != nullptr ? &e.component->remote_services
-                                                       : &e.timer->remote_services;
-      }
-    }
-  }
-  auto declares = [&](const std::string& node, const std::string& service) {
-    auto it = remote_services.find(node);
-    return it != remote_services.end() &&
-           std::find(it->second->begin(), it->second->end(), service) != it->second->end();
+  // The services each component declares served by another process (dag
+  // remote_services).
+  const Declarations d = RunningDeclarations();
+  if (d.bus == nullptr) return {};
+  const std::map<std::string, std::string>& ours = d.where;
+  auto declares = [&d](const std::string& node, const std::string& service) {
+    return d.Has(node, &Declarations::Declared::remote_services, service);
   };
-  const std::vector<transport_internal::ServiceTopology> topology = bus->ServicesTopology();
+  const std::vector<transport_internal::ServiceTopology> topology = d.bus->ServicesTopology();
   std::vector<std::string> served;
   for (const auto& t : topology) {
     if (!t.server.empty()) served.push_back(t.service);
@@ -481,14 +466,14 @@ std::vector<std::string> Launcher::CheckServices() const {
   }
   // A declaration must name a service its component calls (once Init() has
   // run): otherwise it is a typo, or left behind.
-  for (const auto& [name, services] : remote_services) {
+  for (const auto& [name, lists] : d.lists) {
     std::vector<std::string> calls;
     for (const auto& t : topology) {
       if (std::find(t.clients.begin(), t.clients.end(), name) != t.clients.end()) {
         calls.push_back(t.service);
       }
     }
-    for (const std::string& service : *services) {
+    for (const std::string& service : *lists.remote_services) {
       if (std::find(calls.begin(), calls.end(), service) != calls.end()) continue;
       std::vector<std::string> quoted;
       for (const std::string& c : calls) quoted.push_back(absl::StrCat("\"", c, "\""));

@@ -63,6 +63,7 @@
 #ifndef CYBER_MAINBOARD_LAUNCHER_H_
 #define CYBER_MAINBOARD_LAUNCHER_H_
 
+#include <map>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -166,6 +167,24 @@ class Launcher {
 
  private:
   absl::Status ResolveClasses();
+  // The running components (their nodes carry their names), each with
+  // where its dag entry is and the lists that entry declares, and the bus
+  // they run on (null when none has a node): what both checks below read.
+  struct Declarations {
+    struct Declared {
+      const std::vector<std::string>* unread_outputs = nullptr;
+      const std::vector<std::string>* remote_inputs = nullptr;
+      const std::vector<std::string>* remote_services = nullptr;
+    };
+    ChannelBus* bus = nullptr;
+    std::map<std::string, std::string> where;  // component -> its location
+    std::map<std::string, Declared> lists;       // component -> its entry's
+    // Whether `node`'s entry lists `name` in its `list`.
+    bool Has(const std::string& node,
+             const std::vector<std::string>* Declared::*list,
+             const std::string& name) const;
+  };
+  Declarations RunningDeclarations() const;
   // Messages for the unmatched channels of the running components.
   std::vector<std::string> CheckChannels() const;
   // Messages for the services the running components call that nobody
