@@ -1,5 +1,5 @@
-// TickDriver is the former name of timer::TimerSystem (timer/timer_system.h),
-// kept so that code written against it compiles unchanged.
+// TickDriver: another name for timer::TimerSystem (timer/timer_system.h),
+// so that code that spells it TickDriver compiles unchanged.
 #ifndef TIMER_TICK_DRIVER_H_
 #define TIMER_TICK_DRIVER_H_
 

@@ -10,7 +10,7 @@
 //   cyber::timer::TimerSystem timers(&clock, &inline_dispatcher);
 //   cyber::Timer t(options, &timers);   // runs on `clock`
 //
-// (Its former name, TickDriver, is kept in timer/tick_driver.h.)
+// (timer/tick_driver.h also names it TickDriver.)
 //
 // Why a handle apart from the core: timers (and their calls queued in a
 // dispatcher) hold the TimerSystemCore by shared_ptr and may outlive it;
