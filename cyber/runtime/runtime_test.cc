@@ -20,6 +20,7 @@
 #include "cyber/time/simulated_clock.h"
 #include "cyber/time/time.h"
 #include "cyber/node/node.h"
+#include "cyber/testing/run_simulated_runtime.h"
 #include "gtest/gtest.h"
 #include "scheduler/croutine.h"
 #include "scheduler/default_scheduler.h"
@@ -41,21 +42,9 @@ class SimulatedRuntimeTest : public ::testing::Test {
     return o;
   }
 
-  // Steps the wheel and runs what is due, then moves to `t`, repeatedly,
-  // until the clock reads `t` and nothing is left to run at it.
+  // Until the clock reads `t` and nothing is left to run at it.
   void RunUntil(Instant t) {
-    while (true) {
-      Instant next = runtime_.timers()->Step(clock_.Now());
-      runtime_.scheduler()->RunReady();
-      next = runtime_.timers()->Step(clock_.Now());
-      if (runtime_.scheduler()->HasReady()) continue;
-      if (next > t) next = t;
-      if (next <= clock_.Now()) {
-        if (clock_.Now() >= t) return;
-        next = t;
-      }
-      clock_.AdvanceTo(next);
-    }
+    test::RunSimulatedRuntimeUntil(&runtime_, &clock_, t);
   }
 
   SimulatedClock clock_;

@@ -27,6 +27,7 @@
 #include "cyber/service/client.h"
 #include "cyber/node/node.h"
 #include "cyber/service/service.h"
+#include "cyber/testing/run_simulated_runtime.h"
 #include "gtest/gtest.h"
 #include "scheduler/config/scheduler_config.h"
 #include "scheduler/croutine.h"
@@ -150,21 +151,9 @@ class SimulatedServiceTest : public ::testing::Test {
     return o;
   }
 
-  // Steps the wheel and runs what is due, then moves on, until the clock
-  // reads `t` and nothing is left to run at it.
+  // Until the clock reads `t` and nothing is left to run at it.
   void RunUntil(Instant t) {
-    while (true) {
-      runtime_.timers()->Step(clock_.Now());
-      runtime_.scheduler()->RunReady();
-      Instant next = runtime_.timers()->Step(clock_.Now());
-      if (runtime_.scheduler()->HasReady()) continue;
-      if (next > t) next = t;
-      if (next <= clock_.Now()) {
-        if (clock_.Now() >= t) return;
-        next = t;
-      }
-      clock_.AdvanceTo(next);
-    }
+    test::RunSimulatedRuntimeUntil(&runtime_, &clock_, t);
   }
   void RunFor(absl::Duration d) { RunUntil(clock_.Now() + d); }
 

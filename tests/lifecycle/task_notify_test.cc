@@ -28,6 +28,7 @@
 #include "cyber/service/client.h"
 #include "cyber/service/service.h"
 #include "cyber/time/simulated_clock.h"
+#include "cyber/testing/run_simulated_runtime.h"
 #include "gtest/gtest.h"
 #include "scheduler/croutine.h"
 #include "timer/timer.h"
@@ -72,21 +73,9 @@ class TaskNotifyTest : public ::testing::Test {
     return o;
   }
 
-  // Steps the wheel and runs what is due, then moves on, until the clock
-  // reads `t` and nothing is left to run at it.
+  // Until the clock reads `t` and nothing is left to run at it.
   void RunUntil(Instant t) {
-    while (true) {
-      runtime_.timers()->Step(clock_.Now());
-      runtime_.scheduler()->RunReady();
-      Instant next = runtime_.timers()->Step(clock_.Now());
-      if (runtime_.scheduler()->HasReady()) continue;
-      if (next > t) next = t;
-      if (next <= clock_.Now()) {
-        if (clock_.Now() >= t) return;
-        next = t;
-      }
-      clock_.AdvanceTo(next);
-    }
+    test::RunSimulatedRuntimeUntil(&runtime_, &clock_, t);
   }
   void RunAt(absl::Duration since_start) { RunUntil(start_ + since_start); }
 
