@@ -54,13 +54,19 @@ struct RemotePeer {
   std::string ToString() const;
 };
 
-// What a sample is to services: a plain message, or a request or response
-// paired by (client, sequence).
+// What a sample is to services: a plain message, or a request and its
+// answer (a response, or the server's error) paired by (client, sequence).
 struct Correlation {
-  enum class Kind : uint8_t { kMessage, kRequest, kResponse };
+  // The values are the frame's kinds (cyber/transport/dds/sample_frame.h).
+  enum class Kind : uint8_t { kMessage, kRequest, kResponse, kFailure };
   Kind kind = Kind::kMessage;
   uint64_t client = 0;
   uint64_t sequence = 0;
+  // kRequest: how much longer the client waits, from when it was sent (a
+  // duration: the processes' clocks differ); 0: no deadline.
+  int64_t budget_ns = 0;
+  // kFailure: the server's absl::StatusCode (the payload is its message).
+  uint32_t status = 0;
 };
 
 // A sample from another process, valid during the handler call.

@@ -18,7 +18,7 @@
 //      runtime without threads whose routines are then run.
 // Checked:
 //   - a decoded frame's payload lies inside the received bytes, its header
-//     size at least kFrameHeaderSize, and re-encoding the header with the
+//     size at least kMinFrameHeaderSize, and re-encoding the header with the
 //     payload decodes to the same header and payload;
 //   - the handler accepts exactly what protobuf's own parser accepts, and an
 //     accepted message reaches the reader's callback once, equal to it;
@@ -133,7 +133,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const char* begin = sample.bytes.data();
   const char* end = begin + sample.bytes.size();
-  FUZZ_CHECK(frame->payload.data() >= begin + kFrameHeaderSize);
+  FUZZ_CHECK(frame->payload.data() >= begin + kMinFrameHeaderSize);
   FUZZ_CHECK(frame->payload.data() + frame->payload.size() <= end);
   std::string again;
   AppendFrameHeader(frame->header, static_cast<uint32_t>(frame->payload.size()), &again);
@@ -146,6 +146,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(round->header.sent_ns == frame->header.sent_ns);
   FUZZ_CHECK(round->header.correlation_client == frame->header.correlation_client);
   FUZZ_CHECK(round->header.correlation_sequence == frame->header.correlation_sequence);
+  FUZZ_CHECK(round->header.status == frame->header.status);
+  FUZZ_CHECK(round->header.budget_ns == frame->header.budget_ns);
+  FUZZ_CHECK(frame->header.budget_ns >= 0);
+  FUZZ_CHECK((frame->header.status != 0) == (frame->header.kind == FrameKind::kFailure));
 
   // 3. The channel's inlet: parse, deliver to the reader.
   dds_test::Ping expected;

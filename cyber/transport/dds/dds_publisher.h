@@ -99,6 +99,8 @@ class PublisherImpl final : public RemotePublisher, public fdds::DataWriterListe
     header.sent_ns = MonotonicNs();
     header.correlation_client = correlation.client;
     header.correlation_sequence = correlation.sequence;
+    header.budget_ns = correlation.budget_ns;
+    header.status = correlation.status;
     return header;
   }
 

@@ -88,6 +88,8 @@ class SubscriptionImpl final : public RemoteSubscription, public fdds::DataReade
     remote.correlation.kind = static_cast<Correlation::Kind>(frame->header.kind);
     remote.correlation.client = frame->header.correlation_client;
     remote.correlation.sequence = frame->header.correlation_sequence;
+    remote.correlation.budget_ns = frame->header.budget_ns;
+    remote.correlation.status = frame->header.status;
     if (!handler_(remote)) {
       Drop(writer, absl::StrCat("the payload (", frame->payload.size(),
                                 " bytes) does not parse as ", channel_->type_name));

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "absl/status/status.h"
 #include "gtest/gtest.h"
 
 namespace cyber {
@@ -43,15 +44,15 @@ TEST(SampleFrameTest, AnEmptyPayloadIsAFrame) {
 }
 
 TEST(SampleFrameTest, RefusesWhatIsNotAFrameAndSaysWhy) {
-  EXPECT_NE(DecodeFrame("").status().message().find("shorter than the 48-byte header"),
+  EXPECT_NE(DecodeFrame("").status().message().find("shorter than the smallest (48-byte) header"),
             std::string::npos);
   std::string bytes = Frame(FrameHeader{}, "x");
   std::string bad_magic = bytes;
   bad_magic[0] = 'X';
   EXPECT_NE(DecodeFrame(bad_magic).status().message().find("CYBR"), std::string::npos);
   std::string bad_kind = bytes;
-  bad_kind[5] = 7;
-  EXPECT_NE(DecodeFrame(bad_kind).status().message().find("kind 7"), std::string::npos);
+  bad_kind[5] = 4;
+  EXPECT_NE(DecodeFrame(bad_kind).status().message().find("kind 4"), std::string::npos);
   std::string version0 = bytes;
   version0[4] = 0;
   EXPECT_FALSE(DecodeFrame(version0).ok());
@@ -80,14 +81,78 @@ TEST(SampleFrameTest, PaddingAfterThePayloadIsIgnored) {
 TEST(SampleFrameTest, ANewerVersionWithALargerHeaderStillYieldsThePayload) {
   std::string bytes;
   AppendFrameHeader(FrameHeader{}, 7, &bytes);
-  bytes[4] = 2;   // version 2
-  bytes[6] = 56;  // 8 more header bytes this reader does not know
+  bytes[4] = 3;   // version 3
+  bytes[6] = 64;  // 8 more header bytes this reader does not know
   bytes += std::string(8, '\0');
   bytes += "message";
   absl::StatusOr<FrameView> v = DecodeFrame(bytes);
   ASSERT_TRUE(v.ok()) << v.status();
-  EXPECT_EQ(v->version, 2);
+  EXPECT_EQ(v->version, 3);
   EXPECT_EQ(v->payload, "message");
+}
+
+TEST(SampleFrameTest, ARequestCarriesItsBudget) {
+  FrameHeader h;
+  h.kind = FrameKind::kRequest;
+  h.correlation_client = 9;
+  h.correlation_sequence = 3;
+  h.budget_ns = 150'000'000;
+  absl::StatusOr<FrameView> v = DecodeFrame(Frame(h, "req"));
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(v->header.budget_ns, 150'000'000);
+  EXPECT_EQ(v->header.status, 0u);
+  EXPECT_EQ(v->payload, "req");
+  // Only a request has a budget.
+  h.kind = FrameKind::kResponse;
+  v = DecodeFrame(Frame(h, "resp"));
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(v->header.budget_ns, 0);
+}
+
+TEST(SampleFrameTest, AFailureCarriesItsStatusAndMessage) {
+  FrameHeader h;
+  h.kind = FrameKind::kFailure;
+  h.status = static_cast<uint32_t>(absl::StatusCode::kResourceExhausted);
+  h.correlation_client = 1;
+  h.correlation_sequence = 2;
+  absl::StatusOr<FrameView> v = DecodeFrame(Frame(h, "queue full"));
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(v->header.kind, FrameKind::kFailure);
+  EXPECT_EQ(v->header.status, static_cast<uint32_t>(absl::StatusCode::kResourceExhausted));
+  EXPECT_EQ(v->payload, "queue full");
+  // A failure that says OK is not a frame.
+  h.status = 0;
+  absl::StatusOr<FrameView> ok_failure = DecodeFrame(Frame(h, "?"));
+  EXPECT_NE(ok_failure.status().message().find("status 0"), std::string::npos)
+      << ok_failure.status();
+}
+
+// What a version-1 writer sends (48-byte header, offset 12 reserved): its
+// request decodes with no deadline.
+TEST(SampleFrameTest, AVersion1RequestHasNoBudget) {
+  FrameHeader h;
+  h.kind = FrameKind::kRequest;
+  h.budget_ns = 77;
+  std::string bytes;
+  AppendFrameHeader(h, 3, &bytes);
+  bytes.resize(48);
+  bytes[4] = 1;
+  bytes[6] = 48;
+  bytes += "abc";
+  absl::StatusOr<FrameView> v = DecodeFrame(bytes);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(v->version, 1);
+  EXPECT_EQ(v->header.budget_ns, 0);
+  EXPECT_EQ(v->payload, "abc");
+}
+
+TEST(SampleFrameTest, ANegativeBudgetReadsAsNone) {
+  FrameHeader h;
+  h.kind = FrameKind::kRequest;
+  h.budget_ns = -1;
+  absl::StatusOr<FrameView> v = DecodeFrame(Frame(h, ""));
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(v->header.budget_ns, 0);
 }
 
 }  // namespace
