@@ -13,51 +13,77 @@ namespace transport_internal {
 // queued or running, and notices a drain the scheduler destroys without
 // running it (refused, or dropped at its shutdown).
 struct SerialDeliveryBase::DrainTicket {
-  DrainTicket(SerialDeliveryBase* d, std::shared_ptr<const void> o, uint64_t g)
-      : delivery(d), owner(std::move(o)), generation(g) {}
+  DrainTicket(SerialDeliveryBase* d, std::shared_ptr<const void> o, int l,
+              uint64_t g)
+      : delivery(d), owner(std::move(o)), lane(l), generation(g) {}
   ~DrainTicket() {
-    if (!started) delivery->ReleaseDrain(generation);  // `owner` still holds it
+    if (!started) delivery->ReleaseDrain(lane, generation);  // `owner` still holds it
   }
   DrainTicket(const DrainTicket&) = delete;
   DrainTicket& operator=(const DrainTicket&) = delete;
 
   SerialDeliveryBase* const delivery;
   const std::shared_ptr<const void> owner;
+  const int lane;
   const uint64_t generation;
   bool started = false;  // set by the drain routine, read when released
 };
 
 SerialDeliveryBase::SerialDeliveryBase(Options options)
-    : options_(std::move(options)) {}
+    : options_(std::move(options)),
+      lanes_(static_cast<size_t>(options_.lanes < 1 ? 1 : options_.lanes)) {}
 
 SerialDeliveryBase::~SerialDeliveryBase() = default;
 
 SerialDeliveryBase::DrainScope::~DrainScope() {
   if (finished_) return;
   MutexLock lock(&delivery_->mu_);
-  delivery_->running_ = false;
-  delivery_->running_routine_ = nullptr;
-  delivery_->in_flight_ = false;
-  delivery_->idle_.WakeAll();
+  delivery_->EndRunLocked(lane_, /*threw=*/false);
+  delivery_->EndDrainLocked(lane_);
 }
 
-bool SerialDeliveryBase::StartDrainLocked(uint64_t* generation) {
-  if (in_flight_) return false;
-  in_flight_ = true;
-  *generation = ++generation_;
-  return true;
+bool SerialDeliveryBase::StartDrainLocked(int* lane, uint64_t* generation) {
+  // Drains in flight that are not in the handler take the queued items
+  // first: a new one only when the queue holds more than they will take.
+  const size_t free_drains = static_cast<size_t>(in_flight_ - running_);
+  if (stats_.pending <= free_drains) return false;
+  for (size_t i = 0; i < lanes_.size(); ++i) {
+    Lane& l = lanes_[i];
+    if (l.in_flight) continue;
+    l.in_flight = true;
+    l.generation = ++generation_;
+    ++in_flight_;
+    *lane = static_cast<int>(i);
+    *generation = l.generation;
+    return true;
+  }
+  return false;  // every lane is in flight
 }
 
-void SerialDeliveryBase::ScheduleDrain(uint64_t generation,
+void SerialDeliveryBase::EndDrainLocked(int lane) {
+  Lane& l = lanes_[static_cast<size_t>(lane)];
+  if (!l.in_flight) return;
+  l.in_flight = false;
+  --in_flight_;
+}
+
+void SerialDeliveryBase::BeginRunLocked(int lane, const scheduler::CRoutine* self) {
+  Lane& l = lanes_[static_cast<size_t>(lane)];
+  l.running = true;
+  l.routine = self;
+  ++running_;
+}
+
+void SerialDeliveryBase::ScheduleDrain(int lane, uint64_t generation,
                                        std::shared_ptr<const void> owner) {
-  auto ticket = std::make_shared<DrainTicket>(this, std::move(owner), generation);
+  auto ticket = std::make_shared<DrainTicket>(this, std::move(owner), lane, generation);
   // One word: std::function keeps it inline; the scheduler holds the ticket
   // beside the task until it has run or been dropped.
   DrainTicket* const raw = ticket.get();
   if (options_.scheduler->Dispatch(
           [raw] {
             raw->started = true;
-            raw->delivery->Drain();
+            raw->delivery->Drain(raw->lane);
           },
           options_.route, std::move(ticket))) {
     return;
@@ -69,7 +95,7 @@ void SerialDeliveryBase::ScheduleDrain(uint64_t generation,
     refusals = ++stats_.dispatch_refusals;
     pending = stats_.pending;
   }
-  ReleaseDrain(generation);  // in case the scheduler still holds the ticket
+  ReleaseDrain(lane, generation);  // in case the scheduler still holds the ticket
   AERROR_EVERY(100) << options_.name << ": scheduler \""
                     << options_.scheduler->name() << "\" refused the "
                     << options_.routine << " routine (refusals so far: "
@@ -77,17 +103,19 @@ void SerialDeliveryBase::ScheduleDrain(uint64_t generation,
                     << " item(s) stay queued until the next one is added";
 }
 
-void SerialDeliveryBase::ReleaseDrain(uint64_t generation) {
+void SerialDeliveryBase::ReleaseDrain(int lane, uint64_t generation) {
   MutexLock lock(&mu_);
-  // Only the newest drain can be in flight, and one that never started has
-  // no handler running.
-  if (in_flight_ && generation_ == generation) in_flight_ = false;
+  // A drain that never started has no handler running; a newer drain of
+  // the lane is not this one's to end.
+  if (lanes_[static_cast<size_t>(lane)].generation == generation) EndDrainLocked(lane);
 }
 
-void SerialDeliveryBase::EndRunLocked(bool threw) {
-  if (!running_) return;
-  running_ = false;
-  running_routine_ = nullptr;
+void SerialDeliveryBase::EndRunLocked(int lane, bool threw) {
+  Lane& l = lanes_[static_cast<size_t>(lane)];
+  if (!l.running) return;
+  l.running = false;
+  l.routine = nullptr;
+  --running_;
   if (threw) ++stats_.handler_exceptions;
   idle_.WakeAll();
 }
@@ -118,8 +146,15 @@ void SerialDeliveryBase::AwaitIdleExcept(
     absl::FunctionRef<bool(const scheduler::CRoutine*)> skip) {
   const scheduler::CRoutine* const caller = scheduler::CRoutine::Current();
   MutexLock lock(&mu_);
-  while (running_ && (caller == nullptr || caller != running_routine_) &&
-         !skip(running_routine_)) {
+  for (;;) {
+    bool wait = false;
+    for (const Lane& l : lanes_) {
+      if (l.running && (caller == nullptr || caller != l.routine) && !skip(l.routine)) {
+        wait = true;
+        break;
+      }
+    }
+    if (!wait) return;
     idle_.Wait(&mu_);
   }
 }
@@ -131,7 +166,15 @@ void SerialDeliveryBase::RecheckWaiters() {
 
 bool SerialDeliveryBase::RunsHandlerIn(const scheduler::CRoutine* routine) const {
   MutexLock lock(&mu_);
-  return running_ && running_routine_ == routine;
+  for (const Lane& l : lanes_) {
+    if (l.running && l.routine == routine) return true;
+  }
+  return false;
+}
+
+int SerialDeliveryBase::running() const {
+  MutexLock lock(&mu_);
+  return running_;
 }
 
 bool SerialDeliveryBase::stopped() const {

@@ -4,8 +4,10 @@
 // SerialDelivery<T>: items handed to a handler strictly one at a time and
 // in the order they were added, by one routine at a time on a scheduler
 // (folly's SerialExecutor: "strictly non-concurrently and in the order
-// they were added"). A Reader delivers its messages with one, a Service
-// serves its requests with one, a Client runs its AsyncCall callbacks with
+// they were added"); or, with Options::lanes = N, handed out in that order
+// to up to N handler calls at once, each in its own routine. A Reader
+// delivers its messages with one, a Service serves its requests with one
+// (lanes: its concurrency), a Client runs its AsyncCall callbacks with
 // one.
 //
 // Why one type: the rules below are easy to get almost right (a drain lost
@@ -14,13 +16,18 @@
 // routine cancelled halfway); here they are written once.
 //
 // How it runs:
-//  * Add() queues the item and, if no drain routine is in flight,
-//    dispatches one on the route given. The drain hands items to the
-//    handler until the queue is empty, then ends; what is added meanwhile
-//    it picks up. So the handler never runs concurrently with itself, and
-//    items go in Add() order (concurrent Add()s: the order they took the
-//    lock).
-//  * A bounded queue (Options::capacity) drops its oldest item when full.
+//  * Add() queues the item and, if no drain routine is free to take it
+//    (none in flight, or all in flight busy in the handler) and fewer
+//    than Options::lanes are in flight, dispatches one on the route
+//    given. A drain hands items to the handler until the queue is empty,
+//    then ends; what is added meanwhile it picks up. So with one lane the
+//    handler never runs concurrently with itself; with N, at most N calls
+//    run at once. Items are taken in Add() order (concurrent Add()s: the
+//    order they took the lock).
+//  * A bounded queue (Options::capacity), when full, drops its oldest item
+//    for the new one (Overflow::kDropOldest), or refuses the new one
+//    (Overflow::kRefuseNewest). Offer() hands either back to the caller,
+//    who may answer for it.
 //  * A drain yields its processor (CRoutine::Yield) every
 //    Options::items_per_slice items, so one busy queue does not starve the
 //    other routines of its processor group.
@@ -35,12 +42,13 @@
 //    through: the drain ends, items not yet handed over stay queued, and
 //    the queue can drain again.
 //  * Nothing is lost silently:
-//      added == delivered + dropped_overflow + dropped_stopped + pending.
+//      added == delivered + dropped_overflow + refused_full +
+//               dropped_stopped + pending.
 //
 // Stopping. Close() refuses items from then on (counted as
 // dropped_stopped) and takes the queued ones (counted so too; destroyed, or
-// handed to the caller, outside the lock). AwaitIdle() returns once the
-// handler is not running, and at once when called from the handler itself
+// handed to the caller, outside the lock). AwaitIdle() returns once no
+// handler call is running, except one in the calling routine itself
 // (which then finishes normally; nothing follows it). A routine that waits
 // parks (its processor runs other routines meanwhile, the handler it waits
 // for among them); a thread blocks. Stop() is both: when it returns, the
@@ -58,7 +66,7 @@
 // Cost: an item takes a slot of a ring that never shrinks (no allocation
 // once it has grown to the deepest queue so far); a drain, one small
 // allocation (its ticket, which notices a drain dropped unrun), paid once
-// per burst of items.
+// per burst of items (per lane).
 //
 // Threads: every method from any thread or routine, the handler included.
 // The handler runs under no lock of this type.
@@ -90,6 +98,7 @@ struct SerialDeliveryStats {
   uint64_t added = 0;             // Add() calls, refused ones included
   uint64_t delivered = 0;         // items handed to the handler
   uint64_t dropped_overflow = 0;  // oldest queued item dropped: queue full
+  uint64_t refused_full = 0;      // new item refused: queue full
   uint64_t dropped_stopped = 0;   // queued at Close(), or added after it
   uint64_t dispatch_refusals = 0;   // drain routines the scheduler refused
   uint64_t handler_exceptions = 0;  // handler calls that threw
@@ -111,9 +120,14 @@ class SerialDeliveryBase {
     // it alive).
     scheduler::Scheduler* scheduler = nullptr;
     timer::Route route;
-    // The most items queued (the oldest is dropped for a new one); 0: no
+    // What a full queue does with a new item (see the header comment).
+    enum class Overflow { kDropOldest, kRefuseNewest };
+    // The most items queued (not counting those being handled); 0: no
     // bound.
     size_t capacity = 0;
+    Overflow overflow = Overflow::kDropOldest;
+    // The most handler calls at once (>= 1).
+    int lanes = 1;
     // Items a drain hands over before it yields its processor.
     int items_per_slice = 32;
   };
@@ -121,17 +135,22 @@ class SerialDeliveryBase {
   SerialDeliveryBase(const SerialDeliveryBase&) = delete;
   SerialDeliveryBase& operator=(const SerialDeliveryBase&) = delete;
 
-  // Waits until the handler is not running, unless called from it (see the
-  // header comment).
+  // What Offer() did with an item.
+  enum class Admission { kQueued, kRefusedFull, kStopped };
+
+  // Waits until no handler call is running, except one in the calling
+  // routine (see the header comment).
   void AwaitIdle();
-  // AwaitIdle(), except that a handler running in a routine for which
+  // AwaitIdle(), except that a handler call running in a routine for which
   // `skip` is true is not waited for. `skip` is asked under this delivery's
   // lock (it must not call into it), at first and after each wake-up.
   void AwaitIdleExcept(absl::FunctionRef<bool(const scheduler::CRoutine*)> skip);
   // Wakes the AwaitIdleExcept() waiters, so that they ask `skip` again.
   void RecheckWaiters();
-  // Whether the handler is running in `routine` now.
+  // Whether a handler call is running in `routine` now.
   bool RunsHandlerIn(const scheduler::CRoutine* routine) const;
+  // Handler calls running now.
+  int running() const;
   // Close() was called.
   bool stopped() const;
   SerialDeliveryStats stats() const;
@@ -141,29 +160,39 @@ class SerialDeliveryBase {
   explicit SerialDeliveryBase(Options options);
   virtual ~SerialDeliveryBase();
 
-  // Hands the queue to the handler until it is empty (the drain routine).
-  virtual void Drain() = 0;
+  // Hands the queue to the handler until it is empty (the drain routine of
+  // lane `lane`).
+  virtual void Drain(int lane) = 0;
 
-  // Marks a drain in flight unless one is; true: the caller dispatches it
-  // (ScheduleDrain) with `*generation`.
-  bool StartDrainLocked(uint64_t* generation) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Dispatches the drain of `generation`, `owner` kept alive with it.
-  void ScheduleDrain(uint64_t generation, std::shared_ptr<const void> owner);
-  // The drain of `generation` will not run (refused or dropped): the next
-  // Add() dispatches a new one.
-  void ReleaseDrain(uint64_t generation);
-  // The handler's call is over (it threw: `threw`): waiters may go on.
-  void EndRunLocked(bool threw) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Starts a drain on a free lane if the queued items need one (see the
+  // header comment); true: the caller dispatches it (ScheduleDrain) with
+  // `*lane` and `*generation`.
+  bool StartDrainLocked(int* lane, uint64_t* generation)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Dispatches the drain of `lane` and `generation`, `owner` kept alive
+  // with it.
+  void ScheduleDrain(int lane, uint64_t generation, std::shared_ptr<const void> owner);
+  // The drain of `generation` on `lane` will not run (refused or dropped):
+  // the next Add() dispatches a new one.
+  void ReleaseDrain(int lane, uint64_t generation);
+  // `lane`'s handler call is over (it threw: `threw`): waiters may go on.
+  void EndRunLocked(int lane, bool threw) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // `lane` takes an item, in routine `self`.
+  void BeginRunLocked(int lane, const scheduler::CRoutine* self)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // `lane`'s drain ends (its handler call is over).
+  void EndDrainLocked(int lane) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Runs `handler` (user code); false if it threw (logged here).
   // RoutineCancelled and forced unwinding pass through.
   bool Invoke(absl::FunctionRef<void()> handler);
 
-  // Resets the drain's state if the routine unwinds (cancelled at a
+  // Resets the lane's state if the routine unwinds (cancelled at a
   // suspension point in the handler or in the drain's Yield): the queue
   // can drain again, and waiters go on.
   class DrainScope {
    public:
-    explicit DrainScope(SerialDeliveryBase* delivery) : delivery_(delivery) {}
+    DrainScope(SerialDeliveryBase* delivery, int lane)
+        : delivery_(delivery), lane_(lane) {}
     ~DrainScope();
     DrainScope(const DrainScope&) = delete;
     DrainScope& operator=(const DrainScope&) = delete;
@@ -172,23 +201,33 @@ class SerialDeliveryBase {
 
    private:
     SerialDeliveryBase* const delivery_;
+    const int lane_;
     bool finished_ = false;
+  };
+
+  // One drain routine's slot.
+  struct Lane {
+    // A drain routine is dispatched and has not finished.
+    bool in_flight = false;
+    // The drain's number, so a late ReleaseDrain cannot clear a newer one.
+    uint64_t generation = 0;
+    // The handler is running, in routine `routine`.
+    bool running = false;
+    const scheduler::CRoutine* routine = nullptr;
   };
 
   const Options options_;
 
   // mu_ protects the following state (and the derived class's queue).
   mutable Mutex mu_;
-  // Woken when running_ turns false: AwaitIdle() waits here.
+  // Woken when a handler call ends: AwaitIdle() waits here.
   WaitList idle_ ABSL_GUARDED_BY(mu_);
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
-  // A drain routine is dispatched and has not finished.
-  bool in_flight_ ABSL_GUARDED_BY(mu_) = false;
-  // Numbers the drains, so a late ReleaseDrain cannot clear a newer one.
-  uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;
-  // The handler is running, in routine `running_routine_`.
-  bool running_ ABSL_GUARDED_BY(mu_) = false;
-  const scheduler::CRoutine* running_routine_ ABSL_GUARDED_BY(mu_) = nullptr;
+  // options_.lanes of them.
+  std::vector<Lane> lanes_ ABSL_GUARDED_BY(mu_);
+  int in_flight_ ABSL_GUARDED_BY(mu_) = 0;  // lanes with in_flight
+  int running_ ABSL_GUARDED_BY(mu_) = 0;    // lanes with running
+  uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;  // the last drain's number
   SerialDeliveryStats stats_ ABSL_GUARDED_BY(mu_);
 
  private:
@@ -208,9 +247,18 @@ class SerialDelivery final : public SerialDeliveryBase {
   ~SerialDelivery() override = default;
 
   // Queues `item` (see the header comment); `owner` is kept alive while a
-  // drain is queued or running. False, and `item` destroyed (counted as
-  // dropped_stopped), after Close().
-  bool Add(T item, const std::shared_ptr<const void>& owner);
+  // drain is queued or running. False when it was not queued: after
+  // Close() (counted as dropped_stopped), or refused by a full queue
+  // (Overflow::kRefuseNewest); `item` is destroyed.
+  bool Add(T item, const std::shared_ptr<const void>& owner) {
+    return Offer(item, owner) == Admission::kQueued;
+  }
+  // Add(), leaving a refused `item` with the caller (moved from only when
+  // queued). An oldest item dropped for it (Overflow::kDropOldest) is moved
+  // into `*displaced` if given (the caller handles it outside the lock),
+  // destroyed otherwise; `*displaced_any` tells which happened.
+  Admission Offer(T& item, const std::shared_ptr<const void>& owner,
+                  T* displaced = nullptr, bool* displaced_any = nullptr);
   // Refuses items from now on; the queued ones are destroyed, or moved into
   // `*dropped` if given, outside the lock. Idempotent. Does not wait.
   void Close(std::vector<T>* dropped = nullptr);
@@ -226,7 +274,7 @@ class SerialDelivery final : public SerialDeliveryBase {
   }
 
  private:
-  void Drain() override;
+  void Drain(int lane) override;
 
   const Handler handler_;
   scheduler::RingQueue<T> queue_ ABSL_GUARDED_BY(mu_);
@@ -235,27 +283,40 @@ class SerialDelivery final : public SerialDeliveryBase {
 // --- implementation of the template ---------------------------------------
 
 template <typename T>
-bool SerialDelivery<T>::Add(T item, const std::shared_ptr<const void>& owner) {
+typename SerialDeliveryBase::Admission SerialDelivery<T>::Offer(
+    T& item, const std::shared_ptr<const void>& owner, T* displaced,
+    bool* displaced_any) {
   [[maybe_unused]] T overflow;  // the dropped oldest item, destroyed after the lock
+  if (displaced_any != nullptr) *displaced_any = false;
+  int lane = 0;
   uint64_t generation = 0;
   {
     MutexLock lock(&mu_);
     ++stats_.added;
     if (stopped_) {
       ++stats_.dropped_stopped;
-      return false;  // `item` is destroyed after the lock
+      return Admission::kStopped;
     }
     if (options_.capacity != 0 && queue_.size() >= options_.capacity) {
-      overflow = queue_.pop_front();
+      if (options_.overflow == Options::Overflow::kRefuseNewest) {
+        ++stats_.refused_full;
+        return Admission::kRefusedFull;
+      }
+      if (displaced != nullptr) {
+        *displaced = queue_.pop_front();
+        if (displaced_any != nullptr) *displaced_any = true;
+      } else {
+        overflow = queue_.pop_front();
+      }
       ++stats_.dropped_overflow;
       --stats_.pending;
     }
     queue_.push_back(std::move(item));
     ++stats_.pending;
-    if (!StartDrainLocked(&generation)) return true;  // the drain picks it up
+    if (!StartDrainLocked(&lane, &generation)) return Admission::kQueued;
   }
-  ScheduleDrain(generation, owner);
-  return true;
+  ScheduleDrain(lane, generation, owner);
+  return Admission::kQueued;
 }
 
 template <typename T>
@@ -276,9 +337,9 @@ void SerialDelivery<T>::Close(std::vector<T>* dropped) {
 }
 
 template <typename T>
-void SerialDelivery<T>::Drain() {
+void SerialDelivery<T>::Drain(int lane) {
   const scheduler::CRoutine* const self = scheduler::CRoutine::Current();
-  DrainScope scope(this);
+  DrainScope scope(this, lane);
   int in_slice = 0;
   bool threw = false;
   for (;;) {
@@ -288,10 +349,10 @@ void SerialDelivery<T>::Drain() {
     bool yield = false;
     {
       MutexLock lock(&mu_);
-      EndRunLocked(threw);
+      EndRunLocked(lane, threw);
       threw = false;
       if (stopped_ || queue_.empty()) {
-        in_flight_ = false;
+        EndDrainLocked(lane);
         scope.Finish();
         return;
       }
@@ -301,8 +362,7 @@ void SerialDelivery<T>::Drain() {
         item = queue_.pop_front();
         --stats_.pending;
         ++stats_.delivered;
-        running_ = true;
-        running_routine_ = self;
+        BeginRunLocked(lane, self);
       }
     }
     if (yield) {

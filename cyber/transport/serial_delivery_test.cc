@@ -10,6 +10,7 @@
 
 #include "cyber/transport/serial_delivery.h"
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <stdexcept>
@@ -98,7 +99,8 @@ std::vector<int> Range(int from, int to) {
 }
 
 void ExpectBalanced(const SerialDeliveryStats& s) {
-  EXPECT_EQ(s.added, s.delivered + s.dropped_overflow + s.dropped_stopped + s.pending);
+  EXPECT_EQ(s.added, s.delivered + s.dropped_overflow + s.refused_full +
+                         s.dropped_stopped + s.pending);
 }
 
 TEST(SerialDeliveryTest, HandsItemsOverInOrderInARoutineOneDrainForABurst) {
@@ -152,6 +154,57 @@ TEST(SerialDeliveryTest, ABoundedQueueDropsItsOldestItem) {
   s = owner->delivery.stats();
   EXPECT_EQ(s.delivered, 2u);
   ExpectBalanced(s);
+  owner->delivery.Stop();
+  sched.Shutdown();
+}
+
+TEST(SerialDeliveryTest, AFullQueueThatRefusesTheNewestHandsItBack) {
+  Scheduler sched(Manual());
+  Seen seen;
+  SerialDeliveryBase::Options o = Options(&sched, /*capacity=*/2);
+  o.overflow = SerialDeliveryBase::Options::Overflow::kRefuseNewest;
+  auto owner = std::make_shared<Owner>(o, [&](int& i) { seen.Add(i); });
+  std::vector<int> refused;
+  for (int i = 0; i < 5; ++i) {
+    int item = i;
+    const auto admission = owner->delivery.Offer(item, owner);
+    if (admission == SerialDeliveryBase::Admission::kRefusedFull) {
+      refused.push_back(item);  // still the caller's
+    } else {
+      EXPECT_EQ(admission, SerialDeliveryBase::Admission::kQueued);
+    }
+  }
+  EXPECT_EQ(refused, (std::vector<int>{2, 3, 4}));
+  sched.RunReady();
+  EXPECT_EQ(seen.Items(), (std::vector<int>{0, 1}));  // the first come
+  SerialDeliveryStats s = owner->delivery.stats();
+  EXPECT_EQ(s.refused_full, 3u);
+  EXPECT_EQ(s.dropped_overflow, 0u);
+  ExpectBalanced(s);
+  owner->delivery.Stop();
+  int late = 9;
+  EXPECT_EQ(owner->delivery.Offer(late, owner), SerialDeliveryBase::Admission::kStopped);
+  sched.Shutdown();
+}
+
+TEST(SerialDeliveryTest, ADroppedOldestItemIsHandedToTheCaller) {
+  Scheduler sched(Manual());
+  Seen seen;
+  auto owner = std::make_shared<Owner>(Options(&sched, /*capacity=*/1),
+                                       [&](int& i) { seen.Add(i); });
+  int first = 1;
+  int second = 2;
+  int displaced = 0;
+  bool any = true;
+  EXPECT_EQ(owner->delivery.Offer(first, owner, &displaced, &any),
+            SerialDeliveryBase::Admission::kQueued);
+  EXPECT_FALSE(any);
+  EXPECT_EQ(owner->delivery.Offer(second, owner, &displaced, &any),
+            SerialDeliveryBase::Admission::kQueued);
+  EXPECT_TRUE(any);
+  EXPECT_EQ(displaced, 1);
+  sched.RunReady();
+  EXPECT_EQ(seen.Items(), (std::vector<int>{2}));
   owner->delivery.Stop();
   sched.Shutdown();
 }
@@ -321,6 +374,80 @@ TEST_F(SleepingHandlerTest, ACancelledHandlerEndsTheDrainAndLeavesTheRestQueued)
   s = owner->delivery.stats();
   EXPECT_EQ(s.dispatch_refusals, 1u);
   ExpectBalanced(s);
+}
+
+// Lanes: up to N handler calls at once, each in its own routine, items
+// taken in Add() order; no more drains than items need.
+TEST_F(SleepingHandlerTest, LanesRunUpToNHandlersSideBySideInAddOrder) {
+  std::vector<std::string> order;
+  int inside = 0;
+  int most_inside = 0;
+  SerialDeliveryBase::Options o = Options(&sched_);
+  o.lanes = 3;
+  auto owner = std::make_shared<Owner>(o, [&](int& i) {
+    ++inside;
+    most_inside = std::max(most_inside, inside);
+    order.push_back("start " + std::to_string(i));
+    CRoutine::SleepFor(absl::Milliseconds(10));
+    order.push_back("end " + std::to_string(i));
+    --inside;
+  });
+  owner->delivery.Add(1, owner);
+  EXPECT_EQ(sched_.queued(), 1u);
+  owner->delivery.Add(2, owner);
+  EXPECT_EQ(sched_.queued(), 2u);
+  owner->delivery.Add(3, owner);
+  owner->delivery.Add(4, owner);  // every lane is in flight: it waits
+  owner->delivery.Add(5, owner);
+  EXPECT_EQ(sched_.queued(), 3u);
+  sched_.RunReady();
+  EXPECT_EQ(order, (std::vector<std::string>{"start 1", "start 2", "start 3"}));
+  EXPECT_EQ(owner->delivery.running(), 3);
+  RunFor(absl::Milliseconds(10));
+  EXPECT_EQ(most_inside, 3);
+  EXPECT_EQ(order, (std::vector<std::string>{"start 1", "start 2", "start 3", "end 1",
+                                             "start 4", "end 2", "start 5", "end 3"}));
+  RunFor(absl::Milliseconds(10));
+  EXPECT_EQ(owner->delivery.running(), 0);
+  EXPECT_EQ(order.size(), 10u);
+  SerialDeliveryStats s = owner->delivery.stats();
+  EXPECT_EQ(s.delivered, 5u);
+  ExpectBalanced(s);
+  // Idle again: one item needs one drain.
+  owner->delivery.Add(6, owner);
+  EXPECT_EQ(sched_.queued(), 1u);
+  RunFor(absl::Milliseconds(10));
+  EXPECT_EQ(order.back(), "end 6");
+  owner->delivery.Stop();
+}
+
+// A stop waits for every running lane, except the caller's own.
+TEST_F(SleepingHandlerTest, StopFromOneLaneWaitsForTheOtherLanesNotForItself) {
+  std::vector<std::string> order;
+  SerialDeliveryBase::Options o = Options(&sched_);
+  o.lanes = 2;
+  std::shared_ptr<Owner> owner;
+  owner = std::make_shared<Owner>(o, [&](int& i) {
+    if (i == 1) {
+      CRoutine::SleepFor(absl::Milliseconds(20));
+      order.push_back("slow done");
+    } else {
+      CRoutine::SleepFor(absl::Milliseconds(5));
+      owner->delivery.Stop();  // parks until lane 1 is done, not for itself
+      order.push_back("stopper done");
+    }
+  });
+  owner->delivery.Add(1, owner);
+  owner->delivery.Add(2, owner);
+  owner->delivery.Add(3, owner);  // dropped by the stop
+  sched_.RunReady();
+  RunFor(absl::Milliseconds(5));
+  EXPECT_TRUE(order.empty());
+  EXPECT_EQ(owner->delivery.running(), 2);  // the stopper is parked in its handler
+  RunFor(absl::Milliseconds(15));
+  EXPECT_EQ(order, (std::vector<std::string>{"slow done", "stopper done"}));
+  EXPECT_EQ(owner->delivery.stats().dropped_stopped, 1u);
+  EXPECT_EQ(owner->delivery.running(), 0);
 }
 
 TEST(SerialDeliveryThreadedTest, ManyThreadsAddingNeverOverlapAndKeepEachOnesOrder) {
