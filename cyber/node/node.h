@@ -148,10 +148,19 @@ class Node {
 
   // --- Services (service.h, client.h) --------------------------------------
   // A server of `service`: `callback` runs as a routine on this node's
-  // route, one request at a time. Shut down with the node.
+  // route, one request at a time unless `options` says more; it fills the
+  // response before it returns. Shut down with the node.
   template <typename Req, typename Resp>
   absl::StatusOr<std::shared_ptr<Service<Req, Resp>>> TryCreateService(
-      const std::string& service, typename Service<Req, Resp>::Callback callback);
+      const std::string& service, typename Service<Req, Resp>::Callback callback,
+      const ServiceOptions& options = {});
+  // The same, answering through a ServiceResponder, now or later, from any
+  // routine, timer or thread (service.h).
+  template <typename Req, typename Resp>
+  absl::StatusOr<std::shared_ptr<Service<Req, Resp>>> TryCreateDeferredService(
+      const std::string& service,
+      typename Service<Req, Resp>::DeferredCallback callback,
+      const ServiceOptions& options = {});
   // A client of `service`; its timeouts run on this node's runtime's timer
   // system. Shut down with the node.
   template <typename Req, typename Resp>
@@ -160,7 +169,13 @@ class Node {
   // Cyber RT's spellings: nullptr plus an AERROR on failure.
   template <typename Req, typename Resp>
   std::shared_ptr<Service<Req, Resp>> CreateService(
-      const std::string& service, typename Service<Req, Resp>::Callback callback);
+      const std::string& service, typename Service<Req, Resp>::Callback callback,
+      const ServiceOptions& options = {});
+  template <typename Req, typename Resp>
+  std::shared_ptr<Service<Req, Resp>> CreateDeferredService(
+      const std::string& service,
+      typename Service<Req, Resp>::DeferredCallback callback,
+      const ServiceOptions& options = {});
   template <typename Req, typename Resp>
   std::shared_ptr<Client<Req, Resp>> CreateClient(const std::string& service);
   // --- end of services ------------------------------------------------------
@@ -335,8 +350,25 @@ std::shared_ptr<Reader<M>> Node::CreateReader(
 
 template <typename Req, typename Resp>
 absl::StatusOr<std::shared_ptr<Service<Req, Resp>>> Node::TryCreateService(
-    const std::string& service, typename Service<Req, Resp>::Callback callback) {
-  auto created = Service<Req, Resp>::Create(ServiceContext(), service, std::move(callback));
+    const std::string& service, typename Service<Req, Resp>::Callback callback,
+    const ServiceOptions& options) {
+  auto created =
+      Service<Req, Resp>::Create(ServiceContext(), service, std::move(callback), options);
+  if (!created.ok()) return created.status();
+  absl::Status adopted = Adopt("CreateService", service, *created);
+  if (!adopted.ok()) {
+    (*created)->Shutdown();  // the node shut down meanwhile
+    return adopted;
+  }
+  return created;
+}
+
+template <typename Req, typename Resp>
+absl::StatusOr<std::shared_ptr<Service<Req, Resp>>> Node::TryCreateDeferredService(
+    const std::string& service, typename Service<Req, Resp>::DeferredCallback callback,
+    const ServiceOptions& options) {
+  auto created = Service<Req, Resp>::CreateDeferred(ServiceContext(), service,
+                                                    std::move(callback), options);
   if (!created.ok()) return created.status();
   absl::Status adopted = Adopt("CreateService", service, *created);
   if (!adopted.ok()) {
@@ -361,8 +393,22 @@ absl::StatusOr<std::shared_ptr<Client<Req, Resp>>> Node::TryCreateClient(
 
 template <typename Req, typename Resp>
 std::shared_ptr<Service<Req, Resp>> Node::CreateService(
-    const std::string& service, typename Service<Req, Resp>::Callback callback) {
-  auto created = TryCreateService<Req, Resp>(service, std::move(callback));
+    const std::string& service, typename Service<Req, Resp>::Callback callback,
+    const ServiceOptions& options) {
+  auto created = TryCreateService<Req, Resp>(service, std::move(callback), options);
+  if (!created.ok()) {
+    LogCreateFailure(created.status());
+    return nullptr;
+  }
+  return *std::move(created);
+}
+
+template <typename Req, typename Resp>
+std::shared_ptr<Service<Req, Resp>> Node::CreateDeferredService(
+    const std::string& service, typename Service<Req, Resp>::DeferredCallback callback,
+    const ServiceOptions& options) {
+  auto created =
+      TryCreateDeferredService<Req, Resp>(service, std::move(callback), options);
   if (!created.ok()) {
     LogCreateFailure(created.status());
     return nullptr;

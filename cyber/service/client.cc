@@ -67,9 +67,7 @@ class PendingCall final : public ReplyTo,
     ClientCore::Source source = ClientCore::Source::kResponse;
     if (!outcome.ok()) {
       const absl::Status& s = outcome.status();
-      source = s.code() == absl::StatusCode::kUnavailable
-                   ? ClientCore::Source::kServerGone
-                   : ClientCore::Source::kFailed;
+      source = ClientCore::SourceOf(s.code());
       // The server says what happened to it; the caller's error names the
       // caller's node too.
       outcome = absl::Status(s.code(), absl::StrCat(core->Prefix(), ": ", s.message(),
@@ -93,6 +91,8 @@ class PendingCall final : public ReplyTo,
   const bool remote;      // sent to another process
   const bool as_routine;  // `deliver` is user code: run as a routine
   const absl::Duration timeout;
+  // When it was sent, on the node's runtime clock (the client's latency).
+  Instant started;
 
   // mu protects the following state.
   Mutex mu;
@@ -275,8 +275,9 @@ std::shared_ptr<PendingCall> ClientCore::Start(std::shared_ptr<const void> reque
     ++stats_.requests_sent;  // before the hand-over: a response may be quick
   }
   absl::Status sent;
+  call->started = clock()->Now();
   if (local != nullptr) {
-    if (!local->Submit(std::move(request), call)) {
+    if (!local->Submit(std::move(request), call, timeout)) {
       sent = absl::UnavailableError(
           absl::StrCat(Prefix(), ": the server (node \"", local->node_name(),
                        "\") is gone (shut down)"));
@@ -291,6 +292,11 @@ std::shared_ptr<PendingCall> ClientCore::Start(std::shared_ptr<const void> reque
       c.kind = Correlation::Kind::kRequest;
       c.client = id_;
       c.sequence = call->sequence;
+      // The time the client still waits: a duration, since the server's
+      // clock is another.
+      if (timeout != absl::InfiniteDuration()) {
+        c.budget_ns = std::max<int64_t>(1, absl::ToInt64Nanoseconds(timeout));
+      }
       absl::Status published = outlet_->Publish(bytes, c);
       if (!published.ok()) {
         sent = absl::UnavailableError(absl::StrCat(
@@ -399,12 +405,18 @@ void ClientCore::Finish(const std::shared_ptr<PendingCall>& call, Source source,
     }
     call->decided = true;
     call->outcome = outcome;
+    const absl::Duration took =
+        source == Source::kResponse ? clock()->Now() - call->started : absl::ZeroDuration();
     {
       // Counted before anyone is woken: a caller reads consistent stats.
       MutexLock core_lock(&mu_);
       pending_.erase(call->sequence);
       switch (source) {
-        case Source::kResponse: ++stats_.responses; break;
+        case Source::kResponse:
+          ++stats_.responses;
+          latency_.Record(took);
+          break;
+        case Source::kRefused: ++stats_.refused; break;
         case Source::kTimeout: ++stats_.timeouts; break;
         case Source::kServerGone: ++stats_.server_gone; break;
         case Source::kNoServer: ++stats_.no_server; break;
@@ -501,8 +513,18 @@ void ClientCore::CallAsync(std::shared_ptr<const void> request,
 
 // --- other processes -------------------------------------------------------
 
+ClientCore::Source ClientCore::SourceOf(absl::StatusCode code) {
+  switch (code) {
+    case absl::StatusCode::kUnavailable: return Source::kServerGone;
+    case absl::StatusCode::kDeadlineExceeded: return Source::kTimeout;
+    case absl::StatusCode::kResourceExhausted: return Source::kRefused;
+    default: return Source::kFailed;
+  }
+}
+
 bool ClientCore::OnRemoteResponse(const RemoteSample& sample, DecodeFn decode) {
-  if (sample.correlation.kind != Correlation::Kind::kResponse ||
+  const bool failure = sample.correlation.kind == Correlation::Kind::kFailure;
+  if ((sample.correlation.kind != Correlation::Kind::kResponse && !failure) ||
       sample.correlation.client != id_) {
     return true;  // another client's: not ours to parse
   }
@@ -515,6 +537,14 @@ bool ClientCore::OnRemoteResponse(const RemoteSample& sample, DecodeFn decode) {
       return true;
     }
     call = it->second;
+  }
+  if (failure) {
+    // The server's own error: its code, its words, and who we are.
+    const auto code = static_cast<absl::StatusCode>(sample.correlation.status);
+    Finish(call, SourceOf(code),
+           absl::Status(code, absl::StrCat(Prefix(), ": ", sample.payload, " (request ",
+                                           call->sequence, ")")));
+    return true;
   }
   std::shared_ptr<const void> response =
       decode(sample.payload.data(), sample.payload.size());
@@ -620,6 +650,8 @@ ClientStats ClientCore::stats() const {
   s.pending = pending_.size();
   s.callbacks_dropped = callbacks.dropped_stopped;
   s.callback_exceptions = callbacks.handler_exceptions;
+  s.latency_p50 = latency_.Percentile(0.5);
+  s.latency_p99 = latency_.Percentile(0.99);
   return s;
 }
 

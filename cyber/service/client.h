@@ -38,6 +38,9 @@
 //   OK                 the response;
 //   DEADLINE_EXCEEDED  no response within the timeout (a timeout <= 0
 //                      sends nothing); InfiniteDuration never times out;
+//                      the timeout travels with the request as its
+//                      deadline (service.h): the server skips the request
+//                      if its turn comes after it, and may say so first;
 //   UNAVAILABLE        at once when no server exists: none in this process
 //                      (same ChannelBus), none matched in another
 //                      (WaitForService waits for one); the message then
@@ -52,8 +55,13 @@
 //   CANCELLED          this client (its node) shut down with the call
 //                      pending; a blocked thread whose node's scheduler
 //                      shuts down;
+//   RESOURCE_EXHAUSTED the server's queue was full: at once, naming the
+//                      service's server and its depth (counted refused);
 //   INTERNAL           the server's callback threw or left the response
-//                      null (server in this process only);
+//                      null, or a deferred server dropped the request
+//                      unanswered; any other error a deferred server
+//                      answers with (ServiceResponder::Fail) arrives as
+//                      itself, from this process or another;
 //   DATA_LOSS          a response from another process did not parse;
 //   FAILED_PRECONDITION a call on a client that is shut down; a blocking
 //                      Call/SendRequest on the thread that moves the node's
@@ -133,6 +141,7 @@
 #include "cyber/transport/service_registry.h"
 #include "scheduler/croutine.h"
 #include "scheduler/scheduler.h"
+#include "timer/latency_histogram.h"
 #include "timer/timer_system_core.h"
 
 namespace cyber {
@@ -146,14 +155,19 @@ struct ClientStats {
   uint64_t timeouts = 0;       // ended DEADLINE_EXCEEDED
   uint64_t server_gone = 0;    // ended UNAVAILABLE: the server went away
   uint64_t no_server = 0;      // refused UNAVAILABLE at once: no server
+  uint64_t refused = 0;        // RESOURCE_EXHAUSTED: the server's queue was full
   uint64_t cancelled = 0;      // ended CANCELLED (shutdown)
   uint64_t failed = 0;         // any other error (see the header comment)
   uint64_t late_responses = 0;  // responses after their call ended: dropped
   uint64_t callbacks_dropped = 0;    // AsyncCall callbacks never run
   uint64_t callback_exceptions = 0;  // AsyncCall callbacks that threw
   size_t pending = 0;                // calls in flight now
-  // calls == responses + timeouts + server_gone + no_server + cancelled +
-  //          failed + pending.
+  // calls == responses + timeouts + server_gone + no_server + refused +
+  //          cancelled + failed + pending.
+  // From sending to the response, of the calls ended by their response, on
+  // the node's runtime clock (bucket upper bounds; zero: none yet).
+  absl::Duration latency_p50;
+  absl::Duration latency_p99;
 };
 
 namespace transport_internal {
@@ -170,8 +184,10 @@ class ClientCore final : public InProcessClient,
   using Deliver = std::function<void(ServiceOutcome)>;
   // How a call was decided (for the statistics).
   enum class Source {
-    kResponse, kTimeout, kServerGone, kNoServer, kCancelled, kFailed
+    kResponse, kTimeout, kServerGone, kNoServer, kRefused, kCancelled, kFailed
   };
+  // How the server's error `code` counts.
+  static Source SourceOf(absl::StatusCode code);
 
   ClientCore(const NodeContext& context, std::string service);
   ~ClientCore();
@@ -277,6 +293,7 @@ class ClientCore final : public InProcessClient,
   uint64_t listener_ ABSL_GUARDED_BY(mu_) = 0;
   // The counts callbacks_ does not keep (see stats()).
   ClientStats stats_ ABSL_GUARDED_BY(mu_);
+  timer::LatencyHistogram latency_ ABSL_GUARDED_BY(mu_);
 
   // The AsyncCall callbacks decided and not yet run, and the routine that
   // runs them, one at a time (its lock is never held with mu_).

@@ -6,6 +6,7 @@
 
 #include "boost/context/fiber.hpp"  // forced_unwind, which must pass through
 #include "cyber/common/log.h"
+#include "cyber/time/steady_clock.h"
 
 namespace cyber {
 namespace transport_internal {
@@ -13,7 +14,8 @@ namespace transport_internal {
 namespace {
 
 SerialDeliveryBase::Options RequestsOptions(const NodeContext& context,
-                                            const std::string& service) {
+                                            const std::string& service,
+                                            const ServiceOptions& options) {
   SerialDeliveryBase::Options o;
   o.name = absl::StrCat("node \"", context.node->name, "\": service \"", service, "\"");
   o.handler = "the serving routine";  // (Invoke catches the callback's throws)
@@ -21,21 +23,81 @@ SerialDeliveryBase::Options RequestsOptions(const NodeContext& context,
   o.scheduler = context.scheduler.get();
   o.route = context.route;
   o.items_per_slice = ServiceCore::kRequestsPerSlice;
+  o.lanes = options.concurrency;
+  o.capacity = options.queue_depth;
+  o.overflow = options.when_full == ServiceOptions::WhenFull::kDropOldest
+                   ? SerialDeliveryBase::Options::Overflow::kDropOldest
+                   : SerialDeliveryBase::Options::Overflow::kRefuseNewest;
   return o;
+}
+
+// What a failure frame carries, and what the client makes of it.
+Correlation FailureTo(const Correlation& from, const absl::Status& status) {
+  Correlation to = from;
+  to.kind = Correlation::Kind::kFailure;
+  to.budget_ns = 0;
+  to.status = static_cast<uint32_t>(status.code());
+  return to;
 }
 
 }  // namespace
 
+// --- PendingRequest -----------------------------------------------------------
+
+PendingRequest::PendingRequest(std::shared_ptr<ServiceCore> core, Job job)
+    : core_(std::move(core)), deadline_(job.deadline), job_(std::move(job)) {}
+
+PendingRequest::~PendingRequest() {
+  if (Claim()) {
+    core_->Answer(&job_,
+                  absl::InternalError(absl::StrCat(
+                      core_->Server(),
+                      " dropped the request without an answer (its responder was "
+                      "destroyed unanswered)")),
+                  ServiceCore::Ending::kAbandoned);
+  }
+  core_->Forget(this);
+}
+
+absl::Status PendingRequest::Answer(ServiceOutcome outcome) {
+  if (!Claim()) {
+    uint64_t n = 0;
+    {
+      MutexLock lock(&core_->mu_);
+      n = ++core_->stats_.double_answers;
+    }
+    absl::Status refused = absl::FailedPreconditionError(absl::StrCat(
+        core_->Prefix(), ": the request was answered already (or the service shut "
+                         "down and told its client); this answer is not sent"));
+    AWARN_EVERY(100) << refused.message() << " (" << n << " so far)";
+    return refused;
+  }
+  const ServiceCore::Ending ending =
+      outcome.ok() ? ServiceCore::Ending::kResponse : ServiceCore::Ending::kError;
+  core_->Answer(&job_, std::move(outcome), ending);
+  return absl::OkStatus();
+}
+
+// --- ServiceCore ----------------------------------------------------------------
+
 ServiceCore::ServiceCore(const NodeContext& context, std::string service,
-                         Handler handler)
+                         Handler handler, DeferredHandler deferred,
+                         const ServiceOptions& options)
     : node_(context.node),
       service_(std::move(service)),
       scheduler_(context.scheduler),
       registry_(context.registry),
       remote_(context.remote),
       handler_(std::move(handler)),
-      requests_(RequestsOptions(context, service_),
-                [this](Job& job) { Serve(&job); }) {}
+      deferred_(std::move(deferred)),
+      options_(options),
+      requests_(RequestsOptions(context, service_, options_), [this](Job& job) {
+        if (deferred_) {
+          ServeDeferred(&job);
+        } else {
+          Serve(&job);
+        }
+      }) {}
 
 ServiceCore::~ServiceCore() {
   // Only reached without Shutdown() when creation failed half-way; a queued
@@ -43,8 +105,32 @@ ServiceCore::~ServiceCore() {
   std::vector<Job> left;
   requests_.Close(&left);
   for (Job& job : left) {
-    Answer(&job, absl::UnavailableError(absl::StrCat(Server(), " is gone: destroyed")));
+    Answer(&job, absl::UnavailableError(absl::StrCat(Server(), " is gone: destroyed")),
+           Ending::kClosed);
   }
+}
+
+absl::Status ServiceCore::CheckOptions(const std::string& node, const std::string& service,
+                                       const ServiceOptions& options) {
+  auto bad = [&](absl::string_view field, const auto& value, absl::string_view range) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("node \"", node, "\": CreateService \"", service, "\": ServiceOptions::",
+                     field, " is ", value, "; it must be in ", range));
+  };
+  if (options.concurrency < 1 || options.concurrency > ServiceOptions::kMaxConcurrency) {
+    return bad("concurrency", options.concurrency,
+               absl::StrCat("[1, ", ServiceOptions::kMaxConcurrency, "]"));
+  }
+  if (options.queue_depth < 1 || options.queue_depth > ServiceOptions::kMaxQueueDepth) {
+    return bad("queue_depth", options.queue_depth,
+               absl::StrCat("[1, ", ServiceOptions::kMaxQueueDepth, "]"));
+  }
+  if (options.when_full != ServiceOptions::WhenFull::kRefuseNewest &&
+      options.when_full != ServiceOptions::WhenFull::kDropOldest) {
+    return bad("when_full", static_cast<int>(options.when_full),
+               "{kRefuseNewest, kDropOldest}");
+  }
+  return absl::OkStatus();
 }
 
 std::string ServiceCore::Prefix() const {
@@ -53,6 +139,11 @@ std::string ServiceCore::Prefix() const {
 
 std::string ServiceCore::Server() const {
   return absl::StrCat("the server (node \"", node_->name, "\")");
+}
+
+Clock* ServiceCore::clock() const {
+  Clock* const c = scheduler_->scope()->clock.load(std::memory_order_acquire);
+  return c != nullptr ? c : SteadyClock::Get();
 }
 
 absl::StatusOr<std::unique_ptr<RemoteSubscription>> ServiceCore::LinkRemote(
@@ -85,29 +176,65 @@ bool ServiceCore::OnRemoteSample(const RemoteSample& sample, DecodeFn decode) {
   Job job;
   job.request = std::move(request);
   job.from = sample.correlation;
-  Enqueue(std::move(job));
+  {
+    MutexLock lock(&mu_);
+    ++stats_.remote_requests;
+  }
+  Enqueue(std::move(job), sample.correlation.budget_ns > 0
+                              ? absl::Nanoseconds(sample.correlation.budget_ns)
+                              : absl::InfiniteDuration());
   return true;
 }
 
 bool ServiceCore::is_shut_down() const { return requests_.stopped(); }
 
 bool ServiceCore::Submit(std::shared_ptr<const void> request,
-                         std::shared_ptr<ReplyTo> reply) {
+                         std::shared_ptr<ReplyTo> reply, absl::Duration budget) {
   Job job;
   job.request = std::move(request);
   job.reply = std::move(reply);
-  return Enqueue(std::move(job));
+  return Enqueue(std::move(job), budget);
 }
 
-bool ServiceCore::Enqueue(Job job) {
-  if (job.reply == nullptr) {
-    MutexLock lock(&mu_);
-    ++stats_.remote_requests;
+bool ServiceCore::Enqueue(Job job, absl::Duration budget) {
+  job.arrived = clock()->Now();
+  if (budget != absl::InfiniteDuration()) job.deadline = job.arrived + budget;
+  Job displaced;
+  bool any_displaced = false;
+  const SerialDeliveryBase::Admission admission =
+      requests_.Offer(job, shared_from_this(), &displaced, &any_displaced);
+  auto full = [&](const char* which) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        Server(), " refused the request: its queue is full (", options_.queue_depth,
+        " waiting, ServiceOptions::queue_depth); ", which));
+  };
+  if (any_displaced) {
+    Answer(&displaced, full("the oldest waiting request is dropped for a newer one"),
+           Ending::kDroppedOldest);
   }
-  return requests_.Add(std::move(job), shared_from_this());
+  switch (admission) {
+    case SerialDeliveryBase::Admission::kQueued:
+      return true;
+    case SerialDeliveryBase::Admission::kRefusedFull:
+      Answer(&job, full("the new request is refused"), Ending::kRefusedFull);
+      return true;  // answered
+    case SerialDeliveryBase::Admission::kStopped:
+      break;
+  }
+  // Shut down (counted by requests_): a client of this process is told by
+  // Submit's caller.
+  return false;
 }
 
 void ServiceCore::Serve(Job* job) {
+  if (job->deadline != Instant::InfiniteFuture() && clock()->Now() >= job->deadline) {
+    Answer(job,
+           absl::DeadlineExceededError(absl::StrCat(
+               Server(), " did not serve the request: its deadline passed while it "
+                         "waited in the queue")),
+           Ending::kSkipped);
+    return;
+  }
   // If the routine unwinds (cancelled at a suspension point inside the
   // callback: the scheduler is stopping), the request in hand is answered
   // and counted; requests_ is left able to serve again.
@@ -117,21 +244,81 @@ void ServiceCore::Serve(Job* job) {
     bool answered = false;
     ~Unwind() {
       if (answered) return;
-      {
-        MutexLock lock(&core->mu_);
-        ++core->stats_.dropped_shutdown;
-      }
-      core->Answer(job, absl::UnavailableError(absl::StrCat(
-                            core->Server(),
-                            " is gone: its scheduler is shutting down "
-                            "while the request was being served")));
+      core->Answer(job,
+                   absl::UnavailableError(absl::StrCat(
+                       core->Server(),
+                       " is gone: its scheduler is shutting down while the request "
+                       "was being served")),
+                   Ending::kDroppedShutdown);
     }
   } unwind{this, job};
   ServiceOutcome outcome = Invoke(*job);
   unwind.answered = true;
+  const Ending ending = outcome.ok() ? Ending::kResponse : Ending::kCallbackError;
   // Answered while still the running handler: a Shutdown() waiting for
   // this request returns after its response is out.
-  Answer(job, std::move(outcome));
+  Answer(job, std::move(outcome), ending);
+}
+
+void ServiceCore::ServeDeferred(Job* job) {
+  if (job->deadline != Instant::InfiniteFuture() && clock()->Now() >= job->deadline) {
+    Answer(job,
+           absl::DeadlineExceededError(absl::StrCat(
+               Server(), " did not serve the request: its deadline passed while it "
+                         "waited in the queue")),
+           Ending::kSkipped);
+    return;
+  }
+  std::shared_ptr<const void> request = job->request;
+  auto pending = std::make_shared<PendingRequest>(shared_from_this(), std::move(*job));
+  bool closed = false;
+  {
+    MutexLock lock(&mu_);
+    closed = closed_;
+    outstanding_.insert(pending.get());
+  }
+  if (closed && pending->Claim()) {
+    // Shut down meanwhile (a callback Shutdown() did not wait for).
+    Answer(&pending->job_,
+           absl::UnavailableError(absl::StrCat(Server(), " is gone: shut down")),
+           Ending::kDroppedShutdown);
+  }
+  // If the routine unwinds inside the callback (the scheduler is
+  // stopping), an unanswered request is answered so, not as abandoned.
+  struct Unwind {
+    ServiceCore* core;
+    PendingRequest* pending;
+    bool done = false;
+    ~Unwind() {
+      if (done || !pending->Claim()) return;
+      core->Answer(&pending->job_,
+                   absl::UnavailableError(absl::StrCat(
+                       core->Server(),
+                       " is gone: its scheduler is shutting down while the request "
+                       "was being served")),
+                   Ending::kDroppedShutdown);
+    }
+  } unwind{this, pending.get()};
+  std::string what;
+  try {
+    deferred_(request, pending);
+    unwind.done = true;
+    return;
+  } catch (const scheduler::RoutineCancelled&) {
+    throw;  // the scheduler is stopping: Unwind answers
+  } catch (const boost::context::detail::forced_unwind&) {
+    throw;  // Boost's own unwinding must pass through
+  } catch (const std::exception& e) {
+    what = absl::StrCat("the service callback threw: ", e.what());
+  } catch (...) {
+    what = "the service callback threw a non-std::exception";
+  }
+  unwind.done = true;
+  AERROR_EVERY(100) << Prefix() << ": " << what;
+  if (pending->Claim()) {
+    Answer(&pending->job_, absl::InternalError(absl::StrCat(Server(), " failed: ", what)),
+           Ending::kCallbackError);
+  }
 }
 
 ServiceOutcome ServiceCore::Invoke(const Job& job) {
@@ -149,28 +336,36 @@ ServiceOutcome ServiceCore::Invoke(const Job& job) {
   } catch (...) {
     what = "the service callback threw a non-std::exception";
   }
-  {
-    MutexLock lock(&mu_);
-    ++stats_.callback_errors;
-  }
-  AERROR_EVERY(100) << Prefix() << ": " << what
-                    << (job.reply == nullptr
-                            ? " (the client in another process is not told: "
-                              "it times out)"
-                            : "");
+  AERROR_EVERY(100) << Prefix() << ": " << what;
   return absl::InternalError(absl::StrCat(Server(), " failed: ", what));
 }
 
-void ServiceCore::Answer(Job* job, ServiceOutcome outcome) {
-  if (job->reply != nullptr) {
-    if (outcome.ok()) {
-      MutexLock lock(&mu_);
-      ++stats_.responses;
+void ServiceCore::Answer(Job* job, ServiceOutcome outcome, Ending ending) {
+  const absl::Duration took =
+      ending == Ending::kResponse ? clock()->Now() - job->arrived : absl::ZeroDuration();
+  {
+    MutexLock lock(&mu_);
+    switch (ending) {
+      case Ending::kResponse:
+        ++stats_.responses;
+        latency_.Record(took);
+        break;
+      case Ending::kCallbackError: ++stats_.callback_errors; break;
+      case Ending::kError: ++stats_.errors; break;
+      case Ending::kAbandoned: ++stats_.abandoned; break;
+      case Ending::kSkipped: ++stats_.skipped_past_deadline; break;
+      case Ending::kRefusedFull: break;    // requests_ counts it
+      case Ending::kDroppedOldest: break;  // requests_ counts it
+      case Ending::kDroppedShutdown: ++stats_.dropped_shutdown; break;
+      case Ending::kClosed: break;  // requests_ counts it
     }
+  }
+  if (job->reply != nullptr) {
     std::exchange(job->reply, nullptr)->Reply(std::move(outcome));
     return;
   }
-  if (!outcome.ok()) return;  // logged and counted by Invoke
+  // Its client stopped waiting: nothing to send.
+  if (ending == Ending::kSkipped) return;
   std::shared_ptr<RemotePublisher> outlet;
   EncodeFn encode = nullptr;
   {
@@ -178,41 +373,65 @@ void ServiceCore::Answer(Job* job, ServiceOutcome outcome) {
     outlet = outlet_;
     encode = encode_response_;
   }
-  std::string bytes;
   absl::Status sent;
   if (outlet == nullptr || encode == nullptr) {
     sent = absl::FailedPreconditionError("no link to other processes");
-  } else if (!encode(outcome->get(), &bytes)) {
-    sent = absl::InvalidArgumentError(
-        "the response does not serialize (a required field is missing?)");
+  } else if (!outcome.ok()) {
+    sent = outlet->Publish(outcome.status().message(),
+                           FailureTo(job->from, outcome.status()));
   } else {
-    Correlation to = job->from;
-    to.kind = Correlation::Kind::kResponse;
-    sent = outlet->Publish(bytes, to);
+    std::string bytes;
+    if (!encode(outcome->get(), &bytes)) {
+      // The client is told why instead of waiting for its timeout.
+      const absl::Status bad = absl::InternalError(absl::StrCat(
+          Server(), ": the response does not serialize (a required field is missing?)"));
+      const absl::Status told = outlet->Publish(bad.message(), FailureTo(job->from, bad));
+      sent = absl::InvalidArgumentError(absl::StrCat(
+          "the response does not serialize (a required field is missing?); the client ",
+          told.ok() ? "was told" : "could not be told either"));
+    } else {
+      Correlation to = job->from;
+      to.kind = Correlation::Kind::kResponse;
+      to.budget_ns = 0;
+      sent = outlet->Publish(bytes, to);
+    }
   }
+  if (sent.ok()) return;
   uint64_t failures = 0;
   {
     MutexLock lock(&mu_);
-    if (sent.ok()) {
-      ++stats_.responses;
-      return;
-    }
     failures = ++stats_.send_failures;
   }
-  AERROR_EVERY(100) << Prefix() << ": response to client " << job->from.client
+  AERROR_EVERY(100) << Prefix() << ": answer to client " << job->from.client
                     << " (request " << job->from.sequence
                     << ") not sent: " << sent.message() << " (" << failures
                     << " so far)";
 }
 
+void ServiceCore::Forget(PendingRequest* pending) {
+  MutexLock lock(&mu_);
+  outstanding_.erase(pending);
+}
+
 ServiceStats ServiceCore::stats() const {
   const SerialDeliveryStats queue = requests_.stats();
+  const int running = requests_.running();
   MutexLock lock(&mu_);
   ServiceStats s = stats_;
   s.requests = queue.added;
-  s.dropped_shutdown += queue.dropped_stopped;
+  s.dropped_shutdown = stats_.dropped_shutdown + queue.dropped_stopped;
+  s.refused_full = queue.refused_full;
+  s.dropped_oldest = queue.dropped_overflow;
   s.dispatch_refusals = queue.dispatch_refusals;
   s.pending = queue.pending;
+  // Deferred requests handed over and unanswered, or a callback running.
+  size_t unanswered = 0;
+  for (const PendingRequest* p : outstanding_) {
+    if (!p->answered()) ++unanswered;
+  }
+  s.in_progress = deferred_ ? unanswered : static_cast<size_t>(running);
+  s.latency_p50 = latency_.Percentile(0.5);
+  s.latency_p99 = latency_.Percentile(0.99);
   return s;
 }
 
@@ -223,16 +442,33 @@ void ServiceCore::Shutdown(const NodeEndpoint::ShutdownPeers* peers) {
   requests_.Close(&dropped);
   registry_->Unregister(service_, this);
   for (Job& job : dropped) {
-    Answer(&job, absl::UnavailableError(absl::StrCat(
-                     Server(), " is gone: shut down with the request pending")));
+    Answer(&job,
+           absl::UnavailableError(
+               absl::StrCat(Server(), " is gone: shut down with the request pending")),
+           Ending::kClosed);
   }
-  // Wait out a running callback, unless we are that callback (or it is
-  // among `peers`).
+  // Wait out running callbacks, unless we are one of them (or it is among
+  // `peers`).
   if (peers == nullptr) {
     requests_.AwaitIdle();
   } else {
     requests_.AwaitIdleExcept(
         [peers](const scheduler::CRoutine* r) { return peers->Contains(r); });
+  }
+  // The deferred requests nobody answered: their clients are told now.
+  std::vector<Job> unanswered;
+  {
+    MutexLock lock(&mu_);
+    closed_ = true;
+    for (PendingRequest* p : outstanding_) {
+      if (p->Claim()) unanswered.push_back(std::move(p->job_));
+    }
+  }
+  for (Job& job : unanswered) {
+    Answer(&job,
+           absl::UnavailableError(absl::StrCat(
+               Server(), " is gone: shut down before it answered the request")),
+           Ending::kDroppedShutdown);
   }
 }
 

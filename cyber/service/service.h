@@ -1,23 +1,70 @@
 // Service<Req, Resp>: the server side of a request/response pair, as Cyber
-// RT's: a callback that turns each request into a response.
+// RT's: a callback that turns each request into a response; or, when the
+// answer comes later, a callback that keeps a responder.
 //
+//   // Cyber RT's form: fill (or replace) the response before returning.
 //   auto service = node.CreateService<RouteRequest, RouteResponse>(
 //       "/planning/route",
 //       [](const std::shared_ptr<RouteRequest>& req,
 //          std::shared_ptr<RouteResponse>& resp) { resp->set_km(Plan(*req)); });
 //
-// The callback gets a fresh default Resp to fill (it may also replace it).
-// The request must be treated as read-only: from a client of this process
-// it is the client's own object (Cyber RT's signature passes it non-const).
+//   // Deferred: answer from any routine, timer or thread, exactly once.
+//   ServiceOptions options;
+//   options.concurrency = 4;   // up to 4 callbacks side by side
+//   options.queue_depth = 8;   // at most 8 waiting; the 9th is refused
+//   auto lookup = node.CreateDeferredService<LookupRequest, LookupResponse>(
+//       "/map/lookup",
+//       [](const std::shared_ptr<const LookupRequest>& req,
+//          ServiceResponder<LookupResponse> responder) {
+//         // responder.deadline(): when the client stops waiting.
+//         StartLookup(*req, [responder](LookupResponse r) { responder.Send(r); });
+//       },
+//       options);
 //
-// Where it runs: as a scheduler routine on the node's route (its conf
+// The Cyber RT form gets a fresh default Resp to fill (it may also replace
+// it). The request must be treated as read-only: from a client of this
+// process it is the client's own object (Cyber RT's signature passes it
+// non-const).
+//
+// Where callbacks run: as scheduler routines on the node's route (its conf
 // entry's priority and group), never on the caller's thread nor on a
-// transport thread; never concurrently with itself, requests in arrival
-// order (as Cyber RT, which serves one request at a time). It may do
-// anything a reader callback may (reader.h), including suspending
-// (SleepFor) and calling other services; a request that arrives meanwhile
-// waits its turn. One busy service yields its processor every
-// kRequestsPerSlice requests.
+// transport thread. Requests are taken in arrival order; with
+// ServiceOptions::concurrency 1 (the default, as Cyber RT) one callback
+// runs at a time, with N up to N run side by side, each in its own
+// routine (the callback must then be safe to run concurrently with
+// itself). A callback may do anything a reader callback may (reader.h),
+// including suspending (SleepFor) and calling other services; requests
+// that arrive meanwhile wait their turn. One busy lane yields its
+// processor every kRequestsPerSlice requests.
+//
+// Deferred answers (CreateDeferredService): the callback gets a
+// ServiceResponder, a cheap copyable handle. Its first Send() or Fail(),
+// from anywhere, answers the client; later ones return FAILED_PRECONDITION
+// (counted in double_answers), and so does one after the service shut
+// down (the client was already told). When the last copy is destroyed
+// unanswered, the client gets INTERNAL ("dropped without an answer",
+// counted as abandoned), never silence. The callback's own return ends
+// nothing: the concurrency limit counts running callbacks, not answers
+// still to come.
+//
+// The client's deadline travels with the request: from a client of this
+// process as its timeout, from another process as the time the client
+// still waits when it sent the request (the processes' clocks differ, so
+// the server's deadline is later than the client's by the transit time).
+// The server takes it as an instant on its runtime's clock
+// (ServiceResponder::deadline()). A request whose deadline has passed when
+// its turn comes is not served: counted (skipped_past_deadline), answered
+// DEADLINE_EXCEEDED to a client of this process, nothing sent to another
+// (its client has stopped waiting). A request without a deadline (the
+// client's timeout is infinite, or an old peer's frame) is always served.
+//
+// The queue is bounded (ServiceOptions::queue_depth requests waiting, not
+// counting those being served). When it is full, ServiceOptions::when_full
+// says which request is refused: the new one (kRefuseNewest, the
+// default) or the oldest waiting (kDropOldest, for services where only
+// the newest question matters). The refused request's client is told at
+// once: RESOURCE_EXHAUSTED naming the service and the depth; the server
+// counts refused_full or dropped_oldest, the client counts refused.
 //
 // Who it serves:
 //  * Clients of this process (the same ChannelBus): the request and the
@@ -27,35 +74,42 @@
 //    paired by Correlation: service_common.h). A request that does not
 //    parse is dropped and counted by the transport (it names the sender).
 //
-// Failures of the callback: an exception is caught, logged (node, service)
-// and counted (callback_errors), and so is a response left null. A client
-// of this process is told (INTERNAL, with the reason); a client in another
-// process cannot be (a frame carries no status): it times out.
+// Failures reach the client as themselves, in this process and in others
+// (a failure frame carries the status code and message): a callback that
+// throws or leaves the response null (INTERNAL, logged naming node and
+// service, counted in callback_errors), a deferred Fail(status) (that
+// status, counted in errors), an abandoned responder (INTERNAL), a full
+// queue (RESOURCE_EXHAUSTED), a shutdown with the request queued or
+// unanswered (UNAVAILABLE).
 //
 // Shutdown() (also its node's, and the destructor of the last handle) is
 // synchronous, as Reader::Shutdown: the service leaves the registry (new
 // calls from this process fail at once with UNAVAILABLE "no server"),
 // stops reading requests from other processes, fails the requests still
-// queued of clients of this process with UNAVAILABLE ("the server is
-// gone"), and waits for a running callback (its response is still sent),
-// unless called from that callback (or, for the node's Shutdown(), the
-// callback is another of the node's callbacks shutting the node down at
-// the same moment: node.h). A client in another process learns of
-// a service that shut down only when the process leaves (peer lost) or by
-// its timeout.
+// queued with UNAVAILABLE ("the server is gone"), waits for running
+// callbacks (their responses are still sent), unless called from one of
+// them (or, for the node's Shutdown(), they are other callbacks of the
+// node shutting the node down at the same moment: node.h), and then fails
+// the deferred requests still unanswered with UNAVAILABLE. A client in
+// another process learns of a service that shut down only when the
+// process leaves (peer lost) or by its timeout.
+//
+// Statistics (stats(), and mainboard's summary): see ServiceStats.
 //
 // Errors of CreateService (absl::Status, naming node and service):
-// InvalidArgument for an empty name or callback; FailedPrecondition for a
-// node shut down or a service already used with other types (both pairs
-// named); AlreadyExists when the service already has a server in this
-// process (its node named); the transport's errors between processes.
+// InvalidArgument for an empty name or callback, or options out of range
+// (the field and its value); FailedPrecondition for a node shut down or a
+// service already used with other types (both pairs named); AlreadyExists
+// when the service already has a server in this process (its node named);
+// the transport's errors between processes.
 //
-// Threads: every method is thread-safe. The node's scheduler must outlive
-// the service's Shutdown().
+// Threads: every method is thread-safe; a responder may be used from any
+// thread. The node's scheduler must outlive the service's Shutdown().
 
 #ifndef CYBER_SERVICE_SERVICE_H_
 #define CYBER_SERVICE_SERVICE_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -65,10 +119,14 @@
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "cyber/common/mutex.h"
+#include "cyber/time/clock.h"
+#include "cyber/time/instant.h"
 #include "cyber/time/wait_list.h"
 #include "cyber/transport/channel_bus.h"  // kCrossesProcesses
 #include "cyber/transport/node_endpoint.h"
@@ -78,6 +136,7 @@
 #include "cyber/transport/serial_delivery.h"
 #include "cyber/transport/service_registry.h"
 #include "scheduler/scheduler.h"
+#include "timer/latency_histogram.h"
 
 namespace cyber {
 
@@ -86,26 +145,103 @@ class Node;
 struct ServiceStats {
   uint64_t requests = 0;         // received, from this process and others
   uint64_t remote_requests = 0;  // of those, from other processes
-  uint64_t responses = 0;        // answered
-  uint64_t callback_errors = 0;  // threw or left the response null
-  uint64_t send_failures = 0;    // responses the transport did not send
-  uint64_t dropped_shutdown = 0;   // queued at (or arriving after) Shutdown
+  // How each request ended (or where it is now):
+  uint64_t responses = 0;        // answered with a response
+  uint64_t callback_errors = 0;  // the callback threw or left the response null
+  uint64_t errors = 0;           // answered with the callback's error (Fail)
+  uint64_t abandoned = 0;        // a responder dropped unanswered (INTERNAL)
+  uint64_t skipped_past_deadline = 0;  // not served: its client stopped waiting
+  uint64_t refused_full = 0;     // refused: the queue was full (the newest)
+  uint64_t dropped_oldest = 0;   // refused: the queue was full (the oldest)
+  uint64_t dropped_shutdown = 0;   // queued or unanswered at Shutdown
+  size_t pending = 0;            // queued now
+  size_t in_progress = 0;        // being served, or deferred and unanswered
+  // Once idle (in_progress 0):
+  //   requests == responses + callback_errors + errors + abandoned +
+  //               skipped_past_deadline + refused_full + dropped_oldest +
+  //               dropped_shutdown + pending.
+  // Besides:
+  uint64_t send_failures = 0;    // answers the transport did not send
+  uint64_t double_answers = 0;   // Send/Fail on a responder already answered
   uint64_t dispatch_refusals = 0;  // routines the scheduler refused
   uint64_t ignored = 0;  // samples on the request channel that are no requests
-  size_t pending = 0;    // queued now
-  // Once idle: requests == responses + callback_errors + send_failures +
-  // dropped_shutdown.
+  // From arrival to answer, of the requests answered with a response, on
+  // the service's runtime clock (bucket upper bounds; zero: none yet).
+  absl::Duration latency_p50;
+  absl::Duration latency_p99;
 };
+
+// How a service takes its requests (CreateService, CreateDeferredService).
+struct ServiceOptions {
+  // Callbacks run side by side, at most (1..kMaxConcurrency); 1: one at a
+  // time, in arrival order, as Cyber RT.
+  int concurrency = 1;
+  // Requests waiting to be served, at most (1..kMaxQueueDepth), not
+  // counting those being served.
+  size_t queue_depth = 256;
+  // Which request a full queue refuses (see the header comment).
+  enum class WhenFull { kRefuseNewest, kDropOldest };
+  WhenFull when_full = WhenFull::kRefuseNewest;
+
+  static constexpr int kMaxConcurrency = 1024;
+  static constexpr size_t kMaxQueueDepth = size_t{1} << 20;
+};
+
+template <typename Resp>
+class ServiceResponder;
 
 namespace transport_internal {
 
+class ServiceCore;
+
+// One request of a deferred service, from its callback to its answer: what
+// a ServiceResponder holds (service.cc).
+class PendingRequest {
+ public:
+  // One request: from this process (`reply` set) or another (`from`).
+  struct Job {
+    std::shared_ptr<const void> request;
+    std::shared_ptr<ReplyTo> reply;
+    Correlation from;
+    // The client's deadline on the service's clock (InfiniteFuture: none),
+    // and when the request arrived.
+    Instant deadline = Instant::InfiniteFuture();
+    Instant arrived;
+  };
+
+  PendingRequest(std::shared_ptr<ServiceCore> core, Job job);
+  // Unanswered: the client gets INTERNAL (counted as abandoned).
+  ~PendingRequest();
+  PendingRequest(const PendingRequest&) = delete;
+  PendingRequest& operator=(const PendingRequest&) = delete;
+
+  // Answers the client, the first time only (see the header comment).
+  absl::Status Answer(ServiceOutcome outcome);
+  Instant deadline() const { return deadline_; }
+  bool answered() const { return claimed_.load(std::memory_order_acquire); }
+
+ private:
+  friend class ServiceCore;
+
+  // Whoever sets claimed_ first owns job_ and answers it.
+  bool Claim() { return !claimed_.exchange(true, std::memory_order_acq_rel); }
+
+  const std::shared_ptr<ServiceCore> core_;
+  const Instant deadline_;
+  std::atomic<bool> claimed_{false};
+  Job job_;  // the claimer's
+};
+
 // The service itself, whatever its types (service.cc): the request queue
-// and the routine that serves it (a SerialDelivery), the link to other
-// processes. Service<Req, Resp> is its typed handle.
+// and the routines that serve it (a SerialDelivery with one lane per
+// concurrent callback), the link to other processes. Service<Req, Resp>
+// is its typed handle.
 class ServiceCore final : public InProcessServer,
                           public std::enable_shared_from_this<ServiceCore> {
  public:
-  // Requests a drain serves before it yields its processor.
+  using Job = PendingRequest::Job;
+
+  // Requests a lane serves before it yields its processor.
   static constexpr int kRequestsPerSlice = 32;
 
   // Runs the user's callback on one request (a std::shared_ptr<const Req>);
@@ -113,11 +249,22 @@ class ServiceCore final : public InProcessServer,
   // catches.
   using Handler =
       std::function<ServiceOutcome(const std::shared_ptr<const void>& request)>;
+  // The deferred form: the callback keeps `pending` to answer later.
+  using DeferredHandler =
+      std::function<void(const std::shared_ptr<const void>& request,
+                         const std::shared_ptr<PendingRequest>& pending)>;
 
-  ServiceCore(const NodeContext& context, std::string service, Handler handler);
+  // Exactly one of `handler` and `deferred` is set. REQUIRES: `options`
+  // valid (CheckOptions).
+  ServiceCore(const NodeContext& context, std::string service, Handler handler,
+              DeferredHandler deferred, const ServiceOptions& options);
   ~ServiceCore() override;
   ServiceCore(const ServiceCore&) = delete;
   ServiceCore& operator=(const ServiceCore&) = delete;
+
+  // InvalidArgument naming node, service, the field and its value.
+  static absl::Status CheckOptions(const std::string& node, const std::string& service,
+                                   const ServiceOptions& options);
 
   // Links the service to other processes (context.remote set; see
   // service_link.h): the response outlet, then the request inlet, which the
@@ -129,8 +276,8 @@ class ServiceCore final : public InProcessServer,
   // InProcessServer
   const std::string& node_name() const override { return node_->name; }
   bool is_shut_down() const override;
-  bool Submit(std::shared_ptr<const void> request,
-              std::shared_ptr<ReplyTo> reply) override;
+  bool Submit(std::shared_ptr<const void> request, std::shared_ptr<ReplyTo> reply,
+              absl::Duration budget) override;
 
   const std::string& service_name() const { return service_; }
   ServiceStats stats() const;
@@ -144,23 +291,32 @@ class ServiceCore final : public InProcessServer,
   void RecheckPeers() { requests_.RecheckWaiters(); }
 
  private:
-  // One request: from this process (`reply` set) or another (`from`).
-  struct Job {
-    std::shared_ptr<const void> request;
-    std::shared_ptr<ReplyTo> reply;
-    Correlation from;
+  friend class PendingRequest;
+  // How a request ended, for the statistics.
+  enum class Ending {
+    kResponse, kCallbackError, kError, kAbandoned, kSkipped, kRefusedFull,
+    kDroppedOldest, kDroppedShutdown,
+    kClosed  // queued at Shutdown: requests_ counts it (dropped_stopped)
   };
 
   // From the request inlet (a transport thread).
   bool OnRemoteSample(const RemoteSample& sample, DecodeFn decode);
-  bool Enqueue(Job job);
-  // The serving routine's handler: runs the callback on `job` and answers
-  // it, also when the routine is cancelled meanwhile.
+  // Queues `job`, or refuses it (answered here); false once shut down.
+  bool Enqueue(Job job, absl::Duration budget);
+  // A lane's handler: runs the callback on `job` and answers it (the
+  // deferred form: hands it to the callback), also when the routine is
+  // cancelled meanwhile.
   void Serve(Job* job);
+  void ServeDeferred(Job* job);
   // Runs the handler; exceptions become INTERNAL (logged, counted).
   ServiceOutcome Invoke(const Job& job);
-  // Sends `outcome` where the job came from. Not under mu_.
-  void Answer(Job* job, ServiceOutcome outcome);
+  // Counts `ending` and sends `outcome` where the job came from (nothing
+  // to another process for kSkipped). Not under mu_.
+  void Answer(Job* job, ServiceOutcome outcome, Ending ending);
+  // A deferred request is answered, or its responder destroyed.
+  void Forget(PendingRequest* pending);
+  // The service's runtime clock (deadlines, latencies).
+  Clock* clock() const;
   std::string Prefix() const;  // node "n": service "s", for its logs
   std::string Server() const;  // the server (node "n"), for its clients
 
@@ -171,7 +327,9 @@ class ServiceCore final : public InProcessServer,
   const std::shared_ptr<ServiceRegistry> registry_;
   const std::shared_ptr<RemoteTransport> remote_;
   const Handler handler_;
-  // The queued requests and the routine that serves them, one at a time.
+  const DeferredHandler deferred_;
+  const ServiceOptions options_;
+  // The queued requests and the lanes that serve them.
   SerialDelivery<Job> requests_;
 
   // mu_ protects the following state.
@@ -180,11 +338,69 @@ class ServiceCore final : public InProcessServer,
   // request from another process can arrive).
   std::shared_ptr<RemotePublisher> outlet_ ABSL_GUARDED_BY(mu_);
   EncodeFn encode_response_ ABSL_GUARDED_BY(mu_) = nullptr;
+  // Deferred requests handed to the callback and not yet forgotten.
+  absl::flat_hash_set<PendingRequest*> outstanding_ ABSL_GUARDED_BY(mu_);
+  // Shutdown() has failed the outstanding requests: new ones fail at once.
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
   // The counts requests_ does not keep (see stats()).
   ServiceStats stats_ ABSL_GUARDED_BY(mu_);
+  timer::LatencyHistogram latency_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace transport_internal
+
+// A deferred service's hold on one request (see service.h's header
+// comment): a cheap copyable handle; the request is answered by the first
+// Send() or Fail() of any copy, or with INTERNAL when the last copy is
+// destroyed unanswered.
+template <typename Resp>
+class ServiceResponder {
+ public:
+  // Answers nothing (valid() false).
+  ServiceResponder() = default;
+
+  // Answers with `response`; a null one answers INTERNAL. FAILED_PRECONDITION
+  // (naming node and service) when the request was answered already, the
+  // service shut down, or the responder is empty.
+  absl::Status Send(std::shared_ptr<const Resp> response) const {
+    if (pending_ == nullptr) return Empty();
+    if (response == nullptr) {
+      return pending_->Answer(absl::InternalError("the service answered with a null response"));
+    }
+    return pending_->Answer(std::shared_ptr<const void>(std::move(response)));
+  }
+  absl::Status Send(Resp response) const {
+    return Send(std::make_shared<const Resp>(std::move(response)));
+  }
+  // Answers with the server's error `error` (not OK: an OK status answers
+  // INTERNAL). The client gets its code and message.
+  absl::Status Fail(absl::Status error) const {
+    if (pending_ == nullptr) return Empty();
+    if (error.ok()) {
+      error = absl::InternalError("the service failed the request with an OK status");
+    }
+    return pending_->Answer(std::move(error));
+  }
+  // When the client stops waiting, on the service's runtime clock;
+  // Instant::InfiniteFuture() when it waits forever.
+  Instant deadline() const {
+    return pending_ != nullptr ? pending_->deadline() : Instant::InfiniteFuture();
+  }
+  bool answered() const { return pending_ == nullptr || pending_->answered(); }
+  bool valid() const { return pending_ != nullptr; }
+
+ private:
+  template <typename Req, typename R>
+  friend class Service;
+
+  explicit ServiceResponder(std::shared_ptr<transport_internal::PendingRequest> pending)
+      : pending_(std::move(pending)) {}
+  static absl::Status Empty() {
+    return absl::FailedPreconditionError("an empty ServiceResponder answers nothing");
+  }
+
+  std::shared_ptr<transport_internal::PendingRequest> pending_;
+};
 
 template <typename Req, typename Resp>
 class Service final : public transport_internal::NodeEndpoint {
@@ -192,6 +408,9 @@ class Service final : public transport_internal::NodeEndpoint {
   // Cyber RT's signature: fill (or replace) `response`.
   using Callback = std::function<void(const std::shared_ptr<Req>& request,
                                       std::shared_ptr<Resp>& response)>;
+  // The deferred form: answer through `responder`, now or later.
+  using DeferredCallback = std::function<void(const std::shared_ptr<const Req>& request,
+                                              ServiceResponder<Resp> responder)>;
 
   Service(const Service&) = delete;
   Service& operator=(const Service&) = delete;
@@ -223,10 +442,18 @@ class Service final : public transport_internal::NodeEndpoint {
   explicit Service(std::shared_ptr<transport_internal::ServiceCore> core)
       : core_(std::move(core)) {}
 
-  // What Node::TryCreateService makes.
+  // What Node::TryCreateService and TryCreateDeferredService make.
   static absl::StatusOr<std::shared_ptr<Service>> Create(
       const transport_internal::NodeContext& context, const std::string& name,
-      Callback callback);
+      Callback callback, const ServiceOptions& options);
+  static absl::StatusOr<std::shared_ptr<Service>> CreateDeferred(
+      const transport_internal::NodeContext& context, const std::string& name,
+      DeferredCallback callback, const ServiceOptions& options);
+  static absl::StatusOr<std::shared_ptr<Service>> Make(
+      const transport_internal::NodeContext& context, const std::string& name,
+      bool has_callback, const ServiceOptions& options,
+      transport_internal::ServiceCore::Handler handler,
+      transport_internal::ServiceCore::DeferredHandler deferred);
 
   const std::shared_ptr<transport_internal::ServiceCore> core_;
   // The request inlet from other processes (none: in-process only).
@@ -238,22 +465,8 @@ class Service final : public transport_internal::NodeEndpoint {
 template <typename Req, typename Resp>
 absl::StatusOr<std::shared_ptr<Service<Req, Resp>>> Service<Req, Resp>::Create(
     const transport_internal::NodeContext& context, const std::string& name,
-    Callback callback) {
-  const std::string& node = context.node->name;
-  if (name.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "node \"", node, "\": CreateService: service name is empty"));
-  }
-  if (!callback) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "node \"", node, "\": CreateService \"", name, "\": callback is empty"));
-  }
-  if (context.node->shut_down.load(std::memory_order_acquire)) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "node \"", node, "\": CreateService \"", name, "\": node is shut down"));
-  }
-  absl::Status used = context.registry->Use(node, name, typeid(Req), typeid(Resp));
-  if (!used.ok()) return used;
+    Callback callback, const ServiceOptions& options) {
+  const bool has_callback = static_cast<bool>(callback);
   auto handler = [callback = std::move(callback)](
                      const std::shared_ptr<const void>& request)
       -> transport_internal::ServiceOutcome {
@@ -268,8 +481,47 @@ absl::StatusOr<std::shared_ptr<Service<Req, Resp>>> Service<Req, Resp>::Create(
     }
     return std::shared_ptr<const void>(std::move(response));
   };
+  return Make(context, name, has_callback, options, std::move(handler), nullptr);
+}
+
+template <typename Req, typename Resp>
+absl::StatusOr<std::shared_ptr<Service<Req, Resp>>> Service<Req, Resp>::CreateDeferred(
+    const transport_internal::NodeContext& context, const std::string& name,
+    DeferredCallback callback, const ServiceOptions& options) {
+  const bool has_callback = static_cast<bool>(callback);
+  auto deferred = [callback = std::move(callback)](
+                      const std::shared_ptr<const void>& request,
+                      const std::shared_ptr<transport_internal::PendingRequest>& pending) {
+    callback(std::static_pointer_cast<const Req>(request), ServiceResponder<Resp>(pending));
+  };
+  return Make(context, name, has_callback, options, nullptr, std::move(deferred));
+}
+
+template <typename Req, typename Resp>
+absl::StatusOr<std::shared_ptr<Service<Req, Resp>>> Service<Req, Resp>::Make(
+    const transport_internal::NodeContext& context, const std::string& name,
+    bool has_callback, const ServiceOptions& options,
+    transport_internal::ServiceCore::Handler handler,
+    transport_internal::ServiceCore::DeferredHandler deferred) {
+  const std::string& node = context.node->name;
+  if (name.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "node \"", node, "\": CreateService: service name is empty"));
+  }
+  if (!has_callback) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "node \"", node, "\": CreateService \"", name, "\": callback is empty"));
+  }
+  absl::Status valid = transport_internal::ServiceCore::CheckOptions(node, name, options);
+  if (!valid.ok()) return valid;
+  if (context.node->shut_down.load(std::memory_order_acquire)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "node \"", node, "\": CreateService \"", name, "\": node is shut down"));
+  }
+  absl::Status used = context.registry->Use(node, name, typeid(Req), typeid(Resp));
+  if (!used.ok()) return used;
   auto core = std::make_shared<transport_internal::ServiceCore>(
-      context, name, std::move(handler));
+      context, name, std::move(handler), std::move(deferred), options);
   std::shared_ptr<Service> service(new Service(core));
   // In this process first: a second server is refused before it could
   // read requests from other processes.

@@ -35,6 +35,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "cyber/common/mutex.h"
 
 namespace cyber {
@@ -60,10 +61,12 @@ class InProcessServer {
   virtual ~InProcessServer() = default;
   virtual const std::string& node_name() const = 0;
   virtual bool is_shut_down() const = 0;
-  // Queues `request` (a std::shared_ptr<const Req>); its outcome goes to
-  // `reply`. False, with `reply` untouched, once shut down.
+  // Queues `request` (a std::shared_ptr<const Req>) whose client waits
+  // `budget` more (InfiniteDuration: forever); its outcome goes to
+  // `reply` (a full queue replies at once). False, with `reply` untouched,
+  // once shut down.
   virtual bool Submit(std::shared_ptr<const void> request,
-                      std::shared_ptr<ReplyTo> reply) = 0;
+                      std::shared_ptr<ReplyTo> reply, absl::Duration budget) = 0;
 };
 
 // A client as the registry sees it (for Topology()).
