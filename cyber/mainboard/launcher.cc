@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 #include <tuple>
 #include <utility>
 
@@ -516,10 +517,26 @@ void Launcher::Stop() {
   std::vector<ComponentStats> stats;
   stats.reserve(components.size());
   for (const auto& c : components) stats.push_back(c->Stats());
+  // Their services' servers and clients, still alive (their nodes are the
+  // components'); the registry may be shared: only our nodes' rows.
+  std::vector<transport_internal::ServiceEndpointReport> services;
+  std::set<std::string> nodes;
+  ChannelBus* bus = nullptr;
+  for (const auto& c : components) {
+    if (c->node() == nullptr) continue;
+    nodes.insert(c->node()->name());
+    if (bus == nullptr) bus = c->node()->bus();
+  }
+  if (bus != nullptr) {
+    for (auto& row : bus->ServicesReport()) {
+      if (nodes.count(row.node) != 0) services.push_back(std::move(row));
+    }
+  }
   {
     MutexLock lock(&mu_);
     stopping_.clear();  // before they are destroyed
     final_stats_ = std::move(stats);
+    final_services_ = std::move(services);
   }
   components.clear();
 }
@@ -588,6 +605,11 @@ std::vector<ComponentStats> Launcher::Stats() const {
 std::vector<ComponentStats> Launcher::FinalStats() const {
   MutexLock lock(&mu_);
   return final_stats_;
+}
+
+std::vector<transport_internal::ServiceEndpointReport> Launcher::FinalServices() const {
+  MutexLock lock(&mu_);
+  return final_services_;
 }
 
 std::vector<std::string> Launcher::ChannelWarnings() const {

@@ -76,6 +76,7 @@
 #include "cyber/component/component_base.h"
 #include "cyber/dag/dag_config.h"
 #include "cyber/common/runtime_scope.h"
+#include "cyber/transport/service_registry.h"
 
 namespace cyber {
 
@@ -121,6 +122,10 @@ class Launcher {
   // each had stopped (so every call they made is counted), in start order.
   // Empty before the first Stop() with components to stop.
   std::vector<ComponentStats> FinalStats() const;
+  // The servers and clients of the services those components' nodes made,
+  // with their counts, taken at the same moment (ServiceRegistry::Report;
+  // mainboard prints them with ServiceTable). Empty when none.
+  std::vector<transport_internal::ServiceEndpointReport> FinalServices() const;
   // One message per channel that the components of the last successful
   // Start() write and nobody reads, or read and nobody writes (each also
   // logged with AWARN at start), sorted by channel. Empty if none.
@@ -209,6 +214,8 @@ class Launcher {
   mutable Mutex mu_;
   std::vector<std::unique_ptr<ComponentBase>> components_ ABSL_GUARDED_BY(mu_);
   std::vector<ComponentStats> final_stats_ ABSL_GUARDED_BY(mu_);
+  std::vector<transport_internal::ServiceEndpointReport> final_services_
+      ABSL_GUARDED_BY(mu_);
   std::vector<std::string> channel_warnings_ ABSL_GUARDED_BY(mu_);
   // The components of the stop in progress (start order), valid while it
   // runs, of which the last `shut_down_` have stopped.

@@ -8,6 +8,8 @@
 
 #include "cyber/mainboard/launcher.h"
 
+#include <algorithm>
+
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
@@ -21,6 +23,7 @@
 #include "cyber/time/simulated_clock.h"
 #include "cyber/common/test_waits.h"
 #include "cyber/testing/log_capture.h"
+#include "cyber/transport/service_report.h"
 #include "gflags/gflags.h"
 #include "gtest/gtest.h"
 #include "scheduler/config/scheduler_config.h"
@@ -626,6 +629,27 @@ TEST_F(LauncherRunTest, ClientsOfAServiceNobodyServesAreWarningsNamingTheNearest
   EXPECT_EQ(launcher.ChannelWarnings(), std::vector<std::string>{warning});
   EXPECT_EQ(warnings.Containing(warning).size(), 1u);
   launcher.Stop();
+}
+
+TEST_F(LauncherRunTest, FinalServicesListEveryServerAndClientOfTheComponents) {
+  Launcher launcher(context_);
+  ASSERT_TRUE(launcher.Load({ServiceTypoDag("final_services.dag")}).ok());
+  ASSERT_TRUE(launcher.Start().ok());
+  EXPECT_TRUE(launcher.FinalServices().empty());  // nothing stopped yet
+  launcher.Stop();
+  const std::vector<transport_internal::ServiceEndpointReport> rows = launcher.FinalServices();
+  std::vector<std::string> seen;
+  for (const auto& r : rows) {
+    seen.push_back(r.service + " " + r.node + (r.server ? " server" : " client") +
+                   (r.shut_down ? " (shut down)" : ""));
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"/planning/rout planner client (shut down)",
+                                            "/planning/route router server (shut down)",
+                                            "/planning/route control client (shut down)"}));
+  // The table mainboard prints: a header and a row each.
+  const std::string table = ServiceTable(rows);
+  EXPECT_NE(table.find("/planning/route"), std::string::npos) << table;
+  EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 4) << table;
 }
 
 TEST_F(LauncherRunTest, StrictModeRefusesAClientOfAServiceNobodyServes) {

@@ -74,6 +74,7 @@
 #include "cyber/mainboard/stuck_report.h"
 #include "cyber/runtime/process_runtime.h"
 #include "cyber/transport/channel_report.h"
+#include "cyber/transport/service_report.h"
 #include "cyber/simulation/simulated_graph.h"
 #include "gflags/gflags.h"
 #include "timer/timer.h"
@@ -125,9 +126,10 @@ std::vector<std::string> TakeDagArguments(int* argc, char** argv) {
 // mistakes logged at start, repeated where they are seen.
 void PrintSummary(const std::vector<cyber::ComponentStats>& stats,
                   const std::vector<std::string>& warnings,
-                  const std::string& channels = "") {
+                  const std::string& channels = "", const std::string& services = "") {
   std::printf("%s", cyber::Launcher::SummaryTable(stats).c_str());
   if (!channels.empty()) std::printf("\n%s", channels.c_str());
+  if (!services.empty()) std::printf("\n%s", services.c_str());
   if (!warnings.empty()) {
     std::printf("warnings:\n");
     for (const std::string& w : warnings) std::printf("  %s\n", w.c_str());
@@ -200,7 +202,8 @@ int RunSimulated(const std::vector<std::string>& dags, absl::Duration run_for,
   // every run.
   const std::vector<cyber::ComponentStats> stats = graph.Stats();
   graph.Stop();
-  PrintSummary(stats, graph.launcher().ChannelWarnings());
+  PrintSummary(stats, graph.launcher().ChannelWarnings(), "",
+               cyber::ServiceTable(graph.launcher().FinalServices()));
   std::printf("simulated %s in %s of wall time (%.0fx real time)\n",
               absl::FormatDuration(run_for).c_str(), absl::FormatDuration(wall).c_str(),
               wall > absl::ZeroDuration() ? run_for / wall : 0.0);
@@ -310,11 +313,12 @@ int main(int argc, char** argv) {
   components_stopped = true;
   // Taken after every component stopped: each call it made is counted.
   const std::vector<cyber::ComponentStats> stats = launcher.FinalStats();
+  const std::string services = cyber::ServiceTable(launcher.FinalServices());
   // Before the transport leaves the domain: its peers are still listed.
   const std::string channels = ChannelSummary(topology);
   cyber::Shutdown();
   bound.ShutdownFinished();
   if (live) std::printf("\n");
-  PrintSummary(stats, launcher.ChannelWarnings(), channels);
+  PrintSummary(stats, launcher.ChannelWarnings(), channels, services);
   return 0;
 }

@@ -148,28 +148,6 @@ namespace cyber {
 
 class Node;
 
-struct ClientStats {
-  uint64_t calls = 0;          // calls made (every form)
-  uint64_t requests_sent = 0;  // handed to a server, here or in another process
-  uint64_t responses = 0;      // calls ended by their response
-  uint64_t timeouts = 0;       // ended DEADLINE_EXCEEDED
-  uint64_t server_gone = 0;    // ended UNAVAILABLE: the server went away
-  uint64_t no_server = 0;      // refused UNAVAILABLE at once: no server
-  uint64_t refused = 0;        // RESOURCE_EXHAUSTED: the server's queue was full
-  uint64_t cancelled = 0;      // ended CANCELLED (shutdown)
-  uint64_t failed = 0;         // any other error (see the header comment)
-  uint64_t late_responses = 0;  // responses after their call ended: dropped
-  uint64_t callbacks_dropped = 0;    // AsyncCall callbacks never run
-  uint64_t callback_exceptions = 0;  // AsyncCall callbacks that threw
-  size_t pending = 0;                // calls in flight now
-  // calls == responses + timeouts + server_gone + no_server + refused +
-  //          cancelled + failed + pending.
-  // From sending to the response, of the calls ended by their response, on
-  // the node's runtime clock (bucket upper bounds; zero: none yet).
-  absl::Duration latency_p50;
-  absl::Duration latency_p99;
-};
-
 namespace transport_internal {
 
 class PendingCall;  // client.cc: one request in flight
@@ -219,7 +197,7 @@ class ClientCore final : public InProcessClient,
   // (NodeEndpoint::ShutdownAmong).
   void Shutdown(const NodeEndpoint::ShutdownPeers* peers = nullptr);
   bool is_shut_down() const override;
-  ClientStats stats() const;
+  ClientStats stats() const override;
   // NodeEndpoint's, for Node::Shutdown().
   bool RunsCallbackIn(const scheduler::CRoutine* routine) const {
     return callbacks_.RunsHandlerIn(routine);

@@ -142,35 +142,6 @@ namespace cyber {
 
 class Node;
 
-struct ServiceStats {
-  uint64_t requests = 0;         // received, from this process and others
-  uint64_t remote_requests = 0;  // of those, from other processes
-  // How each request ended (or where it is now):
-  uint64_t responses = 0;        // answered with a response
-  uint64_t callback_errors = 0;  // the callback threw or left the response null
-  uint64_t errors = 0;           // answered with the callback's error (Fail)
-  uint64_t abandoned = 0;        // a responder dropped unanswered (INTERNAL)
-  uint64_t skipped_past_deadline = 0;  // not served: its client stopped waiting
-  uint64_t refused_full = 0;     // refused: the queue was full (the newest)
-  uint64_t dropped_oldest = 0;   // refused: the queue was full (the oldest)
-  uint64_t dropped_shutdown = 0;   // queued or unanswered at Shutdown
-  size_t pending = 0;            // queued now
-  size_t in_progress = 0;        // being served, or deferred and unanswered
-  // Once idle (in_progress 0):
-  //   requests == responses + callback_errors + errors + abandoned +
-  //               skipped_past_deadline + refused_full + dropped_oldest +
-  //               dropped_shutdown + pending.
-  // Besides:
-  uint64_t send_failures = 0;    // answers the transport did not send
-  uint64_t double_answers = 0;   // Send/Fail on a responder already answered
-  uint64_t dispatch_refusals = 0;  // routines the scheduler refused
-  uint64_t ignored = 0;  // samples on the request channel that are no requests
-  // From arrival to answer, of the requests answered with a response, on
-  // the service's runtime clock (bucket upper bounds; zero: none yet).
-  absl::Duration latency_p50;
-  absl::Duration latency_p99;
-};
-
 // How a service takes its requests (CreateService, CreateDeferredService).
 struct ServiceOptions {
   // Callbacks run side by side, at most (1..kMaxConcurrency); 1: one at a
@@ -280,7 +251,7 @@ class ServiceCore final : public InProcessServer,
               absl::Duration budget) override;
 
   const std::string& service_name() const { return service_; }
-  ServiceStats stats() const;
+  ServiceStats stats() const override;
   // `peers` (null: none): running callbacks not waited for
   // (NodeEndpoint::ShutdownAmong).
   void Shutdown(const NodeEndpoint::ShutdownPeers* peers = nullptr);

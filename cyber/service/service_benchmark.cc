@@ -3,7 +3,7 @@
 // of one Runtime that has real processor threads (and its tick thread, on
 // the steady clock: every call arms and cancels a real timeout).
 //
-//   bazel run --config=opt //cyber/transport:service_benchmark
+//   bazel run --config=opt //cyber/service:service_benchmark
 //
 // Two callers, because they wait differently (client.h, "Where callers
 // wait"):

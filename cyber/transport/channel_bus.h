@@ -296,6 +296,11 @@ class ChannelBus {
   std::vector<transport_internal::ServiceTopology> ServicesTopology() const {
     return services_->Topology();
   }
+  // Every server and client of the bus's services that still exists, with
+  // its counts (mainboard's service table).
+  std::vector<transport_internal::ServiceEndpointReport> ServicesReport() const {
+    return services_->Report();
+  }
 
   // The transport to other processes for channels linked from now on
   // (null: none, the default). A runtime sets the one it owns and clears it

@@ -27,7 +27,7 @@ absl::Status ServiceRegistry::Use(const std::string& node,
   if (it == services_.end()) {
     services_.emplace(service,
                       Entry{std::type_index(request), std::type_index(response),
-                            PairName(request, response), node, {}, {}});
+                            PairName(request, response), node, {}, {}, {}});
     return absl::OkStatus();
   }
   const Entry& e = it->second;
@@ -52,6 +52,7 @@ absl::Status ServiceRegistry::Register(
     existing = e.server.lock();
     if (existing == nullptr) {
       e.server = server;
+      RememberLocked(&e, server);
       return absl::OkStatus();
     }
   }
@@ -73,6 +74,7 @@ absl::Status ServiceRegistry::Register(
         "one server per service"));
   }
   e.server = server;
+  RememberLocked(&e, server);
   return absl::OkStatus();
 }
 
@@ -109,6 +111,57 @@ void ServiceRegistry::AddClient(const std::string& service,
   for (auto& c : clients) (c.expired() ? gone : kept).push_back(std::move(c));
   kept.push_back(std::move(client));
   clients.swap(kept);
+}
+
+void ServiceRegistry::RememberLocked(Entry* e, const std::shared_ptr<InProcessServer>& server) {
+  // Pruned as they go; the gone ones hold nothing (weak).
+  std::vector<std::weak_ptr<const InProcessServer>>& servers = e->servers;
+  servers.erase(std::remove_if(servers.begin(), servers.end(),
+                               [](const auto& w) { return w.expired(); }),
+                servers.end());
+  servers.push_back(server);
+}
+
+std::vector<ServiceEndpointReport> ServiceRegistry::Report() const {
+  // Held under the lock; asked for their counts outside it.
+  std::vector<std::pair<std::string, std::shared_ptr<const InProcessServer>>> servers;
+  std::vector<std::pair<std::string, std::shared_ptr<const InProcessClient>>> clients;
+  {
+    MutexLock lock(&mu_);
+    for (const auto& [name, e] : services_) {
+      for (const auto& weak : e.servers) {
+        if (auto s = weak.lock()) servers.emplace_back(name, std::move(s));
+      }
+      for (const auto& weak : e.clients) {
+        if (auto c = weak.lock()) clients.emplace_back(name, std::move(c));
+      }
+    }
+  }
+  std::vector<ServiceEndpointReport> report;
+  report.reserve(servers.size() + clients.size());
+  for (const auto& [name, s] : servers) {
+    ServiceEndpointReport r;
+    r.service = name;
+    r.node = s->node_name();
+    r.server = true;
+    r.shut_down = s->is_shut_down();
+    r.server_stats = s->stats();
+    report.push_back(std::move(r));
+  }
+  for (const auto& [name, c] : clients) {
+    ServiceEndpointReport r;
+    r.service = name;
+    r.node = c->node_name();
+    r.shut_down = c->is_shut_down();
+    r.client_stats = c->stats();
+    report.push_back(std::move(r));
+  }
+  std::stable_sort(report.begin(), report.end(),
+                   [](const ServiceEndpointReport& a, const ServiceEndpointReport& b) {
+                     if (a.service != b.service) return a.service < b.service;
+                     return a.server && !b.server;
+                   });
+  return report;
 }
 
 std::vector<std::string> ServiceRegistry::ServedNames() const {

@@ -17,6 +17,9 @@
 //  * It holds clients weakly too, for Topology() (the launcher's "called
 //    but served by no one" check) and ServedNames() (a client's "did you
 //    mean"): a client counts while it exists and is not shut down.
+//  * Report() lists every server and client that still exists, shut down
+//    or not, with its counts (mainboard's service table, taken after the
+//    components stopped and before they are destroyed).
 //  * Nothing here knows the scheduler: the two interfaces below are what a
 //    client and a server see of each other (service.h, client.h).
 //
@@ -37,6 +40,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "cyber/common/mutex.h"
+#include "cyber/transport/service_stats.h"
 
 namespace cyber {
 namespace transport_internal {
@@ -67,6 +71,7 @@ class InProcessServer {
   // once shut down.
   virtual bool Submit(std::shared_ptr<const void> request,
                       std::shared_ptr<ReplyTo> reply, absl::Duration budget) = 0;
+  virtual ServiceStats stats() const = 0;
 };
 
 // A client as the registry sees it (for Topology()).
@@ -75,6 +80,18 @@ class InProcessClient {
   virtual ~InProcessClient() = default;
   virtual const std::string& node_name() const = 0;
   virtual bool is_shut_down() const = 0;
+  virtual ClientStats stats() const = 0;
+};
+
+// One server or client of a service and what it counted (see
+// ServiceRegistry::Report).
+struct ServiceEndpointReport {
+  std::string service;
+  std::string node;
+  bool server = false;
+  bool shut_down = false;
+  ServiceStats server_stats;  // server
+  ClientStats client_stats;   // client
 };
 
 // Who serves and calls one service now (see ServiceRegistry::Topology).
@@ -114,6 +131,9 @@ class ServiceRegistry {
   // Every service used so far, sorted by name, with its live server and
   // clients.
   std::vector<ServiceTopology> Topology() const;
+  // Every server and client that still exists (shut down or not: a shut
+  // down one's counts are final), by service name, servers first.
+  std::vector<ServiceEndpointReport> Report() const;
 
  private:
   struct Entry {
@@ -122,8 +142,13 @@ class ServiceRegistry {
     std::string types;  // "request A, response B", for messages
     std::string first_node;
     std::weak_ptr<InProcessServer> server;
+    // Every server registered, for Report() (the gone ones pruned).
+    std::vector<std::weak_ptr<const InProcessServer>> servers;
     std::vector<std::weak_ptr<const InProcessClient>> clients;
   };
+
+  void RememberLocked(Entry* e, const std::shared_ptr<InProcessServer>& server)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   mutable Mutex mu_;
   std::map<std::string, Entry> services_ ABSL_GUARDED_BY(mu_);
