@@ -61,7 +61,7 @@ class PendingCall final : public ReplyTo,
   }
 
   // From the server of this process (its routine, or its Shutdown()).
-  void Reply(ServiceOutcome outcome) override {
+  void Reply(ServiceOutcome outcome, const ServiceTiming& answered) override {
     std::shared_ptr<ClientCore> core = client.lock();
     if (core == nullptr) return;  // the client is gone: it cancelled us
     ClientCore::Source source = ClientCore::Source::kResponse;
@@ -73,7 +73,7 @@ class PendingCall final : public ReplyTo,
       outcome = absl::Status(s.code(), absl::StrCat(core->Prefix(), ": ", s.message(),
                                                     " (request ", sequence, ")"));
     }
-    core->Finish(Self(), source, std::move(outcome));
+    core->Finish(Self(), source, std::move(outcome), answered);
   }
 
   // The tick thread, with no lock held (timer::ExpiryTarget): the timeout
@@ -91,7 +91,8 @@ class PendingCall final : public ReplyTo,
   const bool remote;      // sent to another process
   const bool as_routine;  // `deliver` is user code: run as a routine
   const absl::Duration timeout;
-  // When it was sent, on the node's runtime clock (the client's latency).
+  // When it was sent, on `started_on` (the client's latency).
+  const Clock* started_on = nullptr;
   Instant started;
 
   // mu protects the following state.
@@ -275,9 +276,17 @@ std::shared_ptr<PendingCall> ClientCore::Start(std::shared_ptr<const void> reque
     ++stats_.requests_sent;  // before the hand-over: a response may be quick
   }
   absl::Status sent;
-  call->started = clock()->Now();
+  // Set by ArmTimeout from the instant it armed at (one clock read less).
+  if (call->started_on == nullptr) {
+    call->started_on = clock();
+    call->started = call->started_on->Now();
+  }
   if (local != nullptr) {
-    if (!local->Submit(std::move(request), call, timeout)) {
+    ServiceTiming timing;
+    timing.clock = call->started_on;
+    timing.at = call->started;
+    timing.budget = timeout;
+    if (!local->Submit(std::move(request), call, timing)) {
       sent = absl::UnavailableError(
           absl::StrCat(Prefix(), ": the server (node \"", local->node_name(),
                        "\") is gone (shut down)"));
@@ -356,6 +365,8 @@ absl::Status ClientCore::ArmTimeout(const std::shared_ptr<PendingCall>& call,
     return armed.status();
   }
   call->armed_seq = armed->arm_seq;
+  call->started_on = wheel->clock();
+  call->started = now;
   call->wheel = std::move(wheel);
   return absl::OkStatus();
 }
@@ -391,7 +402,7 @@ void ClientCore::TimeOut(const std::shared_ptr<PendingCall>& call) {
 }
 
 void ClientCore::Finish(const std::shared_ptr<PendingCall>& call, Source source,
-                        ServiceOutcome outcome) {
+                        ServiceOutcome outcome, const ServiceTiming& at) {
   std::shared_ptr<timer::TimerSystemCore> wheel;
   Deliver deliver;
   {
@@ -405,8 +416,13 @@ void ClientCore::Finish(const std::shared_ptr<PendingCall>& call, Source source,
     }
     call->decided = true;
     call->outcome = outcome;
-    const absl::Duration took =
-        source == Source::kResponse ? clock()->Now() - call->started : absl::ZeroDuration();
+    // The server's instant of answering, when it is on our clock.
+    absl::Duration took;
+    if (source == Source::kResponse && call->started_on != nullptr) {
+      const Instant now =
+          at.clock == call->started_on ? at.at : call->started_on->Now();
+      took = now - call->started;
+    }
     {
       // Counted before anyone is woken: a caller reads consistent stats.
       MutexLock core_lock(&mu_);

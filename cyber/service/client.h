@@ -210,8 +210,10 @@ class ClientCore final : public InProcessClient,
   // node "n": service "s", opening every error of this client.
   std::string Prefix() const;
   // Decides `call` if it is not decided yet (see the header comment).
+  // `at`: when the outcome came about, if the caller knows (the clock is
+  // read otherwise, for a response's latency).
   void Finish(const std::shared_ptr<PendingCall>& call, Source source,
-              ServiceOutcome outcome);
+              ServiceOutcome outcome, const ServiceTiming& at = {});
   // From the tick thread: `call`'s timeout expired. Dispatches TimeOut.
   void TimeoutDue(const std::shared_ptr<PendingCall>& call);
 

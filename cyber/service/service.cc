@@ -1,6 +1,7 @@
 #include "cyber/service/service.h"
 
 #include <exception>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -176,6 +177,7 @@ bool ServiceCore::OnRemoteSample(const RemoteSample& sample, DecodeFn decode) {
   Job job;
   job.request = std::move(request);
   job.from = sample.correlation;
+  job.arrived = clock()->Now();
   {
     MutexLock lock(&mu_);
     ++stats_.remote_requests;
@@ -189,27 +191,27 @@ bool ServiceCore::OnRemoteSample(const RemoteSample& sample, DecodeFn decode) {
 bool ServiceCore::is_shut_down() const { return requests_.stopped(); }
 
 bool ServiceCore::Submit(std::shared_ptr<const void> request,
-                         std::shared_ptr<ReplyTo> reply, absl::Duration budget) {
+                         std::shared_ptr<ReplyTo> reply, const ServiceTiming& sent) {
   Job job;
   job.request = std::move(request);
   job.reply = std::move(reply);
-  return Enqueue(std::move(job), budget);
+  // Sent on our clock (the usual case in one process): it arrived then.
+  job.arrived = sent.clock == clock() ? sent.at : clock()->Now();
+  return Enqueue(std::move(job), sent.budget);
 }
 
 bool ServiceCore::Enqueue(Job job, absl::Duration budget) {
-  job.arrived = clock()->Now();
   if (budget != absl::InfiniteDuration()) job.deadline = job.arrived + budget;
-  Job displaced;
-  bool any_displaced = false;
+  std::optional<Job> displaced;
   const SerialDeliveryBase::Admission admission =
-      requests_.Offer(job, shared_from_this(), &displaced, &any_displaced);
+      requests_.Offer(job, shared_from_this(), &displaced);
   auto full = [&](const char* which) {
     return absl::ResourceExhaustedError(absl::StrCat(
         Server(), " refused the request: its queue is full (", options_.queue_depth,
         " waiting, ServiceOptions::queue_depth); ", which));
   };
-  if (any_displaced) {
-    Answer(&displaced, full("the oldest waiting request is dropped for a newer one"),
+  if (displaced.has_value()) {
+    Answer(&*displaced, full("the oldest waiting request is dropped for a newer one"),
            Ending::kDroppedOldest);
   }
   switch (admission) {
@@ -341,8 +343,13 @@ ServiceOutcome ServiceCore::Invoke(const Job& job) {
 }
 
 void ServiceCore::Answer(Job* job, ServiceOutcome outcome, Ending ending) {
+  ServiceTiming answered;
+  if (ending == Ending::kResponse) {
+    answered.clock = clock();
+    answered.at = answered.clock->Now();
+  }
   const absl::Duration took =
-      ending == Ending::kResponse ? clock()->Now() - job->arrived : absl::ZeroDuration();
+      ending == Ending::kResponse ? answered.at - job->arrived : absl::ZeroDuration();
   {
     MutexLock lock(&mu_);
     switch (ending) {
@@ -361,7 +368,7 @@ void ServiceCore::Answer(Job* job, ServiceOutcome outcome, Ending ending) {
     }
   }
   if (job->reply != nullptr) {
-    std::exchange(job->reply, nullptr)->Reply(std::move(outcome));
+    std::exchange(job->reply, nullptr)->Reply(std::move(outcome), answered);
     return;
   }
   // Its client stopped waiting: nothing to send.

@@ -248,7 +248,7 @@ class ServiceCore final : public InProcessServer,
   const std::string& node_name() const override { return node_->name; }
   bool is_shut_down() const override;
   bool Submit(std::shared_ptr<const void> request, std::shared_ptr<ReplyTo> reply,
-              absl::Duration budget) override;
+              const ServiceTiming& sent) override;
 
   const std::string& service_name() const { return service_; }
   ServiceStats stats() const override;
@@ -272,7 +272,8 @@ class ServiceCore final : public InProcessServer,
 
   // From the request inlet (a transport thread).
   bool OnRemoteSample(const RemoteSample& sample, DecodeFn decode);
-  // Queues `job`, or refuses it (answered here); false once shut down.
+  // Queues `job` (its `arrived` set), or refuses it (answered here); false
+  // once shut down.
   bool Enqueue(Job job, absl::Duration budget);
   // A lane's handler: runs the callback on `job` and answers it (the
   // deferred form: hands it to the callback), also when the routine is

@@ -78,6 +78,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -254,11 +255,11 @@ class SerialDelivery final : public SerialDeliveryBase {
     return Offer(item, owner) == Admission::kQueued;
   }
   // Add(), leaving a refused `item` with the caller (moved from only when
-  // queued). An oldest item dropped for it (Overflow::kDropOldest) is moved
+  // queued). An oldest item dropped for it (Overflow::kDropOldest) is put
   // into `*displaced` if given (the caller handles it outside the lock),
-  // destroyed otherwise; `*displaced_any` tells which happened.
+  // destroyed after the lock otherwise.
   Admission Offer(T& item, const std::shared_ptr<const void>& owner,
-                  T* displaced = nullptr, bool* displaced_any = nullptr);
+                  std::optional<T>* displaced = nullptr);
   // Refuses items from now on; the queued ones are destroyed, or moved into
   // `*dropped` if given, outside the lock. Idempotent. Does not wait.
   void Close(std::vector<T>* dropped = nullptr);
@@ -284,10 +285,9 @@ class SerialDelivery final : public SerialDeliveryBase {
 
 template <typename T>
 typename SerialDeliveryBase::Admission SerialDelivery<T>::Offer(
-    T& item, const std::shared_ptr<const void>& owner, T* displaced,
-    bool* displaced_any) {
-  [[maybe_unused]] T overflow;  // the dropped oldest item, destroyed after the lock
-  if (displaced_any != nullptr) *displaced_any = false;
+    T& item, const std::shared_ptr<const void>& owner, std::optional<T>* displaced) {
+  std::optional<T> overflow;  // the dropped oldest item, destroyed after the lock
+  if (displaced == nullptr) displaced = &overflow;
   int lane = 0;
   uint64_t generation = 0;
   {
@@ -302,12 +302,7 @@ typename SerialDeliveryBase::Admission SerialDelivery<T>::Offer(
         ++stats_.refused_full;
         return Admission::kRefusedFull;
       }
-      if (displaced != nullptr) {
-        *displaced = queue_.pop_front();
-        if (displaced_any != nullptr) *displaced_any = true;
-      } else {
-        overflow = queue_.pop_front();
-      }
+      displaced->emplace(queue_.pop_front());
       ++stats_.dropped_overflow;
       --stats_.pending;
     }

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -194,15 +195,14 @@ TEST(SerialDeliveryTest, ADroppedOldestItemIsHandedToTheCaller) {
                                        [&](int& i) { seen.Add(i); });
   int first = 1;
   int second = 2;
-  int displaced = 0;
-  bool any = true;
-  EXPECT_EQ(owner->delivery.Offer(first, owner, &displaced, &any),
+  std::optional<int> displaced;
+  EXPECT_EQ(owner->delivery.Offer(first, owner, &displaced),
             SerialDeliveryBase::Admission::kQueued);
-  EXPECT_FALSE(any);
-  EXPECT_EQ(owner->delivery.Offer(second, owner, &displaced, &any),
+  EXPECT_FALSE(displaced.has_value());
+  EXPECT_EQ(owner->delivery.Offer(second, owner, &displaced),
             SerialDeliveryBase::Admission::kQueued);
-  EXPECT_TRUE(any);
-  EXPECT_EQ(displaced, 1);
+  ASSERT_TRUE(displaced.has_value());
+  EXPECT_EQ(*displaced, 1);
   sched.RunReady();
   EXPECT_EQ(seen.Items(), (std::vector<int>{2}));
   owner->delivery.Stop();

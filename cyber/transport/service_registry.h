@@ -40,6 +40,8 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "cyber/common/mutex.h"
+#include "cyber/time/clock.h"
+#include "cyber/time/instant.h"
 #include "cyber/transport/service_stats.h"
 
 namespace cyber {
@@ -49,6 +51,17 @@ namespace transport_internal {
 // guarantees both ends agree on it), or why there is none.
 using ServiceOutcome = absl::StatusOr<std::shared_ptr<const void>>;
 
+// When a request was sent and how long its client waits, or when it was
+// answered: an instant on `clock` (the client's or the server's). Within a
+// process client and server usually share a clock; when they do, the
+// other side reuses the instant instead of reading the clock again (a
+// clock read is a sizeable part of an in-process call).
+struct ServiceTiming {
+  const Clock* clock = nullptr;  // null: no instant given
+  Instant at;
+  absl::Duration budget = absl::InfiniteDuration();  // requests: the timeout
+};
+
 // Where an in-process server sends the outcome of one request: the
 // client's pending call.
 class ReplyTo {
@@ -56,7 +69,8 @@ class ReplyTo {
   virtual ~ReplyTo() = default;
   // Called at most once per request, never under a server lock. Does not
   // run user code (a client's callback is dispatched as a routine).
-  virtual void Reply(ServiceOutcome outcome) = 0;
+  // `answered`: when the server answered.
+  virtual void Reply(ServiceOutcome outcome, const ServiceTiming& answered) = 0;
 };
 
 // A server as its in-process clients see it.
@@ -65,12 +79,12 @@ class InProcessServer {
   virtual ~InProcessServer() = default;
   virtual const std::string& node_name() const = 0;
   virtual bool is_shut_down() const = 0;
-  // Queues `request` (a std::shared_ptr<const Req>) whose client waits
-  // `budget` more (InfiniteDuration: forever); its outcome goes to
-  // `reply` (a full queue replies at once). False, with `reply` untouched,
-  // once shut down.
+  // Queues `request` (a std::shared_ptr<const Req>) sent at `sent.at`,
+  // whose client waits `sent.budget` more (InfiniteDuration: forever); its
+  // outcome goes to `reply` (a full queue replies at once). False, with
+  // `reply` untouched, once shut down.
   virtual bool Submit(std::shared_ptr<const void> request,
-                      std::shared_ptr<ReplyTo> reply, absl::Duration budget) = 0;
+                      std::shared_ptr<ReplyTo> reply, const ServiceTiming& sent) = 0;
   virtual ServiceStats stats() const = 0;
 };
 
