@@ -22,6 +22,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/time/time.h"
+#include "cyber/common/mutex.h"
 #include "cyber/common/test_waits.h"
 #include "cyber/node/node.h"
 #include "cyber/runtime/runtime.h"
@@ -30,6 +31,7 @@
 #include "cyber/testing/run_simulated_runtime.h"
 #include "cyber/time/simulated_clock.h"
 #include "gtest/gtest.h"
+#include "scheduler/config/scheduler_config.h"
 #include "scheduler/croutine.h"
 #include "timer/timer.h"
 
@@ -511,6 +513,111 @@ TEST_F(ServiceLoadTest, OptionsOutOfRangeAreRefusedNamingTheFieldAndValue) {
   EXPECT_TRUE(Contains(b.status(), "ServiceOptions::queue_depth is 0")) << b.status();
   // Nothing half-made: the name is still free.
   EXPECT_NE(Serve(), nullptr);
+}
+
+// --- real threads ----------------------------------------------------------------
+
+// Lanes on two processor threads, answers from routines, timers' thread
+// and plain threads, calls from threads and routines, a queue that
+// overflows and a shutdown at the end: every call ends exactly once and
+// both sides' counts add up. Asserts no duration (the sanitizers' configs
+// run it too).
+TEST(ServiceLoadThreadedTest, SideBySideDeferredAnswersFromEverywhereEachCallEndsOnce) {
+  Runtime::Options o;
+  o.name = "threaded_load";
+  o.config = scheduler::DefaultSchedulerConfig(2);
+  Runtime rt(o);
+  Node server_node("map_server", rt.scheduler(), rt.bus());
+  Node client_node("planner", rt.scheduler(), rt.bus());
+  std::atomic<int> inside{0};
+  std::atomic<int> most_inside{0};
+  Mutex threads_mu;
+  std::vector<std::thread> threads;
+  ServiceOptions options;
+  options.concurrency = 3;
+  options.queue_depth = 8;
+  auto service = server_node.TryCreateDeferredService<LookupRequest, LookupResponse>(
+      kLookup,
+      [&](const std::shared_ptr<const LookupRequest>& req, Responder responder) {
+        const int now_inside = ++inside;
+        int seen = most_inside.load();
+        while (now_inside > seen && !most_inside.compare_exchange_weak(seen, now_inside)) {
+        }
+        CRoutine::Yield();
+        --inside;
+        switch (req->id % 4) {
+          case 0:  // here
+            (void)responder.Send(Response(req->id));
+            break;
+          case 1: {  // a plain thread
+            MutexLock lock(&threads_mu);
+            threads.emplace_back([responder, id = req->id] { (void)responder.Send(Response(id)); });
+            break;
+          }
+          case 2:  // fails
+            (void)responder.Fail(absl::NotFoundError("no tile"));
+            break;
+          default:  // dropped: INTERNAL
+            break;
+        }
+      },
+      options);
+  ASSERT_TRUE(service.ok()) << service.status();
+  auto client = client_node.TryCreateClient<LookupRequest, LookupResponse>(kLookup);
+  ASSERT_TRUE(client.ok()) << client.status();
+  std::shared_ptr<LookupClient> c = *client;
+  constexpr int kThreads = 3;
+  constexpr int kPerThread = 40;
+  std::atomic<int> ended{0};
+  std::atomic<int> ok{0};
+  std::vector<std::thread> callers;
+  for (int t = 0; t < kThreads; ++t) {
+    callers.emplace_back([&, t] {
+      for (int k = 0; k < kPerThread; ++k) {
+        const int id = t * kPerThread + k;
+        if (k % 2 == 0) {
+          const LookupClient::Result r = c->Call(Request(id), absl::Seconds(30));
+          if (r.ok()) {
+            EXPECT_EQ((*r)->id, id);
+            ++ok;
+          }
+          ++ended;
+        } else {
+          c->AsyncCall(std::make_shared<const LookupRequest>(Request(id)), absl::Seconds(30),
+                       [&, id](LookupClient::Result r) {
+                         if (r.ok()) {
+                           EXPECT_EQ((*r)->id, id);
+                           ++ok;
+                         }
+                         ++ended;
+                       });
+        }
+      }
+    });
+  }
+  for (auto& t : callers) t.join();
+  constexpr int kCalls = kThreads * kPerThread;
+  ASSERT_TRUE(test::Eventually([&] { return ended.load() == kCalls; })) << ended.load();
+  {
+    MutexLock lock(&threads_mu);
+    for (auto& t : threads) t.join();
+    threads.clear();
+  }
+  EXPECT_LE(most_inside.load(), 3);
+  const ClientStats cs = c->stats();
+  EXPECT_EQ(cs.calls, static_cast<uint64_t>(kCalls));
+  EXPECT_EQ(cs.responses, static_cast<uint64_t>(ok.load()));
+  EXPECT_EQ(cs.timeouts, 0u);
+  ExpectBalanced(cs);
+  ASSERT_TRUE(test::Eventually([&] { return (*service)->stats().in_progress == 0; }));
+  const ServiceStats ss = (*service)->stats();
+  EXPECT_EQ(ss.requests, static_cast<uint64_t>(kCalls));
+  EXPECT_EQ(ss.responses, cs.responses);
+  EXPECT_EQ(ss.refused_full, cs.refused);
+  ExpectBalanced(ss);
+  client_node.Shutdown();
+  server_node.Shutdown();
+  rt.Shutdown();
 }
 
 }  // namespace
