@@ -76,6 +76,8 @@ class PendingCall final : public ReplyTo,
     core->Finish(Self(), source, std::move(outcome), answered);
   }
 
+  bool Waiting() const override { return !ended.load(std::memory_order_acquire); }
+
   // The tick thread, with no lock held (timer::ExpiryTarget): the timeout
   // is due. Hands the decision to the client (ClientCore::TimeoutDue).
   void OnExpired(uint32_t arm_seq) {
@@ -98,6 +100,8 @@ class PendingCall final : public ReplyTo,
   // mu protects the following state.
   Mutex mu;
   bool decided ABSL_GUARDED_BY(mu) = false;
+  // `decided`, readable without the lock (Waiting()).
+  std::atomic<bool> ended{false};
   // Read once decided. (Default: UNKNOWN without a message, which
   // allocates nothing.)
   ServiceOutcome outcome ABSL_GUARDED_BY(mu);
@@ -415,6 +419,7 @@ void ClientCore::Finish(const std::shared_ptr<PendingCall>& call, Source source,
       return;
     }
     call->decided = true;
+    call->ended.store(true, std::memory_order_release);
     call->outcome = outcome;
     // The server's instant of answering, when it is on our clock.
     absl::Duration took;

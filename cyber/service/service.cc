@@ -1,5 +1,6 @@
 #include "cyber/service/service.h"
 
+#include <algorithm>
 #include <exception>
 #include <optional>
 #include <utility>
@@ -32,11 +33,18 @@ SerialDeliveryBase::Options RequestsOptions(const NodeContext& context,
   return o;
 }
 
-// What a failure frame carries, and what the client makes of it.
-Correlation FailureTo(const Correlation& from, const absl::Status& status) {
-  Correlation to = from;
-  to.kind = Correlation::Kind::kFailure;
-  to.budget_ns = 0;
+// The answer's correlation: `kind` to the job's client and request.
+Correlation AnswerTo(const PendingRequest::Job& job, Correlation::Kind kind) {
+  Correlation to;
+  to.kind = kind;
+  to.client = job.client;
+  to.sequence = job.sequence;
+  return to;
+}
+
+// What a failure frame carries (the client makes its status of it).
+Correlation FailureTo(const PendingRequest::Job& job, const absl::Status& status) {
+  Correlation to = AnswerTo(job, Correlation::Kind::kFailure);
   to.status = static_cast<uint32_t>(status.code());
   return to;
 }
@@ -46,7 +54,7 @@ Correlation FailureTo(const Correlation& from, const absl::Status& status) {
 // --- PendingRequest -----------------------------------------------------------
 
 PendingRequest::PendingRequest(std::shared_ptr<ServiceCore> core, Job job)
-    : core_(std::move(core)), deadline_(job.deadline), job_(std::move(job)) {}
+    : core_(std::move(core)), deadline_(job.deadline()), job_(std::move(job)) {}
 
 PendingRequest::~PendingRequest() {
   if (Claim()) {
@@ -176,15 +184,15 @@ bool ServiceCore::OnRemoteSample(const RemoteSample& sample, DecodeFn decode) {
   if (request == nullptr) return false;  // the transport counts and names it
   Job job;
   job.request = std::move(request);
-  job.from = sample.correlation;
+  job.client = sample.correlation.client;
+  job.sequence = sample.correlation.sequence;
   job.arrived = clock()->Now();
+  job.budget_ns = sample.correlation.budget_ns;
   {
     MutexLock lock(&mu_);
     ++stats_.remote_requests;
   }
-  Enqueue(std::move(job), sample.correlation.budget_ns > 0
-                              ? absl::Nanoseconds(sample.correlation.budget_ns)
-                              : absl::InfiniteDuration());
+  Enqueue(std::move(job));
   return true;
 }
 
@@ -197,11 +205,13 @@ bool ServiceCore::Submit(std::shared_ptr<const void> request,
   job.reply = std::move(reply);
   // Sent on our clock (the usual case in one process): it arrived then.
   job.arrived = sent.clock == clock() ? sent.at : clock()->Now();
-  return Enqueue(std::move(job), sent.budget);
+  if (sent.budget != absl::InfiniteDuration()) {
+    job.budget_ns = std::max<int64_t>(1, absl::ToInt64Nanoseconds(sent.budget));
+  }
+  return Enqueue(std::move(job));
 }
 
-bool ServiceCore::Enqueue(Job job, absl::Duration budget) {
-  if (budget != absl::InfiniteDuration()) job.deadline = job.arrived + budget;
+bool ServiceCore::Enqueue(Job job) {
   std::optional<Job> displaced;
   const SerialDeliveryBase::Admission admission =
       requests_.Offer(job, shared_from_this(), &displaced);
@@ -228,8 +238,15 @@ bool ServiceCore::Enqueue(Job job, absl::Duration budget) {
   return false;
 }
 
+bool ServiceCore::PastDeadline(const Job& job) const {
+  // A client of this process says itself whether it still waits (its
+  // timeout fired on the tick at or after the deadline): no clock read.
+  if (job.reply != nullptr) return !job.reply->Waiting();
+  return job.budget_ns > 0 && clock()->Now() >= job.deadline();
+}
+
 void ServiceCore::Serve(Job* job) {
-  if (job->deadline != Instant::InfiniteFuture() && clock()->Now() >= job->deadline) {
+  if (PastDeadline(*job)) {
     Answer(job,
            absl::DeadlineExceededError(absl::StrCat(
                Server(), " did not serve the request: its deadline passed while it "
@@ -263,7 +280,7 @@ void ServiceCore::Serve(Job* job) {
 }
 
 void ServiceCore::ServeDeferred(Job* job) {
-  if (job->deadline != Instant::InfiniteFuture() && clock()->Now() >= job->deadline) {
+  if (PastDeadline(*job)) {
     Answer(job,
            absl::DeadlineExceededError(absl::StrCat(
                Server(), " did not serve the request: its deadline passed while it "
@@ -385,22 +402,19 @@ void ServiceCore::Answer(Job* job, ServiceOutcome outcome, Ending ending) {
     sent = absl::FailedPreconditionError("no link to other processes");
   } else if (!outcome.ok()) {
     sent = outlet->Publish(outcome.status().message(),
-                           FailureTo(job->from, outcome.status()));
+                           FailureTo(*job, outcome.status()));
   } else {
     std::string bytes;
     if (!encode(outcome->get(), &bytes)) {
       // The client is told why instead of waiting for its timeout.
       const absl::Status bad = absl::InternalError(absl::StrCat(
           Server(), ": the response does not serialize (a required field is missing?)"));
-      const absl::Status told = outlet->Publish(bad.message(), FailureTo(job->from, bad));
+      const absl::Status told = outlet->Publish(bad.message(), FailureTo(*job, bad));
       sent = absl::InvalidArgumentError(absl::StrCat(
           "the response does not serialize (a required field is missing?); the client ",
           told.ok() ? "was told" : "could not be told either"));
     } else {
-      Correlation to = job->from;
-      to.kind = Correlation::Kind::kResponse;
-      to.budget_ns = 0;
-      sent = outlet->Publish(bytes, to);
+      sent = outlet->Publish(bytes, AnswerTo(*job, Correlation::Kind::kResponse));
     }
   }
   if (sent.ok()) return;
@@ -409,8 +423,8 @@ void ServiceCore::Answer(Job* job, ServiceOutcome outcome, Ending ending) {
     MutexLock lock(&mu_);
     failures = ++stats_.send_failures;
   }
-  AERROR_EVERY(100) << Prefix() << ": answer to client " << job->from.client
-                    << " (request " << job->from.sequence
+  AERROR_EVERY(100) << Prefix() << ": answer to client " << job->client
+                    << " (request " << job->sequence
                     << ") not sent: " << sent.message() << " (" << failures
                     << " so far)";
 }

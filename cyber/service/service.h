@@ -52,11 +52,15 @@
 // still waits when it sent the request (the processes' clocks differ, so
 // the server's deadline is later than the client's by the transit time).
 // The server takes it as an instant on its runtime's clock
-// (ServiceResponder::deadline()). A request whose deadline has passed when
-// its turn comes is not served: counted (skipped_past_deadline), answered
-// DEADLINE_EXCEEDED to a client of this process, nothing sent to another
-// (its client has stopped waiting). A request without a deadline (the
-// client's timeout is infinite, or an old peer's frame) is always served.
+// (ServiceResponder::deadline()). A request whose client has stopped
+// waiting when its turn comes is not served: counted
+// (skipped_past_deadline), answered DEADLINE_EXCEEDED to a client of this
+// process, nothing sent to another. A client of this process stops waiting
+// when its call ends (its timeout fires on the tick at or after the
+// deadline, or it is cancelled); for one in another process, when the
+// deadline has passed on the service's clock. A request without a deadline
+// (the client's timeout is infinite, or an old peer's frame) is served
+// unless its client of this process was cancelled.
 //
 // The queue is bounded (ServiceOptions::queue_depth requests waiting, not
 // counting those being served). When it is full, ServiceOptions::when_full
@@ -169,15 +173,21 @@ class ServiceCore;
 // a ServiceResponder holds (service.cc).
 class PendingRequest {
  public:
-  // One request: from this process (`reply` set) or another (`from`).
+  // One request: from this process (`reply` set) or another (the
+  // client's id and the request's sequence). Small: it is moved through
+  // the queue by value.
   struct Job {
     std::shared_ptr<const void> request;
     std::shared_ptr<ReplyTo> reply;
-    Correlation from;
-    // The client's deadline on the service's clock (InfiniteFuture: none),
-    // and when the request arrived.
-    Instant deadline = Instant::InfiniteFuture();
+    uint64_t client = 0;
+    uint64_t sequence = 0;
+    // When the request arrived, on the service's clock, and how long its
+    // client waits from then, in ns (0: no deadline).
     Instant arrived;
+    int64_t budget_ns = 0;
+    Instant deadline() const {
+      return budget_ns <= 0 ? Instant::InfiniteFuture() : arrived + absl::Nanoseconds(budget_ns);
+    }
   };
 
   PendingRequest(std::shared_ptr<ServiceCore> core, Job job);
@@ -272,14 +282,18 @@ class ServiceCore final : public InProcessServer,
 
   // From the request inlet (a transport thread).
   bool OnRemoteSample(const RemoteSample& sample, DecodeFn decode);
-  // Queues `job` (its `arrived` set), or refuses it (answered here); false
-  // once shut down.
-  bool Enqueue(Job job, absl::Duration budget);
+  // Queues `job` (its `arrived` and `budget` set), or refuses it (answered
+  // here); false once shut down.
+  bool Enqueue(Job job);
   // A lane's handler: runs the callback on `job` and answers it (the
   // deferred form: hands it to the callback), also when the routine is
   // cancelled meanwhile.
   void Serve(Job* job);
   void ServeDeferred(Job* job);
+  // Whether `job`'s client has stopped waiting: a client of this process
+  // says so itself (its call ended: timed out, cancelled); for one in
+  // another process, the deadline has passed on our clock.
+  bool PastDeadline(const Job& job) const;
   // Runs the handler; exceptions become INTERNAL (logged, counted).
   ServiceOutcome Invoke(const Job& job);
   // Counts `ending` and sends `outcome` where the job came from (nothing

@@ -71,6 +71,11 @@ class ReplyTo {
   // run user code (a client's callback is dispatched as a routine).
   // `answered`: when the server answered.
   virtual void Reply(ServiceOutcome outcome, const ServiceTiming& answered) = 0;
+  // Whether the client still waits for the outcome: false once its call
+  // ended (timed out on the tick at or after its deadline, cancelled). A
+  // server skips a request whose client stopped waiting. Cheap (one atomic
+  // load): asked for every request served.
+  virtual bool Waiting() const = 0;
 };
 
 // A server as its in-process clients see it.
