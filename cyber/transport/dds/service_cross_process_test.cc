@@ -322,27 +322,29 @@ TEST_F(ServiceCrossProcessTest, AServerFailureInAnotherProcessReachesTheClientAs
   }
 }
 
-TEST_F(ServiceCrossProcessTest, ASerialServerInAnotherProcessSkipsRequestsPastTheirDeadline) {
-  auto client = NewClient();
-  auto peer = StartServer();
-  ASSERT_TRUE(client->WaitForService(kPatience));
-  // The server is busy with `first` until the test releases it; the
-  // requests queued behind it: three whose clients wait 100 ms, and one
-  // whose client waits forever.
+// A serial server of `peer`, whose counts are `prefix`.* ("plain",
+// "deferred"), busy with a held request; the requests queued behind it:
+// three whose clients wait 100 ms, and one whose client waits forever.
+void ExpectRequestsPastTheirDeadlineSkipped(AddClient* client, Subprocess* peer,
+                                            const std::string& prefix) {
+  SCOPED_TRACE(prefix);
+  auto count = [&prefix](const PeerStats& s, const std::string& name) {
+    return s[absl::StrCat(prefix, ".", name)];
+  };
+  const PeerStats before = StatsOf(peer);
   constexpr absl::Duration kShort = absl::Milliseconds(100);
   std::shared_future<AddClient::Result> first =
       client->AsyncCall(Add(1, 0, AddRequest::kHold), absl::InfiniteDuration());
-  ASSERT_EQ(PeerStatsWhen(peer.get(), [](const PeerStats& s) { return s["inside"] == 1; })
-                ["inside"],
+  ASSERT_EQ(PeerStatsWhen(peer, [](const PeerStats& s) { return s["inside"] == 1; })["inside"],
             1)
       << "the server never began the first request";
   std::vector<std::shared_future<AddClient::Result>> impatient;
   for (int i = 0; i < 3; ++i) impatient.push_back(client->AsyncCall(Add(10 + i, 0), kShort));
   std::shared_future<AddClient::Result> patient =
       client->AsyncCall(Add(2, 0), absl::InfiniteDuration());
-  const PeerStats queued = PeerStatsWhen(
-      peer.get(), [](const PeerStats& s) { return s["plain.pending"] == 4; });
-  ASSERT_EQ(queued["plain.pending"], 4) << Show(queued);
+  const PeerStats queued =
+      PeerStatsWhen(peer, [&](const PeerStats& s) { return count(s, "pending") == 4; });
+  ASSERT_EQ(count(queued, "pending"), 4) << Show(queued);
   // Every impatient request had arrived by now, so the server's deadline of
   // each (its arrival plus 100 ms, on the same CLOCK_MONOTONIC as ours) is
   // at most 100 ms after this instant: once that has passed, all three are
@@ -356,7 +358,7 @@ TEST_F(ServiceCrossProcessTest, ASerialServerInAnotherProcessSkipsRequestsPastTh
     return std::chrono::steady_clock::now() - all_arrived >=
            absl::ToChronoMilliseconds(kShort + absl::Milliseconds(1));
   }));
-  ASSERT_TRUE(Release(peer.get()));
+  ASSERT_TRUE(Release(peer));
   ASSERT_EQ(first.wait_for(std::chrono::seconds(60)), std::future_status::ready);
   ASSERT_TRUE(first.get().ok()) << first.get().status();
   EXPECT_EQ((*first.get())->sum(), 1);
@@ -367,14 +369,26 @@ TEST_F(ServiceCrossProcessTest, ASerialServerInAnotherProcessSkipsRequestsPastTh
   // The server never ran the impatient ones' callbacks and sent them
   // nothing: a response would have come before `patient`'s (one writer,
   // reliable, in order) and been counted late.
-  const PeerStats s = StatsOf(peer.get());
-  EXPECT_EQ(s["plain.skipped_past_deadline"], 3) << Show(s);
-  EXPECT_EQ(s["plain.responses"], 2) << Show(s);
-  EXPECT_EQ(s["runs"], 2) << Show(s);
+  const PeerStats after = StatsOf(peer);
+  EXPECT_EQ(count(after, "skipped_past_deadline") - count(before, "skipped_past_deadline"), 3)
+      << Show(after);
+  EXPECT_EQ(count(after, "responses") - count(before, "responses"), 2) << Show(after);
+  EXPECT_EQ(after["runs"] - before["runs"], 2) << Show(after);
   const ClientStats c = client->stats();
   EXPECT_EQ(c.timeouts, 3u);
   EXPECT_EQ(c.responses, 2u);
   EXPECT_EQ(c.late_responses, 0u);
+}
+
+TEST_F(ServiceCrossProcessTest, ASerialServerInAnotherProcessSkipsRequestsPastTheirDeadline) {
+  auto plain = NewClient();
+  auto deferred = NewClient(kDeferredService);
+  auto peer = StartServer();
+  ASSERT_TRUE(plain->WaitForService(kPatience));
+  ASSERT_TRUE(deferred->WaitForService(kPatience));
+  ExpectRequestsPastTheirDeadlineSkipped(plain.get(), peer.get(), "plain");
+  ASSERT_TRUE(peer->WriteLine("rearm") && peer->WaitForLine("rearmed", kPatience).has_value());
+  ExpectRequestsPastTheirDeadlineSkipped(deferred.get(), peer.get(), "deferred");
 }
 
 TEST_F(ServiceCrossProcessTest, AFullQueueInAnotherProcessRefusesAtOnceNamingTheServerAndDepth) {

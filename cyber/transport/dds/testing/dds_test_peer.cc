@@ -160,7 +160,7 @@ struct ServeState {
   explicit ServeState(Runtime* runtime) : rt(runtime) {}
 
   Runtime* const rt;
-  // "release": kHold callbacks go on.
+  // "release": kHold callbacks go on (until "rearm").
   std::atomic<bool> released{false};
   // Callbacks begun, running now, and the most ever running at once (of
   // both services).
@@ -332,7 +332,8 @@ int Serve(Runtime* rt, const std::vector<std::string>& args) {
   }
   Say("ready");
   // Commands: "release" (kHold callbacks go on, kAnswerFromThread requests
-  // are answered from this thread; prints "released"), "stats" (prints
+  // are answered from this thread; prints "released"), "rearm" (kHold
+  // callbacks from now on hold again; prints "rearmed"), "stats" (prints
   // "stats" and key=value counts).
   for (std::string line = ReadStdinLine(); !line.empty(); line = ReadStdinLine()) {
     if (line == "release") {
@@ -344,6 +345,9 @@ int Serve(Runtime* rt, const std::vector<std::string>& args) {
       }
       for (const auto& [responder, sum] : held) Check(responder.Send(sum));
       Say("released");
+    } else if (line == "rearm") {
+      state.released.store(false);
+      Say("rearmed");
     } else if (line == "stats") {
       Say(absl::StrCat("stats runs=", state.runs.load(), " inside=", state.inside.load(),
                        " max_inside=", state.max_inside.load(),
