@@ -24,6 +24,17 @@
 #include <utility>
 #include <vector>
 
+#include <fastdds/dds/core/status/PublicationMatchedStatus.hpp>
+#include <fastdds/dds/domain/DomainParticipant.hpp>
+#include <fastdds/dds/domain/DomainParticipantFactory.hpp>
+#include <fastdds/dds/domain/qos/DomainParticipantQos.hpp>
+#include <fastdds/dds/publisher/DataWriter.hpp>
+#include <fastdds/dds/publisher/Publisher.hpp>
+#include <fastdds/dds/topic/Topic.hpp>
+#include <fastdds/dds/topic/TypeSupport.hpp>
+#include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
+#include <fastdds/rtps/transport/shared_mem/SharedMemTransportDescriptor.h>
+
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -31,8 +42,12 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "cyber/common/mutex.h"
 #include "cyber/runtime/runtime.h"
+#include "cyber/service/service_common.h"
+#include "cyber/transport/dds/dds_qos.h"
 #include "cyber/transport/dds/dds_transport.h"
+#include "cyber/transport/dds/frame_topic_type.h"
 #include "cyber/transport/dds/testing/service_messages.pb.h"
 #include "cyber/transport/dds/testing/dds_test_process.h"
 #include "cyber/transport/dds/testing/subprocess.h"
@@ -112,6 +127,82 @@ std::string Show(const PeerStats& stats) {
 
 bool Release(Subprocess* peer) {
   return peer->WriteLine("release") && peer->WaitForLine("released", kPatience).has_value();
+}
+
+// A writer of hand-made frames on one channel, straight on Fast-DDS (its
+// own participant, shared memory and loopback as the transport's): what a
+// process of an older version of this code sends.
+class RawFrameWriter {
+ public:
+  RawFrameWriter(uint32_t domain, const std::string& channel, const std::string& type_name,
+                 const ChannelQos& qos) {
+    namespace fdds = eprosima::fastdds::dds;
+    fdds::DomainParticipantQos pqos;
+    pqos.name("raw_frame_writer");
+    pqos.transport().use_builtin_transports = false;
+    pqos.transport().user_transports.push_back(
+        std::make_shared<eprosima::fastdds::rtps::SharedMemTransportDescriptor>());
+    auto udp = std::make_shared<eprosima::fastdds::rtps::UDPv4TransportDescriptor>();
+    udp->interfaceWhiteList.push_back("127.0.0.1");
+    pqos.transport().user_transports.push_back(udp);
+    participant_ = fdds::DomainParticipantFactory::get_instance()->create_participant(
+        static_cast<fdds::DomainId_t>(domain), pqos);
+    if (participant_ == nullptr) return;
+    fdds::TypeSupport type(new FrameTopicType(type_name));
+    type.register_type(participant_);
+    topic_ = participant_->create_topic(channel, type_name, fdds::TOPIC_QOS_DEFAULT);
+    publisher_ = participant_->create_publisher(fdds::PUBLISHER_QOS_DEFAULT);
+    if (topic_ == nullptr || publisher_ == nullptr) return;
+    writer_ = publisher_->create_datawriter(topic_, WriterQos(qos));
+  }
+  ~RawFrameWriter() {
+    if (participant_ == nullptr) return;
+    if (writer_ != nullptr) publisher_->delete_datawriter(writer_);
+    if (publisher_ != nullptr) participant_->delete_publisher(publisher_);
+    if (topic_ != nullptr) participant_->delete_topic(topic_);
+    eprosima::fastdds::dds::DomainParticipantFactory::get_instance()->delete_participant(
+        participant_);
+  }
+  RawFrameWriter(const RawFrameWriter&) = delete;
+  RawFrameWriter& operator=(const RawFrameWriter&) = delete;
+
+  bool ok() const { return writer_ != nullptr; }
+  bool Matched() const {
+    eprosima::fastdds::dds::PublicationMatchedStatus status;
+    writer_->get_publication_matched_status(status);
+    return status.current_count > 0;
+  }
+  bool Write(const std::string& frame) {
+    FrameSample sample;
+    sample.bytes = frame;
+    return writer_->write(&sample);
+  }
+
+ private:
+  eprosima::fastdds::dds::DomainParticipant* participant_ = nullptr;
+  eprosima::fastdds::dds::Topic* topic_ = nullptr;
+  eprosima::fastdds::dds::Publisher* publisher_ = nullptr;
+  eprosima::fastdds::dds::DataWriter* writer_ = nullptr;
+};
+
+void PutLe(uint64_t value, size_t bytes, std::string* out) {
+  for (size_t i = 0; i < bytes; ++i) out->push_back(static_cast<char>((value >> (8 * i)) & 0xff));
+}
+
+// A version-1 request frame (sample_frame.h: a 48-byte header, no budget),
+// written out by hand, not by this version's encoder.
+std::string Version1Request(uint64_t client, uint64_t sequence, const std::string& payload) {
+  std::string f = "CYBR";
+  PutLe(1, 1, &f);   // version
+  PutLe(1, 1, &f);   // kind: request
+  PutLe(48, 2, &f);  // header size
+  PutLe(payload.size(), 4, &f);
+  PutLe(0, 4, &f);         // reserved
+  PutLe(sequence, 8, &f);  // the channel's sequence
+  PutLe(0, 8, &f);         // sent at
+  PutLe(client, 8, &f);
+  PutLe(sequence, 8, &f);
+  return f + payload;
 }
 
 bool Ready(const std::shared_future<AddClient::Result>& f) {
@@ -492,6 +583,64 @@ TEST_F(ServiceCrossProcessTest, ADeferredServerInAnotherProcessAnswersFromATimer
   EXPECT_EQ(s["deferred.responses"], 3) << Show(s);
   EXPECT_EQ(s["deferred.in_progress"], 0) << Show(s);
   EXPECT_EQ(client->stats().responses, 3u);
+}
+
+TEST_F(ServiceCrossProcessTest, AVersion1RequestFrameIsServedWithoutADeadline) {
+  auto client = NewClient();
+  auto peer = StartServer();
+  ASSERT_TRUE(client->WaitForService(kPatience));
+  // The answers to the old client, as they come back on the response
+  // channel (a version-2 frame: an old reader decodes it as well).
+  constexpr uint64_t kOldClient = 0x0123456789abcdefu;
+  Mutex mu;
+  std::vector<std::pair<Correlation, std::string>> answers;
+  RemoteEndpoint responses;
+  responses.channel = transport_internal::ResponseChannel(kService);
+  responses.type_name = AddResponse::descriptor()->full_name();
+  responses.qos = transport_internal::ResponseQos();
+  responses.node = "old_client";
+  auto inlet = process_.transport->Subscribe(responses, [&](const RemoteSample& sample) {
+    if (sample.correlation.client != kOldClient) return true;
+    MutexLock lock(&mu);
+    answers.emplace_back(sample.correlation, std::string(sample.payload));
+    return true;
+  });
+  ASSERT_TRUE(inlet.ok()) << inlet.status();
+  RawFrameWriter old(process_.domain, transport_internal::RequestChannel(kService),
+                     AddRequest::descriptor()->full_name(), transport_internal::RequestQos());
+  ASSERT_TRUE(old.ok());
+  ASSERT_TRUE(Eventually([&] { return old.Matched(); })) << "the server never matched";
+  // Queued behind a held request for as long as the test likes: without a
+  // budget it has no deadline, so it is served whenever its turn comes.
+  std::shared_future<AddClient::Result> busy =
+      client->AsyncCall(Add(1, 0, AddRequest::kHold), absl::InfiniteDuration());
+  const PeerStats busy_now =
+      PeerStatsWhen(peer.get(), [](const PeerStats& s) { return s["inside"] == 1; });
+  ASSERT_EQ(busy_now["inside"], 1) << Show(busy_now);
+  std::string payload;
+  ASSERT_TRUE(Add(20, 22)->SerializeToString(&payload));
+  ASSERT_TRUE(old.Write(Version1Request(kOldClient, 1, payload)));
+  const PeerStats queued = PeerStatsWhen(
+      peer.get(), [](const PeerStats& s) { return s["plain.pending"] == 1; });
+  ASSERT_EQ(queued["plain.pending"], 1) << Show(queued);
+  ASSERT_TRUE(Release(peer.get()));
+  ASSERT_TRUE(Eventually([&] {
+    MutexLock lock(&mu);
+    return !answers.empty();
+  })) << "the old client got no answer";
+  MutexLock lock(&mu);
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_EQ(answers[0].first.kind, Correlation::Kind::kResponse);
+  EXPECT_EQ(answers[0].first.sequence, 1u);
+  AddResponse response;
+  ASSERT_TRUE(response.ParseFromString(answers[0].second));
+  EXPECT_EQ(response.sum(), 42);
+  const PeerStats s = StatsOf(peer.get());
+  EXPECT_EQ(s["plain.requests"], 2) << Show(s);
+  EXPECT_EQ(s["plain.responses"], 2) << Show(s);
+  EXPECT_EQ(s["plain.skipped_past_deadline"], 0) << Show(s);
+  ASSERT_EQ(busy.wait_for(std::chrono::seconds(60)), std::future_status::ready);
+  EXPECT_TRUE(busy.get().ok()) << busy.get().status();
 }
 
 }  // namespace
