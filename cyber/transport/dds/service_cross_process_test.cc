@@ -1,7 +1,9 @@
 // Services between real processes: this test's clients and the servers of
-// dds_test_peer's "serve" mode (/test/add, and the deferred
-// /test/add_deferred), on a random DDS domain per test, every peer killed
-// and reaped even when an assertion fails.
+// dds_test_peer's "serve" mode (/test/add_<random>, and the deferred
+// /test/add_<random>_deferred), on a random DDS domain per test, every peer
+// killed and reaped even when an assertion fails. The names are random as
+// well: tests running at the same time on this host (other runs, other
+// clones) may draw the same domain, and must still never meet.
 //
 // Nothing here asserts a duration: waits are generous deadlines on a
 // condition. A timeout that must fire is either far shorter than the
@@ -19,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -66,8 +69,11 @@ using AddClient = Client<AddRequest, AddResponse>;
 using dds_test::Eventually;
 using dds_test::kPatience;
 
-constexpr char kService[] = "/test/add";
-constexpr char kDeferredService[] = "/test/add_deferred";
+// "/test/add_<random>", this test's own.
+std::string UniqueServiceName() {
+  std::random_device rd;
+  return absl::StrCat("/test/add_", absl::Hex((static_cast<uint64_t>(rd()) << 32) | rd()));
+}
 
 std::shared_ptr<const AddRequest> Add(int64_t a, int64_t b,
                                       absl::Duration work = absl::ZeroDuration(),
@@ -216,15 +222,27 @@ bool Contains(const absl::Status& s, absl::string_view part) {
 class ServiceCrossProcessTest : public ::testing::Test {
  protected:
   // `options`: the servers' ServiceOptions ("concurrency=4", "queue_depth=1").
-  std::unique_ptr<Subprocess> StartServer(const std::vector<std::string>& options = {}) {
+  std::unique_ptr<Subprocess> StartServer(std::vector<std::string> options = {}) {
+    options.push_back(absl::StrCat("service=", service_));
     return process_.StartPeer("dds_test_peer", "serve", options);
   }
 
-  std::shared_ptr<AddClient> NewClient(const std::string& service = kService) {
-    auto client = node_->TryCreateClient<AddRequest, AddResponse>(service);
+  // A client of service_, or of `service`.
+  std::shared_ptr<AddClient> NewClient(const std::string& service = "") {
+    auto client =
+        node_->TryCreateClient<AddRequest, AddResponse>(service.empty() ? service_ : service);
     EXPECT_TRUE(client.ok()) << client.status();
     return client.ok() ? *client : nullptr;
   }
+
+  // `service`: "node \"caller\": service \"<service>\"", how the client's
+  // errors begin.
+  static std::string CallerOf(const std::string& service) {
+    return absl::StrCat("node \"caller\": service \"", service, "\"");
+  }
+
+  const std::string service_ = UniqueServiceName();
+  const std::string deferred_service_ = service_ + "_deferred";
 
   dds_test::DdsTestProcess process_{"service_cross_process_test", "caller_rt", "caller"};
   const std::unique_ptr<Node>& node_ = process_.node;
@@ -291,7 +309,7 @@ TEST_F(ServiceCrossProcessTest, WithoutAServerAnywhereACallFailsAtOnce) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kUnavailable) << r.status();
   EXPECT_TRUE(Contains(r.status(), "node \"caller\"")) << r.status();
-  EXPECT_TRUE(Contains(r.status(), "service \"/test/add\"")) << r.status();
+  EXPECT_TRUE(Contains(r.status(), CallerOf(service_))) << r.status();
   EXPECT_TRUE(Contains(r.status(), "none matched in another")) << r.status();
   EXPECT_FALSE(client->ServiceIsReady());
 }
@@ -306,7 +324,7 @@ TEST_F(ServiceCrossProcessTest, ASlowServerTimesOutAndItsLateResponseIsDroppedAn
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kDeadlineExceeded) << r.status();
   EXPECT_TRUE(Contains(r.status(), "200ms")) << r.status();
-  EXPECT_TRUE(Contains(r.status(), "service \"/test/add\"")) << r.status();
+  EXPECT_TRUE(Contains(r.status(), CallerOf(service_))) << r.status();
   ASSERT_TRUE(Eventually([&] { return client->stats().late_responses == 1; }))
       << "the server's answer never came";
   const ClientStats s = client->stats();
@@ -349,7 +367,7 @@ TEST_F(ServiceCrossProcessTest, AServerKilledWhileACallIsPendingFailsItAsServerG
 
 TEST_F(ServiceCrossProcessTest, AServerFailureInAnotherProcessReachesTheClientAsItself) {
   auto plain = NewClient();
-  auto deferred = NewClient(kDeferredService);
+  auto deferred = NewClient(deferred_service_);
   auto peer = StartServer();
   ASSERT_TRUE(plain->WaitForService(kPatience));
   ASSERT_TRUE(deferred->WaitForService(kPatience));
@@ -388,9 +406,7 @@ TEST_F(ServiceCrossProcessTest, AServerFailureInAnotherProcessReachesTheClientAs
     if (c.names_server) {
       EXPECT_TRUE(Contains(r.status(), "the server (node \"adder\")")) << r.status();
     }
-    EXPECT_TRUE(Contains(r.status(), absl::StrCat("node \"caller\": service \"",
-                                                  c.client->service_name(), "\"")))
-        << r.status();
+    EXPECT_TRUE(Contains(r.status(), CallerOf(c.client->service_name()))) << r.status();
   }
   const ClientStats p = plain->stats();
   EXPECT_EQ(p.failed, 2u);
@@ -473,7 +489,7 @@ void ExpectRequestsPastTheirDeadlineSkipped(AddClient* client, Subprocess* peer,
 
 TEST_F(ServiceCrossProcessTest, ASerialServerInAnotherProcessSkipsRequestsPastTheirDeadline) {
   auto plain = NewClient();
-  auto deferred = NewClient(kDeferredService);
+  auto deferred = NewClient(deferred_service_);
   auto peer = StartServer();
   ASSERT_TRUE(plain->WaitForService(kPatience));
   ASSERT_TRUE(deferred->WaitForService(kPatience));
@@ -508,7 +524,7 @@ TEST_F(ServiceCrossProcessTest, AFullQueueInAnotherProcessRefusesAtOnceNamingThe
     EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted) << refused;
     EXPECT_TRUE(Contains(refused, "the server (node \"adder\")")) << refused;
     EXPECT_TRUE(Contains(refused, "queue is full (1 waiting")) << refused;
-    EXPECT_TRUE(Contains(refused, "service \"/test/add\"")) << refused;
+    EXPECT_TRUE(Contains(refused, CallerOf(service_))) << refused;
   }
   EXPECT_EQ(client->stats().refused, 3u);
   const PeerStats full = StatsOf(peer.get());
@@ -553,7 +569,7 @@ TEST_F(ServiceCrossProcessTest, AServerInAnotherProcessRunsUpToConcurrencyCallba
 }
 
 TEST_F(ServiceCrossProcessTest, ADeferredServerInAnotherProcessAnswersFromATimerARoutineOrAThread) {
-  auto client = NewClient(kDeferredService);
+  auto client = NewClient(deferred_service_);
   auto peer = StartServer();  // one callback at a time
   ASSERT_TRUE(client->WaitForService(kPatience));
   // The first is kept by the callback and answered by the peer's command
@@ -595,7 +611,7 @@ TEST_F(ServiceCrossProcessTest, AVersion1RequestFrameIsServedWithoutADeadline) {
   Mutex mu;
   std::vector<std::pair<Correlation, std::string>> answers;
   RemoteEndpoint responses;
-  responses.channel = transport_internal::ResponseChannel(kService);
+  responses.channel = transport_internal::ResponseChannel(service_);
   responses.type_name = AddResponse::descriptor()->full_name();
   responses.qos = transport_internal::ResponseQos();
   responses.node = "old_client";
@@ -606,7 +622,7 @@ TEST_F(ServiceCrossProcessTest, AVersion1RequestFrameIsServedWithoutADeadline) {
     return true;
   });
   ASSERT_TRUE(inlet.ok()) << inlet.status();
-  RawFrameWriter old(process_.domain, transport_internal::RequestChannel(kService),
+  RawFrameWriter old(process_.domain, transport_internal::RequestChannel(service_),
                      AddRequest::descriptor()->full_name(), transport_internal::RequestQos());
   ASSERT_TRUE(old.ok());
   ASSERT_TRUE(Eventually([&] { return old.Matched(); })) << "the server never matched";

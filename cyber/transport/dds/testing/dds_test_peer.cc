@@ -12,11 +12,13 @@
 //                                      closes that reader (its endpoint
 //                                      leaves discovery, the process stays)
 //                                      and prints "closed"
-//   dds_test_peer serve <domain> [concurrency=<n>] [queue_depth=<n>]
-//                                      serves /test/add (AddRequest ->
-//                                      AddResponse: the sum and its pid) and
-//                                      the deferred /test/add_deferred, both
-//                                      with these ServiceOptions; each
+//   dds_test_peer serve <domain> [service=<name>] [concurrency=<n>]
+//                        [queue_depth=<n>]
+//                                      serves <name> (default /test/add;
+//                                      AddRequest -> AddResponse: the sum and
+//                                      its pid) and the deferred
+//                                      <name>_deferred, both with these
+//                                      ServiceOptions; each
 //                                      request's behavior says how it is
 //                                      answered (service_messages.proto);
 //                                      prints "request <a> <b>" as each
@@ -227,10 +229,16 @@ std::string StatsOf(const std::string& prefix, const ServiceStats& s) {
                       " ", prefix, ".send_failures=", s.send_failures);
 }
 
-// Options: concurrency=<n>, queue_depth=<n> (both services).
-bool ParseServiceOptions(const std::vector<std::string>& args, ServiceOptions* options) {
+// Options: service=<name> (and <name>_deferred), concurrency=<n>,
+// queue_depth=<n> (both services).
+bool ParseServeOptions(const std::vector<std::string>& args, std::string* name,
+                       ServiceOptions* options) {
   for (const std::string& arg : args) {
     const std::pair<std::string, std::string> kv = absl::StrSplit(arg, absl::MaxSplits('=', 1));
+    if (kv.first == "service" && !kv.second.empty()) {
+      *name = kv.second;
+      continue;
+    }
     uint64_t n = 0;
     if (!absl::SimpleAtoi(kv.second, &n)) return false;
     if (kv.first == "concurrency") {
@@ -245,15 +253,16 @@ bool ParseServiceOptions(const std::vector<std::string>& args, ServiceOptions* o
 }
 
 int Serve(Runtime* rt, const std::vector<std::string>& args) {
+  std::string name = "/test/add";
   ServiceOptions options;
-  if (!ParseServiceOptions(args, &options)) {
+  if (!ParseServeOptions(args, &name, &options)) {
     Say("error bad options for serve");
     return 2;
   }
   ServeState state(rt);
   Node node("adder", rt->scheduler(), rt->bus());
   auto service = node.TryCreateService<AddRequest, AddResponse>(
-      "/test/add",
+      name,
       [&state](const std::shared_ptr<AddRequest>& req, std::shared_ptr<AddResponse>& resp) {
         Inside inside(&state);
         Say(absl::StrCat("request ", req->a(), " ", req->b()));
@@ -277,7 +286,7 @@ int Serve(Runtime* rt, const std::vector<std::string>& args) {
     return 1;
   }
   auto deferred = node.TryCreateDeferredService<AddRequest, AddResponse>(
-      "/test/add_deferred",
+      name + "_deferred",
       [&state](const std::shared_ptr<const AddRequest>& req,
                ServiceResponder<AddResponse> responder) {
         Inside inside(&state);
