@@ -1,9 +1,9 @@
 // ThreadSanitizer suppressions built into the scheduler, for false positives
-// that come from uninstrumented system libraries (Debian's libstdc++ and
-// Abseil are not built with -fsanitize=thread, so TSan cannot see their
-// internal atomic reference counts). Only compiled into TSan builds; never
-// suppresses project code. TSan asks the executable for this function at
-// start-up, so this file is linked statically (see BUILD).
+// that come from uninstrumented system libraries (Debian's libstdc++ is not
+// built with -fsanitize=thread, so TSan cannot see its internal atomic
+// reference counts). Only compiled into TSan builds; never suppresses project
+// code. TSan asks the executable for this function at start-up, so this
+// file is linked statically (see BUILD).
 
 #if defined(__SANITIZE_THREAD__)
 #define CYBER_TSAN_BUILD 1
@@ -20,15 +20,6 @@ extern "C" const char* __tsan_default_suppressions() {
   // libstdc++/libsupc++ with atomics TSan does not see, so the last release
   // (on whichever thread) is reported as racing with an earlier read of the
   // message on the other.
-  //
-  // An absl::Status with a message, shared by copies on two threads (a
-  // service call's outcome: the caller's copy, and the one its pending call
-  // keeps until a transport thread drops it): copying takes a reference in
-  // inline code TSan sees, but releasing one is Abseil's out-of-line
-  // Status::UnrefNonInlined, whose atomic decrement it does not see, so the
-  // last release (freeing the message) is reported as racing with an
-  // earlier read of the message on the other thread.
-  return "race:std::__future_base::_Result*::_M_destroy\n"
-         "race:absl::*Status::UnrefNonInlined\n";
+  return "race:std::__future_base::_Result*::_M_destroy\n";
 }
 #endif
