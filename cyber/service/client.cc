@@ -420,7 +420,12 @@ void ClientCore::Finish(const std::shared_ptr<PendingCall>& call, Source source,
     }
     call->decided = true;
     call->ended.store(true, std::memory_order_release);
-    call->outcome = outcome;
+    deliver = std::move(call->deliver);
+    // Handed over, never shared: the outcome goes with `deliver`, or to the
+    // caller waiting in Call(), which takes it from `call`. (An absl::Status
+    // with a message counts its references in Debian's Abseil, which TSan
+    // cannot see: a copy released on each side reads as a race.)
+    if (!deliver) call->outcome = std::move(outcome);
     // The server's instant of answering, when it is on our clock.
     absl::Duration took;
     if (source == Source::kResponse && call->started_on != nullptr) {
@@ -446,7 +451,6 @@ void ClientCore::Finish(const std::shared_ptr<PendingCall>& call, Source source,
       }
     }
     wheel = std::move(call->wheel);
-    deliver = std::move(call->deliver);
     if (call->routine != nullptr) call->routine->WakeWait(call->wait);
     call->cv.SignalAll();
   }
@@ -523,7 +527,7 @@ ServiceOutcome ClientCore::Call(std::shared_ptr<const void> request,
                "\" is shutting down with request ", call->sequence, " pending")));
   }
   MutexLock lock(&call->mu);
-  return call->outcome;
+  return std::move(call->outcome);
 }
 
 void ClientCore::CallAsync(std::shared_ptr<const void> request,

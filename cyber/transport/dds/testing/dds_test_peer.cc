@@ -12,25 +12,44 @@
 //                                      closes that reader (its endpoint
 //                                      leaves discovery, the process stays)
 //                                      and prints "closed"
-//   dds_test_peer serve <domain>       serves /test/add (AddRequest ->
-//                                      AddResponse: the sum and its pid),
-//                                      sleeping work_ns first; prints
-//                                      "request <a> <b>" as each one begins
+//   dds_test_peer serve <domain> [service=<name>] [concurrency=<n>]
+//                        [queue_depth=<n>]
+//                                      serves <name> (default /test/add;
+//                                      AddRequest -> AddResponse: the sum and
+//                                      its pid) and the deferred
+//                                      <name>_deferred, both with these
+//                                      ServiceOptions; each
+//                                      request's behavior says how it is
+//                                      answered (service_messages.proto);
+//                                      prints "request <a> <b>" as each
+//                                      callback begins; commands on stdin:
+//                                      "release" and "stats" (Serve below)
 //                                      (service_cross_process_test.cc)
 //
 // All print "ready" once their endpoints exist and run until stdin closes.
 
+#include <algorithm>
 #include <atomic>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "cyber/common/mutex.h"
 #include "cyber/transport/dds/testing/peer_main.h"
 #include "cyber/transport/dds/testing/service_messages.pb.h"
 #include "cyber/transport/dds/testing/test_messages.pb.h"
 #include "cyber/node/node.h"
 #include "scheduler/croutine.h"
+#include "timer/timer.h"
 
 namespace cyber {
 namespace dds_test {
@@ -138,28 +157,224 @@ int TelemetryReaderOnPing(Runtime* rt) {
   return 0;
 }
 
-int Serve(Runtime* rt) {
+// What the "serve" mode's callbacks share with its command loop.
+struct ServeState {
+  explicit ServeState(Runtime* runtime) : rt(runtime) {}
+
+  Runtime* const rt;
+  // "release": kHold callbacks go on (until "rearm").
+  std::atomic<bool> released{false};
+  // Callbacks begun, running now, and the most ever running at once (of
+  // both services).
+  std::atomic<uint64_t> runs{0};
+  std::atomic<int> inside{0};
+  std::atomic<int> max_inside{0};
+
+  // mu protects the following state.
+  Mutex mu;
+  // kAnswerFromThread: answered by the command loop on "release".
+  std::vector<std::pair<ServiceResponder<AddResponse>, AddResponse>> held
+      ABSL_GUARDED_BY(mu);
+  // kAnswerFromTimer: each answers once; kept until the mode ends.
+  std::vector<std::unique_ptr<Timer>> timers ABSL_GUARDED_BY(mu);
+};
+
+// Counts one callback while it runs.
+class Inside {
+ public:
+  explicit Inside(ServeState* state) : state_(state) {
+    state_->runs.fetch_add(1);
+    const int now = state_->inside.fetch_add(1) + 1;
+    int max = state_->max_inside.load();
+    while (now > max && !state_->max_inside.compare_exchange_weak(max, now)) {
+    }
+  }
+  ~Inside() { state_->inside.fetch_sub(1); }
+  Inside(const Inside&) = delete;
+  Inside& operator=(const Inside&) = delete;
+
+ private:
+  ServeState* const state_;
+};
+
+AddResponse Sum(const AddRequest& req, const std::string& answered_by) {
+  AddResponse r;
+  r.set_sum(req.a() + req.b());
+  r.set_server_pid(getpid());
+  r.set_answered_by(answered_by);
+  return r;
+}
+
+void Hold(const ServeState& state) {
+  while (!state.released.load()) scheduler::CRoutine::SleepFor(absl::Milliseconds(1));
+}
+
+void Work(const AddRequest& req) {
+  if (req.work_ns() > 0) scheduler::CRoutine::SleepFor(absl::Nanoseconds(req.work_ns()));
+}
+
+void Check(const absl::Status& status) {
+  if (!status.ok()) Say(absl::StrCat("error ", status.message()));
+}
+
+std::string StatsOf(const std::string& prefix, const ServiceStats& s) {
+  return absl::StrCat(" ", prefix, ".requests=", s.requests, " ", prefix,
+                      ".responses=", s.responses, " ", prefix,
+                      ".callback_errors=", s.callback_errors, " ", prefix,
+                      ".errors=", s.errors, " ", prefix, ".abandoned=", s.abandoned, " ",
+                      prefix, ".skipped_past_deadline=", s.skipped_past_deadline, " ",
+                      prefix, ".refused_full=", s.refused_full, " ", prefix,
+                      ".dropped_oldest=", s.dropped_oldest, " ", prefix,
+                      ".pending=", s.pending, " ", prefix, ".in_progress=", s.in_progress,
+                      " ", prefix, ".send_failures=", s.send_failures);
+}
+
+// Options: service=<name> (and <name>_deferred), concurrency=<n>,
+// queue_depth=<n> (both services).
+bool ParseServeOptions(const std::vector<std::string>& args, std::string* name,
+                       ServiceOptions* options) {
+  for (const std::string& arg : args) {
+    const std::pair<std::string, std::string> kv = absl::StrSplit(arg, absl::MaxSplits('=', 1));
+    if (kv.first == "service" && !kv.second.empty()) {
+      *name = kv.second;
+      continue;
+    }
+    uint64_t n = 0;
+    if (!absl::SimpleAtoi(kv.second, &n)) return false;
+    if (kv.first == "concurrency") {
+      options->concurrency = static_cast<int>(n);
+    } else if (kv.first == "queue_depth") {
+      options->queue_depth = n;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+int Serve(Runtime* rt, const std::vector<std::string>& args) {
+  std::string name = "/test/add";
+  ServiceOptions options;
+  if (!ParseServeOptions(args, &name, &options)) {
+    Say("error bad options for serve");
+    return 2;
+  }
+  ServeState state(rt);
   Node node("adder", rt->scheduler(), rt->bus());
   auto service = node.TryCreateService<AddRequest, AddResponse>(
-      "/test/add",
-      [](const std::shared_ptr<AddRequest>& req, std::shared_ptr<AddResponse>& resp) {
+      name,
+      [&state](const std::shared_ptr<AddRequest>& req, std::shared_ptr<AddResponse>& resp) {
+        Inside inside(&state);
         Say(absl::StrCat("request ", req->a(), " ", req->b()));
-        if (req->work_ns() > 0) {
-          scheduler::CRoutine::SleepFor(absl::Nanoseconds(req->work_ns()));
+        switch (req->behavior()) {
+          case AddRequest::kHold:
+            Hold(state);
+            break;
+          case AddRequest::kThrow:
+            throw std::runtime_error(absl::StrCat("no sum for ", req->a()));
+          case AddRequest::kNullResponse:
+            resp = nullptr;
+            return;
+          default:
+            Work(*req);
         }
-        resp->set_sum(req->a() + req->b());
-        resp->set_server_pid(getpid());
-      });
+        *resp = Sum(*req, "callback");
+      },
+      options);
   if (!service.ok()) {
     Say(absl::StrCat("error ", service.status().message()));
     return 1;
   }
+  auto deferred = node.TryCreateDeferredService<AddRequest, AddResponse>(
+      name + "_deferred",
+      [&state](const std::shared_ptr<const AddRequest>& req,
+               ServiceResponder<AddResponse> responder) {
+        Inside inside(&state);
+        Say(absl::StrCat("request ", req->a(), " ", req->b()));
+        const absl::Duration work = absl::Nanoseconds(req->work_ns());
+        switch (req->behavior()) {
+          case AddRequest::kHold:
+            Hold(state);
+            break;
+          case AddRequest::kThrow:
+            throw std::runtime_error(absl::StrCat("no sum for ", req->a()));
+          case AddRequest::kNullResponse:
+            Check(responder.Send(std::shared_ptr<const AddResponse>()));
+            return;
+          case AddRequest::kFailNotFound:
+            Check(responder.Fail(absl::NotFoundError(absl::StrCat("no entry for ", req->a()))));
+            return;
+          case AddRequest::kDropResponder:
+            return;
+          case AddRequest::kAnswerFromTimer: {
+            const AddResponse sum = Sum(*req, "timer");
+            auto timer = std::make_unique<Timer>(
+                static_cast<uint32_t>(std::max<int64_t>(1, absl::ToInt64Milliseconds(work))),
+                [responder, sum] { Check(responder.Send(sum)); }, /*oneshot=*/true);
+            timer->Start();
+            MutexLock lock(&state.mu);
+            state.timers.push_back(std::move(timer));
+            return;
+          }
+          case AddRequest::kAnswerFromRoutine: {
+            const AddResponse sum = Sum(*req, "routine");
+            state.rt->scheduler()->Async([responder, sum, work] {
+              scheduler::CRoutine::SleepFor(work);
+              Check(responder.Send(sum));
+            });
+            return;
+          }
+          case AddRequest::kAnswerFromThread: {
+            MutexLock lock(&state.mu);
+            state.held.emplace_back(responder, Sum(*req, "thread"));
+            return;
+          }
+          default:
+            Work(*req);
+        }
+        Check(responder.Send(Sum(*req, "callback")));
+      },
+      options);
+  if (!deferred.ok()) {
+    Say(absl::StrCat("error ", deferred.status().message()));
+    return 1;
+  }
   Say("ready");
-  WaitForStdinEof();
+  // Commands: "release" (kHold callbacks go on, kAnswerFromThread requests
+  // are answered from this thread; prints "released"), "rearm" (kHold
+  // callbacks from now on hold again; prints "rearmed"), "stats" (prints
+  // "stats" and key=value counts).
+  for (std::string line = ReadStdinLine(); !line.empty(); line = ReadStdinLine()) {
+    if (line == "release") {
+      state.released.store(true);
+      std::vector<std::pair<ServiceResponder<AddResponse>, AddResponse>> held;
+      {
+        MutexLock lock(&state.mu);
+        held.swap(state.held);
+      }
+      for (const auto& [responder, sum] : held) Check(responder.Send(sum));
+      Say("released");
+    } else if (line == "rearm") {
+      state.released.store(false);
+      Say("rearmed");
+    } else if (line == "stats") {
+      Say(absl::StrCat("stats runs=", state.runs.load(), " inside=", state.inside.load(),
+                       " max_inside=", state.max_inside.load(),
+                       StatsOf("plain", (*service)->stats()),
+                       StatsOf("deferred", (*deferred)->stats())));
+    } else {
+      Say(absl::StrCat("error unknown command ", line));
+    }
+  }
+  // Held callbacks end, so that the services' shutdown does not wait
+  // for them forever.
+  state.released.store(true);
   const ServiceStats s = (*service)->stats();
   std::fprintf(stderr, "peer service requests %lu responses %lu send failures %lu\n",
                (unsigned long)s.requests, (unsigned long)s.responses,
                (unsigned long)s.send_failures);
+  (*service)->Shutdown();
+  (*deferred)->Shutdown();
   return 0;
 }
 
@@ -176,7 +391,7 @@ int main(int argc, char** argv) {
   if (args.mode == "echo_transient") rc = Echo(rt.get(), /*transient=*/true);
   if (args.mode == "telemetry") rc = TelemetryOnPing(rt.get());
   if (args.mode == "telemetry_reader") rc = TelemetryReaderOnPing(rt.get());
-  if (args.mode == "serve") rc = Serve(rt.get());
+  if (args.mode == "serve") rc = Serve(rt.get(), args.options);
   rt->Shutdown();
   return rc;
 }

@@ -76,11 +76,15 @@ class DdsTestProcess {
   DdsTestProcess(const DdsTestProcess&) = delete;
   DdsTestProcess& operator=(const DdsTestProcess&) = delete;
 
-  // Starts testing/`binary` in `mode` on this domain and waits for its
-  // "ready" (a failed expectation if it never comes).
-  std::unique_ptr<Subprocess> StartPeer(const std::string& binary, const std::string& mode) {
-    auto peer = std::make_unique<Subprocess>(std::vector<std::string>{
-        RunfilePath("cyber/transport/dds/testing/" + binary), mode, std::to_string(domain)});
+  // Starts testing/`binary` in `mode` (with the mode's `options`) on this
+  // domain and waits for its "ready" (a failed expectation if it never
+  // comes).
+  std::unique_ptr<Subprocess> StartPeer(const std::string& binary, const std::string& mode,
+                                        const std::vector<std::string>& options = {}) {
+    std::vector<std::string> argv = {RunfilePath("cyber/transport/dds/testing/" + binary),
+                                     mode, std::to_string(domain)};
+    argv.insert(argv.end(), options.begin(), options.end());
+    auto peer = std::make_unique<Subprocess>(argv);
     EXPECT_TRUE(peer->WaitForLine("ready", kPatience).has_value()) << binary << " " << mode;
     return peer;
   }

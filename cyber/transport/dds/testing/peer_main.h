@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "cyber/runtime/runtime.h"
@@ -21,19 +22,21 @@
 namespace cyber {
 namespace dds_test {
 
-// argv: <mode> <domain id>
+// argv: <mode> <domain id> [<option>...]
 struct PeerArgs {
   std::string mode;
   uint32_t domain = 0;
+  std::vector<std::string> options;  // the mode's, e.g. "concurrency=4"
 };
 
 inline PeerArgs ParsePeerArgs(int argc, char** argv) {
   PeerArgs args;
   if (argc < 3 || !absl::SimpleAtoi(argv[2], &args.domain)) {
-    std::fprintf(stderr, "usage: %s <mode> <domain id>\n", argv[0]);
+    std::fprintf(stderr, "usage: %s <mode> <domain id> [<option>...]\n", argv[0]);
     std::exit(2);
   }
   args.mode = argv[1];
+  for (int i = 3; i < argc; ++i) args.options.emplace_back(argv[i]);
   return args;
 }
 
