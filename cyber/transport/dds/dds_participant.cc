@@ -63,12 +63,40 @@ absl::Status DdsTransport::Impl::StartLocked() {
       static_cast<int32_t>(announce_ms / 1000),
       static_cast<uint32_t>(announce_ms % 1000) * 1'000'000);
 
+  if (!options_.discovery_server_address.empty()) {
+    // A client of one discovery server (id 0, as `fastdds discovery -i 0`
+    // names it): announcements go to the server only, by unicast.
+    discovery.discoveryProtocol = frtps::DiscoveryProtocol_t::CLIENT;
+    frtps::RemoteServerAttributes server;
+    frtps::get_server_client_default_guidPrefix(0, server.guidPrefix);
+    frtps::Locator_t locator;
+    frtps::IPLocator::setIPv4(locator, options_.discovery_server_address);
+    locator.port = options_.discovery_server_port;
+    server.metatrafficUnicastLocatorList.push_back(locator);
+    discovery.m_DiscoveryServers.push_back(server);
+  }
+  if (!options_.security_dir.empty()) {
+    absl::StatusOr<DdsSecurityFiles> files = DdsSecurityFilesIn(
+        options_.security_dir,
+        absl::StrCat("DDS transport of \"", self_.process, "\": security directory"));
+    if (!files.ok()) return files.status();
+    for (const auto& property : DdsSecurityProperties(*files)) {
+      qos.properties().properties().emplace_back(property.first, property.second);
+    }
+  }
+
   participant_ = factory->create_participant(options_.domain_id, qos, this,
                                              fdds::StatusMask::none());
   if (participant_ == nullptr) {
     return absl::UnavailableError(absl::StrCat(
         "DDS transport of \"", self_.process, "\": Fast-DDS could not create a participant on domain ",
-        options_.domain_id, " (see its log above)"));
+        options_.domain_id,
+        options_.security_dir.empty()
+            ? ""
+            : absl::StrCat(" with the DDS Security files of \"", options_.security_dir,
+                           "\" (a certificate or key its CA does not vouch for, or a "
+                           "governance or permissions file whose signature does not verify?)"),
+        " (see its log above)"));
   }
   {
     MutexLock lock(&mu_);
@@ -82,8 +110,15 @@ absl::Status DdsTransport::Impl::StartLocked() {
   started_.store(true, std::memory_order_release);
   AINFO << "DDS transport: " << self_.ToString() << " joined domain " << options_.domain_id
         << (options_.interface_address.empty()
-                ? " (shared memory and loopback only)"
-                : absl::StrCat(" (shared memory, and UDP on ", options_.interface_address, ")"));
+                ? " (shared memory and loopback only"
+                : absl::StrCat(" (shared memory, and UDP on ", options_.interface_address))
+        << (options_.discovery_server_address.empty()
+                ? ""
+                : absl::StrCat("; discovery server ", options_.discovery_server_address, ":",
+                               options_.discovery_server_port))
+        << (options_.security_dir.empty()
+                ? ")"
+                : absl::StrCat("; DDS Security from \"", options_.security_dir, "\")"));
   return absl::OkStatus();
 }
 
@@ -239,6 +274,7 @@ void DdsTransport::Impl::on_participant_discovery(fdds::DomainParticipant*,
     RemotePeer peer = PeerFromParticipantName(info.info.m_participantName.to_string());
     AINFO << "DDS transport: peer " << peer.ToString() << " joined domain " << options_.domain_id;
     MutexLock lock(&mu_);
+    announced_names_[key] = info.info.m_participantName.to_string();
     peers_[key] = std::move(peer);
     return;
   }
@@ -265,6 +301,7 @@ void DdsTransport::Impl::on_participant_discovery(fdds::DomainParticipant*,
       EndConflictLocked(gone, crashed ? "was declared dead" : "left the domain");
     }
     peers_.erase(key);
+    announced_names_.erase(key);
     for (const auto& l : lost_listeners_) listeners.push_back(l.second);
     if (crashed) {
       lost_peers_.push_back(peer);
@@ -279,6 +316,28 @@ void DdsTransport::Impl::on_participant_discovery(fdds::DomainParticipant*,
     AINFO << "DDS transport: peer " << peer.ToString() << " left domain " << options_.domain_id;
   }
   for (const auto& l : listeners) l(peer, crashed);
+}
+
+void DdsTransport::Impl::onParticipantAuthentication(
+    fdds::DomainParticipant*, frtps::ParticipantAuthenticationInfo&& info) {
+  HandoffFence();
+  const std::string key = PrefixKey(info.guid.guidPrefix);
+  std::string name;
+  {
+    MutexLock lock(&mu_);
+    auto it = announced_names_.find(key);
+    name = it == announced_names_.end()
+               ? absl::StrCat("a participant of pid ", PidFromPrefix(info.guid.guidPrefix),
+                              " (its name unknown: it was refused before discovery)")
+               : PeerFromParticipantName(it->second).ToString();
+  }
+  if (info.status == frtps::ParticipantAuthenticationInfo::UNAUTHORIZED_PARTICIPANT) {
+    AWARN << "DDS transport: refused " << name << " (GUID prefix " << info.guid.guidPrefix
+          << "): it failed DDS Security's authentication (no certificate our identity CA "
+             "vouches for); it reads and writes nothing of ours";
+  } else {
+    AINFO << "DDS transport: " << name << " authenticated (DDS Security)";
+  }
 }
 
 void DdsTransport::Impl::on_subscriber_discovery(fdds::DomainParticipant*,

@@ -37,7 +37,9 @@
 #include <fastdds/dds/topic/Topic.hpp>
 #include <fastdds/dds/topic/TypeSupport.hpp>
 #include <fastdds/rtps/common/InstanceHandle.h>
+#include <fastdds/rtps/attributes/ServerAttributes.h>
 #include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
+#include <fastrtps/utils/IPLocator.h>
 #include <fastdds/rtps/transport/shared_mem/SharedMemTransportDescriptor.h>
 
 #include "absl/base/thread_annotations.h"
@@ -47,6 +49,7 @@
 #include "cyber/common/log.h"
 #include "cyber/common/mutex.h"
 #include "cyber/transport/dds/dds_qos.h"
+#include "cyber/transport/dds/dds_security.h"
 #include "cyber/transport/dds/frame_topic_type.h"
 #include "cyber/transport/dds/handoff_fence.h"
 #include "cyber/transport/dds/sample_frame.h"
@@ -95,6 +98,15 @@ inline RemotePeer PeerFromParticipantName(const std::string& name) {
     peer.process = name.empty() ? "unnamed DDS participant" : name;
   }
   return peer;
+}
+
+// Fast-DDS writes the process id of a participant into bytes 4..7 of its
+// GUID prefix (little-endian): a peer refused before it could name itself
+// is still named by it.
+inline int64_t PidFromPrefix(const frtps::GuidPrefix_t& prefix) {
+  return static_cast<int64_t>(prefix.value[4]) | (static_cast<int64_t>(prefix.value[5]) << 8) |
+         (static_cast<int64_t>(prefix.value[6]) << 16) |
+         (static_cast<int64_t>(prefix.value[7]) << 24);
 }
 
 inline std::string PrefixKey(const frtps::GuidPrefix_t& prefix) {
@@ -191,6 +203,10 @@ class DdsTransport::Impl final : public fdds::DomainParticipantListener {
   // --- DomainParticipantListener (Fast-DDS threads) -----------------------
   void on_participant_discovery(fdds::DomainParticipant*,
                                 frtps::ParticipantDiscoveryInfo&& info) override;
+  // With DDS Security: a peer that passed or failed authentication
+  // (a refusal is logged with the name the peer announced).
+  void onParticipantAuthentication(fdds::DomainParticipant*,
+                                   frtps::ParticipantAuthenticationInfo&& info) override;
   void on_subscriber_discovery(fdds::DomainParticipant*,
                                frtps::ReaderDiscoveryInfo&& info) override;
   void on_publisher_discovery(fdds::DomainParticipant*,
@@ -260,6 +276,10 @@ class DdsTransport::Impl final : public fdds::DomainParticipantListener {
   std::map<std::string, std::shared_ptr<ChannelState>> channels_ ABSL_GUARDED_BY(mu_);
   frtps::GuidPrefix_t own_prefix_ ABSL_GUARDED_BY(mu_);  // once started
   std::map<std::string, RemotePeer> peers_ ABSL_GUARDED_BY(mu_);  // by prefix
+  // The names participants announced, by prefix, as discovery saw them
+  // (with DDS Security, before or without their authentication): a
+  // refusal is logged with it.
+  std::map<std::string, std::string> announced_names_ ABSL_GUARDED_BY(mu_);
   // By endpoint GUID (GuidKey).
   std::map<std::string, RemoteEndpointRecord> remote_endpoints_ ABSL_GUARDED_BY(mu_);
   // (peer key, channel) pairs in conflict now, whose beginning was logged.
