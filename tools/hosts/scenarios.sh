@@ -28,7 +28,16 @@
 #   three_hosts       three hosts, each reading what another writes
 #   bad_cyber_ip      CYBER_IP names an address the host does not have:
 #                     an error naming the variable and the host's addresses
-#   (more are added by the sections below)
+#   security          a robot's key set (tools/make_security_set.sh) on
+#                     three hosts: authorised processes talk; a process
+#                     with another CA's certificate, and one without
+#                     security, read nothing and write nothing anyone
+#                     accepts, and the robot's processes log the refusal; a
+#                     process allowed to read /sensor/imu but not to write
+#                     /control/command is refused its writer, and reads
+#   capture           tcpdump on the link: the payload's text is in the
+#                     capture without security (the control), nowhere with
+#                     it
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -36,7 +45,7 @@ root=$(cd "$here/../.." && pwd)
 source "$here/lib.sh"
 cd "$root"
 
-ALL_SCENARIOS="multicast discovery_server three_hosts bad_cyber_ip"
+ALL_SCENARIOS="multicast discovery_server three_hosts bad_cyber_ip security capture"
 scenarios=("$@")
 [ ${#scenarios[@]} -eq 0 ] && read -r -a scenarios <<<"$ALL_SCENARIOS"
 
@@ -216,6 +225,148 @@ scenario_bad_cyber_ip() {
   stop_pid "$p" || return 1
 }
 
+# --- security ----------------------------------------------------------------------
+
+# make_keys DIR: a robot's key set (tools/make_security_set.sh) for the
+# processes of the security scenarios.
+make_keys() {
+  cat >"$LOGS/spec" <<'SPEC'
+# process    what it may write and read
+sensor       publish=/sensor/imu
+controller   publish=/control/command subscribe=/sensor/imu
+actuator     subscribe=/control/command
+monitor      subscribe=/sensor/imu
+SPEC
+  bash "$root/tools/make_security_set.sh" "$1" "$LOGS/spec" >/dev/null
+}
+
+scenario_security() {
+  host_add a 1 && host_add b 2 && host_add c 3 || return 1
+  make_keys "$LOGS/keys" || return 1
+  # Another robot's set: valid certificates, but of a CA this robot does
+  # not trust.
+  make_keys "$LOGS/other" || return 1
+  local k="$LOGS/keys"
+  # Authorised processes talk: sensor (a) -> controller (b) -> actuator (c).
+  peer a sensor -- --security="$k/sensor" --write=/sensor/imu
+  local sensor=$HOST_PID
+  peer b controller -- --security="$k/controller" --read=/sensor/imu --write=/control/command
+  local controller=$HOST_PID
+  peer c actuator -- --security="$k/actuator" --read=/control/command
+  local actuator=$HOST_PID
+  WATCH_PIDS="$sensor $controller $actuator"
+  wait_for 90 "the controller reads 200 IMU messages" \
+    recv_at_least "$LOGS/controller.log" /sensor/imu 200 || return 1
+  wait_for 90 "the actuator reads 200 commands" \
+    recv_at_least "$LOGS/actuator.log" /control/command 200 || return 1
+
+  # Intruders on host c: one with another CA's certificate, one without
+  # security; each reads the IMU and writes commands (seq 0, 1, ...: had
+  # any reached the actuator, its seqs would repeat: dup > 0).
+  peer c intruder -- --security="$LOGS/other/controller" --read=/sensor/imu --write=/control/command
+  local intruder=$HOST_PID
+  peer c plain -- --read=/sensor/imu --write=/control/command
+  local plain=$HOST_PID
+  WATCH_PIDS="$sensor $controller $actuator $intruder $plain"
+  # The window: both intruders write 300 commands, and the actuator reads
+  # 300 more of the controller's meanwhile.
+  local before
+  before=$(recv_field "$LOGS/actuator.log" /control/command count)
+  wait_for 90 "the intruders write 300 commands each" \
+    eval 'sent_at_least "$LOGS/intruder.log" /control/command 300 && sent_at_least "$LOGS/plain.log" /control/command 300' ||
+    return 1
+  wait_for 90 "the actuator reads 300 more commands" \
+    recv_at_least "$LOGS/actuator.log" /control/command $((before + 300)) || return 1
+  local ok=0 who
+  for who in intruder plain; do
+    if [ "$(recv_field "$LOGS/$who.log" /sensor/imu count)" != 0 ]; then
+      echo "  the $who read IMU messages" >&2
+      ok=1
+    fi
+    if [ "$(field "$(last_line "$LOGS/$who.log" "sent /control/command ")" readers)" != 0 ]; then
+      echo "  the $who's command writer matched a reader" >&2
+      ok=1
+    fi
+  done
+  if [ "$(recv_field "$LOGS/actuator.log" /control/command dup)" != 0 ] ||
+    [ "$(recv_field "$LOGS/actuator.log" /control/command writers)" != 1 ]; then
+    echo "  the actuator accepted commands of an intruder: $(last_line "$LOGS/actuator.log" "recv ")" >&2
+    ok=1
+  fi
+  # Refusals are logged naming the other side. The process without
+  # security is refused by every process of the robot at once. With the
+  # other CA's certificate, the handshake of each pair fails on the side
+  # that checks the other's certificate: the one that did not begin it
+  # (Fast-DDS decides by the two GUIDs, at random); the side that began it
+  # gets no answer and keeps asking. So each pair logs the refusal on one
+  # side or the other, naming the peer.
+  local robot_pids="sensor:$sensor controller:$controller actuator:$actuator" rp who_pid
+  for rp in $robot_pids; do
+    who=${rp%%:*}
+    who_pid=${rp#*:}
+    wait_for 60 "the $who logs the refusal of the process without security (pid $plain)" \
+      has_line "$LOGS/$who.log" "refused .*pid $plain" || ok=1
+    wait_for 60 "the $who and the intruder (pid $intruder) log their refusal, one of them" \
+      eval "has_line '$LOGS/$who.log' 'refused .*pid $intruder' || has_line '$LOGS/intruder.log' 'refused .*pid $who_pid'" ||
+      ok=1
+    if has_line "$LOGS/$who.log" "refused .*pid $intruder"; then
+      echo "  the $who refused the intruder: $(grep -a -o "refused .*pid $intruder)" "$LOGS/$who.log" | head -n 1)"
+    else
+      echo "  the intruder refused the $who: $(grep -a -o "refused .*pid $who_pid)" "$LOGS/intruder.log" | head -n 1)"
+    fi
+  done
+
+  # A process allowed to read /sensor/imu but not to write /control/command.
+  peer b monitor_w -- --security="$k/monitor" --read=/sensor/imu --write=/control/command
+  local monitor_w=$HOST_PID
+  wait "$monitor_w" 2>/dev/null
+  if ! grep -aq '^error .*"/control/command"' "$LOGS/monitor_w.log"; then
+    echo "  the monitor was not refused its /control/command writer" >&2
+    ok=1
+  else
+    echo "  $(grep -a '^error ' "$LOGS/monitor_w.log" | head -n 1)"
+  fi
+  peer b monitor -- --security="$k/monitor" --read=/sensor/imu
+  WATCH_PIDS="$sensor $HOST_PID"
+  wait_for 90 "the monitor reads 100 IMU messages" \
+    recv_at_least "$LOGS/monitor.log" /sensor/imu 100 || ok=1
+  return "$ok"
+}
+
+# capture_run NAME WRITER_FLAG READER_FLAG: writer on a, reader on b, a
+# capture on b's eth0 until the reader has 200 messages whose body repeats
+# $MARKER; prints how often the capture holds the marker.
+capture_run() {
+  local name=$1
+  host_run b "$LOGS/$name.tcpdump.log" tcpdump -i eth0 -U -s 0 -w "$LOGS/$name.pcap"
+  local dump=$HOST_PID
+  wait_for 30 "tcpdump listens" has_line "$LOGS/$name.tcpdump.log" "listening on" || return 1
+  peer a "${name}_w" -- "$2" --write=/sensor/imu --payload="$MARKER" --bytes=512
+  local w=$HOST_PID
+  peer b "${name}_r" -- "$3" --read=/sensor/imu
+  local r=$HOST_PID
+  WATCH_PIDS="$dump $w $r"
+  wait_for 90 "the reader ($name) reads 200 messages" \
+    recv_at_least "$LOGS/${name}_r.log" /sensor/imu 200 || return 1
+  stop_pid "$r"
+  stop_pid "$w"
+  stop_pid "$dump"
+  { grep -a -o "$MARKER" "$LOGS/$name.pcap" || true; } | wc -l
+}
+
+scenario_capture() {
+  host_add a 1 && host_add b 2 || return 1
+  make_keys "$LOGS/keys" || return 1
+  MARKER="CYBERPLAINTEXTMARKER"
+  local plain secure
+  # The control: without security the capture does hold the payload.
+  plain=$(capture_run plain --stats_period=250ms --stats_period=250ms) || return 1
+  secure=$(capture_run secure --security="$LOGS/keys/sensor" \
+    --security="$LOGS/keys/controller") || return 1
+  echo "  the payload's text in the capture: $plain times without security, $secure with it"
+  [ "$plain" -gt 0 ] && [ "$secure" -eq 0 ]
+}
+
 # --- running them ----------------------------------------------------------------
 
 passed=0
@@ -251,7 +402,7 @@ for s in "${scenarios[@]}"; do
   if [ -n "${KEEP_LOGS:-}" ]; then
     mkdir -p "$KEEP_LOGS/$s" && cp "$LOGS"/* "$KEEP_LOGS/$s/" 2>/dev/null
   fi
-  rm -f "$LOGS"/*
+  rm -rf "${LOGS:?}"/*
 done
 # Nothing of ours is left: no namespace, no process.
 left=$(ip netns list 2>/dev/null | grep -c '^cyh' || true)

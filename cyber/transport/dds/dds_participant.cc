@@ -188,7 +188,7 @@ absl::StatusOr<std::shared_ptr<RemotePublisher>> DdsTransport::Impl::Publisher(
   if (writer == nullptr) {
     return absl::UnavailableError(absl::StrCat(
         "channel \"", endpoint.channel, "\": DDS could not create a writer with qos (",
-        endpoint.qos.ToString(), ")"));
+        endpoint.qos.ToString(), ")", SecurityHint("publish")));
   }
   publisher->Attach(writer);
   publisher_by_channel_.emplace(endpoint.channel, publisher);
@@ -215,7 +215,7 @@ absl::StatusOr<std::unique_ptr<RemoteSubscription>> DdsTransport::Impl::Subscrib
   if (reader == nullptr) {
     return absl::UnavailableError(absl::StrCat(
         "channel \"", endpoint.channel, "\": DDS could not create a reader with qos (",
-        endpoint.qos.ToString(), ")"));
+        endpoint.qos.ToString(), ")", SecurityHint("subscribe")));
   }
   sub->Attach(reader);
   subscriptions_.insert(sub.get());
@@ -261,6 +261,13 @@ void DdsTransport::Impl::Shutdown() {
   topics_.clear();
   started_.store(false, std::memory_order_release);
   AINFO << "DDS transport: " << self_.ToString() << " left domain " << options_.domain_id;
+}
+
+std::string DdsTransport::Impl::SecurityHint(const char* action) const {
+  if (options_.security_dir.empty()) return "";
+  return absl::StrCat("; with DDS Security on, the permissions of \"", options_.security_dir,
+                      "\" must allow this process to ", action,
+                      " it (Fast-DDS's log above says whether they refused)");
 }
 
 // --- discovery --------------------------------------------------------------
@@ -322,19 +329,24 @@ void DdsTransport::Impl::onParticipantAuthentication(
     fdds::DomainParticipant*, frtps::ParticipantAuthenticationInfo&& info) {
   HandoffFence();
   const std::string key = PrefixKey(info.guid.guidPrefix);
+  const bool refused =
+      info.status == frtps::ParticipantAuthenticationInfo::UNAUTHORIZED_PARTICIPANT;
   std::string name;
   {
     MutexLock lock(&mu_);
+    // Fast-DDS retries the handshake every second or so: one line per
+    // refused participant.
+    if (refused && !refused_.insert(key).second) return;
+    if (!refused) refused_.erase(key);
     auto it = announced_names_.find(key);
-    name = it == announced_names_.end()
-               ? absl::StrCat("a participant of pid ", PidFromPrefix(info.guid.guidPrefix),
-                              " (its name unknown: it was refused before discovery)")
-               : PeerFromParticipantName(it->second).ToString();
+    name = it == announced_names_.end() ? "an undiscovered participant"
+                                        : PeerFromParticipantName(it->second).ToString();
   }
-  if (info.status == frtps::ParticipantAuthenticationInfo::UNAUTHORIZED_PARTICIPANT) {
+  if (refused) {
     AWARN << "DDS transport: refused " << name << " (GUID prefix " << info.guid.guidPrefix
-          << "): it failed DDS Security's authentication (no certificate our identity CA "
-             "vouches for); it reads and writes nothing of ours";
+          << "): it failed DDS Security's authentication (no security, or a certificate "
+             "our identity CA does not vouch for, or it does not trust ours); it reads and "
+             "writes nothing of ours";
   } else {
     AINFO << "DDS transport: " << name << " authenticated (DDS Security)";
   }

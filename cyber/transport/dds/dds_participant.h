@@ -100,15 +100,6 @@ inline RemotePeer PeerFromParticipantName(const std::string& name) {
   return peer;
 }
 
-// Fast-DDS writes the process id of a participant into bytes 4..7 of its
-// GUID prefix (little-endian): a peer refused before it could name itself
-// is still named by it.
-inline int64_t PidFromPrefix(const frtps::GuidPrefix_t& prefix) {
-  return static_cast<int64_t>(prefix.value[4]) | (static_cast<int64_t>(prefix.value[5]) << 8) |
-         (static_cast<int64_t>(prefix.value[6]) << 16) |
-         (static_cast<int64_t>(prefix.value[7]) << 24);
-}
-
 inline std::string PrefixKey(const frtps::GuidPrefix_t& prefix) {
   return std::string(reinterpret_cast<const char*>(prefix.value), frtps::GuidPrefix_t::size);
 }
@@ -226,6 +217,9 @@ class DdsTransport::Impl final : public fdds::DomainParticipantListener {
   absl::StatusOr<fdds::Topic*> TopicLocked(const RemoteEndpoint& endpoint)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(create_mu_);
   std::shared_ptr<ChannelState> ChannelStateFor(const RemoteEndpoint& endpoint);
+  // For the error of a writer or reader Fast-DDS did not make: with
+  // security on, the likely reason (permissions); else empty.
+  std::string SecurityHint(const char* action) const;
   // A remote endpoint appeared or went away.
   void OnRemoteEndpoint(bool writer, bool removed, const frtps::GUID_t& guid,
                         const std::string& topic, const std::string& type_name);
@@ -280,6 +274,8 @@ class DdsTransport::Impl final : public fdds::DomainParticipantListener {
   // (with DDS Security, before or without their authentication): a
   // refusal is logged with it.
   std::map<std::string, std::string> announced_names_ ABSL_GUARDED_BY(mu_);
+  // Participants whose refusal was logged, by prefix.
+  std::set<std::string> refused_ ABSL_GUARDED_BY(mu_);
   // By endpoint GUID (GuidKey).
   std::map<std::string, RemoteEndpointRecord> remote_endpoints_ ABSL_GUARDED_BY(mu_);
   // (peer key, channel) pairs in conflict now, whose beginning was logged.

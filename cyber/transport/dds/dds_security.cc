@@ -108,13 +108,13 @@ std::vector<std::pair<std::string, std::string>> DdsSecurityProperties(
   const std::string access = "dds.sec.access.builtin.Access-Permissions.";
   return {
       {"dds.sec.auth.plugin", "builtin.PKI-DH"},
-      {auth + "identity_ca", "file:" + files.identity_ca},
-      {auth + "identity_certificate", "file:" + files.certificate},
-      {auth + "private_key", "file:" + files.private_key},
+      {auth + "identity_ca", "file://" + files.identity_ca},
+      {auth + "identity_certificate", "file://" + files.certificate},
+      {auth + "private_key", "file://" + files.private_key},
       {"dds.sec.access.plugin", "builtin.Access-Permissions"},
-      {access + "permissions_ca", "file:" + files.permissions_ca},
-      {access + "governance", "file:" + files.governance},
-      {access + "permissions", "file:" + files.permissions},
+      {access + "permissions_ca", "file://" + files.permissions_ca},
+      {access + "governance", "file://" + files.governance},
+      {access + "permissions", "file://" + files.permissions},
       {"dds.sec.crypto.plugin", "builtin.AES-GCM-GMAC"},
   };
 }

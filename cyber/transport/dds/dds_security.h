@@ -61,7 +61,7 @@ absl::StatusOr<DdsSecurityFiles> DdsSecurityFilesIn(absl::string_view dir,
                                                     absl::string_view source);
 
 // The participant properties that turn Fast-DDS's security plugins on with
-// `files` (name, value; file: URIs).
+// `files` (name, value; file:// URIs, as Fast-DDS 2.9 reads them).
 std::vector<std::pair<std::string, std::string>> DdsSecurityProperties(
     const DdsSecurityFiles& files);
 

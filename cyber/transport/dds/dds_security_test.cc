@@ -65,15 +65,15 @@ TEST_F(SecurityDir, ACompleteDirectoryGivesFastDdsItsProperties) {
   EXPECT_EQ(p["dds.sec.auth.plugin"], "builtin.PKI-DH");
   EXPECT_EQ(p["dds.sec.access.plugin"], "builtin.Access-Permissions");
   EXPECT_EQ(p["dds.sec.crypto.plugin"], "builtin.AES-GCM-GMAC");
-  EXPECT_EQ(p["dds.sec.auth.builtin.PKI-DH.identity_ca"], "file:" + files->identity_ca);
-  EXPECT_EQ(p["dds.sec.auth.builtin.PKI-DH.identity_certificate"], "file:" + files->certificate);
-  EXPECT_EQ(p["dds.sec.auth.builtin.PKI-DH.private_key"], "file:" + files->private_key);
+  EXPECT_EQ(p["dds.sec.auth.builtin.PKI-DH.identity_ca"], "file://" + files->identity_ca);
+  EXPECT_EQ(p["dds.sec.auth.builtin.PKI-DH.identity_certificate"], "file://" + files->certificate);
+  EXPECT_EQ(p["dds.sec.auth.builtin.PKI-DH.private_key"], "file://" + files->private_key);
   EXPECT_EQ(p["dds.sec.access.builtin.Access-Permissions.permissions_ca"],
-            "file:" + files->permissions_ca);
+            "file://" + files->permissions_ca);
   EXPECT_EQ(p["dds.sec.access.builtin.Access-Permissions.governance"],
-            "file:" + files->governance);
+            "file://" + files->governance);
   EXPECT_EQ(p["dds.sec.access.builtin.Access-Permissions.permissions"],
-            "file:" + files->permissions);
+            "file://" + files->permissions);
   EXPECT_TRUE(absl::EndsWith(files->permissions, "/permissions.p7s")) << files->permissions;
   EXPECT_EQ(files->permissions[0], '/');
 }
