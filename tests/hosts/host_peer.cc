@@ -13,6 +13,11 @@
 //                               @transient_local (reliable, keep last
 //                               --transient_depth)
 //   --read=/a,/b@best_effort    reads them, counting per channel
+//   --wait_readers=N            writes only once each channel has N
+//                               remote readers
+//   --write_on_signal           writes one message on each channel per
+//                               SIGUSR1 instead
+//   --start_on_signal           begins writing on the first SIGUSR1
 //   --serve=/svc                serves AddRequest -> AddResponse (the sum)
 //   --call=/svc                 calls it every --call_period with
 //                               --call_timeout (AsyncCall), numbering calls
@@ -23,7 +28,8 @@
 //   sent <channel> count=<n> readers=<remote readers now>
 //   recv <channel> count=<distinct seqs> first=<seq> last=<seq>
 //        missing=<seqs between first and last never received> dup=<n>
-//        writers=<remote writers now> lat_p50_us=<n> lat_p99_us=<n>
+//        lost=<what the transport counted lost> writers=<remote writers now>
+//        lat_p50_us=<n> lat_p99_us=<n>
 //   call <id> <status code>          (once per call: its one outcome)
 //   calls sent=<n> ended=<n> twice=<outcomes beyond the first>
 //   lost <peer>                      (a peer declared dead after its lease)
@@ -36,6 +42,8 @@
 // is under mu_ or atomic.
 
 #include <time.h>
+
+#include <csignal>
 
 #include <algorithm>
 #include <atomic>
@@ -67,8 +75,12 @@ DEFINE_int64(count, 0, "messages to write on each channel; 0: until stopped");
 DEFINE_int32(bytes, 64, "body bytes of each message");
 DEFINE_string(payload, "probe", "the text the body repeats");
 DEFINE_int32(transient_depth, 4, "depth of @transient_local channels");
-DEFINE_bool(wait_readers, false,
-            "write only once every written channel has a remote reader");
+DEFINE_bool(write_on_signal, false,
+            "write one message on each channel per SIGUSR1 instead of at --rate_hz");
+DEFINE_bool(start_on_signal, false,
+            "begin writing at --rate_hz on the first SIGUSR1 (once the readers are ready)");
+DEFINE_int32(wait_readers, 0,
+             "write only once every written channel has this many remote readers");
 DEFINE_string(serve, "", "a service to serve (AddRequest -> AddResponse)");
 DEFINE_string(call, "", "a service to call");
 DEFINE_string(call_period, "200ms", "time between calls");
@@ -78,6 +90,10 @@ DEFINE_string(stats_period, "250ms", "time between stats lines");
 namespace cyber {
 namespace hosts {
 namespace {
+
+// SIGUSR1s received (--write_on_signal).
+std::atomic<uint64_t> g_write_signals{0};
+void OnWriteSignal(int) { g_write_signals.fetch_add(1); }
 
 int64_t MonotonicNs() {
   timespec ts;
@@ -217,6 +233,17 @@ class Peer {
     return true;
   }
 
+  // What the transport counted as lost on `channel` (best effort: the
+  // sequence numbers DDS saw skipped).
+  static uint64_t TransportLost(const std::string& channel) {
+    RemoteTransport* remote = ProcessRuntime()->remote();
+    if (remote == nullptr) return 0;
+    for (const RemoteChannelStats& s : remote->ChannelStats()) {
+      if (s.channel == channel) return s.lost;
+    }
+    return 0;
+  }
+
   // Remote readers (or writers) of `channel` now.
   static size_t RemoteEnds(const std::string& channel, bool writers) {
     RemoteTransport* remote = ProcessRuntime()->remote();
@@ -228,12 +255,16 @@ class Peer {
   }
 
   void WriteLoop() {
-    if (FLAGS_wait_readers) {
+    if (FLAGS_wait_readers > 0) {
       for (const auto& w : writers_) {
-        while (!stop_.load() && RemoteEnds(w.first, /*writers=*/false) == 0) {
+        while (!stop_.load() &&
+               RemoteEnds(w.first, /*writers=*/false) < static_cast<size_t>(FLAGS_wait_readers)) {
           absl::SleepFor(absl::Milliseconds(10));
         }
       }
+    }
+    while (FLAGS_start_on_signal && !stop_.load() && g_write_signals.load() == 0) {
+      absl::SleepFor(absl::Milliseconds(10));
     }
     std::string body;
     const std::string unit = FLAGS_payload.empty() ? std::string("x") : FLAGS_payload;
@@ -242,6 +273,12 @@ class Peer {
     const absl::Duration period = absl::Seconds(1.0 / std::max(FLAGS_rate_hz, 0.001));
     absl::Time next = absl::Now();
     for (uint64_t seq = 0; !stop_.load(); ++seq) {
+      if (FLAGS_write_on_signal) {
+        while (!stop_.load() && g_write_signals.load() <= seq) {
+          absl::SleepFor(absl::Milliseconds(10));
+        }
+        if (stop_.load()) return;
+      }
       if (FLAGS_count > 0 && seq >= static_cast<uint64_t>(FLAGS_count)) {
         for (const auto& w : writers_) Say(absl::StrCat("done ", w.first));
         return;
@@ -255,6 +292,7 @@ class Peer {
         MutexLock lock(&mu_);
         ++sent_[w.first];
       }
+      if (FLAGS_write_on_signal) continue;
       next += period;
       const absl::Time now = absl::Now();
       if (next > now) {
@@ -328,6 +366,7 @@ class Peer {
       };
       lines.push_back(absl::StrCat("recv ", r.first, " count=", c.seqs.size(), " first=", first,
                                    " last=", last, " missing=", missing, " dup=", c.dup,
+                                   " lost=", TransportLost(r.first),
                                    " writers=", RemoteEnds(r.first, /*writers=*/true),
                                    " lat_p50_us=", pct(0.5), " lat_p99_us=", pct(0.99)));
     }
@@ -360,6 +399,7 @@ class Peer {
 
 int main(int argc, char** argv) {
   gflags::ParseCommandLineFlags(&argc, &argv, true);
+  std::signal(SIGUSR1, &cyber::hosts::OnWriteSignal);
   if (!cyber::Init(argv[0])) return 1;
   int rc = 0;
   {

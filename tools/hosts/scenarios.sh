@@ -45,7 +45,7 @@ root=$(cd "$here/../.." && pwd)
 source "$here/lib.sh"
 cd "$root"
 
-ALL_SCENARIOS="multicast discovery_server three_hosts bad_cyber_ip security capture"
+ALL_SCENARIOS="multicast discovery_server three_hosts bad_cyber_ip security capture link_cut mtu kill9 service_cut loss"
 scenarios=("$@")
 [ ${#scenarios[@]} -eq 0 ] && read -r -a scenarios <<<"$ALL_SCENARIOS"
 
@@ -163,7 +163,7 @@ scenario_discovery_server() {
   host_run a "$LOGS/server.log" fastdds discovery -i 0 -l "$(host_ip a)" -p 11811
   local server=$HOST_PID
   local named="CYBER_DISCOVERY_SERVER=$(host_ip a):11811"
-  peer a ds_w "$named" -- --write=/hosts/data --wait_readers
+  peer a ds_w "$named" -- --write=/hosts/data --wait_readers=1
   w=$HOST_PID
   peer b ds_r "$named" -- --read=/hosts/data
   r=$HOST_PID
@@ -365,6 +365,226 @@ scenario_capture() {
     --security="$LOGS/keys/controller") || return 1
   echo "  the payload's text in the capture: $plain times without security, $secure with it"
   [ "$plain" -gt 0 ] && [ "$secure" -eq 0 ]
+}
+
+# --- faults of real links ----------------------------------------------------------
+
+# drop HOST PERCENT: HOST loses PERCENT% of its packets in each direction.
+drop() {
+  local p
+  p=$(awk "BEGIN { printf \"%.2f\", $2 / 100 }")
+  host_exec "$1" iptables -A INPUT -m statistic --mode random --probability "$p" -j DROP &&
+    host_exec "$1" iptables -A OUTPUT -m statistic --mode random --probability "$p" -j DROP
+}
+
+# calls_ended LOG N: every call 1..N has its outcome line.
+calls_ended() {
+  local n
+  n=$(grep -a -c -E '^call [0-9]+ ' "$1")
+  [ "$n" -ge "$2" ] || return 1
+  [ "$(grep -a -E '^call [0-9]+ ' "$1" | awk -v n="$2" '$2 <= n { print $2 }' | sort -un | wc -l)" -eq "$2" ]
+}
+
+scenario_loss() {
+  # One writer on a; a reader on b losing 10% of its packets each way, one
+  # on c losing 30%: 100 Hz for LOSS_SECONDS (default 60), a reliable and
+  # a best-effort channel.
+  host_add a 1 && host_add b 2 && host_add c 3 || return 1
+  drop b 10 && drop c 30 || return 1
+  local seconds=${LOSS_SECONDS:-60} n
+  n=$((seconds * 100))
+  peer b r10 -- --read=/hosts/rel,/hosts/be@best_effort
+  local r10=$HOST_PID
+  peer c r30 -- --read=/hosts/rel,/hosts/be@best_effort
+  local r30=$HOST_PID
+  peer a w -- --write=/hosts/rel,/hosts/be@best_effort --start_on_signal --count="$n"
+  local w=$HOST_PID
+  WATCH_PIDS="$w $r10 $r30"
+  # Writing begins once both readers have matched the writer on both
+  # channels (a message written before that may never reach a reader:
+  # DDS matches each direction separately).
+  local r ch
+  for r in r10 r30; do
+    for ch in /hosts/rel /hosts/be; do
+      wait_for 60 "$r matches the writer of $ch" \
+        eval '[ "$(recv_field "$LOGS/$r.log" $ch writers)" = 1 ]' || return 1
+    done
+  done
+  for ch in /hosts/rel /hosts/be; do
+    wait_for 60 "the writer of $ch matches both readers" \
+      eval '[ "$(field "$(last_line "$LOGS/w.log" "sent $ch ")" readers)" = 2 ]' || return 1
+  done
+  kill -USR1 "$w"
+  wait_for $((seconds * 3 + 60)) "the writer writes $n messages on each channel" \
+    has_line "$LOGS/w.log" "^done /hosts/rel" || return 1
+  local ok=0 line
+  for r in r10 r30; do
+    # Reliable: every message, once, in the end (repairs take a while).
+    wait_for 120 "$r: the last reliable message ($((n - 1)))" \
+      eval '[ "$(recv_field "$LOGS/$r.log" /hosts/rel last)" = $((n - 1)) ]' || ok=1
+    line=$(last_line "$LOGS/$r.log" "recv /hosts/rel ")
+    echo "  $r reliable:    ${line#recv /hosts/rel }"
+    if [ "$(field "$line" first)" != 0 ] || [ "$(field "$line" missing)" != 0 ] ||
+      [ "$(field "$line" dup)" != 0 ]; then
+      echo "  $r: the reliable channel lost or repeated messages" >&2
+      ok=1
+    fi
+    # Best effort: losses happen, and the transport counts them.
+    line=$(last_line "$LOGS/$r.log" "recv /hosts/be ")
+    echo "  $r best effort: ${line#recv /hosts/be }"
+    if [ "$(field "$line" missing)" -eq 0 ] || [ "$(field "$line" lost)" -eq 0 ]; then
+      echo "  $r: best effort lost nothing, or the transport counted nothing lost" >&2
+      ok=1
+    fi
+  done
+  return "$ok"
+}
+
+scenario_link_cut() {
+  host_add a 1 && host_add b 2 || return 1
+  peer b r -- --read=/hosts/rel,/hosts/tl@transient_local,/hosts/vol
+  local r=$HOST_PID
+  peer a w -- --write=/hosts/rel
+  local w=$HOST_PID
+  # State channels written on command (SIGUSR1: one message each): one
+  # transient local (keeps its last 4), one volatile, as the control.
+  peer a state -- --write=/hosts/tl@transient_local,/hosts/vol --write_on_signal --wait_readers=1
+  local state=$HOST_PID
+  WATCH_PIDS="$w $state $r"
+  wait_for 90 "b reads 100 reliable messages" recv_at_least "$LOGS/r.log" /hosts/rel 100 || return 1
+  wait_for 90 "the state channels have their reader" \
+    eval '[ "$(field "$(last_line "$LOGS/state.log" "sent /hosts/vol ")" readers)" = 1 ] && [ "$(field "$(last_line "$LOGS/state.log" "sent /hosts/tl ")" readers)" = 1 ]' ||
+    return 1
+  kill -USR1 "$state" && sleep 0.1 && kill -USR1 "$state"
+  wait_for 60 "b reads the 2 state values" \
+    eval 'recv_at_least "$LOGS/r.log" /hosts/tl 2 && recv_at_least "$LOGS/r.log" /hosts/vol 2' ||
+    return 1
+  host_link b down || return 1
+  local cut=$SECONDS
+  echo "  link of host b down"
+  # Each side reports the other lost after its lease (3 s).
+  wait_for 60 "b reports a's processes lost" has_line "$LOGS/r.log" "^lost host_peer (host a" ||
+    return 1
+  wait_for 60 "a reports b's process lost" has_line "$LOGS/w.log" "^lost host_peer (host b" ||
+    return 1
+  # While b is away the state changes three times.
+  local i
+  for i in 1 2 3; do
+    kill -USR1 "$state"
+    wait_for 30 "state message $((2 + i)) written" sent_at_least "$LOGS/state.log" /hosts/tl $((2 + i)) ||
+      return 1
+  done
+  # The cut lasts at least 5 s.
+  while [ $((SECONDS - cut)) -lt 5 ]; do sleep 0.2; done
+  local before
+  before=$(recv_field "$LOGS/r.log" /hosts/rel count)
+  host_link b up || return 1
+  echo "  link of host b up after $((SECONDS - cut)) s; b had $before reliable messages"
+  # Found again, and reliable traffic resumes.
+  wait_for 90 "b reads 200 more reliable messages" \
+    recv_at_least "$LOGS/r.log" /hosts/rel $((before + 200)) || return 1
+  [ "$(recv_field "$LOGS/r.log" /hosts/rel writers)" = 1 ] || {
+    echo "  b does not list a's writer again" >&2
+    return 1
+  }
+  # The transient-local channel replays the values b missed (seq 2..4).
+  wait_for 90 "b gets the 3 state values written while it was away" \
+    eval '[ "$(recv_field "$LOGS/r.log" /hosts/tl last)" = 4 ]' || return 1
+  local tl vol
+  tl=$(last_line "$LOGS/r.log" "recv /hosts/tl ")
+  vol=$(last_line "$LOGS/r.log" "recv /hosts/vol ")
+  echo "  transient local: ${tl#recv /hosts/tl }"
+  echo "  volatile:        ${vol#recv /hosts/vol }"
+  [ "$(field "$tl" count)" = 5 ] || { echo "  transient local did not deliver all 5" >&2; return 1; }
+  # The volatile control kept nothing for b: it has only the first two.
+  [ "$(field "$vol" count)" = 2 ] || { echo "  the volatile control delivered values written during the cut" >&2; return 1; }
+}
+
+scenario_mtu() {
+  host_add a 1 && host_add b 2 || return 1
+  host_exec a ip link set eth0 mtu 576 && host_exec b ip link set eth0 mtu 576 || return 1
+  # 100 kB messages on a 576-byte link: DDS fragments them, IP fragments
+  # the fragments.
+  peer b r -- --read=/hosts/big
+  local r=$HOST_PID
+  peer a w -- --write=/hosts/big --bytes=100000 --rate_hz=20 --count=100 --wait_readers=1
+  local w=$HOST_PID
+  WATCH_PIDS="$w $r"
+  wait_for 120 "b reads the 100th message" \
+    eval '[ "$(recv_field "$LOGS/r.log" /hosts/big last)" = 99 ]' || return 1
+  local line
+  line=$(last_line "$LOGS/r.log" "recv /hosts/big ")
+  echo "  ${line}"
+  [ "$(field "$line" count)" = 100 ] && [ "$(field "$line" missing)" = 0 ]
+}
+
+scenario_kill9() {
+  host_add a 1 && host_add b 2 || return 1
+  peer a w -- --write=/hosts/data
+  local w=$HOST_PID
+  # On b: a reader of a's channel that also writes one of its own, read by
+  # a second process of b (through b's shared memory).
+  peer b r -- --read=/hosts/data --write=/hosts/local
+  local r=$HOST_PID
+  peer b r2 -- --read=/hosts/local
+  local r2=$HOST_PID
+  WATCH_PIDS="$w $r $r2"
+  wait_for 90 "b reads 100 of a's messages" recv_at_least "$LOGS/r.log" /hosts/data 100 || return 1
+  kill -KILL "$w"
+  wait "$w" 2>/dev/null
+  WATCH_PIDS="$r $r2"
+  wait_for 60 "b reports a's process dead" has_line "$LOGS/r.log" "^lost host_peer (host a, pid $w" ||
+    return 1
+  echo "  $(grep -a 'stopped answering' "$LOGS/r.log" | head -n 1 | sed 's/^.*\] //')"
+  # b keeps running: its own channel goes on.
+  local before
+  before=$(recv_field "$LOGS/r2.log" /hosts/local count)
+  wait_for 60 "b's processes go on (200 more messages between them)" \
+    recv_at_least "$LOGS/r2.log" /hosts/local $((before + 200)) || return 1
+  stop_pid "$r" || { echo "  b's reader exited with $?" >&2; return 1; }
+  stop_pid "$r2" || return 1
+}
+
+scenario_service_cut() {
+  host_add a 1 && host_add b 2 || return 1
+  peer b server -- --serve=/hosts/add
+  local server=$HOST_PID
+  peer a client -- --call=/hosts/add --call_period=200ms --call_timeout=2s
+  local client=$HOST_PID
+  WATCH_PIDS="$server $client"
+  wait_for 90 "10 calls answered" eval '[ "$(grep -a -c " OK$" "$LOGS/client.log")" -ge 10 ]' ||
+    return 1
+  local ok_before failed_before
+  ok_before=$(grep -a -c ' OK$' "$LOGS/client.log")
+  failed_before=$(grep -a -c -E '^call [0-9]+ (UNAVAILABLE|DEADLINE_EXCEEDED)$' "$LOGS/client.log")
+  host_link b down || return 1
+  local cut=$SECONDS
+  wait_for 60 "3 calls fail while b is cut off" \
+    eval '[ "$(grep -a -c -E "^call [0-9]+ (UNAVAILABLE|DEADLINE_EXCEEDED)$" "$LOGS/client.log")" -ge $((failed_before + 3)) ]' ||
+    return 1
+  while [ $((SECONDS - cut)) -lt 5 ]; do sleep 0.2; done
+  local sent_at_restore
+  sent_at_restore=$(field "$(last_line "$LOGS/client.log" "calls ")" sent)
+  host_link b up || return 1
+  local ok_at_restore
+  ok_at_restore=$(grep -a -c ' OK$' "$LOGS/client.log")
+  wait_for 90 "10 calls answered after the link is back" \
+    eval '[ "$(grep -a -c " OK$" "$LOGS/client.log")" -ge $((ok_at_restore + 10)) ]' || return 1
+  # Every call made until the link came back has ended, once.
+  wait_for 60 "calls 1..$sent_at_restore have ended" \
+    calls_ended "$LOGS/client.log" "$sent_at_restore" || return 1
+  local ok=0
+  if [ -n "$(grep -a -E '^call [0-9]+ ' "$LOGS/client.log" | awk '{print $2}' | sort -n | uniq -d)" ]; then
+    echo "  a call ended twice" >&2
+    ok=1
+  fi
+  if grep -a -E '^call [0-9]+ ' "$LOGS/client.log" | grep -a -v -E ' (OK|UNAVAILABLE|DEADLINE_EXCEEDED)$'; then
+    echo "  a call ended another way" >&2
+    ok=1
+  fi
+  echo "  outcomes: $(grep -a -E '^call [0-9]+ ' "$LOGS/client.log" | awk '{print $3}' | sort | uniq -c | tr -s ' \n' ' ')"
+  echo "  (OK before the cut: $ok_before, after it: $(( $(grep -a -c ' OK$' "$LOGS/client.log") - ok_at_restore )))"
+  return "$ok"
 }
 
 # --- running them ----------------------------------------------------------------
