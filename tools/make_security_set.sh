@@ -12,7 +12,7 @@
 #
 #   <process> publish=/control/command,/planning/route/response subscribe=/sensor/imu
 #
-# A channel is named as in the graph ("/sensor/imu": the DDS topic has the
+# (publish= and subscribe= may each come more than once.) A channel is named as in the graph ("/sensor/imu": the DDS topic has the
 # channel's name); a service "/x" is the two channels "/x/request" and
 # "/x/response" (a server publishes the response and subscribes to the
 # request, a client the other way round). A process may write and read
@@ -124,8 +124,8 @@ while read -r process rest; do
   subscribe=
   for word in $rest; do
     case "$word" in
-      publish=*) publish=${word#publish=} ;;
-      subscribe=*) subscribe=${word#subscribe=} ;;
+      publish=*) publish="$publish,${word#publish=}" ;;
+      subscribe=*) subscribe="$subscribe,${word#subscribe=}" ;;
       *)
         echo "$0: SPEC \"$spec\", process $process: \"$word\" is not publish=... or subscribe=..." >&2
         exit 1
@@ -161,11 +161,11 @@ while read -r process rest; do
           <id_range><min>$dmin</min><max>$dmax</max></id_range>
         </domains>
 EOF
-    if [ -n "$publish" ]; then
+    if [ -n "${publish//,/}" ]; then
       printf '        <publish>\n          <topics>\n%s\n          </topics>\n        </publish>\n' \
         "$(topics_xml "$publish")"
     fi
-    if [ -n "$subscribe" ]; then
+    if [ -n "${subscribe//,/}" ]; then
       printf '        <subscribe>\n          <topics>\n%s\n          </topics>\n        </subscribe>\n' \
         "$(topics_xml "$subscribe")"
     fi
