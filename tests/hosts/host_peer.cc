@@ -163,6 +163,7 @@ class Peer {
       auto writer = node_.TryCreateWriter<Probe>(spec.channel, spec.qos);
       if (!writer.ok()) return Fail(writer.status());
       writers_.emplace_back(spec.channel, *writer);
+      MutexLock lock(&mu_);
       sent_.emplace(spec.channel, 0);
     }
     if (!FLAGS_serve.empty()) {

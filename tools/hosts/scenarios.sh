@@ -38,12 +38,24 @@
 #   capture           tcpdump on the link: the payload's text is in the
 #                     capture without security (the control), nowhere with
 #                     it
+#   link_cut          a host's cable out for 5 s: both sides report the
+#                     other lost after the lease and meet again; reliable
+#                     traffic resumes; a transient-local channel delivers
+#                     what was written meanwhile (a volatile one does not)
+#   mtu               100 kB messages over a 576-byte MTU: all delivered
+#   kill9             a host's process killed with -9: reported dead, the
+#                     other host's processes go on
+#   service_cut       the server's host cut off: every call ends once,
+#                     UNAVAILABLE or DEADLINE_EXCEEDED; calls work again
+#   loss              10% and 30% packet loss each way for LOSS_SECONDS
+#                     (60) at 100 Hz: reliable loses nothing, best
+#                     effort's losses are counted by the transport
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 # shellcheck source=tools/hosts/lib.sh
 source "$here/lib.sh"
-cd "$root"
+cd "$root" || exit 1
 
 ALL_SCENARIOS="multicast discovery_server three_hosts bad_cyber_ip security capture link_cut mtu kill9 service_cut loss"
 scenarios=("$@")

@@ -13,10 +13,13 @@
 //               loopback interface for what shared memory cannot carry.
 //               Nothing listens on any other interface: no other machine
 //               can reach the process.
-//   other hosts only with `interface_address` (CYBER_IP): UDP on that
-//               interface, discovery by multicast; on networks without
-//               multicast, Fast-DDS's discovery server (ROS_DISCOVERY_SERVER,
-//               see docs/transport.md).
+//   other hosts only with `interface_address` (CYBER_IP, which must be
+//               an address of this host): UDP on that interface, discovery
+//               by multicast; on networks without multicast, through a
+//               Fast-DDS discovery server (`discovery_server_address`,
+//               CYBER_DISCOVERY_SERVER). Anyone in the domain on that
+//               network reads and writes every channel, unless DDS
+//               Security is on (`security_dir`, --security: dds_security.h).
 // No XML profile is read unless `profile_file` (or Fast-DDS's own
 // FASTRTPS_DEFAULT_PROFILES_FILE) names one: a DEFAULT_FASTRTPS_PROFILES.xml
 // in the working directory is ignored.
