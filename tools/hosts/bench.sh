@@ -58,12 +58,18 @@ run() {  # NAME FLAGS...: one transport_bench run across the link
   local name=$1
   shift
   echo "=== hosts bench: $name ===" >&2
-  "$bench" --repetitions="$reps" \
+  # A run in which a case failed still writes its table (the failed run
+  # is named there); the others go on.
+  if ! "$bench" --repetitions="$reps" \
     --sink_prefix="$(command -v nsenter) -t ${HOSTS_HOLDER[b]} -n -m -u --" \
     --source_prefix="$(command -v nsenter) -t ${HOSTS_HOLDER[a]} -n -m -u --" \
     --sink_address="$(host_ip b)" --source_address="$(host_ip a)" \
-    --markdown_out="$work/$name.md" "$@" >/dev/null
+    --markdown_out="$work/$name.md" "$@" >/dev/null; then
+    echo "hosts bench: $name: a case failed (see its table and the log above)" >&2
+    failures=$((failures + 1))
+  fi
 }
+failures=0
 secure=(--sink_security="$work/keys/sink" --source_security="$work/keys/source")
 run latency --paths=ours,dds,udp --sizes=64,65536 --rates=100
 run latency_secure --paths=ours,dds --sizes=64,65536 --rates=100 "${secure[@]}"
@@ -100,3 +106,4 @@ run throughput_secure --paths=ours,dds --sizes=4194304 --rates=10 "${secure[@]}"
   done
 } >"$out"
 echo "hosts bench: wrote $out" >&2
+[ "$failures" -eq 0 ]

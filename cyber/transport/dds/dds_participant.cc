@@ -281,7 +281,6 @@ void DdsTransport::Impl::on_participant_discovery(fdds::DomainParticipant*,
     RemotePeer peer = PeerFromParticipantName(info.info.m_participantName.to_string());
     AINFO << "DDS transport: peer " << peer.ToString() << " joined domain " << options_.domain_id;
     MutexLock lock(&mu_);
-    announced_names_[key] = info.info.m_participantName.to_string();
     peers_[key] = std::move(peer);
     return;
   }
@@ -308,7 +307,6 @@ void DdsTransport::Impl::on_participant_discovery(fdds::DomainParticipant*,
       EndConflictLocked(gone, crashed ? "was declared dead" : "left the domain");
     }
     peers_.erase(key);
-    announced_names_.erase(key);
     for (const auto& l : lost_listeners_) listeners.push_back(l.second);
     if (crashed) {
       lost_peers_.push_back(peer);
@@ -338,9 +336,10 @@ void DdsTransport::Impl::onParticipantAuthentication(
     // refused participant.
     if (refused && !refused_.insert(key).second) return;
     if (!refused) refused_.erase(key);
-    auto it = announced_names_.find(key);
-    name = it == announced_names_.end() ? "an undiscovered participant"
-                                        : PeerFromParticipantName(it->second).ToString();
+    // Discovery announces a participant before the handshake, so a refused
+    // one is usually known by name.
+    auto it = peers_.find(key);
+    name = it == peers_.end() ? "an undiscovered participant" : it->second.ToString();
   }
   if (refused) {
     AWARN << "DDS transport: refused " << name << " (GUID prefix " << info.guid.guidPrefix

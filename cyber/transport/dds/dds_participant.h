@@ -195,7 +195,7 @@ class DdsTransport::Impl final : public fdds::DomainParticipantListener {
   void on_participant_discovery(fdds::DomainParticipant*,
                                 frtps::ParticipantDiscoveryInfo&& info) override;
   // With DDS Security: a peer that passed or failed authentication
-  // (a refusal is logged with the name the peer announced).
+  // (a refusal is logged once, with the name the peer announced).
   void onParticipantAuthentication(fdds::DomainParticipant*,
                                    frtps::ParticipantAuthenticationInfo&& info) override;
   void on_subscriber_discovery(fdds::DomainParticipant*,
@@ -270,10 +270,6 @@ class DdsTransport::Impl final : public fdds::DomainParticipantListener {
   std::map<std::string, std::shared_ptr<ChannelState>> channels_ ABSL_GUARDED_BY(mu_);
   frtps::GuidPrefix_t own_prefix_ ABSL_GUARDED_BY(mu_);  // once started
   std::map<std::string, RemotePeer> peers_ ABSL_GUARDED_BY(mu_);  // by prefix
-  // The names participants announced, by prefix, as discovery saw them
-  // (with DDS Security, before or without their authentication): a
-  // refusal is logged with it.
-  std::map<std::string, std::string> announced_names_ ABSL_GUARDED_BY(mu_);
   // Participants whose refusal was logged, by prefix.
   std::set<std::string> refused_ ABSL_GUARDED_BY(mu_);
   // By endpoint GUID (GuidKey).
