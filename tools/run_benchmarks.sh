@@ -40,6 +40,11 @@
 #                    for TRANSPORT_SOAK (default 10m, the duration its
 #                    target is stated for; 0 skips it): messages lost, time
 #                    to the first message (tests/transport_bench)
+#   hosts.md         across a link, two hosts made as network namespaces
+#                    (root only; tools/hosts/bench.sh): one-way latency
+#                    p50/p99 of ours, bare Fast-DDS and UDP, 64 B and
+#                    64 KiB at 100 Hz, without and with DDS Security (CPU
+#                    of both ends), 4 MiB messages flat out (~8 min)
 #   wheel.md         our wheel vs the floor (a lock-free single-threaded
 #                    hierarchical wheel, tests/reference/floor_wheel.h) and
 #                    a priority_queue: ns per schedule / re-arm / cancel /
@@ -55,7 +60,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PARTS="${PARTS:-peers dispatch firepath timer wheel scheduler scale capacity accuracy transport}"
+PARTS="${PARTS:-peers dispatch firepath timer wheel scheduler scale capacity accuracy transport hosts}"
 OUT="${OUT:-docs/performance}"
 REPETITIONS="${REPETITIONS:-3}"
 TRANSPORT_SOAK="${TRANSPORT_SOAK:-10m}"
@@ -78,6 +83,7 @@ has_part capacity && targets+=(//tests/scale:timeout_capacity)
 has_part timer && targets+=(//timer:timer_benchmark)
 has_part wheel && targets+=(//timer:timing_wheel_benchmark)
 has_part scheduler && targets+=(//scheduler:scheduler_benchmark)
+has_part hosts && targets+=(//tests/transport_bench:transport_bench)
 has_part transport && targets+=(//tests/transport_bench:transport_bench
   //tests/transport_bench:transport_soak)
 if [ ${#targets[@]} -gt 0 ]; then
@@ -207,6 +213,18 @@ if has_part transport; then
   echo "wrote $OUT/transport.md"
 fi
 
+if has_part hosts; then
+  # Two hosts as network namespaces (root only): latency with and without
+  # DDS Security, 4 MiB throughput (tools/hosts/bench.sh, ~8 minutes).
+  if [ "$(id -u)" -eq 0 ]; then
+    echo "=== across a link: two hosts as network namespaces (${REPETITIONS} repetitions) ==="
+    REPETITIONS="$REPETITIONS" bash tools/hosts/bench.sh "$OUT/hosts.md" \
+      "$bin/tests/transport_bench/transport_bench"
+  else
+    echo "=== hosts: skipped (network namespaces need root) ==="
+  fi
+fi
+
 # The index, from whatever this run (or an earlier one) left in $OUT.
 {
   echo "# Performance figures"
@@ -264,6 +282,13 @@ fi
     echo
     echo "See [transport.md](transport.md): latency and throughput of ours next to"
     echo "bare Fast-DDS and UDP, and the 1 kHz soak."
+    echo
+  fi
+  if [ -f "$OUT/hosts.md" ]; then
+    echo "## Across a link (two hosts as network namespaces)"
+    echo
+    echo "See [hosts.md](hosts.md): latency of ours, bare Fast-DDS and UDP across a"
+    echo "veth link, with and without DDS Security (and its CPU cost), and 4 MiB throughput."
     echo
   fi
   if [ -f "$OUT/accuracy/REPORT.md" ]; then

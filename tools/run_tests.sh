@@ -6,9 +6,12 @@
 # -Wthread-safety as errors, a -c opt build of every target, every libFuzzer fuzzer for a bounded time
 # (FUZZ_SECONDS each, default 60) and the timer soak for SOAK_DURATION
 # (default 30s), and a graph test built in a separate Bazel workspace that
-# uses this repository through local_repository. Ends with the plain line
+# uses this repository through local_repository, and the multi-host
+# scenarios (tools/hosts/scenarios.sh: hosts as network namespaces, as
+# root; skipped with a message where they cannot be made). Ends with the plain line
 # "N passed, N failed" (each test target in each config counts once; the
-# layering check, the clang build, the opt build, each fuzzer, the soak, the external workspace and the
+# layering check, the clang build, the opt build, each fuzzer, the soak, the external workspace,
+# each multi-host scenario and the
 # /dev/shm check count as one check each) and exits non-zero if anything
 # failed. The /dev/shm check: no Fast-DDS file the run added is left (the
 # transport tests kill peers with -9).
@@ -20,7 +23,7 @@ cd "$(dirname "$0")/.."
 
 bash tools/setup.sh || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
 
-CONFIGS="${CONFIGS:-layers default asan ubsan tsan clang opt fuzz soak workspace}"
+CONFIGS="${CONFIGS:-layers default asan ubsan tsan clang opt fuzz soak workspace hosts}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
@@ -73,6 +76,20 @@ for config in $CONFIGS; do
     else
       extra_checks_failed=$((extra_checks_failed + 1))
       echo "FAILED [workspace] tools/test_external_workspace.sh"
+    fi
+  elif [ "$config" = hosts ]; then
+    # Several computers as network namespaces (tools/hosts/scenarios.sh):
+    # root, outside Bazel's sandbox; each scenario one check. Where
+    # namespaces cannot be made it says why and counts nothing.
+    echo "=== hosts ==="
+    bash tools/hosts/scenarios.sh | tee "$work/hosts.out"
+    line="$(grep -E '^hosts: [0-9]+ passed, [0-9]+ failed$' "$work/hosts.out" | tail -1)"
+    if [ -n "$line" ]; then
+      extra_checks_passed=$((extra_checks_passed + $(sed -E 's/^hosts: ([0-9]+) passed.*/\1/' <<<"$line")))
+      extra_checks_failed=$((extra_checks_failed + $(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"$line")))
+    else
+      extra_checks_failed=$((extra_checks_failed + 1))
+      echo "FAILED [hosts] the scenarios did not run"
     fi
   elif [ "$config" = layers ]; then
     # Dependencies run down tools/layers.txt; the lower layers link no

@@ -29,6 +29,15 @@ PACKAGES=(
   libfastrtps-dev
   # tools/test_summary.py reads Bazel's build event file.
   python3
+  # The multi-host scenarios (tools/hosts/): namespaces and veth pairs,
+  # link faults (iptables' statistic match), the discovery server
+  # (`fastdds discovery`), a robot's key set (openssl), the capture that
+  # looks for plaintext (tcpdump).
+  iproute2
+  iptables
+  fastdds-tools
+  openssl
+  tcpdump
 )
 
 bash "$(dirname "$0")/install_missing_packages.sh" setup "${PACKAGES[@]}"

@@ -5,7 +5,9 @@
 #   - no classes linked in at all: a hint about alwayslink;
 #   - --strict_graph: graph warnings (a channel read and never written) are
 #     an error, exit 1 with the warning listed; unread_outputs declares a
-#     channel written on purpose for nobody, and strict mode then passes.
+#     channel written on purpose for nobody, and strict mode then passes;
+#   - --security=DIR: a missing directory or file is named (flag, directory,
+#     file) before anything starts.
 # Runs on --clock=simulated where a graph must run (no real time involved),
 # and on the real clock for the strict start (it fails before running).
 set -euo pipefail
@@ -133,4 +135,22 @@ DAG
 expect_status 0 "$bin" -d alarm.dag --clock=simulated --run_for=1s --strict_graph
 ! grep -q "^warnings:" "$out" || fail "a declared unread output is still a warning"
 grep -qE '^pub +GraphCheckPublisher +100 ' "$out" || fail "the publisher did not run 100 times"
+
+# --security=DIR is checked when the flags are parsed: a process asked to
+# be secure never starts insecure. The error names the flag, the
+# directory and the file.
+expect_status 1 "$bin" -d alarm.dag --run_for=1s --status=never --security=no_keys
+grep -qF 'flag --security: "no_keys": no such directory' "$err" ||
+  fail "--security=no_keys: the missing directory is not named"
+[ ! -s "$out" ] || fail "--security=no_keys: something ran"
+mkdir -p keys
+for f in identity_ca.cert.pem cert.pem permissions_ca.cert.pem; do
+  printf -- '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n' >"keys/$f"
+done
+printf -- '-----BEGIN EC PRIVATE KEY-----\nMHcC\n-----END EC PRIVATE KEY-----\n' >keys/key.pem
+printf 'MIME-Version: 1.0\n' >keys/governance.p7s
+expect_status 1 "$bin" -d alarm.dag --run_for=1s --status=never --security=keys
+grep -qF 'flag --security: "keys": file "permissions.p7s"' "$err" ||
+  fail "--security=keys: the missing permissions.p7s is not named"
+grep -qF 'is missing' "$err" || fail "--security=keys: does not say the file is missing"
 echo PASS

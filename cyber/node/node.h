@@ -292,16 +292,20 @@ absl::StatusOr<std::shared_ptr<Reader<M>>> Node::TryCreateReader(
   auto found = bus_->GetChannel<M>(name(), channel);
   if (!found.ok()) return found.status();
   std::shared_ptr<transport_internal::Channel<M>> ch = *std::move(found);
-  absl::Status inlet = ch->RemoteInlet(bus_->remote(), config.qos_profile, name());
-  if (!inlet.ok()) return WithNode(inlet);
   std::shared_ptr<Reader<M>> reader(new Reader<M>(
-      name(), std::move(ch), scheduler_owner_, route_,
-      std::move(callback), pending_queue_size));
+      name(), ch, scheduler_owner_, route_, std::move(callback), pending_queue_size));
   absl::Status adopted = Adopt("CreateReader", channel, reader);
   if (!adopted.ok()) return adopted;
   // After Adopt: a concurrent Shutdown() either shuts the reader down before
   // it attaches (it then stays out of the channel) or detaches it after.
   reader->Attach();
+  // Only then the subscription to other processes: what arrives the moment
+  // it is made (a transient-local writer's replay) finds the reader there.
+  absl::Status inlet = ch->RemoteInlet(bus_->remote(), config.qos_profile, name());
+  if (!inlet.ok()) {
+    reader->Shutdown();
+    return WithNode(inlet);
+  }
   return reader;
 }
 

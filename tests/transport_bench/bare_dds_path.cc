@@ -1,5 +1,7 @@
 #include "tests/transport_bench/bare_dds_path.h"
 
+#include "cyber/transport/dds/dds_security.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -42,7 +44,7 @@ class BareEnd {
     fdds::DomainParticipantFactory::get_instance()->delete_participant(participant_);
   }
 
-  absl::Status Start(uint32_t domain, const std::string& name) {
+  absl::Status Start(uint32_t domain, const std::string& name, const PathConfig& config) {
     fdds::DomainParticipantFactory* factory = fdds::DomainParticipantFactory::get_instance();
     fdds::DomainParticipantQos qos = fdds::PARTICIPANT_QOS_DEFAULT;
     qos.name(name);
@@ -51,7 +53,15 @@ class BareEnd {
     shm->segment_size(kShmSegmentBytes);
     qos.transport().user_transports.push_back(shm);
     auto udp = std::make_shared<eprosima::fastdds::rtps::UDPv4TransportDescriptor>();
-    udp->interfaceWhiteList.push_back("127.0.0.1");
+    udp->interfaceWhiteList.push_back(config.address.empty() ? "127.0.0.1" : config.address);
+    if (!config.security_dir.empty()) {
+      absl::StatusOr<dds::DdsSecurityFiles> files =
+          dds::DdsSecurityFilesIn(config.security_dir, "bare DDS: security directory");
+      if (!files.ok()) return files.status();
+      for (const auto& p : dds::DdsSecurityProperties(*files)) {
+        qos.properties().properties().emplace_back(p.first, p.second);
+      }
+    }
     qos.transport().user_transports.push_back(udp);
     auto& discovery = qos.wire_protocol().builtin.discovery_config;
     discovery.leaseDuration = eprosima::fastrtps::Duration_t(3, 0);
@@ -105,7 +115,7 @@ class BareDdsSink final : public MessageSink, public fdds::DataReaderListener {
   }
 
   absl::Status Start(const PathConfig& config) {
-    if (absl::Status s = end_.Start(config.domain, "transport_bench/bare_sink"); !s.ok()) {
+    if (absl::Status s = end_.Start(config.domain, "transport_bench/bare_sink", config); !s.ok()) {
       return s;
     }
     subscriber_ = end_.participant()->create_subscriber(fdds::SUBSCRIBER_QOS_DEFAULT);
@@ -149,7 +159,7 @@ class BareDdsSink final : public MessageSink, public fdds::DataReaderListener {
 class BareDdsSource final : public MessageSource {
  public:
   absl::Status Start(const PathConfig& config) {
-    if (absl::Status s = end_.Start(config.domain, "transport_bench/bare_source"); !s.ok()) {
+    if (absl::Status s = end_.Start(config.domain, "transport_bench/bare_source", config); !s.ok()) {
       return s;
     }
     publisher_ = end_.participant()->create_publisher(fdds::PUBLISHER_QOS_DEFAULT);

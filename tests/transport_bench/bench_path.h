@@ -8,6 +8,9 @@
 //             type, DataWriter::write -> DataReaderListener (bare_dds_path.h)
 //   udp       a bare UDP socket on 127.0.0.1 (udp_path.h)
 //
+// Across hosts (PathConfig::address) the same paths use the hosts' network
+// instead of loopback and shared memory.
+//
 // A source stamps each message (CLOCK_MONOTONIC, wire_stamp.h) as the last
 // thing before handing it to the path; a sink takes the arrival time as the
 // first thing once the application has the message (ours: in the reader
@@ -59,6 +62,13 @@ struct PathConfig {
   uint16_t udp_port = 0;  // the sink's port (udp sources)
   // Reader queue of the ours sink (Reader's pending_queue_size).
   uint32_t pending_queue_size = 1024;
+  // Across hosts (tools/hosts/bench.sh): this end's IPv4 address (ours:
+  // CYBER_IP; dds: the UDP interface; udp: the sink binds it), and for a
+  // udp source the sink's. Empty: loopback, shared memory on one host.
+  std::string address;
+  std::string peer_address;
+  // DDS Security's directory for this end (ours, dds); empty: off.
+  std::string security_dir;
 };
 
 // Receives into a ReceiveLog from construction to destruction.

@@ -19,6 +19,8 @@ std::unique_ptr<Runtime> MakeRuntime(const PathConfig& config, const std::string
   dds::DdsTransportOptions t;
   t.domain_id = config.domain;
   t.process_name = name;
+  t.interface_address = config.address;
+  t.security_dir = config.security_dir;
   *transport = std::make_shared<dds::DdsTransport>(t);
   Runtime::Options o;
   o.name = name;

@@ -55,6 +55,17 @@ DEFINE_string(paced_duration, "10s", "how long a paced source sends");
 DEFINE_string(flat_out_duration, "5s", "how long a flat-out source sends");
 DEFINE_string(markdown_out, "", "also write the report to this file");
 DEFINE_int32(repetitions, 3, "runs of every case; a row is the median run");
+// Across hosts (tools/hosts/bench.sh): each child starts behind a command
+// prefix that puts it on its host, and uses that host's address.
+DEFINE_string(sink_prefix, "", "words run before the sink's command (e.g. nsenter ...)");
+DEFINE_string(source_prefix, "", "words run before the source's command");
+DEFINE_string(sink_address, "", "the sink host's IPv4 address; empty: loopback");
+DEFINE_string(source_address, "", "the source host's IPv4 address; empty: loopback");
+DEFINE_string(sink_security, "", "DDS Security directory of the sink (ours, dds)");
+DEFINE_string(source_security, "", "DDS Security directory of the source (ours, dds)");
+DEFINE_string(address, "", "internal: the child's own address");
+DEFINE_string(peer_address, "", "internal: the udp sink's address");
+DEFINE_string(security_dir, "", "internal: the child's DDS Security directory");
 // A child's role (set by the orchestrator, not by hand).
 DEFINE_string(role, "", "internal: sink or source");
 DEFINE_string(path, "ours", "internal: the child's path");
@@ -73,7 +84,14 @@ constexpr absl::Duration kExitGrace = absl::Seconds(10);
 
 std::vector<std::string> ChildArgs(const std::string& role, const CaseSpec& spec,
                                    uint32_t domain, uint32_t port) {
-  return {SelfPath(),
+  const bool sink = role == "sink";
+  std::vector<std::string> args = absl::StrSplit(
+      sink ? FLAGS_sink_prefix : FLAGS_source_prefix, ' ', absl::SkipEmpty());
+  const std::vector<std::string> own = {
+          SelfPath(),
+          absl::StrCat("--address=", sink ? FLAGS_sink_address : FLAGS_source_address),
+          absl::StrCat("--peer_address=", FLAGS_sink_address),
+          absl::StrCat("--security_dir=", sink ? FLAGS_sink_security : FLAGS_source_security),
           absl::StrCat("--role=", role),
           absl::StrCat("--path=", PathName(spec.path)),
           absl::StrCat("--bytes=", spec.message_bytes),
@@ -81,6 +99,8 @@ std::vector<std::string> ChildArgs(const std::string& role, const CaseSpec& spec
           absl::StrCat("--port=", port),
           absl::StrCat("--rate_hz=", spec.rate_hz),
           absl::StrCat("--duration=", absl::FormatDuration(spec.duration))};
+  args.insert(args.end(), own.begin(), own.end());
+  return args;
 }
 
 // REQUIRES: result->domain is set.
@@ -156,7 +176,10 @@ int Orchestrate() {
     return p.ok();
   });
   const auto sizes = ParseList<size_t>("sizes", FLAGS_sizes, [](absl::string_view w, size_t* v) {
-    return absl::SimpleAtoi(w, v) && *v >= 16 && *v <= (8u << 20) / 4;
+    // On one host a message must fit the shared-memory segment (8 MiB) four
+    // times over; across hosts only UDP carries it.
+    const size_t max = FLAGS_sink_address.empty() ? (8u << 20) / 4 : (16u << 20);
+    return absl::SimpleAtoi(w, v) && *v >= 16 && *v <= max;
   });
   const auto rates = ParseList<double>("rates", FLAGS_rates, [](absl::string_view w, double* v) {
     return absl::SimpleAtod(w, v) && *v >= 0;
@@ -223,6 +246,9 @@ PathConfig ChildPath() {
   config.payload_bytes = FLAGS_bytes;
   config.domain = FLAGS_domain;
   config.udp_port = static_cast<uint16_t>(FLAGS_port);
+  config.address = FLAGS_address;
+  config.peer_address = FLAGS_peer_address;
+  config.security_dir = FLAGS_security_dir;
   return config;
 }
 

@@ -27,11 +27,13 @@ absl::Status Errno(const char* what) {
   return absl::UnavailableError(absl::StrCat("udp: ", what, ": ", std::strerror(errno)));
 }
 
-sockaddr_in Loopback(uint16_t port) {
+// `address` (dotted IPv4), or loopback when empty.
+sockaddr_in Address(const std::string& address, uint16_t port) {
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_port = htons(port);
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (!address.empty()) inet_pton(AF_INET, address.c_str(), &a.sin_addr);
   return a;
 }
 
@@ -45,10 +47,10 @@ class UdpSink final : public MessageSink {
     if (fd_ >= 0) close(fd_);
   }
 
-  absl::Status Start() {
+  absl::Status Start(const std::string& address) {
     fd_ = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (fd_ < 0) return Errno("socket");
-    sockaddr_in a = Loopback(0);
+    sockaddr_in a = Address(address, 0);
     if (bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) return Errno("bind");
     socklen_t len = sizeof(a);
     if (getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
@@ -105,7 +107,7 @@ class UdpSource final : public MessageSource {
     if (config.udp_port == 0) return absl::InvalidArgumentError("udp: no sink port given");
     fd_ = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (fd_ < 0) return Errno("socket");
-    sockaddr_in a = Loopback(config.udp_port);
+    sockaddr_in a = Address(config.peer_address, config.udp_port);
     if (connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) return Errno("connect");
     buf_.assign(std::max(PayloadBytes(PathKind::kUdp, config.payload_bytes), kStampPrefixBytes),
                 'x');
@@ -124,9 +126,9 @@ class UdpSource final : public MessageSource {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<MessageSink>> StartUdpSink(const PathConfig&, ReceiveLog* log) {
+absl::StatusOr<std::unique_ptr<MessageSink>> StartUdpSink(const PathConfig& config, ReceiveLog* log) {
   auto sink = std::make_unique<UdpSink>(log);
-  if (absl::Status s = sink->Start(); !s.ok()) return s;
+  if (absl::Status s = sink->Start(config.address); !s.ok()) return s;
   return std::unique_ptr<MessageSink>(std::move(sink));
 }
 

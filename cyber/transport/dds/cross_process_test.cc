@@ -481,17 +481,50 @@ TEST(DdsTransportOptionsTest, MalformedEnvironmentIsNamed) {
   o = DdsTransportOptionsFromEnvironment("p");
   ASSERT_FALSE(o.ok());
   EXPECT_TRUE(absl::StrContains(o.status().message(), "CYBER_IP")) << o.status();
-  setenv("CYBER_IP", "10.0.0.7", 1);
+  setenv("CYBER_IP", "127.0.0.1", 1);  // every host has it
   o = DdsTransportOptionsFromEnvironment("p");
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->domain_id, 7u);
-  EXPECT_EQ(o->interface_address, "10.0.0.7");
+  EXPECT_EQ(o->interface_address, "127.0.0.1");
   unsetenv("CYBER_DOMAIN_ID");
   unsetenv("CYBER_IP");
   o = DdsTransportOptionsFromEnvironment("p");
   ASSERT_TRUE(o.ok());
   EXPECT_EQ(o->domain_id, 80u);  // Cyber RT's default
   EXPECT_TRUE(o->interface_address.empty());
+}
+
+// An address the host does not have would leave the process alone on the
+// network without a word from Fast-DDS: refused, naming the variable, the
+// value and the addresses the host has (198.18.255.254: the benchmarking
+// range, on no interface of a test machine).
+TEST(DdsTransportOptionsTest, CyberIpThisHostDoesNotHaveIsRefusedWithItsAddresses) {
+  setenv("CYBER_IP", "198.18.255.254", 1);
+  auto o = DdsTransportOptionsFromEnvironment("p");
+  unsetenv("CYBER_IP");
+  ASSERT_FALSE(o.ok());
+  const std::string message(o.status().message());
+  EXPECT_TRUE(absl::StrContains(message, "CYBER_IP")) << message;
+  EXPECT_TRUE(absl::StrContains(message, "\"198.18.255.254\"")) << message;
+  EXPECT_TRUE(absl::StrContains(message, "lo 127.0.0.1")) << message;
+}
+
+TEST(DdsTransportOptionsTest, DiscoveryServerFromEnvironment) {
+  setenv("CYBER_DISCOVERY_SERVER", "198.18.0.1", 1);
+  auto o = DdsTransportOptionsFromEnvironment("p");
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->discovery_server_address, "198.18.0.1");
+  EXPECT_EQ(o->discovery_server_port, 11811);
+  setenv("CYBER_DISCOVERY_SERVER", "198.18.0.1:12000", 1);
+  o = DdsTransportOptionsFromEnvironment("p");
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->discovery_server_port, 12000);
+  setenv("CYBER_DISCOVERY_SERVER", "198.18.0.1:0", 1);
+  o = DdsTransportOptionsFromEnvironment("p");
+  unsetenv("CYBER_DISCOVERY_SERVER");
+  ASSERT_FALSE(o.ok());
+  EXPECT_TRUE(absl::StrContains(o.status().message(), "CYBER_DISCOVERY_SERVER: \"198.18.0.1:0\""))
+      << o.status();
 }
 
 }  // namespace

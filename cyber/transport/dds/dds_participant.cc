@@ -63,12 +63,40 @@ absl::Status DdsTransport::Impl::StartLocked() {
       static_cast<int32_t>(announce_ms / 1000),
       static_cast<uint32_t>(announce_ms % 1000) * 1'000'000);
 
+  if (!options_.discovery_server_address.empty()) {
+    // A client of one discovery server (id 0, as `fastdds discovery -i 0`
+    // names it): announcements go to the server only, by unicast.
+    discovery.discoveryProtocol = frtps::DiscoveryProtocol_t::CLIENT;
+    frtps::RemoteServerAttributes server;
+    frtps::get_server_client_default_guidPrefix(0, server.guidPrefix);
+    frtps::Locator_t locator;
+    frtps::IPLocator::setIPv4(locator, options_.discovery_server_address);
+    locator.port = options_.discovery_server_port;
+    server.metatrafficUnicastLocatorList.push_back(locator);
+    discovery.m_DiscoveryServers.push_back(server);
+  }
+  if (!options_.security_dir.empty()) {
+    absl::StatusOr<DdsSecurityFiles> files = DdsSecurityFilesIn(
+        options_.security_dir,
+        absl::StrCat("DDS transport of \"", self_.process, "\": security directory"));
+    if (!files.ok()) return files.status();
+    for (const auto& property : DdsSecurityProperties(*files)) {
+      qos.properties().properties().emplace_back(property.first, property.second);
+    }
+  }
+
   participant_ = factory->create_participant(options_.domain_id, qos, this,
                                              fdds::StatusMask::none());
   if (participant_ == nullptr) {
     return absl::UnavailableError(absl::StrCat(
         "DDS transport of \"", self_.process, "\": Fast-DDS could not create a participant on domain ",
-        options_.domain_id, " (see its log above)"));
+        options_.domain_id,
+        options_.security_dir.empty()
+            ? ""
+            : absl::StrCat(" with the DDS Security files of \"", options_.security_dir,
+                           "\" (a certificate or key its CA does not vouch for, or a "
+                           "governance or permissions file whose signature does not verify?)"),
+        " (see its log above)"));
   }
   {
     MutexLock lock(&mu_);
@@ -82,8 +110,15 @@ absl::Status DdsTransport::Impl::StartLocked() {
   started_.store(true, std::memory_order_release);
   AINFO << "DDS transport: " << self_.ToString() << " joined domain " << options_.domain_id
         << (options_.interface_address.empty()
-                ? " (shared memory and loopback only)"
-                : absl::StrCat(" (shared memory, and UDP on ", options_.interface_address, ")"));
+                ? " (shared memory and loopback only"
+                : absl::StrCat(" (shared memory, and UDP on ", options_.interface_address))
+        << (options_.discovery_server_address.empty()
+                ? ""
+                : absl::StrCat("; discovery server ", options_.discovery_server_address, ":",
+                               options_.discovery_server_port))
+        << (options_.security_dir.empty()
+                ? ")"
+                : absl::StrCat("; DDS Security from \"", options_.security_dir, "\")"));
   return absl::OkStatus();
 }
 
@@ -153,7 +188,7 @@ absl::StatusOr<std::shared_ptr<RemotePublisher>> DdsTransport::Impl::Publisher(
   if (writer == nullptr) {
     return absl::UnavailableError(absl::StrCat(
         "channel \"", endpoint.channel, "\": DDS could not create a writer with qos (",
-        endpoint.qos.ToString(), ")"));
+        endpoint.qos.ToString(), ")", SecurityHint("publish")));
   }
   publisher->Attach(writer);
   publisher_by_channel_.emplace(endpoint.channel, publisher);
@@ -180,7 +215,7 @@ absl::StatusOr<std::unique_ptr<RemoteSubscription>> DdsTransport::Impl::Subscrib
   if (reader == nullptr) {
     return absl::UnavailableError(absl::StrCat(
         "channel \"", endpoint.channel, "\": DDS could not create a reader with qos (",
-        endpoint.qos.ToString(), ")"));
+        endpoint.qos.ToString(), ")", SecurityHint("subscribe")));
   }
   sub->Attach(reader);
   subscriptions_.insert(sub.get());
@@ -226,6 +261,13 @@ void DdsTransport::Impl::Shutdown() {
   topics_.clear();
   started_.store(false, std::memory_order_release);
   AINFO << "DDS transport: " << self_.ToString() << " left domain " << options_.domain_id;
+}
+
+std::string DdsTransport::Impl::SecurityHint(const char* action) const {
+  if (options_.security_dir.empty()) return "";
+  return absl::StrCat("; with DDS Security on, the permissions of \"", options_.security_dir,
+                      "\" must allow this process to ", action,
+                      " it (Fast-DDS's log above says whether they refused)");
 }
 
 // --- discovery --------------------------------------------------------------
@@ -279,6 +321,34 @@ void DdsTransport::Impl::on_participant_discovery(fdds::DomainParticipant*,
     AINFO << "DDS transport: peer " << peer.ToString() << " left domain " << options_.domain_id;
   }
   for (const auto& l : listeners) l(peer, crashed);
+}
+
+void DdsTransport::Impl::onParticipantAuthentication(
+    fdds::DomainParticipant*, frtps::ParticipantAuthenticationInfo&& info) {
+  HandoffFence();
+  const std::string key = PrefixKey(info.guid.guidPrefix);
+  const bool refused =
+      info.status == frtps::ParticipantAuthenticationInfo::UNAUTHORIZED_PARTICIPANT;
+  std::string name;
+  {
+    MutexLock lock(&mu_);
+    // Fast-DDS retries the handshake every second or so: one line per
+    // refused participant.
+    if (refused && !refused_.insert(key).second) return;
+    if (!refused) refused_.erase(key);
+    // Discovery announces a participant before the handshake, so a refused
+    // one is usually known by name.
+    auto it = peers_.find(key);
+    name = it == peers_.end() ? "an undiscovered participant" : it->second.ToString();
+  }
+  if (refused) {
+    AWARN << "DDS transport: refused " << name << " (GUID prefix " << info.guid.guidPrefix
+          << "): it failed DDS Security's authentication (no security, or a certificate "
+             "our identity CA does not vouch for, or it does not trust ours); it reads and "
+             "writes nothing of ours";
+  } else {
+    AINFO << "DDS transport: " << name << " authenticated (DDS Security)";
+  }
 }
 
 void DdsTransport::Impl::on_subscriber_discovery(fdds::DomainParticipant*,

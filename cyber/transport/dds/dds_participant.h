@@ -37,7 +37,9 @@
 #include <fastdds/dds/topic/Topic.hpp>
 #include <fastdds/dds/topic/TypeSupport.hpp>
 #include <fastdds/rtps/common/InstanceHandle.h>
+#include <fastdds/rtps/attributes/ServerAttributes.h>
 #include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
+#include <fastrtps/utils/IPLocator.h>
 #include <fastdds/rtps/transport/shared_mem/SharedMemTransportDescriptor.h>
 
 #include "absl/base/thread_annotations.h"
@@ -47,6 +49,7 @@
 #include "cyber/common/log.h"
 #include "cyber/common/mutex.h"
 #include "cyber/transport/dds/dds_qos.h"
+#include "cyber/transport/dds/dds_security.h"
 #include "cyber/transport/dds/frame_topic_type.h"
 #include "cyber/transport/dds/handoff_fence.h"
 #include "cyber/transport/dds/sample_frame.h"
@@ -191,6 +194,10 @@ class DdsTransport::Impl final : public fdds::DomainParticipantListener {
   // --- DomainParticipantListener (Fast-DDS threads) -----------------------
   void on_participant_discovery(fdds::DomainParticipant*,
                                 frtps::ParticipantDiscoveryInfo&& info) override;
+  // With DDS Security: a peer that passed or failed authentication
+  // (a refusal is logged once, with the name the peer announced).
+  void onParticipantAuthentication(fdds::DomainParticipant*,
+                                   frtps::ParticipantAuthenticationInfo&& info) override;
   void on_subscriber_discovery(fdds::DomainParticipant*,
                                frtps::ReaderDiscoveryInfo&& info) override;
   void on_publisher_discovery(fdds::DomainParticipant*,
@@ -210,6 +217,9 @@ class DdsTransport::Impl final : public fdds::DomainParticipantListener {
   absl::StatusOr<fdds::Topic*> TopicLocked(const RemoteEndpoint& endpoint)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(create_mu_);
   std::shared_ptr<ChannelState> ChannelStateFor(const RemoteEndpoint& endpoint);
+  // For the error of a writer or reader Fast-DDS did not make: with
+  // security on, the likely reason (permissions); else empty.
+  std::string SecurityHint(const char* action) const;
   // A remote endpoint appeared or went away.
   void OnRemoteEndpoint(bool writer, bool removed, const frtps::GUID_t& guid,
                         const std::string& topic, const std::string& type_name);
@@ -260,6 +270,8 @@ class DdsTransport::Impl final : public fdds::DomainParticipantListener {
   std::map<std::string, std::shared_ptr<ChannelState>> channels_ ABSL_GUARDED_BY(mu_);
   frtps::GuidPrefix_t own_prefix_ ABSL_GUARDED_BY(mu_);  // once started
   std::map<std::string, RemotePeer> peers_ ABSL_GUARDED_BY(mu_);  // by prefix
+  // Participants whose refusal was logged, by prefix.
+  std::set<std::string> refused_ ABSL_GUARDED_BY(mu_);
   // By endpoint GUID (GuidKey).
   std::map<std::string, RemoteEndpointRecord> remote_endpoints_ ABSL_GUARDED_BY(mu_);
   // (peer key, channel) pairs in conflict now, whose beginning was logged.

@@ -37,12 +37,18 @@ fdds::DataWriterQos WriterQos(const ChannelQos& qos) {
   fdds::DataWriterQos out = fdds::DATAWRITER_QOS_DEFAULT;
   ApplyCommon(qos, &out);
   out.reliability().max_blocking_time = eprosima::fastrtps::Duration_t(0, 10'000'000);
+  // Repairs in time on a lossy link (see dds_qos.h).
+  out.reliable_writer_qos().times.heartbeatPeriod =
+      eprosima::fastrtps::Duration_t(0, static_cast<uint32_t>(kHeartbeatPeriodNs));
+  out.reliable_writer_qos().times.nackResponseDelay = eprosima::fastrtps::Duration_t(0, 0);
   return out;
 }
 
 fdds::DataReaderQos ReaderQos(const ChannelQos& qos) {
   fdds::DataReaderQos out = fdds::DATAREADER_QOS_DEFAULT;
   ApplyCommon(qos, &out);
+  // A heartbeat that shows a gap is answered at once (see dds_qos.h).
+  out.reliable_reader_qos().times.heartbeatResponseDelay = eprosima::fastrtps::Duration_t(0, 0);
   return out;
 }
 

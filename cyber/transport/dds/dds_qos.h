@@ -10,7 +10,16 @@
 //     size is known only per message;
 //   * a writer blocks at most 10 ms on a full keep-all history, then the
 //     write fails and is counted: a slow reader never stalls a writer for
-//     long.
+//     long;
+//   * repairs fast enough for a lossy link: a keep-last writer drops its
+//     oldest message when a new one comes, acknowledged or not, so a lost
+//     packet must be repaired within `depth` messages (160 ms for the
+//     default 16 at 100 Hz). Fast-DDS's defaults (a heartbeat every 3 s,
+//     5 ms before answering one, 5 ms before resending) lost 8 of 2,000
+//     messages at 10% packet loss and 73 at 30% (tools/hosts/scenarios.sh
+//     loss); a heartbeat every 10 ms while something is unacknowledged
+//     (none otherwise) and no delays lost none of 6,000 at either. Beyond
+//     what `depth` covers only keep-all is lossless.
 
 #ifndef CYBER_TRANSPORT_DDS_DDS_QOS_H_
 #define CYBER_TRANSPORT_DDS_DDS_QOS_H_
@@ -22,6 +31,10 @@
 
 namespace cyber {
 namespace dds {
+
+// A reliable writer's heartbeat period while it has messages a reader has
+// not acknowledged (Fast-DDS sends none while everything is acknowledged).
+inline constexpr int64_t kHeartbeatPeriodNs = 10'000'000;
 
 eprosima::fastdds::dds::DataWriterQos WriterQos(const ChannelQos& qos);
 eprosima::fastdds::dds::DataReaderQos ReaderQos(const ChannelQos& qos);

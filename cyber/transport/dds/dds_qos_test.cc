@@ -40,6 +40,18 @@ TEST(DdsQosTest, SensorDataIsBestEffortKeepLast5) {
   EXPECT_EQ(w.history().depth, 5);
 }
 
+// Repairs within a keep-last depth on a lossy link: the loss scenario of
+// tools/hosts/scenarios.sh shows what Fast-DDS's defaults lose.
+TEST(DdsQosTest, ReliableRepairsAreFast) {
+  const fdds::DataWriterQos w = WriterQos(ChannelQos{});
+  EXPECT_EQ(w.reliable_writer_qos().times.heartbeatPeriod,
+            eprosima::fastrtps::Duration_t(0, 10'000'000));
+  EXPECT_EQ(w.reliable_writer_qos().times.nackResponseDelay, eprosima::fastrtps::Duration_t(0, 0));
+  const fdds::DataReaderQos r = ReaderQos(ChannelQos{});
+  EXPECT_EQ(r.reliable_reader_qos().times.heartbeatResponseDelay,
+            eprosima::fastrtps::Duration_t(0, 0));
+}
+
 TEST(DdsQosTest, DepthZeroIsTreatedAsOne) {
   ChannelQos q;
   q.depth = 0;

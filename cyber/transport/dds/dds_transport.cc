@@ -1,11 +1,17 @@
 #include "cyber/transport/dds/dds_transport.h"
 
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "cyber/transport/dds/dds_participant.h"
 #include "cyber/transport/dds/dds_publisher.h"
@@ -13,6 +19,37 @@
 
 namespace cyber {
 namespace dds {
+
+namespace {
+
+// Whether `text` is a dotted-quad IPv4 address.
+bool IsIPv4(const std::string& text) {
+  std::vector<std::string> octets = absl::StrSplit(text, '.');
+  bool ok = octets.size() == 4;
+  for (const std::string& o : octets) {
+    int v = -1;
+    ok = ok && !o.empty() && o.size() <= 3 && absl::SimpleAtoi(o, &v) && v >= 0 && v <= 255;
+  }
+  return ok;
+}
+
+// This host's IPv4 addresses, as (interface, address).
+std::vector<std::pair<std::string, std::string>> HostIPv4Addresses() {
+  std::vector<std::pair<std::string, std::string>> out;
+  ifaddrs* list = nullptr;
+  if (getifaddrs(&list) != 0) return out;
+  for (const ifaddrs* a = list; a != nullptr; a = a->ifa_next) {
+    if (a->ifa_addr == nullptr || a->ifa_addr->sa_family != AF_INET) continue;
+    char text[INET_ADDRSTRLEN] = {};
+    const auto* in = reinterpret_cast<const sockaddr_in*>(a->ifa_addr);
+    if (inet_ntop(AF_INET, &in->sin_addr, text, sizeof(text)) == nullptr) continue;
+    out.emplace_back(a->ifa_name, text);
+  }
+  freeifaddrs(list);
+  return out;
+}
+
+}  // namespace
 
 absl::StatusOr<DdsTransportOptions> DdsTransportOptionsFromEnvironment(
     const std::string& process_name) {
@@ -28,18 +65,42 @@ absl::StatusOr<DdsTransportOptions> DdsTransportOptionsFromEnvironment(
     options.domain_id = id;
   }
   if (const char* ip = std::getenv("CYBER_IP"); ip != nullptr && *ip) {
-    std::vector<std::string> octets = absl::StrSplit(ip, '.');
-    bool ok = octets.size() == 4;
-    for (const std::string& o : octets) {
-      int v = -1;
-      ok = ok && absl::SimpleAtoi(o, &v) && v >= 0 && v <= 255;
-    }
-    if (!ok) {
+    if (!IsIPv4(ip)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "environment variable CYBER_IP: \"", ip,
           "\" is not an IPv4 address (the interface other hosts reach this one on)"));
     }
+    // Fast-DDS given an address no interface has opens no socket on the
+    // network and says nothing: the process would be alone, silently.
+    const std::vector<std::pair<std::string, std::string>> own = HostIPv4Addresses();
+    bool found = false;
+    std::vector<std::string> listed;
+    for (const auto& a : own) {
+      found = found || a.second == ip;
+      listed.push_back(absl::StrCat(a.first, " ", a.second));
+    }
+    if (!found) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "environment variable CYBER_IP: \"", ip, "\" is not an address of host \"",
+          HostName(), "\", whose IPv4 addresses are: ",
+          listed.empty() ? "none" : absl::StrJoin(listed, ", ")));
+    }
     options.interface_address = ip;
+  }
+  if (const char* server = std::getenv("CYBER_DISCOVERY_SERVER");
+      server != nullptr && *server) {
+    std::vector<std::string> parts = absl::StrSplit(server, absl::MaxSplits(':', 1));
+    uint32_t port = 11811;
+    const bool port_ok = parts.size() == 1 ||
+                         (absl::SimpleAtoi(parts[1], &port) && port > 0 && port <= 65535);
+    if (!IsIPv4(parts[0]) || !port_ok) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "environment variable CYBER_DISCOVERY_SERVER: \"", server,
+          "\" is not <ipv4> or <ipv4>:<port> (the Fast-DDS discovery server, "
+          "e.g. 198.18.0.1:11811)"));
+    }
+    options.discovery_server_address = parts[0];
+    options.discovery_server_port = static_cast<uint16_t>(port);
   }
   return options;
 }

@@ -13,10 +13,13 @@
 //               loopback interface for what shared memory cannot carry.
 //               Nothing listens on any other interface: no other machine
 //               can reach the process.
-//   other hosts only with `interface_address` (CYBER_IP): UDP on that
-//               interface, discovery by multicast; on networks without
-//               multicast, Fast-DDS's discovery server (ROS_DISCOVERY_SERVER,
-//               see docs/transport.md).
+//   other hosts only with `interface_address` (CYBER_IP, which must be
+//               an address of this host): UDP on that interface, discovery
+//               by multicast; on networks without multicast, through a
+//               Fast-DDS discovery server (`discovery_server_address`,
+//               CYBER_DISCOVERY_SERVER). Anyone in the domain on that
+//               network reads and writes every channel, unless DDS
+//               Security is on (`security_dir`, --security: dds_security.h).
 // No XML profile is read unless `profile_file` (or Fast-DDS's own
 // FASTRTPS_DEFAULT_PROFILES_FILE) names one: a DEFAULT_FASTRTPS_PROFILES.xml
 // in the working directory is ignored.
@@ -73,6 +76,17 @@ struct DdsTransportOptions {
   // Cyber RT's CYBER_IP: the IPv4 address of the interface other hosts
   // reach this one on. Empty: shared memory and loopback only.
   std::string interface_address;
+  // CYBER_DISCOVERY_SERVER: the IPv4 address and UDP port of a Fast-DDS
+  // discovery server (`fastdds discovery -i 0 -l <ip> -p <port>`), for
+  // networks without multicast: the participant is its client and
+  // discovers its peers through it only. Empty address: discovery by
+  // multicast (or Fast-DDS's own ROS_DISCOVERY_SERVER, if set).
+  std::string discovery_server_address;
+  uint16_t discovery_server_port = 11811;
+  // DDS Security (authentication, access control per channel,
+  // encryption): a directory holding the files named in dds_security.h
+  // (tools/make_security_set.sh makes one per process). Empty: off.
+  std::string security_dir;
   // A Fast-DDS XML profile file to load; empty: none. Its default
   // participant profile (is_default_profile="true") is the base of the
   // participant's QoS; name, transports and lease are then set from these
@@ -90,8 +104,11 @@ struct DdsTransportOptions {
 };
 
 // Options from Cyber RT's environment: CYBER_DOMAIN_ID (0..232), CYBER_IP
-// (an IPv4 address). InvalidArgument naming the variable and its value for
-// a malformed one.
+// (an IPv4 address of one of this host's interfaces), CYBER_DISCOVERY_SERVER
+// ("<ipv4>" or "<ipv4>:<port>", port 11811 by default). InvalidArgument
+// naming the variable and its value for a malformed one, and for a
+// CYBER_IP this host does not have (the message lists the addresses it
+// has, by interface).
 absl::StatusOr<DdsTransportOptions> DdsTransportOptionsFromEnvironment(
     const std::string& process_name);
 

@@ -1,19 +1,29 @@
 // Links the process runtime to other processes over DDS: a static
 // initializer registers, before main, the maker that gives every process
 // runtime (cyber/runtime/process_runtime.h) a DdsTransport, from Cyber RT's
-// CYBER_DOMAIN_ID and CYBER_IP and the flags below. Linked (alwayslink) by
-// //cyber/init and mainboard, and by any program that wants its channels to
-// reach other processes; a program that does not link it stays in-process
-// and does not load Fast-DDS.
+// CYBER_DOMAIN_ID and CYBER_IP, CYBER_DISCOVERY_SERVER and the flags below.
+// Linked (alwayslink) by //cyber/init and mainboard, and by any program that
+// wants its channels to reach other processes; a program that does not link
+// it stays in-process and does not load Fast-DDS. So every program that can
+// join the domain takes --security.
+//
+// --security=DIR is checked when the flags are parsed (a gflags
+// validator): a missing directory or file, or one of the wrong kind, is
+// named on stderr (flag, directory, file) and the program exits at once,
+// before it starts anything; a process that was asked to be secure never
+// runs insecure, nor silently alone.
 
 #include <errno.h>  // program_invocation_short_name
 
+#include <cstdio>
 #include <memory>
+#include <string>
 #include <utility>
 
 #include "absl/status/statusor.h"
 #include "cyber/common/log.h"
 #include "cyber/runtime/process_runtime.h"
+#include "cyber/transport/dds/dds_security.h"
 #include "cyber/transport/dds/dds_transport.h"
 #include "gflags/gflags.h"
 
@@ -26,9 +36,25 @@ DEFINE_string(dds_profile_file, "",
               "transport starts from (e.g. DDS Security's properties); empty: no "
               "profile file is read at all");
 
+DEFINE_string(security, "",
+              "DDS Security: a directory with this process's identity, its CAs, the "
+              "domain's governance and its permissions (identity_ca.cert.pem, cert.pem, "
+              "key.pem, permissions_ca.cert.pem, governance.p7s, permissions.p7s; "
+              "tools/make_security_set.sh makes one per process); empty: off");
+
 namespace cyber {
 namespace dds {
 namespace {
+
+bool ValidSecurityDir(const char* /*flag*/, const std::string& dir) {
+  if (dir.empty()) return true;
+  absl::StatusOr<DdsSecurityFiles> files = DdsSecurityFilesIn(dir, "flag --security");
+  if (!files.ok()) std::fprintf(stderr, "%s\n", std::string(files.status().message()).c_str());
+  return files.ok();
+}
+
+const bool g_security_validator = gflags::RegisterFlagValidator(&FLAGS_security,
+                                                                &ValidSecurityDir);
 
 // The DDS transport (started by the first protobuf channel), unless
 // --in_process_only. A malformed CYBER_DOMAIN_ID or CYBER_IP is reported
@@ -43,6 +69,7 @@ std::shared_ptr<RemoteTransport> MakeFromFlags() {
     return nullptr;
   }
   options->profile_file = FLAGS_dds_profile_file;
+  options->security_dir = FLAGS_security;
   return std::make_shared<DdsTransport>(*std::move(options));
 }
 
