@@ -422,11 +422,11 @@ void ClientCore::Finish(const std::shared_ptr<PendingCall>& call, Source source,
     call->ended.store(true, std::memory_order_release);
     call->outcome = outcome;
     // The server's instant of answering, when it is on our clock.
-    absl::Duration took;
+    int64_t took_ns = 0;
     if (source == Source::kResponse && call->started_on != nullptr) {
       const Instant now =
           at.clock == call->started_on ? at.at : call->started_on->Now();
-      took = now - call->started;
+      took_ns = NanosecondsBetween(call->started, now);
     }
     {
       // Counted before anyone is woken: a caller reads consistent stats.
@@ -435,7 +435,7 @@ void ClientCore::Finish(const std::shared_ptr<PendingCall>& call, Source source,
       switch (source) {
         case Source::kResponse:
           ++stats_.responses;
-          latency_.Record(took);
+          latency_.RecordNanoseconds(took_ns);
           break;
         case Source::kRefused: ++stats_.refused; break;
         case Source::kTimeout: ++stats_.timeouts; break;

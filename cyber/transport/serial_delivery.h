@@ -176,13 +176,34 @@ class SerialDeliveryBase {
   // The drain of `generation` on `lane` will not run (refused or dropped):
   // the next Add() dispatches a new one.
   void ReleaseDrain(int lane, uint64_t generation);
+  // The three below run for every item a drain hands over, so they are
+  // defined here, where the compiler can inline them into Drain().
   // `lane`'s handler call is over (it threw: `threw`): waiters may go on.
-  void EndRunLocked(int lane, bool threw) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void EndRunLocked(int lane, bool threw) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    Lane& l = lanes_[static_cast<size_t>(lane)];
+    if (!l.running) return;
+    l.running = false;
+    l.routine = nullptr;
+    --running_;
+    if (threw) ++stats_.handler_exceptions;
+    // Waiters join idle_ under mu_, which we hold: none now, none to wake.
+    if (!idle_.empty()) idle_.WakeAll();
+  }
   // `lane` takes an item, in routine `self`.
   void BeginRunLocked(int lane, const scheduler::CRoutine* self)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    Lane& l = lanes_[static_cast<size_t>(lane)];
+    l.running = true;
+    l.routine = self;
+    ++running_;
+  }
   // `lane`'s drain ends (its handler call is over).
-  void EndDrainLocked(int lane) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void EndDrainLocked(int lane) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    Lane& l = lanes_[static_cast<size_t>(lane)];
+    if (!l.in_flight) return;
+    l.in_flight = false;
+    --in_flight_;
+  }
   // Runs `handler` (user code); false if it threw (logged here).
   // RoutineCancelled and forced unwinding pass through.
   bool Invoke(absl::FunctionRef<void()> handler);
