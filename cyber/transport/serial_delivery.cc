@@ -153,11 +153,6 @@ int SerialDeliveryBase::running() const {
   return running_;
 }
 
-bool SerialDeliveryBase::stopped() const {
-  MutexLock lock(&mu_);
-  return stopped_;
-}
-
 SerialDeliveryStats SerialDeliveryBase::stats() const {
   MutexLock lock(&mu_);
   return stats_;

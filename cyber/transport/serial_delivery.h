@@ -74,6 +74,7 @@
 #ifndef CYBER_TRANSPORT_SERIAL_DELIVERY_H_
 #define CYBER_TRANSPORT_SERIAL_DELIVERY_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -152,8 +153,8 @@ class SerialDeliveryBase {
   bool RunsHandlerIn(const scheduler::CRoutine* routine) const;
   // Handler calls running now.
   int running() const;
-  // Close() was called.
-  bool stopped() const;
+  // Close() was called. No lock: a server is asked this on every call.
+  bool stopped() const { return closed_.load(std::memory_order_acquire); }
   SerialDeliveryStats stats() const;
   const Options& options() const { return options_; }
 
@@ -245,6 +246,8 @@ class SerialDeliveryBase {
   // Woken when a handler call ends: AwaitIdle() waits here.
   WaitList idle_ ABSL_GUARDED_BY(mu_);
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+  // stopped_, readable without the lock (stopped()).
+  std::atomic<bool> closed_{false};
   // options_.lanes of them.
   std::vector<Lane> lanes_ ABSL_GUARDED_BY(mu_);
   int in_flight_ ABSL_GUARDED_BY(mu_) = 0;  // lanes with in_flight
@@ -342,6 +345,7 @@ void SerialDelivery<T>::Close(std::vector<T>* dropped) {
     MutexLock lock(&mu_);
     if (stopped_) return;
     stopped_ = true;
+    closed_.store(true, std::memory_order_release);
     stats_.dropped_stopped += queue_.size();
     stats_.pending = 0;
     left = std::move(queue_);
