@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <time.h>
 
+#include <cstdint>
+
 #include "cyber/common/log.h"
 
 namespace cyber {
@@ -15,7 +17,11 @@ SteadyClock* SteadyClock::Get() {
 Instant SteadyClock::Now() const {
   timespec ts;
   ACHECK(clock_gettime(CLOCK_MONOTONIC, &ts) == 0);
-  return Instant::FromEpoch(absl::DurationFromTimespec(ts));
+  // absl::Nanoseconds(int64_t) is computed inline (DurationFromTimespec is
+  // a call into the shared libabsl_time); CLOCK_MONOTONIC counts from boot,
+  // far below the 292 years an int64_t of nanoseconds holds.
+  return Instant::FromEpoch(
+      absl::Nanoseconds(static_cast<int64_t>(ts.tv_sec) * 1000 * 1000 * 1000 + ts.tv_nsec));
 }
 
 void SteadyClock::SleepUntil(Instant deadline) {
@@ -36,7 +42,7 @@ void SteadyClock::SleepUntil(Instant deadline) {
 
 std::chrono::steady_clock::time_point SteadyClock::ToTimePoint(Instant t) {
   return std::chrono::steady_clock::time_point(std::chrono::nanoseconds(
-      absl::ToInt64Nanoseconds(t.SinceEpoch())));
+      ToInt64NanosecondsInline(t.SinceEpoch())));
 }
 
 WakeReason SteadyClock::WaitUntil(Instant deadline, WakeupEvent* wakeup) {
