@@ -17,11 +17,11 @@ SteadyClock* SteadyClock::Get() {
 Instant SteadyClock::Now() const {
   timespec ts;
   ACHECK(clock_gettime(CLOCK_MONOTONIC, &ts) == 0);
-  // absl::Nanoseconds(int64_t) is computed inline (DurationFromTimespec is
-  // a call into the shared libabsl_time); CLOCK_MONOTONIC counts from boot,
-  // far below the 292 years an int64_t of nanoseconds holds.
-  return Instant::FromEpoch(
-      absl::Nanoseconds(static_cast<int64_t>(ts.tv_sec) * 1000 * 1000 * 1000 + ts.tv_nsec));
+  // absl::DurationFromTimespec(ts), inline (it is a call into Debian's
+  // shared libabsl_time): whole seconds and quarter nanoseconds, the
+  // Duration's representation; clock_gettime's tv_nsec is in [0, 1e9).
+  return Instant::FromEpoch(absl::time_internal::MakeDuration(
+      static_cast<int64_t>(ts.tv_sec), static_cast<uint32_t>(ts.tv_nsec) * 4));
 }
 
 void SteadyClock::SleepUntil(Instant deadline) {
