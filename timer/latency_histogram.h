@@ -38,8 +38,10 @@ namespace timer {
 template <typename Counter>
 class BasicLatencyHistogram {
  public:
-  void Record(absl::Duration d) {
-    int64_t ns = absl::ToInt64Nanoseconds(d);
+  void Record(absl::Duration d) { RecordNanoseconds(absl::ToInt64Nanoseconds(d)); }
+  // Record(absl::Nanoseconds(ns)), for a caller that has the integer
+  // already (a hot path's NanosecondsBetween, cyber/time/instant.h).
+  void RecordNanoseconds(int64_t ns) {
     if (ns < 0) ns = 0;
     const uint64_t v = static_cast<uint64_t>(ns);
     Counter& bucket = buckets_[BucketOf(v)];

@@ -260,25 +260,26 @@ std::shared_ptr<PendingCall> ClientCore::Start(std::shared_ptr<const void> reque
     Finish(call, refused, why);
     return call;
   }
+  // Armed, the call was undecided then (under its lock); otherwise it is
+  // looked at here.
+  bool armed = false;
   if (timeout != absl::InfiniteDuration()) {
-    absl::Status armed = ArmTimeout(call, timeout);
-    if (!armed.ok()) {
+    absl::Status arming = ArmTimeout(call, timeout, &armed);
+    if (!arming.ok()) {
       Finish(call, Source::kFailed,
-             absl::Status(armed.code(), absl::StrCat(Prefix(), ": the timeout of request ",
-                                                     call->sequence, " could not be armed: ",
-                                                     armed.message())));
+             absl::Status(arming.code(), absl::StrCat(Prefix(), ": the timeout of request ",
+                                                      call->sequence, " could not be armed: ",
+                                                      arming.message())));
       return call;
     }
   }
-  {
+  if (!armed) {
     // Decided meanwhile (a Shutdown() cancelled it): nothing to send.
     MutexLock lock(&call->mu);
     if (call->decided) return call;
   }
-  {
-    MutexLock lock(&mu_);
-    ++stats_.requests_sent;  // before the hand-over: a response may be quick
-  }
+  // Before the hand-over: a response may be quick.
+  requests_sent_.fetch_add(1, std::memory_order_relaxed);
   absl::Status sent;
   // Set by ArmTimeout from the instant it armed at (one clock read less).
   if (call->started_on == nullptr) {
@@ -318,10 +319,7 @@ std::shared_ptr<PendingCall> ClientCore::Start(std::shared_ptr<const void> reque
     }
   }
   if (!sent.ok()) {
-    {
-      MutexLock lock(&mu_);
-      --stats_.requests_sent;
-    }
+    requests_sent_.fetch_sub(1, std::memory_order_relaxed);
     Finish(call,
            sent.code() == absl::StatusCode::kUnavailable && local != nullptr
                ? Source::kServerGone
@@ -343,7 +341,7 @@ std::shared_ptr<timer::TimerSystemCore> ClientCore::TimeoutWheel() const {
 }
 
 absl::Status ClientCore::ArmTimeout(const std::shared_ptr<PendingCall>& call,
-                                    absl::Duration timeout) {
+                                    absl::Duration timeout, bool* armed) {
   std::shared_ptr<timer::TimerSystemCore> wheel = TimeoutWheel();
   Instant now;
   if (wheel == nullptr || !wheel->TryNow(&now)) {
@@ -359,16 +357,17 @@ absl::Status ClientCore::ArmTimeout(const std::shared_ptr<PendingCall>& call,
   // On the tick at or after the deadline (never early), as a oneshot Timer.
   // Armed under the call's lock: OnExpired and Finish, which take it, see
   // the arming.
-  absl::StatusOr<timer::TimingWheel::ArmResult> armed =
+  absl::StatusOr<timer::TimingWheel::ArmResult> arming =
       wheel->Arm(call.get(), now + timeout);
-  if (!armed.ok()) {
+  if (!arming.ok()) {
     // Out of the wheel's range after rounding: never, as above.
-    if (armed.status().code() == absl::StatusCode::kOutOfRange) {
+    if (arming.status().code() == absl::StatusCode::kOutOfRange) {
       return absl::OkStatus();
     }
-    return armed.status();
+    return arming.status();
   }
-  call->armed_seq = armed->arm_seq;
+  *armed = true;
+  call->armed_seq = arming->arm_seq;
   call->started_on = wheel->clock();
   call->started = now;
   call->wheel = std::move(wheel);
@@ -427,11 +426,11 @@ void ClientCore::Finish(const std::shared_ptr<PendingCall>& call, Source source,
     // cannot see: a copy released on each side reads as a race.)
     if (!deliver) call->outcome = std::move(outcome);
     // The server's instant of answering, when it is on our clock.
-    absl::Duration took;
+    int64_t took_ns = 0;
     if (source == Source::kResponse && call->started_on != nullptr) {
       const Instant now =
           at.clock == call->started_on ? at.at : call->started_on->Now();
-      took = now - call->started;
+      took_ns = NanosecondsBetween(call->started, now);
     }
     {
       // Counted before anyone is woken: a caller reads consistent stats.
@@ -440,7 +439,7 @@ void ClientCore::Finish(const std::shared_ptr<PendingCall>& call, Source source,
       switch (source) {
         case Source::kResponse:
           ++stats_.responses;
-          latency_.Record(took);
+          latency_.RecordNanoseconds(took_ns);
           break;
         case Source::kRefused: ++stats_.refused; break;
         case Source::kTimeout: ++stats_.timeouts; break;
@@ -526,6 +525,7 @@ ServiceOutcome ClientCore::Call(std::shared_ptr<const void> request,
                Prefix(), ": the node's scheduler \"", scheduler_->name(),
                "\" is shutting down with request ", call->sequence, " pending")));
   }
+  // Decided: nobody else reads the outcome now.
   MutexLock lock(&call->mu);
   return std::move(call->outcome);
 }
@@ -672,6 +672,7 @@ ClientStats ClientCore::stats() const {
   const SerialDeliveryStats callbacks = callbacks_.stats();
   MutexLock lock(&mu_);
   ClientStats s = stats_;
+  s.requests_sent = requests_sent_.load(std::memory_order_relaxed);
   s.pending = pending_.size();
   s.callbacks_dropped = callbacks.dropped_stopped;
   s.callback_exceptions = callbacks.handler_exceptions;

@@ -231,9 +231,11 @@ class ClientCore final : public InProcessClient,
                                      absl::Duration timeout, Deliver deliver,
                                      bool as_routine, bool blocks_thread = false);
   // Arms `call`'s timeout on the node's runtime's timer system (not at
-  // all beyond the wheel's range: never, as InfiniteDuration).
+  // all beyond the wheel's range: never, as InfiniteDuration). Sets
+  // `*armed` when it armed the timeout, which it does under the call's
+  // lock and only while the call is undecided.
   absl::Status ArmTimeout(const std::shared_ptr<PendingCall>& call,
-                          absl::Duration timeout);
+                          absl::Duration timeout, bool* armed);
   // The timer system timeouts arm on: the one the node's routines sleep
   // on; null once the process's is shut down (a scheduler without one).
   std::shared_ptr<timer::TimerSystemCore> TimeoutWheel() const;
@@ -261,6 +263,9 @@ class ClientCore final : public InProcessClient,
   std::shared_ptr<RemotePublisher> outlet_;
   EncodeFn encode_request_ = nullptr;
   std::atomic<uint64_t> next_sequence_{0};
+  // stats().requests_sent, apart from mu_: counted on every call's way
+  // out, where a lock less is worth having.
+  std::atomic<uint64_t> requests_sent_{0};
 
   // mu_ protects the following state. Lock order: a call's lock, then mu_.
   mutable Mutex mu_;

@@ -206,7 +206,7 @@ bool ServiceCore::Submit(std::shared_ptr<const void> request,
   // Sent on our clock (the usual case in one process): it arrived then.
   job.arrived = sent.clock == clock() ? sent.at : clock()->Now();
   if (sent.budget != absl::InfiniteDuration()) {
-    job.budget_ns = std::max<int64_t>(1, absl::ToInt64Nanoseconds(sent.budget));
+    job.budget_ns = std::max<int64_t>(1, ToInt64NanosecondsInline(sent.budget));
   }
   return Enqueue(std::move(job));
 }
@@ -361,18 +361,18 @@ ServiceOutcome ServiceCore::Invoke(const Job& job) {
 
 void ServiceCore::Answer(Job* job, ServiceOutcome outcome, Ending ending) {
   ServiceTiming answered;
+  int64_t took_ns = 0;
   if (ending == Ending::kResponse) {
     answered.clock = clock();
     answered.at = answered.clock->Now();
+    took_ns = NanosecondsBetween(job->arrived, answered.at);
   }
-  const absl::Duration took =
-      ending == Ending::kResponse ? answered.at - job->arrived : absl::ZeroDuration();
   {
     MutexLock lock(&mu_);
     switch (ending) {
       case Ending::kResponse:
         ++stats_.responses;
-        latency_.Record(took);
+        latency_.RecordNanoseconds(took_ns);
         break;
       case Ending::kCallbackError: ++stats_.callback_errors; break;
       case Ending::kError: ++stats_.errors; break;

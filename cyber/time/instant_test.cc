@@ -1,5 +1,6 @@
 #include "cyber/time/instant.h"
 
+#include <cstdint>
 #include <sstream>
 
 #include "gtest/gtest.h"
@@ -29,6 +30,51 @@ TEST(InstantTest, InfiniteFutureIsLaterThanAnyFiniteInstant) {
   EXPECT_FALSE(Instant().IsInfiniteFuture());
   EXPECT_GT(inf, Instant::FromEpoch(absl::Hours(1e6)));
   EXPECT_TRUE((inf + absl::Seconds(1)).IsInfiniteFuture());
+}
+
+// The inline conversions agree with absl's everywhere: on their own fast
+// path (quarter nanoseconds truncated toward zero, either order) and on
+// absl's (negative, far from the epoch, infinite).
+TEST(InstantTest, InlineNanosecondsAgreeWithAbsl) {
+  const absl::Duration quarter = absl::Nanoseconds(1) / 4;
+  const absl::Duration durations[] = {
+      absl::ZeroDuration(),
+      quarter,
+      3 * quarter,
+      absl::Nanoseconds(1),
+      absl::Seconds(1) - quarter,
+      absl::Seconds(1) + 5 * quarter,
+      absl::Hours(24 * 365) + absl::Nanoseconds(123456789) + quarter,
+      absl::Seconds(int64_t{1} << 31) - quarter,  // the last on the fast path
+      absl::Seconds(int64_t{1} << 31),
+      absl::Seconds(int64_t{1} << 33) - quarter,
+      absl::Seconds(int64_t{1} << 33),
+      absl::Hours(1e7),
+      -quarter,
+      -absl::Seconds(3) - 3 * quarter,
+      absl::InfiniteDuration(),
+      -absl::InfiniteDuration(),
+  };
+  for (absl::Duration d : durations) {
+    EXPECT_EQ(ToInt64NanosecondsInline(d), absl::ToInt64Nanoseconds(d)) << d;
+  }
+  for (absl::Duration a : durations) {
+    for (absl::Duration b : durations) {
+      if (a == absl::InfiniteDuration() || b == absl::InfiniteDuration() ||
+          a == -absl::InfiniteDuration() || b == -absl::InfiniteDuration()) {
+        continue;
+      }
+      const Instant from = Instant::FromEpoch(a);
+      const Instant to = Instant::FromEpoch(b);
+      EXPECT_EQ(NanosecondsBetween(from, to), absl::ToInt64Nanoseconds(to - from))
+          << "from " << from << " to " << to;
+    }
+  }
+  const Instant t = Instant::FromEpoch(absl::Seconds(5));
+  EXPECT_EQ(NanosecondsBetween(t, Instant::InfiniteFuture()),
+            absl::ToInt64Nanoseconds(Instant::InfiniteFuture() - t));
+  EXPECT_EQ(NanosecondsBetween(Instant::InfiniteFuture(), t),
+            absl::ToInt64Nanoseconds(t - Instant::InfiniteFuture()));
 }
 
 TEST(InstantTest, PrintsDurationSinceEpoch) {

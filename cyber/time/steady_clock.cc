@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <time.h>
 
+#include <cstdint>
+
 #include "cyber/common/log.h"
 
 namespace cyber {
@@ -15,7 +17,11 @@ SteadyClock* SteadyClock::Get() {
 Instant SteadyClock::Now() const {
   timespec ts;
   ACHECK(clock_gettime(CLOCK_MONOTONIC, &ts) == 0);
-  return Instant::FromEpoch(absl::DurationFromTimespec(ts));
+  // absl::DurationFromTimespec(ts), inline (it is a call into Debian's
+  // shared libabsl_time): whole seconds and quarter nanoseconds, the
+  // Duration's representation; clock_gettime's tv_nsec is in [0, 1e9).
+  return Instant::FromEpoch(absl::time_internal::MakeDuration(
+      static_cast<int64_t>(ts.tv_sec), static_cast<uint32_t>(ts.tv_nsec) * 4));
 }
 
 void SteadyClock::SleepUntil(Instant deadline) {
@@ -36,7 +42,7 @@ void SteadyClock::SleepUntil(Instant deadline) {
 
 std::chrono::steady_clock::time_point SteadyClock::ToTimePoint(Instant t) {
   return std::chrono::steady_clock::time_point(std::chrono::nanoseconds(
-      absl::ToInt64Nanoseconds(t.SinceEpoch())));
+      ToInt64NanosecondsInline(t.SinceEpoch())));
 }
 
 WakeReason SteadyClock::WaitUntil(Instant deadline, WakeupEvent* wakeup) {

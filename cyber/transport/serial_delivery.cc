@@ -60,20 +60,6 @@ bool SerialDeliveryBase::StartDrainLocked(int* lane, uint64_t* generation) {
   return false;  // every lane is in flight
 }
 
-void SerialDeliveryBase::EndDrainLocked(int lane) {
-  Lane& l = lanes_[static_cast<size_t>(lane)];
-  if (!l.in_flight) return;
-  l.in_flight = false;
-  --in_flight_;
-}
-
-void SerialDeliveryBase::BeginRunLocked(int lane, const scheduler::CRoutine* self) {
-  Lane& l = lanes_[static_cast<size_t>(lane)];
-  l.running = true;
-  l.routine = self;
-  ++running_;
-}
-
 void SerialDeliveryBase::ScheduleDrain(int lane, uint64_t generation,
                                        std::shared_ptr<const void> owner) {
   auto ticket = std::make_shared<DrainTicket>(this, std::move(owner), lane, generation);
@@ -108,16 +94,6 @@ void SerialDeliveryBase::ReleaseDrain(int lane, uint64_t generation) {
   // A drain that never started has no handler running; a newer drain of
   // the lane is not this one's to end.
   if (lanes_[static_cast<size_t>(lane)].generation == generation) EndDrainLocked(lane);
-}
-
-void SerialDeliveryBase::EndRunLocked(int lane, bool threw) {
-  Lane& l = lanes_[static_cast<size_t>(lane)];
-  if (!l.running) return;
-  l.running = false;
-  l.routine = nullptr;
-  --running_;
-  if (threw) ++stats_.handler_exceptions;
-  idle_.WakeAll();
 }
 
 bool SerialDeliveryBase::Invoke(absl::FunctionRef<void()> handler) {
@@ -175,11 +151,6 @@ bool SerialDeliveryBase::RunsHandlerIn(const scheduler::CRoutine* routine) const
 int SerialDeliveryBase::running() const {
   MutexLock lock(&mu_);
   return running_;
-}
-
-bool SerialDeliveryBase::stopped() const {
-  MutexLock lock(&mu_);
-  return stopped_;
 }
 
 SerialDeliveryStats SerialDeliveryBase::stats() const {

@@ -74,6 +74,7 @@
 #ifndef CYBER_TRANSPORT_SERIAL_DELIVERY_H_
 #define CYBER_TRANSPORT_SERIAL_DELIVERY_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -152,8 +153,8 @@ class SerialDeliveryBase {
   bool RunsHandlerIn(const scheduler::CRoutine* routine) const;
   // Handler calls running now.
   int running() const;
-  // Close() was called.
-  bool stopped() const;
+  // Close() was called. No lock: a server is asked this on every call.
+  bool stopped() const { return closed_.load(std::memory_order_acquire); }
   SerialDeliveryStats stats() const;
   const Options& options() const { return options_; }
 
@@ -176,13 +177,34 @@ class SerialDeliveryBase {
   // The drain of `generation` on `lane` will not run (refused or dropped):
   // the next Add() dispatches a new one.
   void ReleaseDrain(int lane, uint64_t generation);
+  // The three below run for every item a drain hands over, so they are
+  // defined here, where the compiler can inline them into Drain().
   // `lane`'s handler call is over (it threw: `threw`): waiters may go on.
-  void EndRunLocked(int lane, bool threw) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void EndRunLocked(int lane, bool threw) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    Lane& l = lanes_[static_cast<size_t>(lane)];
+    if (!l.running) return;
+    l.running = false;
+    l.routine = nullptr;
+    --running_;
+    if (threw) ++stats_.handler_exceptions;
+    // Waiters join idle_ under mu_, which we hold: none now, none to wake.
+    if (!idle_.empty()) idle_.WakeAll();
+  }
   // `lane` takes an item, in routine `self`.
   void BeginRunLocked(int lane, const scheduler::CRoutine* self)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    Lane& l = lanes_[static_cast<size_t>(lane)];
+    l.running = true;
+    l.routine = self;
+    ++running_;
+  }
   // `lane`'s drain ends (its handler call is over).
-  void EndDrainLocked(int lane) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void EndDrainLocked(int lane) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    Lane& l = lanes_[static_cast<size_t>(lane)];
+    if (!l.in_flight) return;
+    l.in_flight = false;
+    --in_flight_;
+  }
   // Runs `handler` (user code); false if it threw (logged here).
   // RoutineCancelled and forced unwinding pass through.
   bool Invoke(absl::FunctionRef<void()> handler);
@@ -224,6 +246,8 @@ class SerialDeliveryBase {
   // Woken when a handler call ends: AwaitIdle() waits here.
   WaitList idle_ ABSL_GUARDED_BY(mu_);
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+  // stopped_, readable without the lock (stopped()).
+  std::atomic<bool> closed_{false};
   // options_.lanes of them.
   std::vector<Lane> lanes_ ABSL_GUARDED_BY(mu_);
   int in_flight_ ABSL_GUARDED_BY(mu_) = 0;  // lanes with in_flight
@@ -321,6 +345,7 @@ void SerialDelivery<T>::Close(std::vector<T>* dropped) {
     MutexLock lock(&mu_);
     if (stopped_) return;
     stopped_ = true;
+    closed_.store(true, std::memory_order_release);
     stats_.dropped_stopped += queue_.size();
     stats_.pending = 0;
     left = std::move(queue_);

@@ -97,14 +97,16 @@ TEST(SampleFrameTest, ARequestCarriesItsBudget) {
   h.correlation_client = 9;
   h.correlation_sequence = 3;
   h.budget_ns = 150'000'000;
-  absl::StatusOr<FrameView> v = DecodeFrame(Frame(h, "req"));
+  const std::string request = Frame(h, "req");  // the view points into it
+  absl::StatusOr<FrameView> v = DecodeFrame(request);
   ASSERT_TRUE(v.ok()) << v.status();
   EXPECT_EQ(v->header.budget_ns, 150'000'000);
   EXPECT_EQ(v->header.status, 0u);
   EXPECT_EQ(v->payload, "req");
   // Only a request has a budget.
   h.kind = FrameKind::kResponse;
-  v = DecodeFrame(Frame(h, "resp"));
+  const std::string response = Frame(h, "resp");
+  v = DecodeFrame(response);
   ASSERT_TRUE(v.ok()) << v.status();
   EXPECT_EQ(v->header.budget_ns, 0);
 }
@@ -115,14 +117,16 @@ TEST(SampleFrameTest, AFailureCarriesItsStatusAndMessage) {
   h.status = static_cast<uint32_t>(absl::StatusCode::kResourceExhausted);
   h.correlation_client = 1;
   h.correlation_sequence = 2;
-  absl::StatusOr<FrameView> v = DecodeFrame(Frame(h, "queue full"));
+  const std::string failure = Frame(h, "queue full");
+  absl::StatusOr<FrameView> v = DecodeFrame(failure);
   ASSERT_TRUE(v.ok()) << v.status();
   EXPECT_EQ(v->header.kind, FrameKind::kFailure);
   EXPECT_EQ(v->header.status, static_cast<uint32_t>(absl::StatusCode::kResourceExhausted));
   EXPECT_EQ(v->payload, "queue full");
   // A failure that says OK is not a frame.
   h.status = 0;
-  absl::StatusOr<FrameView> ok_failure = DecodeFrame(Frame(h, "?"));
+  const std::string says_ok = Frame(h, "?");
+  absl::StatusOr<FrameView> ok_failure = DecodeFrame(says_ok);
   EXPECT_NE(ok_failure.status().message().find("status 0"), std::string::npos)
       << ok_failure.status();
 }
@@ -150,7 +154,8 @@ TEST(SampleFrameTest, ANegativeBudgetReadsAsNone) {
   FrameHeader h;
   h.kind = FrameKind::kRequest;
   h.budget_ns = -1;
-  absl::StatusOr<FrameView> v = DecodeFrame(Frame(h, ""));
+  const std::string bytes = Frame(h, "");
+  absl::StatusOr<FrameView> v = DecodeFrame(bytes);
   ASSERT_TRUE(v.ok()) << v.status();
   EXPECT_EQ(v->header.budget_ns, 0);
 }
