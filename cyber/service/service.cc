@@ -68,6 +68,10 @@ PendingRequest::~PendingRequest() {
   core_->Forget(this);
 }
 
+absl::Status PendingRequest::ServerError(absl::string_view what) const {
+  return absl::InternalError(absl::StrCat(core_->Server(), " ", what));
+}
+
 absl::Status PendingRequest::Answer(ServiceOutcome outcome) {
   if (!Claim()) {
     uint64_t n = 0;

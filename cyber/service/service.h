@@ -200,6 +200,8 @@ class PendingRequest {
   absl::Status Answer(ServiceOutcome outcome);
   Instant deadline() const { return deadline_; }
   bool answered() const { return claimed_.load(std::memory_order_acquire); }
+  // INTERNAL: "the server (node "n") <what>".
+  absl::Status ServerError(absl::string_view what) const;
 
  private:
   friend class ServiceCore;
@@ -351,7 +353,7 @@ class ServiceResponder {
   absl::Status Send(std::shared_ptr<const Resp> response) const {
     if (pending_ == nullptr) return Empty();
     if (response == nullptr) {
-      return pending_->Answer(absl::InternalError("the service answered with a null response"));
+      return pending_->Answer(pending_->ServerError("answered with a null response"));
     }
     return pending_->Answer(std::shared_ptr<const void>(std::move(response)));
   }
@@ -362,9 +364,7 @@ class ServiceResponder {
   // INTERNAL). The client gets its code and message.
   absl::Status Fail(absl::Status error) const {
     if (pending_ == nullptr) return Empty();
-    if (error.ok()) {
-      error = absl::InternalError("the service failed the request with an OK status");
-    }
+    if (error.ok()) error = pending_->ServerError("failed the request with an OK status");
     return pending_->Answer(std::move(error));
   }
   // When the client stops waiting, on the service's runtime clock;

@@ -290,6 +290,29 @@ TEST_F(ServiceLoadTest, AFailAnswerReachesTheClientAsItself) {
   ExpectBalanced(service->stats());
 }
 
+TEST_F(ServiceLoadTest, ANullResponseOrAnOkFailureAnswersInternalNamingTheServer) {
+  auto service = ServeDeferred(
+      [](const std::shared_ptr<const LookupRequest>& req, Responder responder) {
+        if (req->id == 1) {
+          EXPECT_TRUE(responder.Send(std::shared_ptr<const LookupResponse>()).ok());
+        } else {
+          EXPECT_TRUE(responder.Fail(absl::OkStatus()).ok());
+        }
+      });
+  auto client = NewClient();
+  Call(client, 1, absl::Seconds(1));
+  Call(client, 2, absl::Seconds(1));
+  RunFor(absl::Milliseconds(1));
+  for (int id : {1, 2}) {
+    const absl::StatusOr<int> r = OutcomeOf(id);
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInternal) << r.status();
+    EXPECT_TRUE(Contains(r.status(), "the server (node \"map_server\")")) << r.status();
+  }
+  EXPECT_TRUE(Contains(OutcomeOf(1).status(), "null response")) << OutcomeOf(1).status();
+  EXPECT_TRUE(Contains(OutcomeOf(2).status(), "OK status")) << OutcomeOf(2).status();
+  ExpectBalanced(service->stats());
+}
+
 TEST_F(ServiceLoadTest, ADeferredCallbackThatThrowsBeforeAnsweringAnswersInternal) {
   auto service = ServeDeferred([](const std::shared_ptr<const LookupRequest>&, Responder) {
     throw std::runtime_error("tile cache corrupt");

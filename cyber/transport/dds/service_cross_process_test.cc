@@ -387,9 +387,9 @@ TEST_F(ServiceCrossProcessTest, AServerFailureInAnotherProcessReachesTheClientAs
        "the service callback left the response null", true},
       {deferred, AddRequest::kThrow, absl::StatusCode::kInternal,
        "the service callback threw: no sum for 7", true},
-      // ServiceResponder::Send(nullptr): the server's words, unnamed.
+      // ServiceResponder::Send(nullptr): named like the other failures.
       {deferred, AddRequest::kNullResponse, absl::StatusCode::kInternal,
-       "the service answered with a null response", false},
+       "answered with a null response", true},
       // Fail(status): the status as the callback made it.
       {deferred, AddRequest::kFailNotFound, absl::StatusCode::kNotFound, "no entry for 7",
        false},
