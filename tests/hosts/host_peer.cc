@@ -11,7 +11,8 @@
 //                               until stopped); @reliable (the default),
 //                               @best_effort (ChannelQos::SensorData()),
 //                               @transient_local (reliable, keep last
-//                               --transient_depth)
+//                               --transient_depth), @keep_all (reliable,
+//                               keep all up to --keep_all_depth unacknowledged)
 //   --read=/a,/b@best_effort    reads them, counting per channel
 //   --wait_readers=N            writes only once each channel has N
 //                               remote readers
@@ -75,6 +76,7 @@ DEFINE_int64(count, 0, "messages to write on each channel; 0: until stopped");
 DEFINE_int32(bytes, 64, "body bytes of each message");
 DEFINE_string(payload, "probe", "the text the body repeats");
 DEFINE_int32(transient_depth, 4, "depth of @transient_local channels");
+DEFINE_int32(keep_all_depth, 2000, "unacknowledged messages a @keep_all writer holds");
 DEFINE_bool(write_on_signal, false,
             "write one message on each channel per SIGUSR1 instead of at --rate_hz");
 DEFINE_bool(start_on_signal, false,
@@ -134,9 +136,12 @@ std::vector<ChannelSpec> ParseChannels(const std::string& flag, const std::strin
     } else if (qos == "transient_local") {
       spec.qos.durability = ChannelQos::Durability::kTransientLocal;
       spec.qos.depth = static_cast<uint32_t>(FLAGS_transient_depth);
+    } else if (qos == "keep_all") {
+      spec.qos.history = ChannelQos::History::kKeepAll;
+      spec.qos.depth = static_cast<uint32_t>(FLAGS_keep_all_depth);
     } else if (qos != "reliable") {
       Say(absl::StrCat("error flag --", flag, ": qos \"", qos,
-                       "\" is not reliable, best_effort or transient_local"));
+                       "\" is not reliable, best_effort, transient_local or keep_all"));
       std::exit(1);
     }
     out.push_back(spec);
