@@ -198,6 +198,12 @@ class Node {
   // Keeps `reader` for Shutdown(); FailedPrecondition when shut down.
   absl::Status Adopt(const char* what, const std::string& channel,
                      std::shared_ptr<transport_internal::NodeEndpoint> reader);
+  // A service or client just made (or why not), adopted: shut down again
+  // with the error if the node shut down meanwhile.
+  template <typename Endpoint>
+  absl::StatusOr<std::shared_ptr<Endpoint>> Adopted(
+      const char* what, const std::string& service,
+      absl::StatusOr<std::shared_ptr<Endpoint>> created);
   // The Cyber spellings' failure path: logs `status` (AERROR).
   void LogCreateFailure(const absl::Status& status) const;
   // A transport error, its message prefixed with the node when it does not
@@ -352,19 +358,26 @@ std::shared_ptr<Reader<M>> Node::CreateReader(
 
 // --- services -------------------------------------------------------------
 
+template <typename Endpoint>
+absl::StatusOr<std::shared_ptr<Endpoint>> Node::Adopted(
+    const char* what, const std::string& service,
+    absl::StatusOr<std::shared_ptr<Endpoint>> created) {
+  if (!created.ok()) return created.status();
+  absl::Status adopted = Adopt(what, service, *created);
+  if (!adopted.ok()) {
+    (*created)->Shutdown();  // the node shut down meanwhile
+    return adopted;
+  }
+  return created;
+}
+
 template <typename Req, typename Resp>
 absl::StatusOr<std::shared_ptr<Service<Req, Resp>>> Node::TryCreateService(
     const std::string& service, typename Service<Req, Resp>::Callback callback,
     const ServiceOptions& options) {
   auto created =
       Service<Req, Resp>::Create(ServiceContext(), service, std::move(callback), options);
-  if (!created.ok()) return created.status();
-  absl::Status adopted = Adopt("CreateService", service, *created);
-  if (!adopted.ok()) {
-    (*created)->Shutdown();  // the node shut down meanwhile
-    return adopted;
-  }
-  return created;
+  return Adopted("CreateService", service, std::move(created));
 }
 
 template <typename Req, typename Resp>
@@ -373,26 +386,14 @@ absl::StatusOr<std::shared_ptr<Service<Req, Resp>>> Node::TryCreateDeferredServi
     const ServiceOptions& options) {
   auto created = Service<Req, Resp>::CreateDeferred(ServiceContext(), service,
                                                     std::move(callback), options);
-  if (!created.ok()) return created.status();
-  absl::Status adopted = Adopt("CreateService", service, *created);
-  if (!adopted.ok()) {
-    (*created)->Shutdown();  // the node shut down meanwhile
-    return adopted;
-  }
-  return created;
+  return Adopted("CreateService", service, std::move(created));
 }
 
 template <typename Req, typename Resp>
 absl::StatusOr<std::shared_ptr<Client<Req, Resp>>> Node::TryCreateClient(
     const std::string& service) {
   auto created = Client<Req, Resp>::Create(ServiceContext(), service);
-  if (!created.ok()) return created.status();
-  absl::Status adopted = Adopt("CreateClient", service, *created);
-  if (!adopted.ok()) {
-    (*created)->Shutdown();  // the node shut down meanwhile
-    return adopted;
-  }
-  return created;
+  return Adopted("CreateClient", service, std::move(created));
 }
 
 template <typename Req, typename Resp>

@@ -249,15 +249,18 @@ bool ServiceCore::PastDeadline(const Job& job) const {
   return job.budget_ns > 0 && clock()->Now() >= job.deadline();
 }
 
+bool ServiceCore::SkippedPastDeadline(Job* job) {
+  if (!PastDeadline(*job)) return false;
+  Answer(job,
+         absl::DeadlineExceededError(absl::StrCat(
+             Server(), " did not serve the request: its deadline passed while it "
+                       "waited in the queue")),
+         Ending::kSkipped);
+  return true;
+}
+
 void ServiceCore::Serve(Job* job) {
-  if (PastDeadline(*job)) {
-    Answer(job,
-           absl::DeadlineExceededError(absl::StrCat(
-               Server(), " did not serve the request: its deadline passed while it "
-                         "waited in the queue")),
-           Ending::kSkipped);
-    return;
-  }
+  if (SkippedPastDeadline(job)) return;
   // If the routine unwinds (cancelled at a suspension point inside the
   // callback: the scheduler is stopping), the request in hand is answered
   // and counted; requests_ is left able to serve again.
@@ -284,14 +287,7 @@ void ServiceCore::Serve(Job* job) {
 }
 
 void ServiceCore::ServeDeferred(Job* job) {
-  if (PastDeadline(*job)) {
-    Answer(job,
-           absl::DeadlineExceededError(absl::StrCat(
-               Server(), " did not serve the request: its deadline passed while it "
-                         "waited in the queue")),
-           Ending::kSkipped);
-    return;
-  }
+  if (SkippedPastDeadline(job)) return;
   std::shared_ptr<const void> request = job->request;
   auto pending = std::make_shared<PendingRequest>(shared_from_this(), std::move(*job));
   bool closed = false;

@@ -296,6 +296,9 @@ class ServiceCore final : public InProcessServer,
   // says so itself (its call ended: timed out, cancelled); for one in
   // another process, the deadline has passed on our clock.
   bool PastDeadline(const Job& job) const;
+  // If PastDeadline(*job): answers it DEADLINE_EXCEEDED (counted skipped)
+  // and returns true.
+  bool SkippedPastDeadline(Job* job);
   // Runs the handler; exceptions become INTERNAL (logged, counted).
   ServiceOutcome Invoke(const Job& job);
   // Counts `ending` and sends `outcome` where the job came from (nothing
