@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -123,6 +124,18 @@ class CrossProcessTest : public ::testing::Test {
   const std::shared_ptr<DdsTransport>& transport_ = process_.transport;
   const std::unique_ptr<Node>& node_ = process_.node;
 };
+
+// A domain is claimed for the process's life: a test never gets one that
+// another test of this machine (or of this binary) holds.
+TEST(RandomDomainTest, ADomainIsNeverHandedOutTwiceWhileItsProcessLives) {
+  std::set<uint32_t> seen;
+  for (int i = 0; i < 20; ++i) {
+    const uint32_t domain = RandomDomain();
+    EXPECT_GE(domain, 1u);
+    EXPECT_LE(domain, 200u);
+    EXPECT_TRUE(seen.insert(domain).second) << "domain " << domain << " handed out twice";
+  }
+}
 
 TEST_F(CrossProcessTest, MessagesCrossToAnotherProcessAndBackInOrderExactlyOnce) {
   auto writer = node_->TryCreateWriter<Ping>("/ping");

@@ -10,7 +10,13 @@
 #ifndef CYBER_TRANSPORT_DDS_TESTING_DDS_TEST_PROCESS_H_
 #define CYBER_TRANSPORT_DDS_TESTING_DDS_TEST_PROCESS_H_
 
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <string>
@@ -31,11 +37,33 @@ namespace dds_test {
 // How long a test waits for a condition: it only bounds a failing test.
 inline constexpr absl::Duration kPatience = absl::Seconds(30);
 
-// A DDS domain in [1, 200], from the OS's entropy (PIDs are the same in
-// every Bazel sandbox).
+// A DDS domain in [1, 200] that no other process of this machine has
+// claimed: random (from the OS's entropy: PIDs are the same in every Bazel
+// sandbox), and claimed by binding the abstract Unix socket
+// "cyber_dds_test_domain_<d>", which only one process can hold and the
+// kernel releases when the process exits (kill -9 included), leaving no
+// file behind. The claim is kept for the process's life, so two tests of
+// one binary never share a domain either. Two test binaries running at the
+// same time (Bazel runs several) would otherwise meet on one domain one
+// time in 200 per pair, and read each other's messages.
 inline uint32_t RandomDomain() {
   std::random_device rd;
-  return 1 + rd() % 200;
+  for (int attempt = 0; attempt < 400; ++attempt) {
+    const uint32_t domain = 1 + rd() % 200;
+    const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return domain;  // cannot claim: a random one, as before
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    const std::string name = "cyber_dds_test_domain_" + std::to_string(domain);
+    std::memcpy(address.sun_path + 1, name.data(), name.size());  // [0] = 0: abstract
+    const socklen_t length =
+        static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+    if (bind(fd, reinterpret_cast<const sockaddr*>(&address), length) == 0) {
+      return domain;  // `fd` stays open: the claim lasts as long as the process
+    }
+    close(fd);
+  }
+  return 1 + rd() % 200;  // every one claimed: a random one
 }
 
 // Polls `done` every 5 ms until it holds or `timeout` passes.
