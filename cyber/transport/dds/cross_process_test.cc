@@ -148,13 +148,18 @@ TEST_F(CrossProcessTest, MessagesCrossToAnotherProcessAndBackInOrderExactlyOnce)
   std::printf("first answer %s after the peer's start\n",
               absl::FormatDuration(absl::Now() - start).c_str());
   constexpr uint64_t kCount = 500;
+  // At most kWindow pings unanswered: both hops keep the last 16, and a
+  // keep-last writer drops its oldest sample acknowledged or not, so a
+  // peer stalled by a loaded machine must never fall 16 behind.
+  constexpr uint64_t kWindow = 8;
   for (uint64_t i = 1; i <= kCount; ++i) {
+    ASSERT_TRUE(Eventually([&] { return pongs.size() + kWindow >= i; }))
+        << pongs.size() << " pongs for " << i - 1 << " pings";
     Ping p;
     p.set_seq(i);
     p.set_body(std::string(64, 'x'));
     ASSERT_TRUE((*writer)->Write(p));
-    // About 1 kHz, a rate; slower on a loaded machine changes nothing
-    // asserted (reliable, keep last 16, every pong counted).
+    // About 1 kHz when the peer keeps up.
     absl::SleepFor(absl::Milliseconds(1));
   }
   ASSERT_TRUE(Eventually([&] { return pongs.size() >= kCount; }))
