@@ -271,10 +271,7 @@ void ServiceCore::Serve(Job* job) {
     ~Unwind() {
       if (answered) return;
       core->Answer(job,
-                   absl::UnavailableError(absl::StrCat(
-                       core->Server(),
-                       " is gone: its scheduler is shutting down while the request "
-                       "was being served")),
+                   core->GoneWhileServing(),
                    Ending::kDroppedShutdown);
     }
   } unwind{this, job};
@@ -311,43 +308,26 @@ void ServiceCore::ServeDeferred(Job* job) {
     ~Unwind() {
       if (done || !pending->Claim()) return;
       core->Answer(&pending->job_,
-                   absl::UnavailableError(absl::StrCat(
-                       core->Server(),
-                       " is gone: its scheduler is shutting down while the request "
-                       "was being served")),
+                   core->GoneWhileServing(),
                    Ending::kDroppedShutdown);
     }
   } unwind{this, pending.get()};
-  std::string what;
-  try {
-    deferred_(request, pending);
-    unwind.done = true;
-    return;
-  } catch (const scheduler::RoutineCancelled&) {
-    throw;  // the scheduler is stopping: Unwind answers
-  } catch (const boost::context::detail::forced_unwind&) {
-    throw;  // Boost's own unwinding must pass through
-  } catch (const std::exception& e) {
-    what = absl::StrCat("the service callback threw: ", e.what());
-  } catch (...) {
-    what = "the service callback threw a non-std::exception";
-  }
+  const std::optional<std::string> threw =
+      RunCallback([&] { deferred_(request, pending); });
   unwind.done = true;
-  AERROR_EVERY(100) << Prefix() << ": " << what;
-  if (pending->Claim()) {
-    Answer(&pending->job_, absl::InternalError(absl::StrCat(Server(), " failed: ", what)),
+  if (threw.has_value() && pending->Claim()) {
+    Answer(&pending->job_, absl::InternalError(absl::StrCat(Server(), " failed: ", *threw)),
            Ending::kCallbackError);
   }
 }
 
-ServiceOutcome ServiceCore::Invoke(const Job& job) {
+std::optional<std::string> ServiceCore::RunCallback(absl::FunctionRef<void()> callback) {
   std::string what;
   try {
-    ServiceOutcome outcome = handler_(job.request);
-    if (outcome.ok()) return outcome;
-    what = std::string(outcome.status().message());
+    callback();
+    return std::nullopt;
   } catch (const scheduler::RoutineCancelled&) {
-    throw;  // the scheduler is stopping: Serve answers as it unwinds
+    throw;  // the scheduler is stopping: the caller's unwinding answers
   } catch (const boost::context::detail::forced_unwind&) {
     throw;  // Boost's own unwinding must pass through
   } catch (const std::exception& e) {
@@ -356,7 +336,23 @@ ServiceOutcome ServiceCore::Invoke(const Job& job) {
     what = "the service callback threw a non-std::exception";
   }
   AERROR_EVERY(100) << Prefix() << ": " << what;
-  return absl::InternalError(absl::StrCat(Server(), " failed: ", what));
+  return what;
+}
+
+ServiceOutcome ServiceCore::Invoke(const Job& job) {
+  ServiceOutcome outcome;
+  std::optional<std::string> failed = RunCallback([&] { outcome = handler_(job.request); });
+  if (!failed.has_value()) {
+    if (outcome.ok()) return outcome;
+    failed = std::string(outcome.status().message());
+    AERROR_EVERY(100) << Prefix() << ": " << *failed;
+  }
+  return absl::InternalError(absl::StrCat(Server(), " failed: ", *failed));
+}
+
+absl::Status ServiceCore::GoneWhileServing() const {
+  return absl::UnavailableError(absl::StrCat(
+      Server(), " is gone: its scheduler is shutting down while the request was being served"));
 }
 
 void ServiceCore::Answer(Job* job, ServiceOutcome outcome, Ending ending) {

@@ -118,12 +118,14 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <typeinfo>
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
@@ -299,8 +301,14 @@ class ServiceCore final : public InProcessServer,
   // If PastDeadline(*job): answers it DEADLINE_EXCEEDED (counted skipped)
   // and returns true.
   bool SkippedPastDeadline(Job* job);
-  // Runs the handler; exceptions become INTERNAL (logged, counted).
+  // Runs user code `callback`: the failure's words if it threw (logged),
+  // nullopt otherwise. RoutineCancelled and Boost's forced unwinding pass
+  // through.
+  std::optional<std::string> RunCallback(absl::FunctionRef<void()> callback);
+  // Runs the handler; a throw or an error becomes INTERNAL (logged).
   ServiceOutcome Invoke(const Job& job);
+  // UNAVAILABLE: the scheduler stopped the routine serving a request.
+  absl::Status GoneWhileServing() const;
   // Counts `ending` and sends `outcome` where the job came from (nothing
   // to another process for kSkipped). Not under mu_.
   void Answer(Job* job, ServiceOutcome outcome, Ending ending);
