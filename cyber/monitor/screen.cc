@@ -26,7 +26,7 @@ std::string Cut(std::string s, int width) {
   return s;
 }
 
-std::string FormatDuration(absl::Duration d) {
+std::string FormatLateness(absl::Duration d) {
   if (d < absl::Milliseconds(1)) return absl::StrFormat("%.0f us", absl::ToDoubleMicroseconds(d));
   if (d < absl::Seconds(1)) return absl::StrFormat("%.2f ms", absl::ToDoubleMilliseconds(d));
   return absl::StrFormat("%.2f s", absl::ToDoubleSeconds(d));
@@ -95,8 +95,8 @@ std::vector<std::string> ProcessLines(const std::vector<ProcessBlock>& blocks) {
           "  ", Fit(c.name, 22), " ", Fit(c.class_name, 16), " ",
           Fit(c.configured_hz > 0 ? absl::StrFormat("%.1f", c.configured_hz) : "-", 8, true), " ",
           Fit(absl::StrFormat("%.1f", c.achieved_hz), 8, true), " ",
-          Fit(c.timer ? FormatDuration(c.lateness_p99) : "-", 9, true), " ",
-          Fit(c.timer ? FormatDuration(c.lateness_max) : "-", 9, true), " ",
+          Fit(c.timer ? FormatLateness(c.lateness_p99) : "-", 9, true), " ",
+          Fit(c.timer ? FormatLateness(c.lateness_max) : "-", 9, true), " ",
           Fit(absl::StrCat(c.overruns), 8, true), " ", Fit(absl::StrCat(c.missed_periods), 7, true),
           " ", Fit(absl::StrCat(c.procs), 9, true), " ", Fit(absl::StrCat(c.proc_failures), 6, true),
           " ", Fit(absl::StrCat(c.dropped), 7, true)));
@@ -192,7 +192,7 @@ Frame Render(const MonitorSnapshot& s, const NavState& nav, int width, int heigh
       break;
     }
     case View::kMessage: {
-      std::string title = absl::StrCat(program, "  ", nav.open_channel);
+      std::string title = nav.open_channel;
       std::vector<std::string> rows;
       std::string header;
       if (s.message) {
@@ -201,6 +201,7 @@ Frame Render(const MonitorSnapshot& s, const NavState& nav, int width, int heigh
                               FormatHz(s.message->hz), " Hz (this monitor's subscription)");
         rows = MessageLines(*s.message);
       }
+      absl::StrAppend(&title, "  (", program, ")");
       // The scroll puts the first shown line at the top.
       const int body = std::max(1, height - 3);
       const size_t last_shown = nav.message_scroll + static_cast<size_t>(body) - 1;
