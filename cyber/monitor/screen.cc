@@ -69,7 +69,7 @@ struct ChannelColumns {
 };
 
 std::string ProcessHeader() {
-  return absl::StrCat("  ", Fit("Component / timer", 22), " ", Fit("Class", 16), " ",
+  return absl::StrCat("  ", Fit("Component / timer", 20), " ", Fit("Class", 14), " ",
                       Fit("Cfg Hz", 8, true), " ", Fit("Hz", 8, true), " ",
                       Fit("Late p99", 9, true), " ", Fit("Late max", 9, true), " ",
                       Fit("Overruns", 8, true), " ", Fit("Missed", 7, true), " ",
@@ -92,7 +92,7 @@ std::vector<std::string> ProcessLines(const std::vector<ProcessBlock>& blocks) {
     lines.push_back(head);
     for (const ComponentRow& c : b.components) {
       lines.push_back(absl::StrCat(
-          "  ", Fit(c.name, 22), " ", Fit(c.class_name, 16), " ",
+          "  ", Fit(c.name, 20), " ", Fit(c.class_name, 14), " ",
           Fit(c.configured_hz > 0 ? absl::StrFormat("%.1f", c.configured_hz) : "-", 8, true), " ",
           Fit(absl::StrFormat("%.1f", c.achieved_hz), 8, true), " ",
           Fit(c.timer ? FormatLateness(c.lateness_p99) : "-", 9, true), " ",
@@ -102,7 +102,7 @@ std::vector<std::string> ProcessLines(const std::vector<ProcessBlock>& blocks) {
           " ", Fit(absl::StrCat(c.dropped), 7, true)));
       for (const TimerRow& t : c.timers) {
         lines.push_back(absl::StrCat(
-            "    ", Fit("timer " + t.name, 20), " ", Fit(absl::StrCat("fires ", t.fires), 16), " ",
+            "    ", Fit("timer " + t.name, 18), " ", Fit(absl::StrCat("fires ", t.fires), 14), " ",
             Fit(absl::StrFormat("%.1f", t.configured_hz), 8, true), " ",
             Fit(FormatHz(t.achieved_hz), 8, true), " ", Fit("", 9), " ", Fit("", 9), " ",
             Fit(absl::StrCat(t.overruns), 8, true), " ",
@@ -113,9 +113,27 @@ std::vector<std::string> ProcessLines(const std::vector<ProcessBlock>& blocks) {
   return lines;
 }
 
-std::vector<std::string> EmptyLines(const MonitorSnapshot& s, const std::string& what) {
-  std::vector<std::string> lines = {absl::StrCat("No ", what, " found in ", s.domain, ".")};
-  for (absl::string_view l : absl::StrSplit(s.why_empty, '\n')) lines.emplace_back(l);
+// `text` in lines of at most `width` columns, broken between words.
+std::vector<std::string> Wrap(absl::string_view text, int width) {
+  std::vector<std::string> lines;
+  for (absl::string_view paragraph : absl::StrSplit(text, '\n')) {
+    std::string line;
+    for (absl::string_view word : absl::StrSplit(paragraph, ' ', absl::SkipEmpty())) {
+      if (!line.empty() && line.size() + 1 + word.size() > static_cast<size_t>(width)) {
+        lines.push_back(std::move(line));
+        line.clear();
+      }
+      absl::StrAppend(&line, line.empty() ? "" : " ", word);
+    }
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+std::vector<std::string> EmptyLines(const MonitorSnapshot& s, const std::string& what,
+                                    int width) {
+  std::vector<std::string> lines = Wrap(absl::StrCat("No ", what, " found in ", s.domain, "."), width);
+  for (std::string& l : Wrap(s.why_empty, width)) lines.push_back(std::move(l));
   return lines;
 }
 
@@ -174,7 +192,7 @@ Frame Render(const MonitorSnapshot& s, const NavState& nav, int width, int heigh
       std::vector<std::string> rows;
       for (const ChannelRow& r : s.channels) rows.push_back(columns.Row(r));
       const bool empty = rows.empty();
-      if (empty) rows = EmptyLines(s, "channel");
+      if (empty) rows = EmptyLines(s, "channel", width);
       Layout(&frame, width, height,
              absl::StrCat(program, "  channels: ", s.channels.size(), "  processes: ",
                           s.processes.size()),
@@ -185,7 +203,7 @@ Frame Render(const MonitorSnapshot& s, const NavState& nav, int width, int heigh
     case View::kProcesses: {
       std::vector<std::string> rows = ProcessLines(s.processes);
       const bool empty = rows.empty();
-      if (empty) rows = EmptyLines(s, "process");
+      if (empty) rows = EmptyLines(s, "process", width);
       Layout(&frame, width, height,
              absl::StrCat(program, "  processes: ", s.processes.size()), ProcessHeader(), rows,
              nav.process_line, !empty, "Up/Down select  Tab/Esc channels  q quit");
@@ -216,7 +234,7 @@ Frame Render(const MonitorSnapshot& s, const NavState& nav, int width, int heigh
 std::string BatchText(const MonitorSnapshot& s, int width) {
   std::string out = absl::StrCat("cyber_monitor  ", s.domain, "\n");
   if (s.channels.empty() && s.processes.empty()) {
-    for (const std::string& l : EmptyLines(s, "process")) absl::StrAppend(&out, l, "\n");
+    for (const std::string& l : EmptyLines(s, "process", width)) absl::StrAppend(&out, l, "\n");
     return out;
   }
   const ChannelColumns columns(width);

@@ -100,6 +100,19 @@ TEST(ScreenTest, EmptyDomainSaysWhereItLookedAndWhy) {
   EXPECT_EQ(f.lines[4], "mainboard always does");
 }
 
+TEST(ScreenTest, LongExplanationsAreWrappedBetweenWords) {
+  MonitorSnapshot s;
+  s.domain = "domain 7";
+  s.why_empty = "one two three four five six seven eight nine ten eleven twelve";
+  const Frame f = Render(s, NavState(), 20, 10);
+  ExpectShape(f, 20, 10);
+  EXPECT_EQ(f.lines[2], "No channel found in");
+  EXPECT_EQ(f.lines[3], "domain 7.");
+  EXPECT_EQ(f.lines[4], "one two three four");
+  EXPECT_EQ(f.lines[5], "five six seven eight");
+  EXPECT_EQ(f.lines[6], "nine ten eleven");
+}
+
 TEST(ScreenTest, ProcessViewListsComponentsAndTimers) {
   NavState nav;
   nav.view = View::kProcesses;
