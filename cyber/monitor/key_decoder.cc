@@ -7,6 +7,8 @@ namespace monitor {
 namespace {
 
 constexpr char kEsc = '\x1b';
+// Longer than any key's sequence (ESC [ 1 ; 5 ~ and the like).
+constexpr size_t kLongestSequence = 16;
 
 // The key of a complete CSI (ESC [ ...) or SS3 (ESC O x) sequence.
 std::optional<Key> SequenceKey(const std::string& seq) {
@@ -33,7 +35,6 @@ std::optional<Key> SequenceKey(const std::string& seq) {
 bool Complete(const std::string& seq) {
   if (seq.size() < 2) return false;
   if (seq[1] == 'O') return seq.size() >= 3;
-  if (seq[1] != '[') return true;  // ESC + another byte: Alt-key, dropped
   if (seq.size() < 3) return false;
   const unsigned char last = static_cast<unsigned char>(seq.back());
   return last >= 0x40 && last <= 0x7e;  // a CSI's final byte
@@ -62,15 +63,18 @@ const char* KeyName(Key key) {
 std::vector<Key> KeyDecoder::Feed(absl::string_view bytes) {
   std::vector<Key> keys;
   for (char b : bytes) {
+    if (pending_.size() == 1 && b != '[' && b != 'O') {
+      // ESC then a key that starts no sequence: Esc, typed just before it.
+      keys.push_back(Key::kEscape);
+      pending_.clear();
+    }
     if (!pending_.empty()) {
-      if (b == kEsc && pending_.size() == 1) {
-        keys.push_back(Key::kEscape);  // Esc pressed twice
-        continue;
-      }
       pending_.push_back(b);
       if (Complete(pending_)) {
         if (std::optional<Key> k = SequenceKey(pending_)) keys.push_back(*k);
         pending_.clear();
+      } else if (pending_.size() > kLongestSequence) {
+        pending_.clear();  // not a sequence of a key: dropped
       }
       continue;
     }

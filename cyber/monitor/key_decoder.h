@@ -3,8 +3,9 @@
 // a terminal's application-cursor mode), so a lone ESC (the Esc key) is
 // told from the start of a sequence only by what follows: Feed() keeps an
 // unfinished sequence, and Flush(), called when no byte came for a short
-// while, turns a lone ESC into Esc. Other sequences (function keys, mouse)
-// are read to their end and dropped.
+// while, turns a lone ESC into Esc; so does a byte after ESC that starts no
+// sequence (Esc and then Tab sent at once). Other sequences (function
+// keys, modified arrows) are read to their end and dropped.
 //
 // Threads: not thread-safe; a value owned by the input loop.
 

@@ -50,7 +50,14 @@ TEST(KeyDecoderTest, PagesAndUnknownSequences) {
   // and dropped: the bytes after them are keys again.
   EXPECT_EQ(d.Feed("\x1b[15~q"), Keys({Key::kQuit}));
   EXPECT_EQ(d.Feed("\x1b[1;5Aj"), Keys({Key::kDown}));
-  EXPECT_EQ(d.Feed("\x1bxq"), Keys({Key::kQuit}));  // Alt-x dropped
+}
+
+TEST(KeyDecoderTest, EscFollowedAtOnceByAnotherKeyIsBothKeys) {
+  KeyDecoder d;
+  EXPECT_EQ(d.Feed("\x1b\t"), Keys({Key::kEscape, Key::kTab}));
+  EXPECT_EQ(d.Feed("\x1bq"), Keys({Key::kEscape, Key::kQuit}));
+  EXPECT_EQ(d.Feed("\x1b\x1b[A"), Keys({Key::kEscape, Key::kUp}));
+  EXPECT_FALSE(d.pending());
 }
 
 TEST(KeyDecoderTest, FlushDropsAnUnfinishedSequence) {
