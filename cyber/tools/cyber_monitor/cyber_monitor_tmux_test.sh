@@ -11,7 +11,10 @@
 #   - Esc goes back to the list, Tab shows the processes with the pollers'
 #     components;
 #   - q quits: the pane's program exits 0 and the terminal's settings
-#     (stty -g) are as they were before it started.
+#     (stty -g) are as they were before it started; Ctrl-C too (status
+#     130);
+#   - --once prints the same figures on stdout; on an empty domain it
+#     exits 2 and says which domain it searched.
 #
 # No timing assertion: each wait polls the screen against a generous
 # deadline (60 s for what takes a second or two on an idle machine). The
@@ -177,6 +180,38 @@ done
 [ "$(cat "$out/exit_status" 2>/dev/null)" = 0 ] ||
   fail "cyber_monitor exit status $(cat "$out/exit_status" 2>/dev/null) after q"
 [ "$(cat "$out/tty" 2>/dev/null)" = same ] || fail "the terminal's settings differ after cyber_monitor"
+
+# 5. Ctrl-C (SIGINT): the view ends with status 130, the terminal restored.
+rm -f "$out/exit_status" "$out/tty"
+tmux_ new-session -d -x 120 -y 40 "bash $out/pane.sh"
+until_screen "$imu_re" "/sensor/imu in a second monitor" >/dev/null
+tmux_ send-keys C-c
+for ((i = 0; i < 600; i++)); do
+  tmux_ has-session 2>/dev/null || break
+  sleep 0.1  # the monitor leaving its domain; bounded to 60 s
+done
+! tmux_ has-session 2>/dev/null || fail "the pane still runs 60 s after Ctrl-C"
+[ "$(cat "$out/exit_status" 2>/dev/null)" = 130 ] ||
+  fail "cyber_monitor exit status $(cat "$out/exit_status" 2>/dev/null) after Ctrl-C, not 130"
+[ "$(cat "$out/tty" 2>/dev/null)" = same ] || fail "the terminal's settings differ after Ctrl-C"
+
+# 6. --once: the same figures on stdout, for scripts.
+"$monitor" --once >"$out/once.out" 2>"$out/once.err" || fail "--once: exit status $?"
+cat "$out/once.out"
+grep -qE "$imu_re" "$out/once.out" || fail "--once lists no /sensor/imu"
+hz=$(awk '$1 == "/sensor/imu" { print $5 }' "$out/once.out")
+awk -v hz="$hz" 'BEGIN { exit !(hz >= 90 && hz <= 110) }' || fail "--once: /sensor/imu at $hz Hz"
+grep -qE '^pollers@' "$out/once.out" || fail "--once lists no pollers process"
+grep -qE '^  imu +ImuPoller +100\.0' "$out/once.out" || fail "--once lists no IMU poller at 100 Hz"
+
+# 7. --once on a domain where nothing runs: exit 2, and where it looked.
+empty=$(fastdds_shm_free_domain)
+status=0
+CYBER_DOMAIN_ID=$empty "$monitor" --once >"$out/empty.out" 2>"$out/empty.err" || status=$?
+cat "$out/empty.out"
+[ "$status" -eq 2 ] || fail "--once on the empty domain $empty: exit status $status, not 2"
+grep -q "No process found in domain $empty" "$out/empty.out" || fail "--once on an empty domain does not say where it looked"
+fastdds_shm_remove /dev/null "$empty" >/dev/null || true
 
 for i in "${!pids[@]}"; do
   status=0
