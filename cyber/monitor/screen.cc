@@ -94,7 +94,7 @@ std::vector<std::string> ProcessLines(const std::vector<ProcessBlock>& blocks) {
       lines.push_back(absl::StrCat(
           "  ", Fit(c.name, 20), " ", Fit(c.class_name, 14), " ",
           Fit(c.configured_hz > 0 ? absl::StrFormat("%.1f", c.configured_hz) : "-", 8, true), " ",
-          Fit(absl::StrFormat("%.1f", c.achieved_hz), 8, true), " ",
+          Fit(c.timer ? absl::StrFormat("%.1f", c.achieved_hz) : "-", 8, true), " ",
           Fit(c.timer ? FormatLateness(c.lateness_p99) : "-", 9, true), " ",
           Fit(c.timer ? FormatLateness(c.lateness_max) : "-", 9, true), " ",
           Fit(absl::StrCat(c.overruns), 8, true), " ", Fit(absl::StrCat(c.missed_periods), 7, true),
