@@ -57,6 +57,11 @@ absl::StatusOr<std::unique_ptr<Terminal>> Terminal::Open(int in_fd, int out_fd) 
         "cyber_monitor: standard input (fd ", in_fd,
         ") is not a terminal; run it in a terminal, or with --once for one snapshot"));
   }
+  if (!isatty(out_fd)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cyber_monitor: standard output (fd ", out_fd,
+        ") is not a terminal (redirected?); use --once to write a snapshot to a file"));
+  }
   int fds[2];
   if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) {
     return absl::InternalError(absl::StrCat("cyber_monitor: pipe for signals: ", strerror(errno)));

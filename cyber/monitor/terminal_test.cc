@@ -66,6 +66,19 @@ TEST(TerminalNotATtyTest, RefusesAPipeAndSaysWhatToDo) {
   close(fds[1]);
 }
 
+TEST_F(PtyTest, RefusesOutputToAPipe) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  absl::StatusOr<std::unique_ptr<Terminal>> t = Terminal::Open(slave_, fds[1]);
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(t.status().message(), "standard output")) << t.status();
+  close(fds[0]);
+  close(fds[1]);
+  termios now{};
+  ASSERT_EQ(tcgetattr(slave_, &now), 0);
+  EXPECT_TRUE(now.c_lflag & ICANON);  // left as it was
+}
+
 TEST_F(PtyTest, RawWhileOpenRestoredAfter) {
   termios before{};
   ASSERT_EQ(tcgetattr(slave_, &before), 0);
