@@ -151,7 +151,10 @@ for ((attempt = 0; attempt < 5; attempt++)); do
   tmux_ send-keys Home
   for ((i = 0; i < row; i++)); do tmux_ send-keys Down; done
   tmux_ send-keys Enter
-  title=$(until_screen '^/sensor/' "a message view")
+  # Only the message view has this line; its title (line 1) is drawn
+  # before it.
+  until_screen '^received [0-9]+ ' "a message view" >/dev/null
+  title=$(screen | head -1)
   if [[ "$title" == "/sensor/imu  sensor_polling.ImuReading"* ]]; then opened=yes; break; fi
   tmux_ send-keys Escape
   until_screen '^Channel +Type' "the channel list after Esc" >/dev/null
