@@ -26,6 +26,7 @@ std::atomic<int> g_signal_pipe_write{-1};
 int g_signal_pipe_read = -1;
 struct sigaction g_saved_actions[3];
 struct sigaction g_saved_winch;
+struct sigaction g_saved_fatal[NSIG];
 
 void OnStopSignal(int signal) {
   const int fd = g_signal_pipe_write.load();
@@ -37,6 +38,27 @@ void OnStopSignal(int signal) {
 }
 
 void OnWinch(int) {}  // only interrupts poll(); size() asks the terminal
+
+// A crash while the view is up: the terminal as it was, then the signal's
+// default action (a core dump, the shell's "Aborted"). Only
+// async-signal-safe calls (write, tcsetattr, sigaction, raise).
+constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+std::atomic<bool> g_restore_on_crash{false};
+int g_crash_in_fd = -1;
+int g_crash_out_fd = -1;
+termios g_crash_saved{};
+
+void OnFatalSignal(int signal) {
+  if (g_restore_on_crash.exchange(false)) {
+    (void)!write(g_crash_out_fd, kLeaveScreen, sizeof kLeaveScreen - 1);
+    tcsetattr(g_crash_in_fd, TCSANOW, &g_crash_saved);
+  }
+  struct sigaction fallback {};
+  fallback.sa_handler = SIG_DFL;
+  sigemptyset(&fallback.sa_mask);
+  sigaction(signal, &fallback, nullptr);
+  raise(signal);
+}
 
 void WriteAll(int fd, const std::string& s) {
   size_t done = 0;
@@ -74,6 +96,13 @@ absl::StatusOr<std::unique_ptr<Terminal>> Terminal::Open(int in_fd, int out_fd) 
   for (size_t i = 0; i < 3; ++i) sigaction(kStopSignals[i], &action, &g_saved_actions[i]);
   action.sa_handler = OnWinch;
   sigaction(SIGWINCH, &action, &g_saved_winch);
+  g_crash_in_fd = in_fd;
+  g_crash_out_fd = out_fd;
+  g_crash_saved = saved;
+  g_restore_on_crash.store(true);
+  action.sa_handler = OnFatalSignal;
+  action.sa_flags = SA_RESETHAND;
+  for (int signal : kFatalSignals) sigaction(signal, &action, &g_saved_fatal[signal]);
 
   termios raw = saved;
   raw.c_lflag &= ~static_cast<tcflag_t>(ICANON | ECHO | IEXTEN);
@@ -98,6 +127,8 @@ void Terminal::Close() {
   tcsetattr(in_fd_, TCSAFLUSH, &saved_);
   for (size_t i = 0; i < 3; ++i) sigaction(kStopSignals[i], &g_saved_actions[i], nullptr);
   sigaction(SIGWINCH, &g_saved_winch, nullptr);
+  g_restore_on_crash.store(false);
+  for (int signal : kFatalSignals) sigaction(signal, &g_saved_fatal[signal], nullptr);
   const int write_fd = g_signal_pipe_write.exchange(-1);
   close(write_fd);
   close(g_signal_pipe_read);

@@ -10,7 +10,9 @@
 // handler only records the signal (a byte on a self-pipe), the loop sees
 // it in ReadInput(), returns, and the terminal is restored on the normal
 // path; the program then exits with 128 + the signal's number. SIGWINCH
-// sets a flag read by Size().
+// only wakes the loop, which asks the terminal's size at every frame. A
+// crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) restores the terminal
+// in the signal handler, then dies of the signal as it would have.
 //
 // Threads: one thread uses a Terminal. One Terminal at a time per process
 // (the signal handlers are the process's).

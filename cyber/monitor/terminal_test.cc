@@ -9,6 +9,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <string>
@@ -156,6 +158,29 @@ TEST_F(PtyTest, AStopSignalEndsTheWaitAndHandlersAreRestored) {
   struct sigaction after {};
   ASSERT_EQ(sigaction(SIGTERM, nullptr, &after), 0);
   EXPECT_EQ(after.sa_handler, before.sa_handler);
+}
+
+TEST_F(PtyTest, ACrashRestoresTheTerminalAndStillDiesOfItsSignal) {
+  termios before{};
+  ASSERT_EQ(tcgetattr(slave_, &before), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const rlimit no_core{0, 0};  // the crash is on purpose: no core file left
+    setrlimit(RLIMIT_CORE, &no_core);
+    absl::StatusOr<std::unique_ptr<Terminal>> t = Terminal::Open(slave_, slave_);
+    if (!t.ok()) _exit(3);
+    abort();  // never returns: the handler restores, then SIGABRT's default
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "status " << status;
+  EXPECT_EQ(WTERMSIG(status), SIGABRT);
+  termios after{};
+  ASSERT_EQ(tcgetattr(slave_, &after), 0);
+  EXPECT_EQ(after.c_lflag, before.c_lflag);
+  EXPECT_EQ(after.c_iflag, before.c_iflag);
+  EXPECT_TRUE(absl::StrContains(Output(), "\x1b[?1049l"));
 }
 
 }  // namespace
