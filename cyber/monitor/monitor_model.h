@@ -14,8 +14,9 @@
 //   Rx Hz      the slowest reading process's `received` rate: below Hz,
 //              a reader is missing messages now.
 //   Bandwidth  bytes per second seen by the monitor's subscription.
-//   Lost       sum over the readers' processes of `lost` (gaps in the
-//              writers' sequence numbers) + `dropped_undecodable`.
+//   Lost       sum over the readers' processes of `lost` (the gaps DDS
+//              reported to their readers); Undecod, of
+//              `dropped_undecodable` (samples that did not parse).
 
 #ifndef CYBER_MONITOR_MONITOR_MODEL_H_
 #define CYBER_MONITOR_MONITOR_MODEL_H_
