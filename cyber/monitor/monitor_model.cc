@@ -45,6 +45,11 @@ std::vector<ChannelRow> BuildChannelRows(const std::vector<graph::ChannelView>& 
     for (const std::string& label : Labels(c.writers)) {
       if (std::optional<ChannelRate> r = rates.Channel(label, c.name)) {
         row.hz = row.hz.value_or(0) + r->sent_hz;
+        // A writer that counts no bytes while it sends (one built before
+        // statuses carried them) leaves the figure to the meter.
+        if (r->sent_hz == 0 || r->sent_bytes_per_second > 0) {
+          row.bytes_per_second = row.bytes_per_second.value_or(0) + r->sent_bytes_per_second;
+        }
       }
       auto p = by_label.find(label);
       if (p == by_label.end()) continue;
@@ -66,7 +71,9 @@ std::vector<ChannelRow> BuildChannelRows(const std::vector<graph::ChannelView>& 
     }
     auto meter = meters.find(c.name);
     if (meter != meters.end()) {
-      row.bytes_per_second = meter->second.bytes_per_second;
+      // The writers' own counts when they send them; the monitor's
+      // subscription otherwise (a writer that sends no status).
+      if (!row.bytes_per_second) row.bytes_per_second = meter->second.bytes_per_second;
       if (!row.hz) row.hz = meter->second.hz;
     }
     rows.push_back(std::move(row));

@@ -95,6 +95,20 @@ TEST_F(ChannelRowsTest, BandwidthFromTheMeters) {
   EXPECT_DOUBLE_EQ(*rows[0].hz, 100.0);  // the statuses' rate wins over the meter's
 }
 
+TEST_F(ChannelRowsTest, BandwidthFromTheWritersStatusesWhenTheyCountBytes) {
+  graph::ChannelCounts first = Counts(200, 0);
+  first.set_bytes_sent(13200);
+  graph::ChannelCounts second = Counts(300, 0);
+  second.set_bytes_sent(19800);
+  rates_.Update("pollers@h:1", *Process("pollers@h:1", 3, 3 * kSecond, {first}).status);
+  Feed({Process("pollers@h:1", 4, 4 * kSecond, {second})});
+  std::map<std::string, MeterReading> meters;
+  meters["/sensor/imu"] = MeterReading{99, 1, 500};
+  const std::vector<ChannelRow> rows = BuildChannelRows({channel_}, processes_, rates_, meters);
+  ASSERT_TRUE(rows[0].bytes_per_second.has_value());
+  EXPECT_DOUBLE_EQ(*rows[0].bytes_per_second, 6600.0);  // the writer's count wins
+}
+
 TEST(ChannelRowsNoStatusTest, RateFromTheMeterWhenNoWriterSendsStatuses) {
   graph::ChannelView c;
   c.name = "/x";

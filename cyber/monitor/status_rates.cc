@@ -71,6 +71,7 @@ std::optional<ChannelRate> StatusRates::Channel(const std::string& label,
   ChannelRate rate;
   rate.sent_hz = delta(now->second.sent(), before.sent()) / *seconds;
   rate.received_hz = delta(now->second.received(), before.received()) / *seconds;
+  rate.sent_bytes_per_second = delta(now->second.bytes_sent(), before.bytes_sent()) / *seconds;
   return rate;
 }
 

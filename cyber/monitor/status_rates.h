@@ -34,6 +34,7 @@ namespace monitor {
 struct ChannelRate {
   double sent_hz = 0;
   double received_hz = 0;
+  double sent_bytes_per_second = 0;  // the messages' bytes
 };
 
 class StatusRates {

@@ -108,6 +108,8 @@ struct RemoteChannelStats {
   uint64_t sent = 0;           // samples published
   uint64_t send_failures = 0;  // Publish errors
   uint64_t received = 0;       // samples from other processes handed over
+  uint64_t bytes_sent = 0;     // the messages' bytes (frame headers not counted)
+  uint64_t bytes_received = 0;
   uint64_t dropped_undecodable = 0;  // not a frame, or not the message type
   uint64_t lost = 0;                 // gaps DDS reported (best effort)
   int64_t latency_p99_ns = -1;       // same-host samples; -1: none yet

@@ -119,9 +119,15 @@ TEST_F(DomainGraphTest, SeesBothProcessesTheirChannelsNodesAndStatus) {
       [](const DomainGraph& g) {
         for (const ProcessView& p : g.Processes()) {
           if (p.graph.process() != "pollers" || !p.status.has_value()) continue;
+          bool imu_ran = false, imu_bytes_counted = false;
           for (const ComponentStatus& c : p.status->components()) {
-            if (c.name() == "imu" && c.procs() > 0) return true;
+            imu_ran |= c.name() == "imu" && c.procs() > 0;
           }
+          for (const ChannelCounts& c : p.status->channels()) {
+            imu_bytes_counted |= c.channel() == "/sensor/imu" && c.sent() > 0 &&
+                                 c.bytes_sent() >= c.sent() * 10;  // an ImuReading is > 10 bytes
+          }
+          if (imu_ran && imu_bytes_counted) return true;
         }
         return false;
       },
