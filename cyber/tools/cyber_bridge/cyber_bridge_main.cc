@@ -6,10 +6,14 @@
 
 #include <signal.h>
 
+#include <cerrno>
+#include <cstring>
+
 #include <cstdio>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "cyber/bridge/domain_graph_source.h"
 #include "cyber/bridge/foxglove_bridge.h"
 #include "cyber/graph/domain_graph.h"
@@ -21,6 +25,9 @@ DEFINE_string(address, "127.0.0.1",
               "address to listen on; the default lets only this host connect. "
               "0.0.0.0 (or ::) serves every interface: anyone who reaches the port "
               "reads every channel of the domain");
+DEFINE_string(run_for, "0s",
+              "stop after this long, as after SIGINT (0s: run until a signal); for "
+              "scripts and tests, so a bridge never outlives them");
 DEFINE_int32(max_queued_messages, 1000,
              "messages waiting per client before more are dropped (a slow client "
              "never slows the graph)");
@@ -30,7 +37,7 @@ namespace {
 constexpr char kUsage[] =
     "serves the running graph to Foxglove (WebSocket, foxglove.websocket.v1)\n"
     "\n"
-    "  cyber_bridge [--port=8765] [--address=127.0.0.1]\n"
+    "  cyber_bridge [--port=8765] [--address=127.0.0.1] [--run_for=0s]\n"
     "\n"
     "then in Foxglove: Open connection -> Foxglove WebSocket -> ws://localhost:8765.\n"
     "The DDS domain is CYBER_DOMAIN_ID's (as for mainboard). Stop with Ctrl-C.";
@@ -48,6 +55,12 @@ int main(int argc, char** argv) {
   }
   if (FLAGS_port < 0 || FLAGS_port > 65535) {
     std::fprintf(stderr, "cyber_bridge: flag --port: %d is not in 0..65535\n", FLAGS_port);
+    return 2;
+  }
+  absl::Duration run_for;
+  if (!absl::ParseDuration(FLAGS_run_for, &run_for) || run_for < absl::ZeroDuration()) {
+    std::fprintf(stderr, "cyber_bridge: flag --run_for: \"%s\" is not a duration (e.g. 120s)\n",
+                 FLAGS_run_for.c_str());
     return 2;
   }
   if (FLAGS_max_queued_messages < 1) {
@@ -103,13 +116,19 @@ int main(int argc, char** argv) {
   }
 
   int signal_number = 0;
-  sigwait(&stop_signals, &signal_number);
+  if (run_for == absl::ZeroDuration()) {
+    sigwait(&stop_signals, &signal_number);
+  } else {
+    const timespec limit = absl::ToTimespec(run_for);
+    while ((signal_number = sigtimedwait(&stop_signals, nullptr, &limit)) < 0 && errno == EINTR) {
+    }
+  }
   const cyber::bridge::FoxgloveBridge::Stats stats = (*bridge)->stats();
   bridge->reset();
   (*graph)->Leave();
   std::printf("cyber_bridge: stopped (%s); %llu messages forwarded, %llu dropped for slow "
               "clients\n",
-              strsignal(signal_number), static_cast<unsigned long long>(stats.forwarded),
+              signal_number > 0 ? strsignal(signal_number) : "--run_for elapsed", static_cast<unsigned long long>(stats.forwarded),
               static_cast<unsigned long long>(stats.dropped));
   return 0;
 }
