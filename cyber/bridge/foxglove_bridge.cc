@@ -47,7 +47,7 @@ FoxgloveBridge::~FoxgloveBridge() {
     wake_cv_.SignalAll();
   }
   if (sync_thread_.joinable()) sync_thread_.join();
-  source_->RemoveListener(listener_id_);
+  if (listener_id_.has_value()) source_->RemoveListener(*listener_id_);
   if (server_ != nullptr) server_->Stop();  // every client's OnClose has run
   std::map<uint32_t, std::unique_ptr<ChannelSource::Subscription>> left;
   {

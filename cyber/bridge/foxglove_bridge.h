@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -102,7 +103,7 @@ class FoxgloveBridge {
   const Options options_;
   const std::string session_id_;
   std::unique_ptr<WebSocketServer> server_;
-  uint64_t listener_id_ = 0;
+  std::optional<uint64_t> listener_id_;  // set once the listener is added
   std::thread sync_thread_;
   std::atomic<uint64_t> forwarded_{0};
 
