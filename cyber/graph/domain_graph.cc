@@ -419,15 +419,15 @@ class DomainGraph::Impl {
     };
     auto outcome = std::make_shared<Outcome>();
     const uint64_t client = std::random_device{}() * 4294967296ull + std::random_device{}();
-    const uint64_t sequence = 1;
+    constexpr uint64_t kSequence = 1;  // one request per Call
     RemoteEndpoint responses;
     responses.channel = transport_internal::ResponseChannel(service);
     responses.type_name = view->response_type;
     responses.qos = transport_internal::ResponseQos();
     responses.node = options_.transport.process_name;
     absl::StatusOr<std::unique_ptr<RemoteSubscription>> sub = transport_->Subscribe(
-        responses, [outcome, client, sequence](const RemoteSample& s) {
-          if (s.correlation.client != client || s.correlation.sequence != sequence) return true;
+        responses, [outcome, client](const RemoteSample& s) {
+          if (s.correlation.client != client || s.correlation.sequence != kSequence) return true;
           absl::MutexLock lock(&outcome->mu);
           if (outcome->result.has_value()) return true;
           if (s.correlation.kind == Correlation::Kind::kFailure) {
@@ -458,7 +458,7 @@ class DomainGraph::Impl {
     Correlation c;
     c.kind = Correlation::Kind::kRequest;
     c.client = client;
-    c.sequence = sequence;
+    c.sequence = kSequence;
     c.budget_ns = absl::ToInt64Nanoseconds(std::max(deadline - SteadyNow(), absl::Nanoseconds(1)));
     if (absl::Status s = (*out)->Publish(request, c); !s.ok()) return s;
     absl::MutexLock lock(&outcome->mu);
