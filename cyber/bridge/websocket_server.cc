@@ -301,18 +301,20 @@ absl::StatusOr<std::unique_ptr<WebSocketServer>> WebSocketServer::Start(Options 
     return absl::InvalidArgumentError(
         absl::StrCat("WebSocket server: port ", options.port, " is not in 0..65535"));
   }
-  if (inet_pton(AF_INET, options.address.c_str(), &in->sin_addr) == 1) {
+  // The one name accepted: what users type for the loopback address.
+  const std::string literal = options.address == "localhost" ? "127.0.0.1" : options.address;
+  if (inet_pton(AF_INET, literal.c_str(), &in->sin_addr) == 1) {
     in->sin_family = AF_INET;
     in->sin_port = htons(options.port);
     length = sizeof(sockaddr_in);
-  } else if (inet_pton(AF_INET6, options.address.c_str(), &in6->sin6_addr) == 1) {
+  } else if (inet_pton(AF_INET6, literal.c_str(), &in6->sin6_addr) == 1) {
     in6->sin6_family = AF_INET6;
     in6->sin6_port = htons(options.port);
     length = sizeof(sockaddr_in6);
   } else {
     return absl::InvalidArgumentError(absl::StrCat(
         "WebSocket server: address \"", options.address,
-        "\" is not an IPv4 or IPv6 address (127.0.0.1, 0.0.0.0, ::1, ...)"));
+        "\" is not an IPv4 or IPv6 address (127.0.0.1, 0.0.0.0, ::1, ...) nor localhost"));
   }
   const int fd = socket(address.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return absl::UnavailableError(absl::StrCat("WebSocket server: socket: ", Errno()));

@@ -71,7 +71,7 @@ class WebSocketServer {
   };
 
   // Binds and listens; InvalidArgument for an address that is not an IPv4
-  // or IPv6 literal, Unavailable naming the address and port when it
+  // or IPv6 literal (or "localhost", taken as 127.0.0.1), Unavailable naming the address and port when it
   // cannot bind (in use, no permission).
   static absl::StatusOr<std::unique_ptr<WebSocketServer>> Start(Options options,
                                                                 Handlers handlers);

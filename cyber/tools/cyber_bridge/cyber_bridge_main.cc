@@ -37,7 +37,7 @@ namespace {
 constexpr char kUsage[] =
     "serves the running graph to Foxglove (WebSocket, foxglove.websocket.v1)\n"
     "\n"
-    "  cyber_bridge [--port=8765] [--address=127.0.0.1] [--run_for=0s]\n"
+    "usage: cyber_bridge [--port=8765] [--address=127.0.0.1] [--run_for=0s]\n"
     "\n"
     "then in Foxglove: Open connection -> Foxglove WebSocket -> ws://localhost:8765.\n"
     "The DDS domain is CYBER_DOMAIN_ID's (as for mainboard). Stop with Ctrl-C.";
