@@ -1,6 +1,6 @@
 // ChannelSource: what the bridge needs from a running graph — its channels
-// with their message schemas, word when they change, and a subscription by
-// name. DomainGraphSource (domain_graph_source.h) is the real one, over
+// and services with their message schemas, word when they change, a
+// subscription by name, a writer for a client's publish, a service call. DomainGraphSource (domain_graph_source.h) is the real one, over
 // DDS discovery; the bridge's tests drive the bridge with a fake
 // (testing/fake_channel_source.h) to check advertise, fan-out and drops
 // without DDS.
@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
@@ -34,6 +35,24 @@ class ChannelSource {
     bool operator==(const Channel& other) const {
       return topic == other.topic && type_name == other.type_name && schema == other.schema;
     }
+  };
+  struct Service {
+    std::string name;  // "/map/lookup"
+    std::string request_type;
+    std::string request_schema;  // FileDescriptorSet, serialized
+    std::string response_type;
+    std::string response_schema;
+    bool operator==(const Service& other) const {
+      return name == other.name && request_type == other.request_type &&
+             request_schema == other.request_schema && response_type == other.response_type &&
+             response_schema == other.response_schema;
+    }
+  };
+  // A writer on a channel (a client's publish).
+  class Publisher {
+   public:
+    virtual ~Publisher() = default;
+    virtual absl::Status Publish(absl::string_view payload) = 0;
   };
   // Ends a subscription when destroyed; after the destructor returns the
   // handler is not running and will not run.
@@ -54,6 +73,16 @@ class ChannelSource {
   virtual void RemoveListener(uint64_t id) = 0;
   virtual absl::StatusOr<std::unique_ptr<Subscription>> Subscribe(const std::string& topic,
                                                                   Handler handler) = 0;
+  // The services that can be called now (served, types known), by name.
+  virtual std::vector<Service> Services() = 0;
+  // A writer of `type_name` on `topic`; errors name both (an unknown type).
+  virtual absl::StatusOr<std::unique_ptr<Publisher>> Publish(const std::string& topic,
+                                                             const std::string& type_name) = 0;
+  // Calls `service` with a serialized request, waits at most `timeout`;
+  // the serialized response or the error (the server's, a timeout).
+  virtual absl::StatusOr<std::string> Call(const std::string& service,
+                                           absl::string_view request,
+                                           absl::Duration timeout) = 0;
 };
 
 }  // namespace bridge

@@ -25,6 +25,18 @@ class GraphSubscription : public ChannelSource::Subscription {
   std::unique_ptr<RemoteSubscription> subscription_;
 };
 
+class GraphPublisher : public ChannelSource::Publisher {
+ public:
+  explicit GraphPublisher(std::shared_ptr<RemotePublisher> publisher)
+      : publisher_(std::move(publisher)) {}
+  absl::Status Publish(absl::string_view payload) override {
+    return publisher_->Publish(payload);
+  }
+
+ private:
+  std::shared_ptr<RemotePublisher> publisher_;
+};
+
 }  // namespace
 
 std::string FileDescriptorSetOf(const google::protobuf::Descriptor& descriptor) {
@@ -62,6 +74,34 @@ absl::StatusOr<std::unique_ptr<ChannelSource::Subscription>> DomainGraphSource::
       });
   if (!subscription.ok()) return subscription.status();
   return std::make_unique<GraphSubscription>(std::move(*subscription));
+}
+
+std::vector<ChannelSource::Service> DomainGraphSource::Services() {
+  std::vector<Service> services;
+  for (const graph::ServiceView& view : graph_->Services()) {
+    if (view.servers.empty() || view.request_descriptor == nullptr ||
+        view.response_descriptor == nullptr) {
+      continue;
+    }
+    services.push_back(Service{view.name, view.request_type,
+                               FileDescriptorSetOf(*view.request_descriptor), view.response_type,
+                               FileDescriptorSetOf(*view.response_descriptor)});
+  }
+  return services;
+}
+
+absl::StatusOr<std::unique_ptr<ChannelSource::Publisher>> DomainGraphSource::Publish(
+    const std::string& topic, const std::string& type_name) {
+  absl::StatusOr<std::shared_ptr<RemotePublisher>> publisher =
+      graph_->Publisher(topic, type_name, ChannelQos());
+  if (!publisher.ok()) return publisher.status();
+  return std::make_unique<GraphPublisher>(std::move(*publisher));
+}
+
+absl::StatusOr<std::string> DomainGraphSource::Call(const std::string& service,
+                                                    absl::string_view request,
+                                                    absl::Duration timeout) {
+  return graph_->Call(service, request, timeout);
 }
 
 }  // namespace bridge

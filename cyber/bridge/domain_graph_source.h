@@ -3,7 +3,10 @@
 // channel is offered when a process outside this one writes it and some
 // process announced its message type's descriptor; its schema is the
 // type's FileDescriptorSet (its file and every file it imports,
-// dependencies first), as Foxglove decodes protobuf.
+// dependencies first), as Foxglove decodes protobuf. Services likewise,
+// once a process serves them and their types are known. A client's
+// publish goes out through a writer of the bridge's own participant
+// (reliable, volatile, keep last 16: ChannelQos's default).
 //
 // Threads: as ChannelSource. `graph` must outlive the source.
 
@@ -31,6 +34,11 @@ class DomainGraphSource : public ChannelSource {
   void RemoveListener(uint64_t id) override;
   absl::StatusOr<std::unique_ptr<Subscription>> Subscribe(const std::string& topic,
                                                           Handler handler) override;
+  std::vector<Service> Services() override;
+  absl::StatusOr<std::unique_ptr<Publisher>> Publish(const std::string& topic,
+                                                     const std::string& type_name) override;
+  absl::StatusOr<std::string> Call(const std::string& service, absl::string_view request,
+                                   absl::Duration timeout) override;
 
  private:
   graph::DomainGraph* const graph_;

@@ -19,9 +19,17 @@
 // (the system clock, ns since the Unix epoch), which is what Foxglove
 // shows on its timeline; the writer's own stamp stays inside the message.
 //
+// Services (capability "services"): every service of the source is
+// advertised with its request and response schemas; a call runs on a
+// thread of its own (at most `max_concurrent_calls` at once, each bounded
+// by `call_timeout`), so a slow service never holds the client's other
+// requests. Client publish (capability "clientPublish"): a client's
+// advertised channel (encoding "protobuf", a type the graph knows) gets a
+// writer in the bridge's participant for as long as the client keeps it.
+//
 // Not supported (the server announces no capability for them, and answers
-// a client that tries with a status message): client publish, services,
-// parameters, time, assets, the connection graph.
+// a client that tries with a status message): parameters, time, assets,
+// the connection graph.
 //
 // Threads: Start and the destructor from one thread; Stats from any. The
 // destructor closes every client and returns when no handler of the
@@ -42,6 +50,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "cyber/bridge/channel_source.h"
 #include "cyber/bridge/foxglove_protocol.h"
 #include "cyber/bridge/websocket_server.h"
@@ -57,6 +66,8 @@ class FoxgloveBridge {
     WebSocketServer::Options server;
     // The name in serverInfo (Foxglove shows it).
     std::string name = "cyber_bridge";
+    absl::Duration call_timeout = absl::Seconds(5);
+    int max_concurrent_calls = 16;
   };
   struct Stats {
     size_t clients = 0;
@@ -64,6 +75,10 @@ class FoxgloveBridge {
     size_t source_subscriptions = 0;   // channels read now (someone watches)
     uint64_t forwarded = 0;            // messages queued to clients
     uint64_t dropped = 0;              // messages dropped for slow clients
+    size_t services = 0;               // services advertised now
+    size_t client_channels = 0;        // channels clients publish on now
+    uint64_t published = 0;            // client messages published
+    uint64_t calls = 0;                // service calls answered (or failed)
   };
 
   static absl::StatusOr<std::unique_ptr<FoxgloveBridge>> Start(ChannelSource* source,
@@ -81,17 +96,32 @@ class FoxgloveBridge {
     AdvertisedChannel channel;
     std::string type_name;
   };
-  // A client's subscriptions: its subscription id -> channel id.
-  using ClientSubscriptions = std::map<uint32_t, uint32_t>;
+  struct PublishingChannel {
+    ClientChannel channel;
+    std::shared_ptr<ChannelSource::Publisher> publisher;
+  };
+  struct ClientState {
+    // Its subscriptions: subscription id -> channel id.
+    std::map<uint32_t, uint32_t> subscriptions;
+    // The channels it publishes on, by its channel id.
+    std::map<uint32_t, PublishingChannel> publishing;
+  };
 
   FoxgloveBridge(ChannelSource* source, Options options);
   void SyncLoop();
   void Sync();
+  void SyncServices(const std::vector<ChannelSource::Service>& services)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(control_mu_);
   void OnOpen(ClientId client);
   void OnMessage(ClientId client, const WebSocketMessage& message);
   void OnClose(ClientId client);
   void Subscribe(ClientId client, const Subscription& subscription)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(control_mu_);
+  void Advertise(ClientId client, const ClientChannel& channel)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(control_mu_);
+  void OnBinary(ClientId client, const std::string& payload);
+  void StartCall(ClientId client, const ClientBinary& request);
+  void JoinFinishedCalls(bool all);
   void Unsubscribe(ClientId client, uint32_t subscription_id)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(control_mu_);
   // Ends the source subscription of `channel_id` if no client reads it.
@@ -106,6 +136,18 @@ class FoxgloveBridge {
   std::optional<uint64_t> listener_id_;  // set once the listener is added
   std::thread sync_thread_;
   std::atomic<uint64_t> forwarded_{0};
+  std::atomic<uint64_t> published_{0};
+  std::atomic<uint64_t> calls_{0};
+
+  // calls_mu_ protects the threads of service calls in flight; each sets
+  // its flag when it is done, and is joined by the next call or the
+  // destructor.
+  struct CallThread {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
+  Mutex calls_mu_;
+  std::vector<CallThread> calls_in_flight_ ABSL_GUARDED_BY(calls_mu_);
 
   // wake_mu_ protects the following state (the sync thread's work list).
   Mutex wake_mu_;
@@ -120,7 +162,9 @@ class FoxgloveBridge {
   mutable Mutex control_mu_;
   uint32_t next_channel_id_ ABSL_GUARDED_BY(control_mu_) = 1;
   std::map<std::string, AdvertisedState> advertised_ ABSL_GUARDED_BY(control_mu_);  // by topic
-  std::map<ClientId, ClientSubscriptions> clients_ ABSL_GUARDED_BY(control_mu_);
+  std::map<ClientId, ClientState> clients_ ABSL_GUARDED_BY(control_mu_);
+  uint32_t next_service_id_ ABSL_GUARDED_BY(control_mu_) = 1;
+  std::map<std::string, AdvertisedService> services_ ABSL_GUARDED_BY(control_mu_);  // by name
   std::map<uint32_t, std::unique_ptr<ChannelSource::Subscription>> source_subscriptions_
       ABSL_GUARDED_BY(control_mu_);
 

@@ -7,6 +7,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "cyber/bridge/json.h"
+#include "cyber/bridge/websocket_frame.h"
 #include "cyber/bridge/testing/fake_channel_source.h"
 #include "cyber/bridge/testing/websocket_test_client.h"
 #include "cyber/common/test_waits.h"
@@ -179,16 +180,89 @@ TEST_F(FoxgloveBridgeTest, BadRequestsGetAStatusMessage) {
   ASSERT_TRUE(twice.ok()) << twice.status();
   EXPECT_NE(twice->find("subscription id 1 is already in use"), std::string::npos) << *twice;
 
-  ASSERT_TRUE(c->SendText(R"({"op":"clientAdvertise","channels":[]})"));
+  ASSERT_TRUE(c->SendText(R"({"op":"getParameters","parameterNames":[]})"));
   absl::StatusOr<std::string> unsupported = c->ReadTextContaining("\"status\"");
   ASSERT_TRUE(unsupported.ok()) << unsupported.status();
-  EXPECT_NE(unsupported->find("\\\"clientAdvertise\\\" is not supported"), std::string::npos)
+  EXPECT_NE(unsupported->find("\\\"getParameters\\\" is not supported"), std::string::npos)
       << *unsupported;
 
   ASSERT_TRUE(c->SendText("{not json"));
   absl::StatusOr<std::string> garbage = c->ReadTextContaining("\"status\"");
   ASSERT_TRUE(garbage.ok()) << garbage.status();
   EXPECT_NE(garbage->find("JSON: expected"), std::string::npos) << *garbage;
+}
+
+TEST_F(FoxgloveBridgeTest, ClientPublishGoesToTheGraph) {
+  uint32_t imu = 0;
+  std::unique_ptr<WebSocketTestClient> c = Connect(&imu);
+  ASSERT_TRUE(c->SendText(
+      R"({"op":"advertise","channels":[{"id":3,"topic":"/cmd","encoding":"protobuf","schemaName":"demo.Cmd"},)"
+      R"({"id":4,"topic":"/raw","encoding":"json","schemaName":"demo.Cmd"}]})"));
+  absl::StatusOr<std::string> json = c->ReadTextContaining("\"status\"");
+  ASSERT_TRUE(json.ok()) << json.status();
+  EXPECT_NE(json->find("encoding \\\"json\\\""), std::string::npos) << *json;
+  ASSERT_TRUE(c->SendRaw(EncodeMaskedFrame(Opcode::kBinary, std::string("\x01\x03\0\0\0go", 7), 9)));
+  ASSERT_TRUE(c->SendRaw(EncodeMaskedFrame(Opcode::kBinary, std::string("\x01\x08\0\0\0no", 7), 9)));
+  absl::StatusOr<std::string> unknown = c->ReadTextContaining("\"status\"");
+  ASSERT_TRUE(unknown.ok()) << unknown.status();
+  EXPECT_NE(unknown->find("client channel 8 is not advertised"), std::string::npos) << *unknown;
+  const std::vector<FakeChannelSource::Published> published = source_.published();
+  ASSERT_EQ(published.size(), 1u);
+  EXPECT_EQ(published[0].topic, "/cmd");
+  EXPECT_EQ(published[0].type_name, "demo.Cmd");
+  EXPECT_EQ(published[0].payload, "go");
+  EXPECT_EQ(bridge_->stats().client_channels, 1u);
+  EXPECT_EQ(bridge_->stats().published, 1u);
+  ASSERT_TRUE(c->SendText(R"({"op":"unadvertise","channelIds":[3]})"));
+  ASSERT_TRUE(test::Eventually([&] { return bridge_->stats().client_channels == 0; }));
+}
+
+TEST_F(FoxgloveBridgeTest, ServicesAreAdvertisedAndCalled) {
+  source_.SetCallFn([](const std::string& service, absl::string_view request)
+                        -> absl::StatusOr<std::string> {
+    if (request == "fail") return absl::NotFoundError("no such key");
+    return absl::StrCat(service, " answers ", request);
+  });
+  uint32_t imu = 0;
+  std::unique_ptr<WebSocketTestClient> c = Connect(&imu);
+  source_.SetServices({{"/map/lookup", "map.Request", "rq", "map.Response", "rs"}});
+  absl::StatusOr<std::string> advertised = c->ReadTextContaining("advertiseServices");
+  ASSERT_TRUE(advertised.ok()) << advertised.status();
+  absl::StatusOr<JsonValue> json = ParseJson(*advertised);
+  ASSERT_TRUE(json.ok());
+  const JsonValue& service = json->Find("services")->array.at(0);
+  EXPECT_EQ(service.Find("name")->string, "/map/lookup");
+  const uint32_t id = static_cast<uint32_t>(service.Find("id")->number);
+
+  auto request = [id](uint32_t call, const std::string& encoding, const std::string& data) {
+    std::string p(1, '\x02');
+    for (uint32_t v : {id, call, static_cast<uint32_t>(encoding.size())}) {
+      for (int i = 0; i < 4; ++i) p.push_back(static_cast<char>(v >> (8 * i)));
+    }
+    return EncodeMaskedFrame(Opcode::kBinary, p + encoding + data, 5);
+  };
+  ASSERT_TRUE(c->SendRaw(request(1, "protobuf", "here")));
+  absl::StatusOr<Frame> response = c->ReadFrame();
+  ASSERT_TRUE(response.ok()) << response.status();
+  EXPECT_EQ(response->opcode, 0x2);
+  EXPECT_EQ(response->payload,
+            ServiceCallResponsePayload(id, 1, "protobuf", "/map/lookup answers here"));
+
+  ASSERT_TRUE(c->SendRaw(request(2, "protobuf", "fail")));
+  absl::StatusOr<std::string> failed = c->ReadTextContaining("serviceCallFailure");
+  ASSERT_TRUE(failed.ok()) << failed.status();
+  EXPECT_NE(failed->find("\"callId\":2"), std::string::npos) << *failed;
+  EXPECT_NE(failed->find("no such key"), std::string::npos) << *failed;
+
+  ASSERT_TRUE(c->SendRaw(request(3, "json", "{}")));
+  absl::StatusOr<std::string> encoding = c->ReadTextContaining("serviceCallFailure");
+  ASSERT_TRUE(encoding.ok()) << encoding.status();
+  EXPECT_NE(encoding->find("takes protobuf requests only"), std::string::npos) << *encoding;
+
+  source_.SetServices({});
+  absl::StatusOr<std::string> gone = c->ReadTextContaining("unadvertiseServices");
+  ASSERT_TRUE(gone.ok()) << gone.status();
+  EXPECT_EQ(*gone, absl::StrCat(R"({"op":"unadvertiseServices","serviceIds":[)", id, "]}"));
 }
 
 // Destroying the bridge with clients subscribed: they get a close frame,

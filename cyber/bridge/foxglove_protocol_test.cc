@@ -9,11 +9,13 @@ namespace bridge {
 namespace {
 
 TEST(FoxgloveProtocolTest, ServerInfo) {
-  absl::StatusOr<JsonValue> v = ParseJson(ServerInfoJson("cyber_bridge", "42"));
+  absl::StatusOr<JsonValue> v =
+      ParseJson(ServerInfoJson("cyber_bridge", "42", {"clientPublish", "services"}));
   ASSERT_TRUE(v.ok()) << v.status();
   EXPECT_EQ(v->Find("op")->string, "serverInfo");
   EXPECT_EQ(v->Find("name")->string, "cyber_bridge");
-  EXPECT_EQ(v->Find("capabilities")->kind, JsonValue::Kind::kArray);
+  ASSERT_EQ(v->Find("capabilities")->array.size(), 2u);
+  EXPECT_EQ(v->Find("capabilities")->array[1].string, "services");
   EXPECT_EQ(v->Find("sessionId")->string, "42");
 }
 
@@ -69,10 +71,10 @@ TEST(FoxgloveProtocolTest, ParsesSubscribeAndUnsubscribe) {
   EXPECT_EQ(u->kind, ClientOp::Kind::kUnsubscribe);
   EXPECT_EQ(u->subscription_ids, std::vector<uint32_t>{5});
 
-  absl::StatusOr<ClientOp> other = ParseClientOp(R"({"op":"advertise","channels":[]})");
+  absl::StatusOr<ClientOp> other = ParseClientOp(R"({"op":"getParameters","parameterNames":[]})");
   ASSERT_TRUE(other.ok());
   EXPECT_EQ(other->kind, ClientOp::Kind::kUnsupported);
-  EXPECT_EQ(other->op, "advertise");
+  EXPECT_EQ(other->op, "getParameters");
 }
 
 TEST(FoxgloveProtocolTest, MalformedClientOpsNameTheField) {
@@ -87,6 +89,63 @@ TEST(FoxgloveProtocolTest, MalformedClientOpsNameTheField) {
   EXPECT_NE(missing.status().message().find("channelId"), std::string::npos);
   EXPECT_FALSE(ParseClientOp(R"({"subscriptions":[]})").ok());
   EXPECT_FALSE(ParseClientOp("not json").ok());
+}
+
+TEST(FoxgloveProtocolTest, Services) {
+  absl::StatusOr<JsonValue> v = ParseJson(AdvertiseServicesJson(
+      {AdvertisedService{4, "/map/lookup", "map.Request", "rq", "map.Response", "rs"}}));
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(v->Find("op")->string, "advertiseServices");
+  const JsonValue& s = v->Find("services")->array.at(0);
+  EXPECT_EQ(s.Find("id")->number, 4);
+  EXPECT_EQ(s.Find("name")->string, "/map/lookup");
+  EXPECT_EQ(s.Find("request")->Find("schemaName")->string, "map.Request");
+  EXPECT_EQ(s.Find("request")->Find("encoding")->string, "protobuf");
+  EXPECT_EQ(s.Find("response")->Find("schema")->string, absl::Base64Escape("rs"));
+
+  absl::StatusOr<JsonValue> f = ParseJson(ServiceCallFailureJson(4, 9, "DEADLINE_EXCEEDED"));
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(f->Find("op")->string, "serviceCallFailure");
+  EXPECT_EQ(f->Find("callId")->number, 9);
+
+  EXPECT_EQ(ServiceCallResponsePayload(0x01020304, 7, "protobuf", "ok"),
+            std::string("\x03\x04\x03\x02\x01\x07\0\0\0\x08\0\0\0protobufok", 23));
+}
+
+TEST(FoxgloveProtocolTest, ParsesClientBinaryAndAdvertise) {
+  absl::StatusOr<ClientBinary> data = ParseClientBinary(std::string("\x01\x05\0\0\0hi", 7));
+  ASSERT_TRUE(data.ok()) << data.status();
+  EXPECT_EQ(data->kind, ClientBinary::Kind::kMessageData);
+  EXPECT_EQ(data->channel_id, 5u);
+  EXPECT_EQ(data->data, "hi");
+
+  absl::StatusOr<ClientBinary> call =
+      ParseClientBinary(std::string("\x02\x04\0\0\0\x09\0\0\0\x08\0\0\0protobufreq", 24));
+  ASSERT_TRUE(call.ok()) << call.status();
+  EXPECT_EQ(call->kind, ClientBinary::Kind::kServiceCallRequest);
+  EXPECT_EQ(call->service_id, 4u);
+  EXPECT_EQ(call->call_id, 9u);
+  EXPECT_EQ(call->encoding, "protobuf");
+  EXPECT_EQ(call->data, "req");
+
+  EXPECT_FALSE(ParseClientBinary(std::string("\x02\x04\0\0\0\x09\0\0\0\x50\0\0\0pro", 16)).ok());
+  EXPECT_FALSE(ParseClientBinary("\x01\x05").ok());
+  EXPECT_FALSE(ParseClientBinary("\x07").ok());
+
+  absl::StatusOr<ClientOp> advertise = ParseClientOp(
+      R"({"op":"advertise","channels":[{"id":1,"topic":"/cmd","encoding":"protobuf","schemaName":"a.B"}]})");
+  ASSERT_TRUE(advertise.ok()) << advertise.status();
+  EXPECT_EQ(advertise->kind, ClientOp::Kind::kAdvertise);
+  ASSERT_EQ(advertise->channels.size(), 1u);
+  EXPECT_EQ(advertise->channels[0].topic, "/cmd");
+  EXPECT_EQ(advertise->channels[0].schema_name, "a.B");
+  absl::StatusOr<ClientOp> no_topic =
+      ParseClientOp(R"({"op":"advertise","channels":[{"id":1,"encoding":"protobuf"}]})");
+  ASSERT_FALSE(no_topic.ok());
+  EXPECT_NE(no_topic.status().message().find("channels[].topic"), std::string::npos);
+  absl::StatusOr<ClientOp> unadvertise = ParseClientOp(R"({"op":"unadvertise","channelIds":[1]})");
+  ASSERT_TRUE(unadvertise.ok());
+  EXPECT_EQ(unadvertise->channel_ids, std::vector<uint32_t>{1});
 }
 
 }  // namespace

@@ -22,6 +22,66 @@ class FakeChannelSource::FakeSubscription : public ChannelSource::Subscription {
   std::shared_ptr<Entry> entry_;
 };
 
+class FakeChannelSource::FakePublisher : public ChannelSource::Publisher {
+ public:
+  FakePublisher(FakeChannelSource* source, std::string topic, std::string type_name)
+      : source_(source), topic_(std::move(topic)), type_name_(std::move(type_name)) {}
+  absl::Status Publish(absl::string_view payload) override {
+    MutexLock lock(&source_->mu_);
+    source_->published_.push_back({topic_, type_name_, std::string(payload)});
+    return absl::OkStatus();
+  }
+
+ private:
+  FakeChannelSource* const source_;
+  const std::string topic_;
+  const std::string type_name_;
+};
+
+void FakeChannelSource::SetServices(std::vector<Service> services) {
+  std::vector<std::function<void()>> listeners;
+  {
+    MutexLock lock(&mu_);
+    services_ = std::move(services);
+    for (const auto& [id, l] : listeners_) listeners.push_back(l);
+  }
+  for (const auto& l : listeners) l();
+}
+
+void FakeChannelSource::SetCallFn(CallFn call) {
+  MutexLock lock(&mu_);
+  call_ = std::move(call);
+}
+
+std::vector<FakeChannelSource::Published> FakeChannelSource::published() const {
+  MutexLock lock(&mu_);
+  return published_;
+}
+
+std::vector<ChannelSource::Service> FakeChannelSource::Services() {
+  MutexLock lock(&mu_);
+  return services_;
+}
+
+absl::StatusOr<std::unique_ptr<ChannelSource::Publisher>> FakeChannelSource::Publish(
+    const std::string& topic, const std::string& type_name) {
+  if (type_name.find('.') == std::string::npos) {
+    return absl::NotFoundError("type \"" + type_name + "\" is not known to the fake graph");
+  }
+  return std::unique_ptr<Publisher>(new FakePublisher(this, topic, type_name));
+}
+
+absl::StatusOr<std::string> FakeChannelSource::Call(const std::string& service,
+                                                    absl::string_view request, absl::Duration) {
+  CallFn call;
+  {
+    MutexLock lock(&mu_);
+    call = call_;
+  }
+  if (!call) return absl::UnavailableError("no call function set");
+  return call(service, request);
+}
+
 void FakeChannelSource::SetChannels(std::vector<Channel> channels) {
   std::vector<std::function<void()>> listeners;
   {
