@@ -5,7 +5,11 @@
 # foxglove_client_check.js (@foxglove/ws-protocol's FoxgloveClient over
 # `ws`, from tools/npm) which waits for the advertise of /sensor/imu,
 # subscribes, decodes 50 IMU messages with the advertised schema and checks
-# their fields. Checks also that
+# their fields. With bridge_test_peer on the graph too (a service and a
+# command/answer channel pair), foxglove_client_services_check.js calls the
+# service through the bridge and decodes the response, and publishes a
+# command through the bridge until the peer's answer comes back through it.
+# Checks also that
 #   - the bridge listens on 127.0.0.1 only (no --address given);
 #   - it sees the client leave, counts the messages it forwarded;
 #   - it and the mainboard stop cleanly on SIGINT (exit 0).
@@ -21,6 +25,8 @@ root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
 example="$root/examples/sensor_polling"
 bridge="$root/cyber/tools/cyber_bridge/cyber_bridge"
 check="$root/cyber/bridge/testing/foxglove_client_check.js"
+services_check="$root/cyber/bridge/testing/foxglove_client_services_check.js"
+peer="$root/cyber/tools/cyber_bridge/testing/bridge_test_peer"
 # shellcheck source=examples/sensor_polling/fastdds_shm.sh
 source "$example/fastdds_shm.sh"
 out="$TEST_TMPDIR"
@@ -53,6 +59,7 @@ stop() {  # PID: SIGINT, SIGKILL 30 s later; returns its exit status
 cleanup() {
   local status=$? pid
   trap - EXIT INT TERM
+  exec 3>&- 2>/dev/null || true  # the peer's stdin, if open: it exits
   for pid in "${pids[@]}"; do
     if kill -0 "$pid" 2>/dev/null; then stop "$pid" || true; fi
   done
@@ -65,7 +72,7 @@ trap 'exit 143' TERM  # bazel's timeout
 
 fail() {
   echo "FAIL: $*"
-  for f in pollers bridge client; do
+  for f in pollers peer bridge client services_client; do
     echo "--- $f stdout"; cat "$out/$f.out" 2>/dev/null || true
     echo "--- $f stderr (last 30 lines)"; tail -30 "$out/$f.err" 2>/dev/null || true
   done
@@ -93,6 +100,15 @@ pids+=("$!")
 pollers_pid=$!
 until_grep "$out/pollers.err" 'started component "imu"' "IMU poller started"
 
+# The peer runs until its stdin (this script's fd 3) closes: at the end,
+# or when this script dies.
+mkfifo "$out/peer_in"
+"$peer" bridge "$domain" <"$out/peer_in" >"$out/peer.out" 2>"$out/peer.err" &
+pids+=("$!")
+peer_pid=$!
+exec 3>"$out/peer_in"
+until_grep "$out/peer.out" '^ready' "the peer ready"
+
 "$bridge" --port=0 --run_for=180s >"$out/bridge.out" 2>"$out/bridge.err" &
 pids+=("$!")
 bridge_pid=$!
@@ -111,6 +127,11 @@ cat "$out/client.out"
 grep -q '^decoded 50 messages on /sensor/imu' "$out/client.out" || fail "no decode summary"
 until_grep "$out/bridge.err" 'client 1 left' "the client's departure"
 
+node "$services_check" "ws://127.0.0.1:$port" 60 >"$out/services_client.out" \
+  2>"$out/services_client.err" || fail "Foxglove's client: service call or publish failed"
+cat "$out/services_client.out"
+grep -q '^received 7 8' "$out/peer.out" || fail "the peer did not receive the published command"
+
 status=0
 stop "$bridge_pid" || status=$?
 [ "$status" -eq 0 ] || fail "cyber_bridge: exit status $status after SIGINT"
@@ -119,6 +140,13 @@ forwarded=$(sed -nE 's/.*; ([0-9]+) messages forwarded.*/\1/p' "$out/bridge.out"
 cat "$out/bridge.out"
 stop "$pollers_pid" || status=$?
 [ "$status" -eq 0 ] || fail "pollers mainboard: exit status $status after SIGINT"
+exec 3>&-  # the peer's stdin: it exits
+for ((i = 0; i < 300; i++)); do
+  kill -0 "$peer_pid" 2>/dev/null || break
+  sleep 0.1  # the peer's shutdown; bounded to 30 s
+done
+wait "$peer_pid" || status=$?
+[ "$status" -eq 0 ] || fail "bridge_test_peer: exit status $status after its stdin closed"
 left=$(fastdds_shm_remove "$notes" "$domain")
 [ -z "$left" ] || echo "note: the clean stop left in /dev/shm:"$'\n'"$left"
 echo PASS
