@@ -1,7 +1,8 @@
 // cyber_bridge: the running graph in Foxglove. Serves Foxglove's WebSocket
-// protocol (foxglove.websocket.v1) on ws://127.0.0.1:8765: every channel of
-// the DDS domain (CYBER_DOMAIN_ID) is advertised with its protobuf schema,
-// and a channel is read only while a Foxglove client subscribes to it.
+// protocol (foxglove.websocket.v1) on ws://127.0.0.1:8765: every channel and
+// service of the DDS domain (CYBER_DOMAIN_ID) is advertised with its
+// protobuf schemas, a channel is read only while a Foxglove client
+// subscribes to it, and clients may publish and call services.
 // Runs until SIGINT or SIGTERM. docs/tools/cyber_bridge.md has the rest.
 
 #include <signal.h>
@@ -24,7 +25,8 @@ DEFINE_int32(port, 8765, "TCP port to listen on (0: any free port, printed at st
 DEFINE_string(address, "127.0.0.1",
               "address to listen on; the default lets only this host connect. "
               "0.0.0.0 (or ::) serves every interface: anyone who reaches the port "
-              "reads every channel of the domain");
+              "reads every channel of the domain, publishes on any and calls any "
+              "service");
 DEFINE_string(run_for, "0s",
               "stop after this long, as after SIGINT (0s: run until a signal); for "
               "scripts and tests, so a bridge never outlives them");
