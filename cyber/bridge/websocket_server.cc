@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <deque>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -127,9 +128,10 @@ class WebSocketServer::Connection {
     return true;
   }
 
-  // Reads until the request's blank line; answers it. False (the
-  // connection is over) when the client left or the request was refused.
-  bool Handshake(std::string& leftover) {
+  // Reads until the request's blank line. The 101 answer to write, or
+  // nullopt (the connection is over) when the client left or the request
+  // was refused (answered here with an HTTP error).
+  std::optional<std::string> Handshake(std::string& leftover) {
     std::string request;
     char chunk[4096];
     size_t end;
@@ -137,11 +139,11 @@ class WebSocketServer::Connection {
       if (request.size() > kMaxRequestBytes) {
         WriteAll(HttpErrorResponse("431 Request Header Fields Too Large",
                                    "the WebSocket handshake request is over 16 KiB"));
-        return false;
+        return std::nullopt;
       }
       const ssize_t n = recv(fd_, chunk, sizeof(chunk), 0);
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;
+      if (n <= 0) return std::nullopt;
       request.append(chunk, n);
     }
     leftover = request.substr(end + 4);
@@ -150,7 +152,7 @@ class WebSocketServer::Connection {
     if (!upgrade.ok()) {
       WriteAll(HttpErrorResponse("400 Bad Request", upgrade.status().message()));
       LOG(WARNING) << "WebSocket client " << peer_ << ": " << upgrade.status().message();
-      return false;
+      return std::nullopt;
     }
     const std::string& wanted = server_->options_.subprotocol;
     if (!wanted.empty()) {
@@ -162,27 +164,31 @@ class WebSocketServer::Connection {
             "\" only (Sec-WebSocket-Protocol); the client offered none of it");
         WriteAll(HttpErrorResponse("400 Bad Request", why));
         LOG(WARNING) << "WebSocket client " << peer_ << ": " << why;
-        return false;
+        return std::nullopt;
       }
     }
-    return WriteAll(UpgradeResponse(*upgrade, wanted));
+    return UpgradeResponse(*upgrade, wanted);
   }
 
   void ReadLoop() {
     std::string leftover;
-    if (!Handshake(leftover)) {
+    std::optional<std::string> answer = Handshake(leftover);
+    if (answer.has_value()) {
+      // Open before the client can know it is: what is sent from now on
+      // waits in the queue until the writer starts, after the answer.
+      MutexLock lock(&mu_);
+      open_ = !closing_;  // Stop may have begun closing during the handshake
+    }
+    if (!answer.has_value() || !WriteAll(*answer)) {
       shutdown(fd_, SHUT_RDWR);
       {
         MutexLock lock(&mu_);
         closing_ = true;
+        queue_.clear();
       }
       writer_done_.store(true, std::memory_order_release);
       reader_done_.store(true, std::memory_order_release);
       return;
-    }
-    {
-      MutexLock lock(&mu_);
-      open_ = !closing_;  // Stop may have begun closing during the handshake
     }
     writer_ = std::thread([this] { WriteLoop(); });
     const Handlers& handlers = server_->handlers_;
