@@ -1,6 +1,6 @@
 // Foxglove's own WebSocket client against cyber_bridge's services and
 // client publish, with bridge_test_peer on the graph
-// (cyber/tools/cyber_bridge/testing): calls /bridge_test/add {a: 2, b: 40}
+// (tests/bridge): calls /bridge_test/add {a: 2, b: 40}
 // with the advertised request schema and expects sum 42 in the decoded
 // response; then advertises /bridge_test/cmd (cyber.dds_test.AddRequest),
 // publishes {a: 7, b: 8} every 100 ms until the peer's answer on

@@ -26,7 +26,7 @@ example="$root/examples/sensor_polling"
 bridge="$root/cyber/tools/cyber_bridge/cyber_bridge"
 check="$root/cyber/bridge/testing/foxglove_client_check.js"
 services_check="$root/cyber/bridge/testing/foxglove_client_services_check.js"
-peer="$root/cyber/tools/cyber_bridge/testing/bridge_test_peer"
+peer="$root/tests/bridge/bridge_test_peer"
 # shellcheck source=examples/sensor_polling/fastdds_shm.sh
 source "$example/fastdds_shm.sh"
 out="$TEST_TMPDIR"
