@@ -1,14 +1,17 @@
 #include "cyber/graph/graph_announcer.h"
 
 #include <chrono>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "cyber/common/log.h"
 #include "cyber/common/mutex.h"
+#include "cyber/graph/descriptors.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 
@@ -75,6 +78,7 @@ class GraphAnnouncer::Impl {
     }
     wake_.SignalAll();
     thread_.join();
+    peers_.reset();  // waits for a peer graph being handled; none after it
   }
 
   void Poke() {
@@ -144,8 +148,72 @@ class GraphAnnouncer::Impl {
       return;  // tried again at the next poll
     }
     last_graph_ = std::move(bytes);
-    MutexLock lock(&mu_);
-    generation_ = generation;
+    {
+      MutexLock lock(&mu_);
+      generation_ = generation;
+      own_graph_ = std::make_shared<const ProcessGraph>(std::move(graph));
+    }
+    WatchPeers();
+  }
+
+  // Peers' graphs are read too, to name the fields in which a peer's
+  // version of a message type differs from this process's on a channel
+  // both use (DDS matches the two by type name alone, and the bytes of one
+  // version parse as the other into wrong fields). Subscribed once this
+  // process has sent its own graph.
+  void WatchPeers() {
+    if (peers_ != nullptr) return;
+    RemoteEndpoint e = Endpoint(kGraphTopic, ProcessGraph::descriptor(), GraphQos());
+    e.qos.history = ChannelQos::History::kKeepAll;
+    e.qos.depth = 64;
+    absl::StatusOr<std::unique_ptr<RemoteSubscription>> sub =
+        transport_->Subscribe(e, [this](const RemoteSample& s) { return OnPeerGraph(s); });
+    if (sub.ok()) peers_ = *std::move(sub);
+  }
+
+  bool OnPeerGraph(const RemoteSample& sample) {
+    ProcessGraph peer;
+    if (!peer.ParseFromArray(sample.payload.data(), static_cast<int>(sample.payload.size()))) {
+      return false;
+    }
+    std::shared_ptr<const ProcessGraph> own;
+    {
+      MutexLock lock(&mu_);
+      own = own_graph_;
+    }
+    if (own == nullptr) return true;
+    const std::string peer_name =
+        absl::StrCat(peer.process(), "@", peer.host(), ":", peer.pid());
+    const std::string own_name = absl::StrCat(self_.process, "@", self_.host, ":", self_.pid);
+    for (const ChannelEndpoint& theirs : peer.channels()) {
+      auto their_set = peer.descriptors().find(theirs.type_name());
+      auto our_set = own->descriptors().find(theirs.type_name());
+      if (their_set == peer.descriptors().end() || our_set == own->descriptors().end()) continue;
+      bool ours_too = false;
+      for (const ChannelEndpoint& mine : own->channels()) {
+        ours_too |= mine.channel() == theirs.channel() && mine.type_name() == theirs.type_name();
+      }
+      if (!ours_too) continue;
+      if (their_set->second.SerializeAsString() == our_set->second.SerializeAsString()) continue;
+      absl::StatusOr<const google::protobuf::Descriptor*> a =
+          library_.Load(our_set->second, theirs.type_name());
+      absl::StatusOr<const google::protobuf::Descriptor*> b =
+          library_.Load(their_set->second, theirs.type_name());
+      if (!a.ok() || !b.ok()) continue;
+      const std::vector<std::string> diff = TypeDifferences(*a, own_name, *b, peer_name);
+      if (diff.empty()) continue;
+      const std::string key = absl::StrCat(peer_name, " ", theirs.channel());
+      {
+        MutexLock lock(&mu_);
+        if (!logged_versions_.insert(key).second) continue;
+      }
+      AERROR << "channel \"" << theirs.channel() << "\": " << peer_name << " "
+             << (theirs.role() == ChannelEndpoint::WRITER ? "writes" : "reads")
+             << " another version of " << theirs.type_name() << " than this process ("
+             << own_name << "); its messages are misread where the fields differ: "
+             << absl::StrJoin(diff, "; ");
+    }
+    return true;
   }
 
   void SendStatus() {
@@ -185,6 +253,7 @@ class GraphAnnouncer::Impl {
   // Only the announcer's thread touches these.
   std::shared_ptr<RemotePublisher> graph_out_;  // made on the first send
   std::shared_ptr<RemotePublisher> status_out_;
+  std::unique_ptr<RemoteSubscription> peers_;  // made and reset by the thread and ~Impl
   std::string last_graph_;
   uint64_t status_sequence_ = 0;
   bool status_failure_logged_ = false;
@@ -193,6 +262,9 @@ class GraphAnnouncer::Impl {
   CondVar wake_;
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   bool poked_ ABSL_GUARDED_BY(mu_) = false;
+  std::shared_ptr<const ProcessGraph> own_graph_ ABSL_GUARDED_BY(mu_);  // last sent
+  std::set<std::string> logged_versions_ ABSL_GUARDED_BY(mu_);  // "peer channel"
+  DescriptorLibrary library_;
   uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;
 
   std::thread thread_;  // last: started when everything above exists

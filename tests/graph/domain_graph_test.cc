@@ -20,6 +20,7 @@
 #include "cyber/common/mutex.h"
 #include "cyber/graph/descriptors.h"
 #include "cyber/graph/graph_announcer.h"
+#include "cyber/testing/log_capture.h"
 #include "cyber/transport/dds/testing/dds_test_process.h"
 #include "cyber/transport/dds/testing/subprocess.h"
 #include "gmock/gmock.h"
@@ -182,6 +183,7 @@ TEST_F(DomainGraphTest, NamesTheFieldsInWhichAnotherVersionDiffers) {
   reading->mutable_field(0)->set_type(pb::FieldDescriptorProto::TYPE_STRING);
   const std::string retyped = reading->field(0).name();
 
+  test::LogCapture errors(google::GLOG_ERROR);
   dds::DdsTransportOptions t;
   t.domain_id = domain_;
   t.process_name = "old_reader";
@@ -208,6 +210,15 @@ TEST_F(DomainGraphTest, NamesTheFieldsInWhichAnotherVersionDiffers) {
   EXPECT_THAT(details, HasSubstr(absl::StrCat("only in pollers@")));
   EXPECT_THAT(details, HasSubstr(removed));
   EXPECT_THAT(details, HasSubstr(absl::StrCat(retyped, " (string) in old_reader@")));
+
+  // Each process that uses the channel says so too, once: here, the old
+  // reader's own announcer names the writer and the fields.
+  std::vector<std::string> said =
+      errors.WaitFor("another version of sensor_polling.ImuReading", 1);
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_THAT(said[0], HasSubstr("channel \"/sensor/imu\": pollers@"));
+  EXPECT_THAT(said[0], HasSubstr(absl::StrCat(retyped, " (string) in old_reader@")));
+  EXPECT_THAT(said[0], HasSubstr(removed));
   announcer->reset();
   transport->Shutdown();
 }
