@@ -1,0 +1,65 @@
+#include "cyber/inspect/tool_main.h"
+
+#include <csignal>
+#include <cstring>
+#include <iostream>
+#include <memory>
+
+namespace cyber {
+namespace inspect {
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+
+void OnSigint(int) { g_stop = 1; }
+
+void CatchSigintOnce() {
+  struct sigaction action;
+  std::memset(&action, 0, sizeof(action));
+  action.sa_handler = OnSigint;
+  action.sa_flags = SA_RESETHAND;  // a second SIGINT ends the process
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+}
+
+}  // namespace
+
+int RunTool(const ToolSpec& spec, int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (const std::string& a : args) {
+    if (a == "-h" || a == "--help") {
+      std::cout << spec.usage;
+      return 0;
+    }
+  }
+  absl::StatusOr<ToolRun> run = spec.parse(args);
+  if (!run.ok()) {
+    std::cerr << spec.name << ": " << run.status().message() << "\n\n" << spec.usage;
+    return 2;
+  }
+  absl::StatusOr<graph::DomainGraphOptions> options =
+      graph::DomainGraphOptionsFromEnvironment(spec.name);
+  if (!options.ok()) {
+    std::cerr << spec.name << ": " << options.status().message() << "\n";
+    return 1;
+  }
+  absl::StatusOr<std::unique_ptr<graph::DomainGraph>> graph =
+      graph::DomainGraph::Join(*std::move(options));
+  if (!graph.ok()) {
+    std::cerr << spec.name << ": " << graph.status().message() << "\n";
+    return 1;
+  }
+  (*graph)->WaitForDiscovery();
+  CatchSigintOnce();
+  const absl::Status status = (*run)(**graph, std::cout, [] { return g_stop != 0; });
+  std::cout.flush();
+  (*graph)->Leave();
+  if (!status.ok()) {
+    std::cerr << spec.name << ": " << status.message() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace inspect
+}  // namespace cyber
