@@ -165,6 +165,10 @@ absl::StatusOr<ChannelArgs> ParseChannelArgs(const std::vector<std::string>& arg
 absl::Status RunChannelCommand(const ChannelArgs& args, graph::DomainGraph& graph,
                                std::ostream& out, const StopFn& stop) {
   if (args.command == "list") return ListChannels(graph, out);
+  for (const std::string& name : args.channels) {
+    graph.WaitUntil([&name](const graph::DomainGraph& g) { return g.Channel(name).ok(); },
+                    kLookupPatience);
+  }
   if (args.command == "bw") return RunBw(args, graph, out, stop);
   absl::StatusOr<ChannelView> channel = graph.Channel(args.channels[0]);
   if (!channel.ok()) return channel.status();

@@ -34,6 +34,11 @@ struct CommandLine {
   bool Has(const std::string& flag) const { return values.count(flag) > 0; }
 };
 
+// How long a subcommand waits for a name the user typed (a channel, node,
+// service) that is not in the graph yet: its process's announcement may
+// still be on its way on a loaded machine. Only an error waits that long.
+inline constexpr absl::Duration kLookupPatience = absl::Seconds(1);
+
 // `value_flags` take a value ("-n 3", "--timeout=1s"); `switches` none.
 // InvalidArgument naming an unknown flag or a flag without its value.
 absl::StatusOr<CommandLine> ParseCommandLine(const std::vector<std::string>& args,

@@ -68,6 +68,8 @@ absl::Status RunNodeCommand(const NodeArgs& args, graph::DomainGraph& graph, std
     }
     return absl::OkStatus();
   }
+  graph.WaitUntil([&args](const graph::DomainGraph& g) { return g.Node(args.node).ok(); },
+                  kLookupPatience);
   absl::StatusOr<graph::NodeView> node = graph.Node(args.node);
   if (!node.ok()) return node.status();
   out << FormatNodeInfo(*node);

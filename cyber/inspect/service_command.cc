@@ -84,6 +84,8 @@ absl::Status RunServiceCommand(const ServiceArgs& args, graph::DomainGraph& grap
     }
     return absl::OkStatus();
   }
+  graph.WaitUntil([&args](const graph::DomainGraph& g) { return g.Service(args.service).ok(); },
+                  kLookupPatience);
   absl::StatusOr<graph::ServiceView> service = graph.Service(args.service);
   if (!service.ok()) return service.status();
   if (args.command == "info") {

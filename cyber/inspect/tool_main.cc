@@ -3,11 +3,17 @@
 #include <csignal>
 #include <cstring>
 #include <iostream>
+#include <cstdlib>
 #include <memory>
+
+#include "cyber/common/log.h"
 
 namespace cyber {
 namespace inspect {
 namespace {
+
+// How long a tool that found no process at all waits for a first one.
+constexpr absl::Duration kLateDiscovery = absl::Milliseconds(700);
 
 volatile std::sig_atomic_t g_stop = 0;
 
@@ -37,6 +43,9 @@ int RunTool(const ToolSpec& spec, int argc, char** argv) {
     std::cerr << spec.name << ": " << run.status().message() << "\n\n" << spec.usage;
     return 2;
   }
+  // The tools print what they find; the transport's INFO lines (joined,
+  // left) would bury it. GLOG_minloglevel=0 shows them again.
+  if (std::getenv("GLOG_minloglevel") == nullptr) FLAGS_minloglevel = google::GLOG_WARNING;
   absl::StatusOr<graph::DomainGraphOptions> options =
       graph::DomainGraphOptionsFromEnvironment(spec.name);
   if (!options.ok()) {
@@ -50,6 +59,13 @@ int RunTool(const ToolSpec& spec, int argc, char** argv) {
     return 1;
   }
   (*graph)->WaitForDiscovery();
+  // Nobody yet: on a loaded machine the first announcement can come after
+  // the settle time; give it the rest of the second, then let it settle.
+  if ((*graph)->Processes().empty() &&
+      (*graph)->WaitUntil([](const graph::DomainGraph& g) { return !g.Processes().empty(); },
+                          kLateDiscovery)) {
+    (*graph)->WaitForDiscovery();
+  }
   CatchSigintOnce();
   const absl::Status status = (*run)(**graph, std::cout, [] { return g_stop != 0; });
   std::cout.flush();
