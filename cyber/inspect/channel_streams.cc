@@ -11,6 +11,7 @@
 #include "cyber/common/mutex.h"
 #include "cyber/inspect/field_selector.h"
 #include "cyber/inspect/rate_meter.h"
+#include "cyber/inspect/rate_subscription.h"
 #include "cyber/inspect/size_meter.h"
 
 namespace cyber {
@@ -98,10 +99,10 @@ absl::Status RunHz(const ChannelArgs& args, const graph::ChannelView& channel,
     uint64_t at_last_report ABSL_GUARDED_BY(mu) = 0;
   } state(args.window);
   const int64_t count = args.count;
-  auto subscription = graph.Subscribe(channel.name, [&](const graph::DomainGraph::Received& r) {
+  auto subscription = SubscribeForRate(graph, channel, [&](absl::Time received, size_t) {
     MutexLock lock(&state.mu);
     if (count > 0 && state.meter.total() >= static_cast<uint64_t>(count)) return;
-    state.meter.Add(r.receive_time);
+    state.meter.Add(received);
   });
   if (!subscription.ok()) return subscription.status();
   auto report = [&] {
@@ -132,9 +133,11 @@ absl::Status RunHz(const ChannelArgs& args, const graph::ChannelView& channel,
 
 absl::Status RunBw(const ChannelArgs& args, graph::DomainGraph& graph, std::ostream& out,
                    const StopFn& stop) {
+  std::vector<graph::ChannelView> views;
   for (const std::string& name : args.channels) {
     absl::StatusOr<graph::ChannelView> channel = graph.Channel(name);
     if (!channel.ok()) return channel.status();
+    views.push_back(*std::move(channel));
   }
   struct PerChannel {
     explicit PerChannel(size_t window) : meter(window) {}
@@ -153,11 +156,11 @@ absl::Status RunBw(const ChannelArgs& args, graph::DomainGraph& graph, std::ostr
   std::vector<std::unique_ptr<RemoteSubscription>> subscriptions;
   for (size_t i = 0; i < args.channels.size(); ++i) {
     auto subscription =
-        graph.Subscribe(args.channels[i], [&state, i, count](const graph::DomainGraph::Received& r) {
+        SubscribeForRate(graph, views[i], [&state, i, count](absl::Time received, size_t bytes) {
           MutexLock lock(&state.mu);
           SizeMeter& meter = state.channels[i].meter;
           if (count > 0 && meter.total() >= count) return;
-          meter.Add(r.receive_time, r.payload.size());
+          meter.Add(received, bytes);
         });
     if (!subscription.ok()) return subscription.status();
     subscriptions.push_back(*std::move(subscription));

@@ -4,6 +4,10 @@
 // waits for -n messages or a stop, printing hz's and bw's reports every
 // report_period. Internal to channel_command.
 //
+// hz and bw read through SubscribeForRate (rate_subscription.h: a deep,
+// volatile queue), echo through DomainGraph::Subscribe (a transient-local
+// channel's latest message comes at once).
+//
 // Why the handler does the work and the calling thread only prints: the
 // receive time must be taken as the message arrives (hz measures it), and
 // decoding in the handler keeps no queue of payloads. Both write `out`

@@ -63,7 +63,10 @@ class InspectTest : public ::testing::Test {
   }
 
   void TearDown() override {
-    peers_.clear();  // closes their stdin, waits for them
+    // Last started first: a peer inherited the stdin pipes of those started
+    // before it (Subprocess's pipes are not close-on-exec), so an earlier
+    // peer sees its stdin close only once the later ones have exited.
+    while (!peers_.empty()) peers_.pop_back();  // closes its stdin, waits for it
     if (graph_) graph_->Leave();
     // A peer killed with -9 leaves its shared-memory files; nobody holds them.
     dds::RemoveDeadPeerSegments();

@@ -3,7 +3,9 @@
 // joining the domain named by the environment and waiting for discovery
 // (DomainGraph::WaitForDiscovery's defaults: settled for 300 ms, 1 s at
 // most; when no process at all was seen by then, up to 700 ms more for a
-// first one, as a loaded machine may announce late), running the subcommand with std::cout, an error's message on
+// first one, as a loaded machine may announce late, and as long for each
+// process whose graph writer DDS matched but whose graph has not come),
+// running the subcommand with std::cout, an error's message on
 // stderr with exit 1, and SIGINT as the stop of echo/hz/bw (a second
 // SIGINT kills as usual).
 //
