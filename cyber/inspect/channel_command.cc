@@ -1,5 +1,6 @@
 #include "cyber/inspect/channel_command.h"
 
+#include <algorithm>
 #include <set>
 
 #include "absl/strings/str_cat.h"
