@@ -124,14 +124,17 @@ int Rate(Runtime& rt, const std::vector<std::string>& options) {
 
 int Serve(Runtime& rt) {
   Node node("echo_server", rt.scheduler(), rt.bus());
-  Mutex mu;
-  std::vector<ServiceResponder<EchoResponse>> held ABSL_GUARDED_BY(mu);
+  // Requests held unanswered until the peer exits.
+  struct Held {
+    Mutex mu;
+    std::vector<ServiceResponder<EchoResponse>> responders ABSL_GUARDED_BY(mu);
+  } held;
   auto service = node.TryCreateDeferredService<EchoRequest, EchoResponse>(
       "/test/echo", [&](const std::shared_ptr<const EchoRequest>& req,
                         ServiceResponder<EchoResponse> responder) {
         if (req->hold()) {
-          MutexLock lock(&mu);
-          held.push_back(std::move(responder));
+          MutexLock lock(&held.mu);
+          held.responders.push_back(std::move(responder));
           return;
         }
         if (req->fail_code() != 0) {
@@ -154,8 +157,8 @@ int Serve(Runtime& rt) {
     Say("ready");
     dds_test::WaitForStdinEof();
     node.Shutdown();
-    MutexLock lock(&mu);
-    held.clear();
+    MutexLock lock(&held.mu);
+    held.responders.clear();
     return 0;
   });
 }
