@@ -123,6 +123,9 @@ absl::Status RunHz(const ChannelArgs& args, const graph::ChannelView& channel,
       stop, args.report_period, report);
   subscription->reset();
   MutexLock lock(&state.mu);
+  if (state.meter.total() == state.at_last_report && state.at_last_report > 0) {
+    return absl::OkStatus();  // the last report says it all
+  }
   if (std::optional<RateReport> r = state.meter.Report()) {
     out << FormatRate(*r);
   } else {
@@ -146,6 +149,7 @@ absl::Status RunBw(const ChannelArgs& args, graph::DomainGraph& graph, std::ostr
   struct State {
     Mutex mu;
     std::vector<PerChannel> channels ABSL_GUARDED_BY(mu);
+    uint64_t at_last_report ABSL_GUARDED_BY(mu) = 0;  // messages of all channels
   } state;
   {
     MutexLock lock(&state.mu);
@@ -165,7 +169,13 @@ absl::Status RunBw(const ChannelArgs& args, graph::DomainGraph& graph, std::ostr
     if (!subscription.ok()) return subscription.status();
     subscriptions.push_back(*std::move(subscription));
   }
+  auto total = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(state.mu) {
+    uint64_t all = 0;
+    for (const PerChannel& c : state.channels) all += c.meter.total();
+    return all;
+  };
   auto print = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(state.mu) {
+    state.at_last_report = total();
     for (size_t i = 0; i < args.channels.size(); ++i) {
       if (several) out << args.channels[i] << "\n";
       if (std::optional<SizeReport> r = state.channels[i].meter.Report()) {
@@ -192,7 +202,7 @@ absl::Status RunBw(const ChannelArgs& args, graph::DomainGraph& graph, std::ostr
       });
   subscriptions.clear();
   MutexLock lock(&state.mu);
-  print();
+  if (state.at_last_report == 0 || total() != state.at_last_report) print();
   return absl::OkStatus();
 }
 
