@@ -37,6 +37,16 @@ ChannelQos GraphQos() {
   return qos;
 }
 
+RemoteEndpoint Endpoint(const char* topic, const google::protobuf::Descriptor* type,
+                        const ChannelQos& qos) {
+  RemoteEndpoint e;
+  e.channel = topic;
+  e.type_name = type->full_name();
+  e.qos = qos;
+  e.node = "graph_announcer";
+  return e;
+}
+
 ChannelQos StatusQos() {
   ChannelQos qos = ChannelQos::SensorData();
   qos.depth = 1;
@@ -48,15 +58,12 @@ ChannelQos StatusQos() {
 class GraphAnnouncer::Impl {
  public:
   Impl(std::shared_ptr<RemoteTransport> transport, GraphFn graph, StatusFn status,
-       Options options, std::shared_ptr<RemotePublisher> graph_out,
-       std::shared_ptr<RemotePublisher> status_out)
+       Options options)
       : transport_(std::move(transport)),
         graph_fn_(std::move(graph)),
         status_fn_(std::move(status)),
         options_(options),
         self_(transport_->self()),
-        graph_out_(std::move(graph_out)),
-        status_out_(std::move(status_out)),
         started_(std::chrono::steady_clock::now()) {
     thread_ = std::thread([this] { Run(); });
   }
@@ -89,11 +96,13 @@ class GraphAnnouncer::Impl {
     // status depends on it.
     auto next_status = std::chrono::steady_clock::now();
     for (;;) {
-      SendGraphIfChanged();
-      const auto now = std::chrono::steady_clock::now();
-      if (status_fn_ != nullptr && now >= next_status) {
-        SendStatus();
-        next_status = now + absl::ToChronoNanoseconds(options_.status_period);
+      if (!options_.wait_until_linked || transport_->linked()) {
+        SendGraphIfChanged();
+        const auto now = std::chrono::steady_clock::now();
+        if (status_fn_ != nullptr && now >= next_status) {
+          SendStatus();
+          next_status = now + absl::ToChronoNanoseconds(options_.status_period);
+        }
       }
       const auto until = std::chrono::steady_clock::now() + absl::ToChronoNanoseconds(options_.poll);
       MutexLock lock(&mu_);
@@ -119,6 +128,15 @@ class GraphAnnouncer::Impl {
       generation = generation_ + 1;
     }
     graph.set_generation(generation);
+    if (graph_out_ == nullptr) {
+      absl::StatusOr<std::shared_ptr<RemotePublisher>> out =
+          transport_->Publisher(Endpoint(kGraphTopic, ProcessGraph::descriptor(), GraphQos()));
+      if (!out.ok()) {
+        AWARN << "graph announcer: " << out.status().message();
+        return;
+      }
+      graph_out_ = *std::move(out);
+    }
     absl::Status sent = graph_out_->PublishMessage(graph);
     if (!sent.ok()) {
       AWARN << "graph announcer: the graph of " << self_.ToString() << " was not sent on "
@@ -139,6 +157,16 @@ class GraphAnnouncer::Impl {
                              std::chrono::steady_clock::now() - started_)
                              .count());
     status.set_sequence(++status_sequence_);
+    if (status_out_ == nullptr) {
+      absl::StatusOr<std::shared_ptr<RemotePublisher>> out =
+          transport_->Publisher(Endpoint(kStatusTopic, ProcessStatus::descriptor(), StatusQos()));
+      if (!out.ok()) {
+        if (!status_failure_logged_) AWARN << "graph announcer: " << out.status().message();
+        status_failure_logged_ = true;
+        return;
+      }
+      status_out_ = *std::move(out);
+    }
     absl::Status sent = status_out_->PublishMessage(status);
     if (!sent.ok() && !status_failure_logged_) {
       status_failure_logged_ = true;
@@ -152,11 +180,11 @@ class GraphAnnouncer::Impl {
   const StatusFn status_fn_;
   const Options options_;
   const RemotePeer self_;
-  const std::shared_ptr<RemotePublisher> graph_out_;
-  const std::shared_ptr<RemotePublisher> status_out_;
   const std::chrono::steady_clock::time_point started_;
 
   // Only the announcer's thread touches these.
+  std::shared_ptr<RemotePublisher> graph_out_;  // made on the first send
+  std::shared_ptr<RemotePublisher> status_out_;
   std::string last_graph_;
   uint64_t status_sequence_ = 0;
   bool status_failure_logged_ = false;
@@ -191,29 +219,9 @@ absl::StatusOr<std::unique_ptr<GraphAnnouncer>> GraphAnnouncer::Start(
         absl::StrCat("graph announcer: option status_period must be positive, not ",
                      absl::FormatDuration(options.status_period)));
   }
-  RemoteEndpoint graph_endpoint;
-  graph_endpoint.channel = kGraphTopic;
-  graph_endpoint.type_name = ProcessGraph::descriptor()->full_name();
-  graph_endpoint.qos = GraphQos();
-  graph_endpoint.node = "graph_announcer";
-  absl::StatusOr<std::shared_ptr<RemotePublisher>> graph_out =
-      transport->Publisher(graph_endpoint);
-  if (!graph_out.ok()) return graph_out.status();
-  std::shared_ptr<RemotePublisher> status_out;
-  if (status != nullptr) {
-    RemoteEndpoint status_endpoint = graph_endpoint;
-    status_endpoint.channel = kStatusTopic;
-    status_endpoint.type_name = ProcessStatus::descriptor()->full_name();
-    status_endpoint.qos = StatusQos();
-    absl::StatusOr<std::shared_ptr<RemotePublisher>> out =
-        transport->Publisher(status_endpoint);
-    if (!out.ok()) return out.status();
-    status_out = *std::move(out);
-  }
   if (options.status_period == absl::InfiniteDuration()) status = nullptr;
   return std::unique_ptr<GraphAnnouncer>(new GraphAnnouncer(std::make_unique<Impl>(
-      std::move(transport), std::move(graph), std::move(status), options,
-      *std::move(graph_out), std::move(status_out))));
+      std::move(transport), std::move(graph), std::move(status), options)));
 }
 
 GraphAnnouncer::GraphAnnouncer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

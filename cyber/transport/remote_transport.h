@@ -161,6 +161,12 @@ class RemoteTransport {
   virtual std::vector<RemotePeer> LostPeers() const = 0;
   // This process as its peers see it.
   virtual RemotePeer self() const = 0;
+  // Whether the transport has joined the network (a DdsTransport: its
+  // participant exists, made by the first Publisher() or Subscribe()).
+  // Lets a caller that only reports on the process (the graph announcer
+  // of cyber::Init) wait for the process's own first channel instead of
+  // starting DDS in a program that never uses it.
+  virtual bool linked() const { return true; }
   // Closes every endpoint and leaves the network; later calls fail, handlers
   // are not called again. Idempotent.
   virtual void Shutdown() = 0;
