@@ -458,6 +458,21 @@ TEST_F(ProgramTest, HelpBadArgumentsErrorsAndResults) {
   EXPECT_THAT(nodes, HasSubstr("echo_server\techo_peer@"));
 }
 
+// hz without -n runs until Ctrl-C: a report a second, then SIGINT ends it
+// with exit 0 and nothing left running.
+TEST_F(ProgramTest, HzRunsUntilSigint) {
+  StartPeer({"rate", "/test/steady", "100"});
+  AwaitWriter("/test/steady");
+  Subprocess hz({RunfilePath("cyber/tools/cyber_channel/cyber_channel"), "hz", "/test/steady"});
+  // Two reports: it runs, and keeps running.
+  ASSERT_TRUE(hz.WaitForLine("average rate: ", kPatience).has_value());
+  ASSERT_TRUE(hz.WaitForLine("average rate: ", kPatience).has_value());
+  hz.Kill(SIGINT);
+  std::optional<int> status = hz.Wait(kPatience);
+  ASSERT_TRUE(status.has_value());
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << *status;
+}
+
 }  // namespace
 }  // namespace inspect
 }  // namespace cyber
