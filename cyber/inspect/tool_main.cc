@@ -1,9 +1,9 @@
 #include "cyber/inspect/tool_main.h"
 
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
-#include <cstdlib>
 #include <memory>
 
 #include "cyber/common/log.h"
@@ -66,6 +66,9 @@ int RunTool(const ToolSpec& spec, int argc, char** argv) {
     std::cerr << spec.name << ": " << options.status().message() << "\n";
     return 1;
   }
+  // From here a Ctrl-C stops the command and the tool leaves the domain
+  // cleanly (Fast-DDS removes its shared-memory files only then).
+  CatchSigintOnce();
   absl::StatusOr<std::unique_ptr<graph::DomainGraph>> graph =
       graph::DomainGraph::Join(*std::move(options));
   if (!graph.ok()) {
@@ -84,7 +87,10 @@ int RunTool(const ToolSpec& spec, int argc, char** argv) {
   // come yet (a loaded machine) is waited for, so a list is not short of it.
   graph::DomainGraph* g = graph->get();
   g->WaitUntil([g](const graph::DomainGraph&) { return AllAnnouncersSeen(*g); }, kLateDiscovery);
-  CatchSigintOnce();
+  if (g_stop != 0) {
+    (*graph)->Leave();
+    return 130;  // stopped before anything ran, as a shell counts SIGINT
+  }
   const absl::Status status = (*run)(**graph, std::cout, [] { return g_stop != 0; });
   std::cout.flush();
   (*graph)->Leave();

@@ -6,8 +6,9 @@
 // first one, as a loaded machine may announce late, and as long for each
 // process whose graph writer DDS matched but whose graph has not come),
 // running the subcommand with std::cout, an error's message on
-// stderr with exit 1, and SIGINT as the stop of echo/hz/bw (a second
-// SIGINT kills as usual).
+// stderr with exit 1, and SIGINT as the stop of echo/hz/bw (exit 0; during
+// discovery, exit 130), after which the tool leaves the domain cleanly (a
+// second SIGINT kills as usual).
 //
 // Threads: called once, from main().
 
