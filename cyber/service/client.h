@@ -434,7 +434,9 @@ absl::StatusOr<std::shared_ptr<Client<Req, Resp>>> Client<Req, Resp>::Create(
     return absl::FailedPreconditionError(absl::StrCat(
         "node \"", node, "\": CreateClient \"", name, "\": node is shut down"));
   }
-  absl::Status used = context.registry->Use(node, name, typeid(Req), typeid(Resp));
+  absl::Status used = context.registry->Use(
+      node, name, typeid(Req), typeid(Resp), transport_internal::DescriptorOf<Req>(),
+      transport_internal::DescriptorOf<Resp>());
   if (!used.ok()) return used;
   auto core = std::make_shared<transport_internal::ClientCore>(context, name);
   context.registry->AddClient(name, core);  // for the graph check

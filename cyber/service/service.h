@@ -515,7 +515,9 @@ absl::StatusOr<std::shared_ptr<Service<Req, Resp>>> Service<Req, Resp>::Make(
     return absl::FailedPreconditionError(absl::StrCat(
         "node \"", node, "\": CreateService \"", name, "\": node is shut down"));
   }
-  absl::Status used = context.registry->Use(node, name, typeid(Req), typeid(Resp));
+  absl::Status used = context.registry->Use(
+      node, name, typeid(Req), typeid(Resp), transport_internal::DescriptorOf<Req>(),
+      transport_internal::DescriptorOf<Resp>());
   if (!used.ok()) return used;
   auto core = std::make_shared<transport_internal::ServiceCore>(
       context, name, std::move(handler), std::move(deferred), options);

@@ -58,6 +58,16 @@ std::vector<std::string> ChannelBase::WriterNodes() const {
   return SortedUnique(std::move(nodes));
 }
 
+std::optional<ChannelQos> ChannelBase::RemoteQos(bool writer) const {
+  MutexLock lock(&writers_mu_);
+  return writer ? outlet_qos_ : inlet_qos_;
+}
+
+void ChannelBase::NoteRemoteQos(bool writer, const ChannelQos& qos) {
+  MutexLock lock(&writers_mu_);
+  (writer ? outlet_qos_ : inlet_qos_) = qos;
+}
+
 }  // namespace transport_internal
 
 void ChannelBus::SetRemote(std::shared_ptr<RemoteTransport> remote) {
@@ -100,6 +110,9 @@ std::vector<ChannelTopology> ChannelBus::Topology() const {
     t.type_name = c->type_name();
     t.writers = c->WriterNodes();
     t.readers = c->ReaderNodes();
+    t.descriptor = c->descriptor();
+    t.writer_qos = c->RemoteQos(/*writer=*/true);
+    t.reader_qos = c->RemoteQos(/*writer=*/false);
     topology.push_back(std::move(t));
   }
   return topology;

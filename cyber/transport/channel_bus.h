@@ -49,6 +49,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <typeindex>
 #include <type_traits>
@@ -110,6 +111,15 @@ class ChannelBase {
   std::vector<std::string> WriterNodes() const;
   // Names of the nodes whose readers are subscribed now, sorted, each once.
   virtual std::vector<std::string> ReaderNodes() const = 0;
+  // The message's protobuf descriptor; null for another C++ type.
+  virtual const google::protobuf::Descriptor* descriptor() const = 0;
+
+  // The qos this process's outlet (writer = true) or inlet to other
+  // processes was opened with; nullopt while it has none.
+  std::optional<ChannelQos> RemoteQos(bool writer) const;
+
+ protected:
+  void NoteRemoteQos(bool writer, const ChannelQos& qos);
 
  private:
   struct WriterRecord {
@@ -124,7 +134,19 @@ class ChannelBase {
   // writers_mu_ protects the following state.
   mutable Mutex writers_mu_;
   std::vector<WriterRecord> writers_ ABSL_GUARDED_BY(writers_mu_);
+  std::optional<ChannelQos> outlet_qos_ ABSL_GUARDED_BY(writers_mu_);
+  std::optional<ChannelQos> inlet_qos_ ABSL_GUARDED_BY(writers_mu_);
 };
+
+// M's protobuf descriptor, or null when M is not a protobuf message.
+template <typename M>
+const google::protobuf::Descriptor* DescriptorOf() {
+  if constexpr (std::is_base_of_v<google::protobuf::Message, M>) {
+    return M::descriptor();
+  } else {
+    return nullptr;
+  }
+}
 
 // Whether messages of type M can cross processes (protobuf messages only).
 template <typename M>
@@ -159,7 +181,10 @@ class Channel final : public ChannelBase {
       return std::shared_ptr<RemotePublisher>();
     } else {
       if (remote == nullptr) return std::shared_ptr<RemotePublisher>();
-      return remote->Publisher(Endpoint(qos, node));
+      absl::StatusOr<std::shared_ptr<RemotePublisher>> outlet =
+          remote->Publisher(Endpoint(qos, node));
+      if (outlet.ok()) NoteRemoteQos(/*writer=*/true, qos);
+      return outlet;
     }
   }
 
@@ -201,6 +226,7 @@ class Channel final : public ChannelBase {
       replaced = std::exchange(inlet_, *std::move(sub));
       inlet_transport_ = remote.get();
       inlet_qos_ = qos;
+      NoteRemoteQos(/*writer=*/false, qos);
       return absl::OkStatus();
     }
   }
@@ -221,6 +247,10 @@ class Channel final : public ChannelBase {
       old = std::exchange(readers_, std::move(next));
     }
     // `old` (and whatever it was last to hold) is released outside the lock.
+  }
+
+  const google::protobuf::Descriptor* descriptor() const override {
+    return DescriptorOf<M>();
   }
 
   std::vector<std::string> ReaderNodes() const override {
@@ -274,6 +304,13 @@ struct ChannelTopology {
   std::string type_name;             // the message type, demangled
   std::vector<std::string> writers;  // nodes with a live writer, sorted, once each
   std::vector<std::string> readers;  // nodes with a subscribed reader, likewise
+  // The message's protobuf descriptor (null: another C++ type, which stays
+  // in the process).
+  const google::protobuf::Descriptor* descriptor = nullptr;
+  // The qos of this process's link to other processes, as writer and as
+  // reader; nullopt: no such link.
+  std::optional<ChannelQos> writer_qos;
+  std::optional<ChannelQos> reader_qos;
 };
 
 class ChannelBus {

@@ -21,13 +21,16 @@ std::string PairName(const std::type_info& request,
 absl::Status ServiceRegistry::Use(const std::string& node,
                                   const std::string& service,
                                   const std::type_info& request,
-                                  const std::type_info& response) {
+                                  const std::type_info& response,
+                                  const google::protobuf::Descriptor* request_descriptor,
+                                  const google::protobuf::Descriptor* response_descriptor) {
   MutexLock lock(&mu_);
   auto it = services_.find(service);
   if (it == services_.end()) {
     services_.emplace(service,
                       Entry{std::type_index(request), std::type_index(response),
-                            PairName(request, response), node, {}, {}, {}});
+                            PairName(request, response), node, request_descriptor,
+                            response_descriptor, {}, {}, {}});
     return absl::OkStatus();
   }
   const Entry& e = it->second;
@@ -187,6 +190,8 @@ std::vector<ServiceTopology> ServiceRegistry::Topology() const {
       Held h;
       h.topology.service = name;
       h.topology.types = e.types;
+      h.topology.request_descriptor = e.request_descriptor;
+      h.topology.response_descriptor = e.response_descriptor;
       h.server = e.server.lock();
       for (const auto& weak : e.clients) {
         if (auto c = weak.lock()) h.clients.push_back(std::move(c));

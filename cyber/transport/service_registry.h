@@ -43,6 +43,7 @@
 #include "cyber/time/clock.h"
 #include "cyber/time/instant.h"
 #include "cyber/transport/service_stats.h"
+#include "google/protobuf/descriptor.h"
 
 namespace cyber {
 namespace transport_internal {
@@ -119,6 +120,9 @@ struct ServiceTopology {
   std::string types;    // "request A, response B"
   std::string server;   // the node of its live server here; empty: none
   std::vector<std::string> clients;  // nodes with a live client, sorted, once each
+  // The protobuf descriptors of the two types (null: not protobuf).
+  const google::protobuf::Descriptor* request_descriptor = nullptr;
+  const google::protobuf::Descriptor* response_descriptor = nullptr;
 };
 
 class ServiceRegistry {
@@ -130,9 +134,13 @@ class ServiceRegistry {
   // Records that node `node` uses `service` with these types; the first
   // use fixes them. FailedPrecondition naming the node, the service, both
   // type pairs and the first user's node if they differ.
+  // The descriptors (null for a type that is not protobuf) are kept for
+  // Topology().
   absl::Status Use(const std::string& node, const std::string& service,
                    const std::type_info& request,
-                   const std::type_info& response);
+                   const std::type_info& response,
+                   const google::protobuf::Descriptor* request_descriptor = nullptr,
+                   const google::protobuf::Descriptor* response_descriptor = nullptr);
   // Makes `server` the service's server. AlreadyExists naming both nodes
   // while another server of it is alive and not shut down.
   // REQUIRES: Use() succeeded for the service.
@@ -160,6 +168,8 @@ class ServiceRegistry {
     std::type_index response;
     std::string types;  // "request A, response B", for messages
     std::string first_node;
+    const google::protobuf::Descriptor* request_descriptor = nullptr;
+    const google::protobuf::Descriptor* response_descriptor = nullptr;
     std::weak_ptr<InProcessServer> server;
     // Every server registered, for Report() (the gone ones pruned).
     std::vector<std::weak_ptr<const InProcessServer>> servers;
