@@ -68,8 +68,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "cyber/common/log.h"
+#include "cyber/graph/runtime_announcer.h"
 #include "cyber/init/init.h"
 #include "cyber/mainboard/launcher.h"
+#include "cyber/mainboard/process_status.h"
 #include "cyber/mainboard/shutdown_deadline.h"
 #include "cyber/mainboard/stuck_report.h"
 #include "cyber/runtime/process_runtime.h"
@@ -275,6 +277,32 @@ int main(int argc, char** argv) {
     return 1;
   }
 
+  // The tools see the process from here on (cyber/graph). A process
+  // without a transport (--in_process_only) cannot be seen, and says so.
+  std::unique_ptr<cyber::graph::GraphAnnouncer> announcer;
+  {
+    cyber::graph::RuntimeAnnounceOptions o;
+    o.dag_files = dags;
+    o.extra_nodes = [&launcher] {
+      std::vector<std::string> names;
+      for (const cyber::ComponentStats& c : launcher.Stats()) names.push_back(c.name);
+      return names;
+    };
+    o.status = [&launcher] {
+      const cyber::RemoteTransport* remote = cyber::ProcessRuntime()->remote();
+      return cyber::ProcessStatusOf(
+          launcher.Stats(),
+          remote != nullptr ? remote->ChannelStats() : std::vector<cyber::RemoteChannelStats>());
+    };
+    absl::StatusOr<std::unique_ptr<cyber::graph::GraphAnnouncer>> started =
+        cyber::graph::AnnounceRuntime(*cyber::ProcessRuntime(), std::move(o));
+    if (started.ok()) {
+      announcer = *std::move(started);
+    } else {
+      AINFO << "mainboard: the tools cannot see this process: " << started.status().message();
+    }
+  }
+
   const bool live = FLAGS_status == "always" ||
                     (FLAGS_status == "auto" && isatty(STDOUT_FILENO) == 1);
   // Bounded runs end the same way as Ctrl-C; either way the shutdown has
@@ -309,6 +337,9 @@ int main(int argc, char** argv) {
   if (status_timer) status_timer->Stop();
   const std::vector<cyber::ChannelTopology> topology =
       cyber::ProcessRuntime()->bus()->Topology();
+  // The announcer reads the launcher and the runtime's transport: it stops
+  // before either.
+  announcer.reset();
   launcher.Stop();
   components_stopped = true;
   // Taken after every component stopped: each call it made is counted.

@@ -36,6 +36,11 @@ DEFINE_string(dds_profile_file, "",
               "transport starts from (e.g. DDS Security's properties); empty: no "
               "profile file is read at all");
 
+DEFINE_string(process_name, "",
+              "how this process is named to the other processes of the domain and "
+              "to the tools (cyber_channel info, cyber_monitor, ...): e.g. the launch "
+              "file's process_name; empty: the program's name");
+
 DEFINE_string(security, "",
               "DDS Security: a directory with this process's identity, its CAs, the "
               "domain's governance and its permissions (identity_ca.cert.pem, cert.pem, "
@@ -62,7 +67,8 @@ const bool g_security_validator = gflags::RegisterFlagValidator(&FLAGS_security,
 std::shared_ptr<RemoteTransport> MakeFromFlags() {
   if (FLAGS_in_process_only) return nullptr;
   absl::StatusOr<DdsTransportOptions> options =
-      DdsTransportOptionsFromEnvironment(program_invocation_short_name);
+      DdsTransportOptionsFromEnvironment(
+          FLAGS_process_name.empty() ? program_invocation_short_name : FLAGS_process_name);
   if (!options.ok()) {
     AERROR << options.status().message()
            << "; channels stay inside this process";

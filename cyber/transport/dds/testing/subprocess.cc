@@ -109,12 +109,14 @@ void Subprocess::Kill(int signal) {
 }
 
 std::optional<int> Subprocess::Wait(absl::Duration timeout) {
+  if (reaped_) return wait_status_;
   const absl::Time deadline = absl::Now() + timeout;
   for (;;) {
     int status = 0;
     const pid_t r = waitpid(pid_, &status, WNOHANG);
     if (r == pid_) {
       reaped_ = true;
+      wait_status_ = status;
       return status;
     }
     if (absl::Now() >= deadline) return std::nullopt;

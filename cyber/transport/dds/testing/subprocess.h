@@ -41,7 +41,8 @@ class Subprocess {
   // Asks the child to exit (closes its stdin).
   void CloseStdin();
   void Kill(int signal);
-  // The child's wait status, or nullopt if it has not exited by `timeout`.
+  // The child's wait status, or nullopt if it has not exited by `timeout`;
+  // once reaped, the same status at once.
   std::optional<int> Wait(absl::Duration timeout);
 
  private:
@@ -49,6 +50,7 @@ class Subprocess {
   int stdin_fd_ = -1;
   int stdout_fd_ = -1;
   bool reaped_ = false;
+  int wait_status_ = 0;  // once reaped_
   std::string buffer_;
 };
 

@@ -1,0 +1,241 @@
+// DomainGraph against a running two-process graph (the sensor_polling
+// example's pollers and fusion, each a mainboard on a random domain): what
+// the processes announce, how a tool decodes a channel it was not compiled
+// with, how precisely another message version is named, and how soon a
+// process that leaves or is killed drops out.
+
+#include "cyber/graph/domain_graph.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "cyber/graph/descriptors.h"
+#include "cyber/graph/graph_announcer.h"
+#include "cyber/transport/dds/testing/dds_test_process.h"
+#include "cyber/transport/dds/testing/subprocess.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace cyber {
+namespace graph {
+namespace {
+
+namespace pb = google::protobuf;
+using dds_test::kPatience;
+using dds_test::RunfilePath;
+using dds_test::Subprocess;
+using ::testing::Contains;
+using ::testing::HasSubstr;
+
+class DomainGraphTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    domain_ = dds_test::RandomDomain();
+    setenv("CYBER_DOMAIN_ID", std::to_string(domain_).c_str(), 1);
+    absl::StatusOr<DomainGraphOptions> options = DomainGraphOptionsFromEnvironment("graph_test");
+    ASSERT_TRUE(options.ok()) << options.status();
+    absl::StatusOr<std::unique_ptr<DomainGraph>> graph = DomainGraph::Join(*options);
+    ASSERT_TRUE(graph.ok()) << graph.status();
+    graph_ = *std::move(graph);
+  }
+
+  void TearDown() override {
+    for (auto& p : processes_) Stop(p.get());
+    graph_.reset();
+  }
+
+  Subprocess* StartMainboard(const std::string& name, const std::string& dag) {
+    processes_.push_back(std::make_unique<Subprocess>(std::vector<std::string>{
+        RunfilePath("examples/sensor_polling/mainboard"), "--process_name=" + name,
+        "--status=never", "-d", RunfilePath("examples/sensor_polling/" + dag)}));
+    return processes_.back().get();
+  }
+
+  static void Stop(Subprocess* p) {
+    p->Kill(SIGINT);
+    if (!p->Wait(kPatience).has_value()) p->Kill(SIGKILL);
+  }
+
+  bool HasProcess(const std::string& name) {
+    for (const ProcessView& p : graph_->Processes()) {
+      if (p.graph.process() == name && p.graph.nodes_size() > 0) return true;
+    }
+    return false;
+  }
+
+  uint32_t domain_ = 0;
+  std::unique_ptr<DomainGraph> graph_;
+  std::vector<std::unique_ptr<Subprocess>> processes_;
+};
+
+TEST_F(DomainGraphTest, SeesBothProcessesTheirChannelsNodesAndStatus) {
+  Subprocess* pollers = StartMainboard("pollers", "pollers.dag");
+  StartMainboard("fusion", "fusion.dag");
+  ASSERT_TRUE(graph_->WaitUntil(
+      [this](const DomainGraph&) { return HasProcess("pollers") && HasProcess("fusion"); },
+      kPatience));
+
+  absl::StatusOr<ChannelView> imu = graph_->Channel("/sensor/imu");
+  ASSERT_TRUE(imu.ok()) << imu.status();
+  EXPECT_EQ(imu->type_name, "sensor_polling.ImuReading");
+  EXPECT_FALSE(imu->type_conflict) << absl::StrJoin(imu->conflict_details, "\n");
+  ASSERT_EQ(imu->writers.size(), 1u);
+  EXPECT_EQ(imu->writers[0].node, "imu");
+  EXPECT_EQ(imu->writers[0].process_label.rfind("pollers@", 0), 0u) << imu->writers[0].process_label;
+  EXPECT_THAT(imu->writers[0].process_label, HasSubstr(absl::StrCat(":", pollers->pid())));
+  ASSERT_TRUE(imu->writers[0].qos.has_value());
+  ASSERT_FALSE(imu->readers.empty());
+  EXPECT_EQ(imu->readers[0].process_label.rfind("fusion@", 0), 0u);
+  EXPECT_EQ(LinkKind(imu->writers[0].host, imu->readers[0].host), "shm");
+  ASSERT_NE(imu->descriptor, nullptr);
+  // The tool is not compiled with the type: the descriptor is from the wire.
+  EXPECT_EQ(pb::DescriptorPool::generated_pool()->FindMessageTypeByName(
+                "sensor_polling.ImuReading"),
+            nullptr);
+
+  std::vector<std::string> nodes;
+  for (const NodeView& n : graph_->Nodes()) nodes.push_back(n.name);
+  EXPECT_THAT(nodes, Contains("imu"));
+  EXPECT_THAT(nodes, Contains("lidar"));
+  EXPECT_THAT(nodes, Contains("fusion"));
+
+  // Statistics come once a second.
+  ASSERT_TRUE(graph_->WaitUntil(
+      [](const DomainGraph& g) {
+        for (const ProcessView& p : g.Processes()) {
+          if (p.graph.process() != "pollers" || !p.status.has_value()) continue;
+          for (const ComponentStatus& c : p.status->components()) {
+            if (c.name() == "imu" && c.procs() > 0) return true;
+          }
+        }
+        return false;
+      },
+      kPatience));
+
+  // Unknown names get the nearest known one.
+  absl::StatusOr<ChannelView> typo = graph_->Channel("/sensor/imv");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_THAT(typo.status().message(), HasSubstr("did you mean \"/sensor/imu\""));
+  EXPECT_THAT(typo.status().message(), HasSubstr(absl::StrCat("domain ", domain_)));
+}
+
+TEST_F(DomainGraphTest, DecodesMessagesOfATypeItWasNotCompiledWith) {
+  StartMainboard("pollers", "pollers.dag");
+  ASSERT_TRUE(graph_->WaitUntil([this](const DomainGraph&) { return HasProcess("pollers"); },
+                                kPatience));
+  struct Got {
+    absl::Mutex mu;
+    std::vector<std::string> texts ABSL_GUARDED_BY(mu);
+  } got;
+  DomainGraph* g = graph_.get();
+  absl::StatusOr<std::unique_ptr<RemoteSubscription>> sub =
+      graph_->Subscribe("/sensor/imu", [&got, g](const DomainGraph::Received& r) {
+        absl::StatusOr<std::unique_ptr<pb::Message>> m = g->Decode(r.type_name, r.payload);
+        absl::MutexLock lock(&got.mu);
+        got.texts.push_back(m.ok() ? (*m)->ShortDebugString() : std::string(m.status().message()));
+      });
+  ASSERT_TRUE(sub.ok()) << sub.status();
+  ASSERT_TRUE(dds_test::Eventually([&got] {
+    absl::MutexLock lock(&got.mu);
+    return got.texts.size() >= 3;
+  }));
+  sub->reset();
+  absl::MutexLock lock(&got.mu);
+  // Every message decoded, with the fields the poller fills.
+  for (const std::string& t : got.texts) EXPECT_THAT(t, HasSubstr("seq:")) << t;
+}
+
+TEST_F(DomainGraphTest, NamesTheFieldsInWhichAnotherVersionDiffers) {
+  StartMainboard("pollers", "pollers.dag");
+  ASSERT_TRUE(graph_->WaitUntil([this](const DomainGraph&) { return HasProcess("pollers"); },
+                                kPatience));
+  absl::StatusOr<ChannelView> imu = graph_->Channel("/sensor/imu");
+  ASSERT_TRUE(imu.ok()) << imu.status();
+  ASSERT_NE(imu->descriptor, nullptr);
+
+  // Another process reads /sensor/imu with an older ImuReading: one field
+  // less, one of another type. It announces itself as any process does.
+  pb::FileDescriptorSet old_set = DescriptorSetOf(imu->descriptor);
+  pb::FileDescriptorProto* file = old_set.mutable_file(old_set.file_size() - 1);
+  pb::DescriptorProto* reading = nullptr;
+  for (pb::DescriptorProto& m : *file->mutable_message_type()) {
+    if (m.name() == "ImuReading") reading = &m;
+  }
+  ASSERT_NE(reading, nullptr);
+  ASSERT_GE(reading->field_size(), 2);
+  const std::string removed = reading->field(reading->field_size() - 1).name();
+  reading->mutable_field()->RemoveLast();
+  reading->mutable_field(0)->set_type(pb::FieldDescriptorProto::TYPE_STRING);
+  const std::string retyped = reading->field(0).name();
+
+  dds::DdsTransportOptions t;
+  t.domain_id = domain_;
+  t.process_name = "old_reader";
+  auto transport = std::make_shared<dds::DdsTransport>(t);
+  ProcessGraph old_graph;
+  old_graph.add_nodes("old_node");
+  ChannelEndpoint* e = old_graph.add_channels();
+  e->set_channel("/sensor/imu");
+  e->set_node("old_node");
+  e->set_role(ChannelEndpoint::READER);
+  e->set_type_name("sensor_polling.ImuReading");
+  e->mutable_qos()->set_reliable(true);
+  (*old_graph.mutable_descriptors())["sensor_polling.ImuReading"] = old_set;
+  absl::StatusOr<std::unique_ptr<GraphAnnouncer>> announcer = GraphAnnouncer::Start(
+      transport, [&old_graph] { return old_graph; }, nullptr);
+  ASSERT_TRUE(announcer.ok()) << announcer.status();
+
+  ASSERT_TRUE(graph_->WaitUntil([this](const DomainGraph&) { return HasProcess("old_reader"); },
+                                kPatience));
+  imu = graph_->Channel("/sensor/imu");
+  ASSERT_TRUE(imu.ok()) << imu.status();
+  EXPECT_TRUE(imu->type_conflict);
+  const std::string details = absl::StrJoin(imu->conflict_details, "\n");
+  EXPECT_THAT(details, HasSubstr(absl::StrCat("only in pollers@")));
+  EXPECT_THAT(details, HasSubstr(removed));
+  EXPECT_THAT(details, HasSubstr(absl::StrCat(retyped, " (string) in old_reader@")));
+  announcer->reset();
+  transport->Shutdown();
+}
+
+TEST_F(DomainGraphTest, AProcessThatLeavesOrIsKilledDropsOut) {
+  Subprocess* pollers = StartMainboard("pollers", "pollers.dag");
+  Subprocess* fusion = StartMainboard("fusion", "fusion.dag");
+  ASSERT_TRUE(graph_->WaitUntil(
+      [this](const DomainGraph&) { return HasProcess("pollers") && HasProcess("fusion"); },
+      kPatience));
+
+  // Killed: gone after its lease (3 s), well within lease + 2 s.
+  const absl::Time killed = absl::Now();
+  fusion->Kill(SIGKILL);
+  fusion->Wait(kPatience);
+  ASSERT_TRUE(graph_->WaitUntil([this](const DomainGraph&) { return !HasProcess("fusion"); },
+                                kPatience));
+  EXPECT_LT(absl::Now() - killed, absl::Seconds(5)) << "lease is 3 s";
+  absl::StatusOr<ChannelView> imu = graph_->Channel("/sensor/imu");
+  ASSERT_TRUE(imu.ok());
+  EXPECT_TRUE(imu->readers.empty());
+
+  // Leaving cleanly: gone as soon as it leaves.
+  pollers->Kill(SIGINT);
+  ASSERT_TRUE(pollers->Wait(kPatience).has_value());
+  ASSERT_TRUE(graph_->WaitUntil([this](const DomainGraph&) { return !HasProcess("pollers"); },
+                                absl::Seconds(3)));
+  EXPECT_TRUE(graph_->Channels().empty());
+  absl::StatusOr<ChannelView> gone = graph_->Channel("/sensor/imu");
+  ASSERT_FALSE(gone.ok());
+  EXPECT_THAT(gone.status().message(), HasSubstr("no process announced itself"));
+}
+
+}  // namespace
+}  // namespace graph
+}  // namespace cyber
