@@ -183,7 +183,7 @@ int RunStop(const std::string& launch_file, absl::Duration wait) {
     Error(std::string(stopped.status().message()));
     return 1;
   }
-  for (const std::string& f : *stopped) std::printf("cyber_launch: stopped the launch of %s\n", f.c_str());
+  for (const std::string& f : *stopped) std::printf("cyber_launch: stopped %s\n", f.c_str());
   return 0;
 }
 

@@ -105,7 +105,9 @@ absl::StatusOr<std::string> ClaimPidFile(const std::string& launch_file) {
   const std::string temp = absl::StrCat(*path, ".", getpid());
   {
     std::ofstream out(temp, std::ios::trunc);
-    out << getpid() << "\n";
+    char real[PATH_MAX];
+    out << getpid() << "\n"
+        << (realpath(launch_file.c_str(), real) != nullptr ? real : launch_file.c_str()) << "\n";
     if (!out) return absl::FailedPreconditionError(absl::StrCat("pid file \"", temp, "\": cannot write"));
   }
   if (rename(temp.c_str(), path->c_str()) != 0) {
@@ -148,9 +150,13 @@ absl::StatusOr<std::vector<std::string>> StopAllLaunches(absl::Duration wait) {
   for (const std::string& f : files) {
     const pid_t pid = ReadPid(f);
     if (pid == 0 || !IsCyberLaunch(pid)) continue;
-    const absl::Status s = StopPid(pid, f, wait);
+    std::ifstream in(f);
+    std::string ignored_pid, launch_file;
+    std::getline(in, ignored_pid);
+    if (!std::getline(in, launch_file) || launch_file.empty()) launch_file = f;
+    const absl::Status s = StopPid(pid, absl::StrCat("launch file \"", launch_file, "\""), wait);
     if (s.ok()) {
-      stopped.push_back(f);
+      stopped.push_back(launch_file);
     } else if (first.ok()) {
       first = s;
     }

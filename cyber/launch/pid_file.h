@@ -1,7 +1,8 @@
 // Pid files: how `cyber_launch stop FILE.launch` finds the cyber_launch
 // that runs FILE. `start` writes its pid to
 //   $XDG_RUNTIME_DIR/cyber_launch/<launch file's name>-<hash of its real path>.pid
-// (/tmp/cyber_launch-<uid>/ when XDG_RUNTIME_DIR is unset) and removes it
+// (/tmp/cyber_launch-<uid>/ when XDG_RUNTIME_DIR is unset; its pid, then
+// the launch file's real path, one a line) and removes it
 // when it ends; `stop` sends that pid SIGINT — the same stop as Ctrl-C —
 // and waits for it to exit. A pid file left by a killed launcher is
 // recognised (its pid is gone or is not a cyber_launch) and replaced.
@@ -48,7 +49,7 @@ bool IsCyberLaunch(pid_t pid);
 // at); DeadlineExceeded naming the pid when it did not exit in time.
 absl::Status StopLaunch(const std::string& launch_file, absl::Duration wait);
 // Stops every cyber_launch with a pid file (`cyber_launch stop` without a
-// file); the launch files' pid files stopped, or NotFound when none ran.
+// file); the launch files stopped, or NotFound when none ran.
 absl::StatusOr<std::vector<std::string>> StopAllLaunches(absl::Duration wait);
 
 }  // namespace launch

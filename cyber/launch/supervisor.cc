@@ -121,6 +121,17 @@ bool Supervisor::ConditionsHold(const Process& p) {
   return true;
 }
 
+// The start_after process of `p` that is down for good (exited, no
+// respawn pending), or "".
+std::string Supervisor::DownForGood(const Process& p) const {
+  for (const std::string& name : p.plan->start_after) {
+    for (const Process& q : processes_) {
+      if (q.record.name == name && q.record.state == ProcessRecord::State::kDown) return name;
+    }
+  }
+  return "";
+}
+
 // What `p` still waits for, for the ready_timeout message.
 std::string Supervisor::Pending(const Process& p) {
   std::vector<std::string> missing;
@@ -335,7 +346,16 @@ LaunchOutcome Supervisor::Run() {
       for (Process& p : processes_) {
         if (stopping_) break;
         if (p.record.state == ProcessRecord::State::kWaiting) {
-          if (ConditionsHold(p)) {
+          const std::string gone = DownForGood(p);
+          if (!gone.empty()) {
+            p.record.state = ProcessRecord::State::kDown;
+            p.record.failure = absl::StrCat("waits for process \"", gone,
+                                            "\", which is down and will not be respawned");
+            Publish(p);
+            BeginStop(absl::StrCat("process \"", p.record.name, "\" was never started: ",
+                                   p.record.failure),
+                      1);
+          } else if (ConditionsHold(p)) {
             Start(p);
           } else if (now >= run_start_ + ToChrono(p.plan->ready_timeout)) {
             const std::string pending = Pending(p);

@@ -9,7 +9,8 @@
 //            have a writer (Readiness); one that waits does not hold back
 //            a later one without conditions. Waiting past ready_timeout
 //            stops the launch (exit code 1): a graph that cannot come up
-//            is an error, not a hang.
+//            is an error, not a hang; so is waiting for a start_after
+//            process that is down for good.
 //   an exit  (not asked for by a stop) is a failure unless it is exit 0.
 //            exception_handler respawn: started again respawn_delay later
 //              if the exit qualifies (respawn_on failure: a failure;
@@ -121,6 +122,7 @@ class Supervisor {
   absl::Duration SinceStart() const;
   bool ConditionsHold(const Process& p);
   std::string Pending(const Process& p);
+  std::string DownForGood(const Process& p) const;
   void Start(Process& p);
   void Reap();
   void OnExit(Process& p, int wait_status);

@@ -287,6 +287,20 @@ TEST_F(SupervisorTest, ExitHandlerStopsAllOnFailureOnly) {
   EXPECT_EQ(outcome.processes[0].stop_signals, "INT");
 }
 
+TEST_F(SupervisorTest, ExitHandlerLetsACleanExitGo) {
+  ProcessPlan a = Process("a", "exit 0");
+  a.exception_handler = ExceptionHandler::kExit;
+  Launch({a, Process("b", kRunForever)});
+  ASSERT_TRUE(test::Eventually([&] { return Record("a").state == State::kDown && Running("b"); }));
+  EXPECT_EQ(Record("b").stop_signals, "");  // not stopped
+  supervisor_->RequestStop();
+  const LaunchOutcome outcome = Finish();
+  EXPECT_EQ(outcome.exit_code, 0);
+  EXPECT_EQ(outcome.reason, "stop requested");
+  EXPECT_EQ(outcome.processes[0].stop_signals, "");
+  EXPECT_EQ(outcome.processes[1].stop_signals, "INT");
+}
+
 TEST_F(SupervisorTest, StopSignalsInReverseStartOrderThenTermThenKill) {
   const std::string ready_b = dir_ + "/b.ready";
   const std::string ready_c = dir_ + "/c.ready";
@@ -360,6 +374,20 @@ TEST_F(SupervisorTest, NotReadyWithinTheTimeoutStopsTheLaunch) {
             "/never has no writer (looked in the fake domain)");
   EXPECT_EQ(outcome.processes[0].stop_signals, "INT");
   EXPECT_EQ(outcome.processes[1].starts, 0);
+}
+
+TEST_F(SupervisorTest, WaitingForAProcessThatIsDownForGoodStopsTheLaunch) {
+  FakeReadiness readiness;
+  ProcessPlan b = Process("b", kRunForever);
+  b.start_after = {"a"};
+  Launch({Process("a", "exit 2"), b, Process("c", kRunForever)}, &readiness);
+  const LaunchOutcome outcome = Finish();
+  EXPECT_EQ(outcome.exit_code, 1);
+  EXPECT_EQ(outcome.reason,
+            "process \"b\" was never started: waits for process \"a\", which is down and will "
+            "not be respawned");
+  EXPECT_EQ(outcome.processes[1].starts, 0);
+  EXPECT_EQ(outcome.processes[2].stop_signals, "INT");
 }
 
 TEST_F(SupervisorTest, ReadinessWithoutAWayToLookIsAnError) {

@@ -16,6 +16,7 @@
 #include "absl/strings/match.h"
 #include "absl/time/time.h"
 #include "cyber/launch/launch_command.h"
+#include "glog/logging.h"
 
 namespace {
 
@@ -55,6 +56,10 @@ bool TakeDuration(const char* arg, const char* name, absl::Duration* out, bool* 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The DDS participant (readiness) logs through glog: to stderr, without
+  // the "Logging before InitGoogleLogging()" line.
+  FLAGS_logtostderr = true;
+  google::InitGoogleLogging(argv[0]);
   cyber::launch::StartOptions start;
   absl::Duration stop_wait = absl::Seconds(60);
   std::string command;
