@@ -5,12 +5,13 @@
 # (tools/check_layers.sh), a clang 14 build with
 # -Wthread-safety as errors, a -c opt build of every target, every libFuzzer fuzzer for a bounded time
 # (FUZZ_SECONDS each, default 60) and the timer soak for SOAK_DURATION
-# (default 30s), and a graph test built in a separate Bazel workspace that
+# (default 30s), the programs put on PATH by cyber/setup.bash (each answers
+# --help), and a graph test built in a separate Bazel workspace that
 # uses this repository through local_repository, and the multi-host
 # scenarios (tools/hosts/scenarios.sh: hosts as network namespaces, as
 # root; skipped with a message where they cannot be made). Ends with the plain line
 # "N passed, N failed" (each test target in each config counts once; the
-# layering check, the clang build, the opt build, each fuzzer, the soak, the external workspace,
+# layering check, the programs check, the clang build, the opt build, each fuzzer, the soak, the external workspace,
 # each multi-host scenario and the
 # /dev/shm check count as one check each) and exits non-zero if anything
 # failed. The /dev/shm check: no Fast-DDS file the run added is left (the
@@ -23,7 +24,7 @@ cd "$(dirname "$0")/.."
 
 bash tools/setup.sh || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
 
-CONFIGS="${CONFIGS:-layers default asan ubsan tsan clang opt fuzz soak workspace hosts}"
+CONFIGS="${CONFIGS:-layers programs default asan ubsan tsan clang opt fuzz soak workspace hosts}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
@@ -90,6 +91,28 @@ for config in $CONFIGS; do
     else
       extra_checks_failed=$((extra_checks_failed + 1))
       echo "FAILED [hosts] the scenarios did not run"
+    fi
+  elif [ "$config" = programs ]; then
+    # README's "programs on PATH" command: source cyber/setup.bash in a
+    # fresh shell, then every program it put on PATH answers --help with
+    # its usage (gflags' programs exit 1 after --help, ours 0).
+    echo "=== programs on PATH (cyber/setup.bash) ==="
+    if bash -c 'source cyber/setup.bash || exit 1
+        n=0
+        for p in .cyber/bin/*; do
+          name=$(basename "$p")
+          [ "$(command -v "$name")" = "$PWD/.cyber/bin/$name" ] || { echo "$name is not the one on PATH"; exit 1; }
+          out=$("$name" --help 2>&1); rc=$?
+          if [ $rc -gt 1 ] || ! grep -qi "usage" <<<"$out"; then
+            echo "$name --help: exit $rc, no usage:"; head -5 <<<"$out"; exit 1
+          fi
+          n=$((n + 1))
+        done
+        echo "$n programs answer --help"; [ $n -ge 2 ]'; then
+      extra_checks_passed=$((extra_checks_passed + 1))
+    else
+      extra_checks_failed=$((extra_checks_failed + 1))
+      echo "FAILED [programs] source cyber/setup.bash; PROGRAM --help"
     fi
   elif [ "$config" = layers ]; then
     # Dependencies run down tools/layers.txt; the lower layers link no

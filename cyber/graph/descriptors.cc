@@ -103,7 +103,7 @@ absl::StatusOr<const pb::Descriptor*> DescriptorLibrary::Load(const pb::FileDesc
                                                               const std::string& type_name) {
   std::string key;
   set.SerializeToString(&key);
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   auto it = pools_.find(key);
   if (it == pools_.end()) {
     auto pool = std::make_unique<Pool>();
@@ -127,7 +127,7 @@ absl::StatusOr<const pb::Descriptor*> DescriptorLibrary::Load(const pb::FileDesc
 }
 
 const pb::Message* DescriptorLibrary::Prototype(const pb::Descriptor* type) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   auto it = owner_.find(type);
   if (it == owner_.end()) return nullptr;
   return it->second->factory->GetPrototype(type);

@@ -18,7 +18,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "cyber/common/mutex.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/descriptor.pb.h"
 #include "google/protobuf/dynamic_message.h"
@@ -64,7 +64,7 @@ class DescriptorLibrary {
     google::protobuf::DescriptorPool pool;
     std::unique_ptr<google::protobuf::DynamicMessageFactory> factory;
   };
-  absl::Mutex mu_;
+  Mutex mu_;
   std::map<std::string, std::unique_ptr<Pool>> pools_ ABSL_GUARDED_BY(mu_);
   std::map<const google::protobuf::Descriptor*, Pool*> owner_ ABSL_GUARDED_BY(mu_);
 };

@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <chrono>
 #include <algorithm>
 #include <cstdlib>
 #include <map>
@@ -12,8 +13,8 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/synchronization/mutex.h"
 #include "cyber/common/log.h"
+#include "cyber/common/mutex.h"
 #include "cyber/common/nearest_name.h"
 #include "cyber/graph/descriptors.h"
 #include "cyber/graph/graph_announcer.h"
@@ -32,6 +33,17 @@ std::string PeerKey(const std::string& host, int64_t pid, const std::string& pro
   return absl::StrCat(host, "/", pid, "/", process);
 }
 
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+SteadyTime Steady() { return std::chrono::steady_clock::now(); }
+
+SteadyTime SteadyAfter(absl::Duration d) {
+  if (d >= absl::Hours(24 * 365)) d = absl::Hours(24 * 365);
+  return Steady() + absl::ToChronoNanoseconds(std::max(d, absl::ZeroDuration()));
+}
+
+// The steady clock as an absl::Time (since the clock's epoch, not the
+// Unix epoch): for intervals and rates only.
 absl::Time SteadyNow() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -114,8 +126,8 @@ class DomainGraph::Impl {
         transport_->Subscribe(status, [this](const RemoteSample& s) { return OnStatus(s); });
     if (!st.ok()) return st.status();
     status_sub_ = *std::move(st);
-    absl::MutexLock lock(&mu_);
-    last_change_ = SteadyNow();
+    MutexLock lock(&mu_);
+    last_change_ = Steady();
     return absl::OkStatus();
   }
 
@@ -135,13 +147,14 @@ class DomainGraph::Impl {
     }
     const std::string key = PeerKey(graph.host(), graph.pid(), graph.process());
     {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       if (lost_.count(key) > 0) return true;  // a late sample of a process gone
       Entry& e = processes_[key];
       if (e.graph.has_value() && e.graph->generation() >= graph.generation()) return true;
       e.graph = std::move(graph);
       Changed();
     }
+    changed_cv_.SignalAll();
     Notify();
     return true;
   }
@@ -153,13 +166,14 @@ class DomainGraph::Impl {
     }
     const std::string key = PeerKey(status.host(), status.pid(), status.process());
     {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       if (lost_.count(key) > 0) return true;
       Entry& e = processes_[key];
       if (e.status.has_value() && e.status->sequence() >= status.sequence()) return true;
       e.status = std::move(status);
       ++changes_;  // a status alone does not unsettle discovery
     }
+    changed_cv_.SignalAll();
     Notify();
     return true;
   }
@@ -167,23 +181,24 @@ class DomainGraph::Impl {
   void Forget(const RemotePeer& peer) {
     const std::string key = PeerKey(peer.host, peer.pid, peer.process);
     {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       lost_.insert(key);
       if (processes_.erase(key) == 0) return;
       Changed();
     }
+    changed_cv_.SignalAll();
     Notify();
   }
 
   void Changed() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     ++changes_;
-    last_change_ = SteadyNow();
+    last_change_ = Steady();
   }
 
   void Notify() {
     std::vector<std::function<void()>> listeners;
     {
-      absl::MutexLock lock(&listeners_mu_);
+      MutexLock lock(&listeners_mu_);
       for (const auto& [id, l] : listeners_) listeners.push_back(l);
     }
     for (const auto& l : listeners) l();
@@ -191,34 +206,33 @@ class DomainGraph::Impl {
 
   // --- waiting ---------------------------------------------------------------
   void WaitForDiscovery(absl::Duration settle, absl::Duration max) {
-    const absl::Time deadline = SteadyNow() + max;
-    absl::MutexLock lock(&mu_);
+    const SteadyTime deadline = SteadyAfter(max);
+    const auto settle_for = absl::ToChronoNanoseconds(settle);
+    MutexLock lock(&mu_);
     for (;;) {
-      const absl::Time now = SteadyNow();
-      const absl::Time settled = last_change_ + settle;
+      const SteadyTime now = Steady();
+      const SteadyTime settled = last_change_ + settle_for;
       if (now >= settled || now >= deadline) return;
-      const uint64_t seen = changes_;
-      auto changed = [this, seen]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return changes_ != seen; };
-      mu_.AwaitWithTimeout(absl::Condition(&changed), std::min(settled, deadline) - now);
+      changed_cv_.WaitUntil(&mu_, std::min(settled, deadline));
     }
   }
 
   bool WaitUntil(const std::function<bool(const DomainGraph&)>& predicate,
                  const DomainGraph& self, absl::Duration timeout) {
-    const absl::Time deadline = SteadyNow() + timeout;
+    const SteadyTime deadline = SteadyAfter(timeout);
     for (;;) {
       uint64_t seen;
       {
-        absl::MutexLock lock(&mu_);
+        MutexLock lock(&mu_);
         seen = changes_;
       }
       if (predicate(self)) return true;
-      const absl::Time now = SteadyNow();
+      const SteadyTime now = Steady();
       if (now >= deadline) return false;
-      absl::MutexLock lock(&mu_);
-      auto changed = [this, seen]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return changes_ != seen; };
-      mu_.AwaitWithTimeout(absl::Condition(&changed),
-                           std::min(absl::Milliseconds(50), deadline - now));
+      const SteadyTime until = std::min(deadline, now + std::chrono::milliseconds(50));
+      MutexLock lock(&mu_);
+      while (changes_ == seen && changed_cv_.WaitUntil(&mu_, until)) {
+      }
     }
   }
 
@@ -226,7 +240,7 @@ class DomainGraph::Impl {
   std::vector<ProcessView> Processes() const {
     const std::string self_host = transport_->self().host;
     std::vector<ProcessView> out;
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     for (const auto& [key, e] : processes_) {
       if (!e.graph.has_value()) continue;
       ProcessView v;
@@ -412,30 +426,34 @@ class DomainGraph::Impl {
       return absl::FailedPreconditionError(absl::StrCat(
           "service \"", service, "\": its server announced no protobuf request type"));
     }
-    const absl::Time deadline = SteadyNow() + timeout;
+    const SteadyTime deadline = SteadyAfter(timeout);
     struct Outcome {
-      absl::Mutex mu;
+      Mutex mu;
+      CondVar done;
       std::optional<absl::StatusOr<std::string>> result ABSL_GUARDED_BY(mu);
     };
     auto outcome = std::make_shared<Outcome>();
     const uint64_t client = std::random_device{}() * 4294967296ull + std::random_device{}();
-    const uint64_t sequence = 1;
+    constexpr uint64_t kSequence = 1;  // one request per Call
     RemoteEndpoint responses;
     responses.channel = transport_internal::ResponseChannel(service);
     responses.type_name = view->response_type;
     responses.qos = transport_internal::ResponseQos();
     responses.node = options_.transport.process_name;
     absl::StatusOr<std::unique_ptr<RemoteSubscription>> sub = transport_->Subscribe(
-        responses, [outcome, client, sequence](const RemoteSample& s) {
-          if (s.correlation.client != client || s.correlation.sequence != sequence) return true;
-          absl::MutexLock lock(&outcome->mu);
-          if (outcome->result.has_value()) return true;
-          if (s.correlation.kind == Correlation::Kind::kFailure) {
-            outcome->result = absl::Status(static_cast<absl::StatusCode>(s.correlation.status),
-                                           std::string(s.payload));
-          } else {
-            outcome->result = std::string(s.payload);
+        responses, [outcome, client](const RemoteSample& s) {
+          if (s.correlation.client != client || s.correlation.sequence != kSequence) return true;
+          {
+            MutexLock lock(&outcome->mu);
+            if (outcome->result.has_value()) return true;
+            if (s.correlation.kind == Correlation::Kind::kFailure) {
+              outcome->result = absl::Status(static_cast<absl::StatusCode>(s.correlation.status),
+                                             std::string(s.payload));
+            } else {
+              outcome->result = std::string(s.payload);
+            }
           }
+          outcome->done.SignalAll();
           return true;
         });
     if (!sub.ok()) return sub.status();
@@ -448,7 +466,7 @@ class DomainGraph::Impl {
     // A request sent before the server's reader matched would be lost
     // (requests are volatile): wait for the match, within the timeout.
     while (!(*out)->Wanted()) {
-      if (SteadyNow() >= deadline) {
+      if (Steady() >= deadline) {
         return absl::DeadlineExceededError(absl::StrCat(
             "service \"", service, "\": the server's reader did not match within ",
             absl::FormatDuration(timeout)));
@@ -458,14 +476,13 @@ class DomainGraph::Impl {
     Correlation c;
     c.kind = Correlation::Kind::kRequest;
     c.client = client;
-    c.sequence = sequence;
-    c.budget_ns = absl::ToInt64Nanoseconds(std::max(deadline - SteadyNow(), absl::Nanoseconds(1)));
+    c.sequence = kSequence;
+    c.budget_ns = std::max<int64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - Steady()).count(), 1);
     if (absl::Status s = (*out)->Publish(request, c); !s.ok()) return s;
-    absl::MutexLock lock(&outcome->mu);
-    auto done = [&outcome]() ABSL_SHARED_LOCKS_REQUIRED(outcome->mu) {
-      return outcome->result.has_value();
-    };
-    outcome->mu.AwaitWithTimeout(absl::Condition(&done), std::max(deadline - SteadyNow(), absl::ZeroDuration()));
+    MutexLock lock(&outcome->mu);
+    while (!outcome->result.has_value() && outcome->done.WaitUntil(&outcome->mu, deadline)) {
+    }
     if (!outcome->result.has_value()) {
       return absl::DeadlineExceededError(absl::StrCat(
           "service \"", service, "\": no response within ", absl::FormatDuration(timeout)));
@@ -502,13 +519,14 @@ class DomainGraph::Impl {
     std::optional<ProcessGraph> graph;
     std::optional<ProcessStatus> status;
   };
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
+  CondVar changed_cv_;  // signalled with mu_ released after every change
   std::map<std::string, Entry> processes_ ABSL_GUARDED_BY(mu_);
   std::set<std::string> lost_ ABSL_GUARDED_BY(mu_);
   uint64_t changes_ ABSL_GUARDED_BY(mu_) = 0;
-  absl::Time last_change_ ABSL_GUARDED_BY(mu_);
+  SteadyTime last_change_ ABSL_GUARDED_BY(mu_);
 
-  absl::Mutex listeners_mu_;
+  Mutex listeners_mu_;
   std::map<uint64_t, std::function<void()>> listeners_ ABSL_GUARDED_BY(listeners_mu_);
   uint64_t next_listener_ ABSL_GUARDED_BY(listeners_mu_) = 0;
 
@@ -666,14 +684,14 @@ absl::StatusOr<std::string> DomainGraph::Call(const std::string& service, absl::
 }
 
 uint64_t DomainGraph::AddListener(std::function<void()> changed) {
-  absl::MutexLock lock(&impl_->listeners_mu_);
+  MutexLock lock(&impl_->listeners_mu_);
   const uint64_t id = ++impl_->next_listener_;
   impl_->listeners_.emplace(id, std::move(changed));
   return id;
 }
 
 void DomainGraph::RemoveListener(uint64_t id) {
-  absl::MutexLock lock(&impl_->listeners_mu_);
+  MutexLock lock(&impl_->listeners_mu_);
   impl_->listeners_.erase(id);
 }
 

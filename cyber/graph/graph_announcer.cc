@@ -7,8 +7,8 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "cyber/common/log.h"
+#include "cyber/common/mutex.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 
@@ -63,19 +63,23 @@ class GraphAnnouncer::Impl {
 
   ~Impl() {
     {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       stop_ = true;
     }
+    wake_.SignalAll();
     thread_.join();
   }
 
   void Poke() {
-    absl::MutexLock lock(&mu_);
-    poked_ = true;
+    {
+      MutexLock lock(&mu_);
+      poked_ = true;
+    }
+    wake_.SignalAll();
   }
 
   uint64_t generation() const {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     return generation_;
   }
 
@@ -91,9 +95,11 @@ class GraphAnnouncer::Impl {
         SendStatus();
         next_status = now + absl::ToChronoNanoseconds(options_.status_period);
       }
-      absl::MutexLock lock(&mu_);
-      auto woken = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return stop_ || poked_; };
-      mu_.AwaitWithTimeout(absl::Condition(&woken), options_.poll);
+      const auto until = std::chrono::steady_clock::now() + absl::ToChronoNanoseconds(options_.poll);
+      MutexLock lock(&mu_);
+      while (!stop_ && !poked_) {
+        if (!wake_.WaitUntil(&mu_, until)) break;
+      }
       if (stop_) return;
       poked_ = false;
     }
@@ -109,7 +115,7 @@ class GraphAnnouncer::Impl {
     if (bytes == last_graph_) return;
     uint64_t generation;
     {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       generation = generation_ + 1;
     }
     graph.set_generation(generation);
@@ -120,7 +126,7 @@ class GraphAnnouncer::Impl {
       return;  // tried again at the next poll
     }
     last_graph_ = std::move(bytes);
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     generation_ = generation;
   }
 
@@ -155,7 +161,8 @@ class GraphAnnouncer::Impl {
   uint64_t status_sequence_ = 0;
   bool status_failure_logged_ = false;
 
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
+  CondVar wake_;
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   bool poked_ ABSL_GUARDED_BY(mu_) = false;
   uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;

@@ -32,7 +32,7 @@ ChannelQos FromProto(const Qos& q) {
 
 const google::protobuf::FileDescriptorSet& GraphSnapshotter::SetOf(
     const google::protobuf::Descriptor* type) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   auto it = sets_.find(type);
   if (it == sets_.end()) it = sets_.emplace(type, DescriptorSetOf(type)).first;
   return it->second;

@@ -12,7 +12,7 @@
 #include <map>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
+#include "cyber/common/mutex.h"
 #include "cyber/graph/graph.pb.h"
 #include "cyber/transport/channel_bus.h"
 #include "cyber/transport/channel_qos.h"
@@ -33,7 +33,7 @@ class GraphSnapshotter {
   // Descriptor sets are built once per type.
   const google::protobuf::FileDescriptorSet& SetOf(const google::protobuf::Descriptor* type);
 
-  absl::Mutex mu_;
+  Mutex mu_;
   std::map<const google::protobuf::Descriptor*, google::protobuf::FileDescriptorSet> sets_
       ABSL_GUARDED_BY(mu_);
 };

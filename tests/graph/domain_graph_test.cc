@@ -16,8 +16,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "cyber/common/mutex.h"
 #include "cyber/graph/descriptors.h"
 #include "cyber/graph/graph_announcer.h"
 #include "cyber/transport/dds/testing/dds_test_process.h"
@@ -133,23 +133,23 @@ TEST_F(DomainGraphTest, DecodesMessagesOfATypeItWasNotCompiledWith) {
   ASSERT_TRUE(graph_->WaitUntil([this](const DomainGraph&) { return HasProcess("pollers"); },
                                 kPatience));
   struct Got {
-    absl::Mutex mu;
+    Mutex mu;
     std::vector<std::string> texts ABSL_GUARDED_BY(mu);
   } got;
   DomainGraph* g = graph_.get();
   absl::StatusOr<std::unique_ptr<RemoteSubscription>> sub =
       graph_->Subscribe("/sensor/imu", [&got, g](const DomainGraph::Received& r) {
         absl::StatusOr<std::unique_ptr<pb::Message>> m = g->Decode(r.type_name, r.payload);
-        absl::MutexLock lock(&got.mu);
+        MutexLock lock(&got.mu);
         got.texts.push_back(m.ok() ? (*m)->ShortDebugString() : std::string(m.status().message()));
       });
   ASSERT_TRUE(sub.ok()) << sub.status();
   ASSERT_TRUE(dds_test::Eventually([&got] {
-    absl::MutexLock lock(&got.mu);
+    MutexLock lock(&got.mu);
     return got.texts.size() >= 3;
   }));
   sub->reset();
-  absl::MutexLock lock(&got.mu);
+  MutexLock lock(&got.mu);
   // Every message decoded, with the fields the poller fills.
   for (const std::string& t : got.texts) EXPECT_THAT(t, HasSubstr("seq:")) << t;
 }
