@@ -85,6 +85,9 @@ absl::StatusOr<SpawnedChild> SpawnChild(const std::vector<std::string>& argv,
     ExecChild(args.data(), log_fd, null_fd, report[1], launcher);
   }
   const int fork_errno = errno;
+  // Also here, so the group exists before anyone could signal it (both
+  // sides call it; whichever runs first wins, the other is a no-op).
+  if (pid > 0) setpgid(pid, pid);
   close(report[1]);
   close(log_fd);
   close(null_fd);
