@@ -44,9 +44,12 @@ bool Exists(const std::string& path) {
   return stat(path.c_str(), &st) == 0;
 }
 
-// A sleep that polls: sh exits on SIGINT/SIGTERM at once (as a mainboard
-// does), unless the script traps them.
-constexpr char kRunForever[] = "while :; do sleep 0.05; done";
+// Runs until signalled: SIGINT or SIGTERM ends it at once (as they end a
+// mainboard), with nothing to wait for first.
+constexpr char kRunForever[] = "exec sleep 1000";
+// The same in a shell that can trap signals (it handles one once its
+// current 50 ms sleep ends).
+constexpr char kShellLoop[] = "while :; do sleep 0.05; done";
 
 class FakeReadiness : public Readiness {
  public:
@@ -306,10 +309,12 @@ TEST_F(SupervisorTest, StopSignalsInReverseStartOrderThenTermThenKill) {
   const std::string ready_c = dir_ + "/c.ready";
   Launch({Process("a", kRunForever),
           // Ignores SIGINT: stopped by SIGTERM.
-          Process("b", absl::StrCat("trap '' INT; : > ", ready_b, "; ", kRunForever)),
+          Process("b", absl::StrCat("trap '' INT; : > ", ready_b, "; ", kShellLoop)),
           // Ignores SIGINT and SIGTERM: stopped by SIGKILL.
-          Process("c", absl::StrCat("trap '' INT TERM; : > ", ready_c, "; ", kRunForever))},
-         nullptr, absl::Milliseconds(500), absl::Milliseconds(500));
+          Process("c", absl::StrCat("trap '' INT TERM; : > ", ready_c, "; ", kShellLoop))},
+         // Generous: a must end on SIGINT and b on SIGTERM within them on a
+         // loaded machine (each takes milliseconds).
+         nullptr, absl::Seconds(3), absl::Seconds(3));
   ASSERT_TRUE(test::Eventually([&] {
     return Running("a") && Running("b") && Running("c") && Exists(ready_b) && Exists(ready_c);
   }));
