@@ -46,6 +46,16 @@ int PidfdOpen(pid_t pid) {
   dup2(null_fd, STDIN_FILENO);
   dup2(log_fd, STDOUT_FILENO);
   dup2(log_fd, STDERR_FILENO);
+  // Nothing else of the launcher's crosses exec (its DDS sockets and
+  // shared-memory files are not all close-on-exec): every descriptor above
+  // stderr is marked close-on-exec — not closed, so `report` still tells
+  // the launcher if exec fails.
+#ifdef SYS_close_range
+  if (syscall(SYS_close_range, 3u, ~0u, 4u /* CLOSE_RANGE_CLOEXEC */) != 0)
+#endif
+  {
+    for (int fd = 3; fd < 4096; ++fd) fcntl(fd, F_SETFD, FD_CLOEXEC);
+  }
   if (strchr(argv[0], '/') != nullptr) {
     execv(argv[0], argv);
   } else {

@@ -16,6 +16,9 @@
 // the process: call SpawnChild from a thread that lives as long as the
 // children (the supervisor's Run() thread).
 //
+// Descriptors: the child gets stdin (/dev/null), stdout and stderr (the
+// log) and nothing else of the launcher's (its DDS sockets and files).
+//
 // Signals: the child starts with every signal at its default and none
 // blocked (a launcher started in the background by a shell has SIGINT
 // ignored, which exec would otherwise hand down).

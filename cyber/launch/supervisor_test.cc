@@ -8,6 +8,7 @@
 
 #include "cyber/launch/supervisor.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -425,6 +426,25 @@ TEST_F(SupervisorTest, AProgramThatCannotRunStopsTheLaunch) {
             "process \"x\" could not start: cannot run \"/nonexistent/mainboard\": No such file "
             "or directory");
   EXPECT_EQ(outcome.processes[0].stop_signals, "INT");
+}
+
+TEST_F(SupervisorTest, ChildrenInheritOnlyStdio) {
+  // A descriptor of the launcher's without close-on-exec (as some of
+  // Fast-DDS's are).
+  const int leaky = open("/dev/null", O_RDONLY);
+  ASSERT_GE(leaky, 3);
+  ProcessPlan a = Process("a", "ls /proc/$$/fd");  // the shell's descriptors
+  Launch({a});
+  const LaunchOutcome outcome = Finish();
+  close(leaky);
+  EXPECT_EQ(outcome.exit_code, 0);
+  std::ifstream in(dir_ + "/a.log");
+  std::string line;
+  std::vector<std::string> fds;
+  while (std::getline(in, line)) {
+    if (!absl::StartsWith(line, "cyber_launch:")) fds.push_back(line);
+  }
+  EXPECT_EQ(absl::StrJoin(fds, " "), "0 1 2");
 }
 
 TEST_F(SupervisorTest, EachStartIsLoggedWithTheProcessOutput) {
