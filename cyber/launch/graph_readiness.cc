@@ -35,5 +35,7 @@ bool GraphReadiness::ChannelHasWriter(const std::string& channel) {
 
 std::string GraphReadiness::Where() const { return graph_->DomainDescription(); }
 
+void GraphReadiness::Done() { graph_->Leave(); }
+
 }  // namespace launch
 }  // namespace cyber

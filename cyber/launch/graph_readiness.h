@@ -5,8 +5,9 @@
 // process announces a writer on it.
 //
 // The launcher joins the domain only when a process of the plan waits
-// (Join is called lazily by the program), so a launch without readiness
-// adds no participant to the domain.
+// (the program calls Join only then), and leaves it once no process waits
+// any more (Done): a launch adds no participant to the domain for longer
+// than its start, and a launcher killed later leaves no DDS files behind.
 //
 // Threads: as Readiness (the supervisor's Run() thread).
 
@@ -32,6 +33,8 @@ class GraphReadiness : public Readiness {
   bool ProcessUp(const std::string& process_name, pid_t pid) override;
   bool ChannelHasWriter(const std::string& channel) override;
   std::string Where() const override;
+  // Leaves the domain; later questions answer false.
+  void Done() override;
 
  private:
   std::unique_ptr<graph::DomainGraph> graph_;

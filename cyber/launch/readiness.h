@@ -33,6 +33,9 @@ class Readiness {
   // One line on where readiness was looked for (the domain), for the
   // message when a process waited longer than its ready_timeout.
   virtual std::string Where() const = 0;
+  // No process will wait any more (every one has started or given up;
+  // respawns do not wait): what the answers needed can go. Called once.
+  virtual void Done() {}
 };
 
 }  // namespace launch

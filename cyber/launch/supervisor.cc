@@ -380,6 +380,16 @@ LaunchOutcome Supervisor::Run() {
           }
         }
       }
+      if (!readiness_done_ && options_.readiness != nullptr && !waiting_for_readiness) {
+        bool any_waiting = false;
+        for (const Process& p : processes_) {
+          any_waiting = any_waiting || p.record.state == ProcessRecord::State::kWaiting;
+        }
+        if (!any_waiting) {
+          readiness_done_ = true;
+          options_.readiness->Done();
+        }
+      }
       if (!stopping_) {
         bool any_alive = false;
         bool all_clean = true;

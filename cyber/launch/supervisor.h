@@ -10,7 +10,8 @@
 //            a later one without conditions. Waiting past ready_timeout
 //            stops the launch (exit code 1): a graph that cannot come up
 //            is an error, not a hang; so is waiting for a start_after
-//            process that is down for good.
+//            process that is down for good. Once no process waits,
+//            Readiness::Done().
 //   an exit  (not asked for by a stop) is a failure unless it is exit 0.
 //            exception_handler respawn: started again respawn_delay later
 //              if the exit qualifies (respawn_on failure: a failure;
@@ -137,6 +138,7 @@ class Supervisor {
   std::vector<size_t> start_order_;  // indices, first starts
   SteadyTime run_start_;
   // The stop, once begun.
+  bool readiness_done_ = false;  // Readiness::Done() was called
   bool stopping_ = false;
   SteadyTime stop_began_;
   int stop_stage_ = 0;  // 1 SIGINT sent, 2 SIGTERM, 3 SIGKILL

@@ -66,6 +66,8 @@ class FakeReadiness : public Readiness {
     return writers_.count(channel) > 0;
   }
   std::string Where() const override { return "the fake domain"; }
+  void Done() override { done_ = true; }
+  std::atomic<bool> done_{false};
 
   void SetUp(const std::string& name) {
     MutexLock lock(&mu_);
@@ -360,9 +362,12 @@ TEST_F(SupervisorTest, WaitsForReadinessBeforeStarting) {
   EXPECT_EQ(Record("b").state, State::kWaiting);
   EXPECT_FALSE(b_started.load());
   EXPECT_EQ(readiness.asked_pid("a"), a);
+  EXPECT_FALSE(readiness.done_.load());
   readiness.SetWriter("/x");
   ASSERT_TRUE(test::Eventually([&] { return Running("b"); }));
   EXPECT_TRUE(writer_when_b_started.load());
+  // Nothing waits any more: the readiness is let go.
+  EXPECT_TRUE(test::Eventually([&] { return readiness.done_.load(); }));
   supervisor_->RequestStop();
   EXPECT_EQ(Finish().exit_code, 0);
 }

@@ -5,7 +5,7 @@
 #      die with it: PR_SET_PDEATHSIG);
 #   2. the example's sensor_polling.launch: fusion starts after pollers
 #      (it waits for /sensor/imu to have a writer) and receives both
-#      sensors; a pollers process killed with -9 is respawned (counted
+#      sensors; the launcher then leaves the DDS domain; a pollers process killed with -9 is respawned (counted
 #      1/3) while fusion keeps running; `cyber_launch stop FILE` stops both
 #      with SIGINT in reverse start order, the launcher exits 0 and its
 #      summary holds each process's exit and own summary table; the pid
@@ -136,6 +136,10 @@ watched+=("$pollers" "$fusion")
   fail "fusion started before pollers"
 until_grep "$out/logs2/fusion.log" 'health "health": last [0-9]+ ms: imu [1-9][0-9]* msgs, lidar [1-9][0-9]* msgs' \
   "health report with IMU and lidar messages"
+
+# Nothing waits any more: the launcher has left the DDS domain.
+until_grep "$out/example.err" "DDS transport: cyber_launch \(host [^,]*, pid $launcher\) left domain" \
+  "the launcher leaving the domain once every process started"
 
 # kill -9 of pollers: respawned, counted; fusion keeps running.
 note
