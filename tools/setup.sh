@@ -38,6 +38,10 @@ PACKAGES=(
   fastdds-tools
   openssl
   tcpdump
+  # cyber_bridge's test runs Foxglove's own WebSocket client
+  # (@foxglove/ws-protocol, from npm: tools/npm/package.json) under Node.
+  # Its npm comes with NodeSource's nodejs; with Debian's, also `npm`.
+  nodejs
 )
 
 bash "$(dirname "$0")/install_missing_packages.sh" setup "${PACKAGES[@]}"
@@ -64,4 +68,23 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 {
   echo "# Written by tools/setup.sh for the clone at ${root}; not versioned."
   echo "test:tsan --test_env=TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=${root}/tools/tsan_suppressions.txt"
+  # Foxglove's client for cyber_bridge's test (installed below).
+  echo "test --test_env=CYBER_NPM_MODULES=${root}/tools/npm/node_modules"
 } > "${root}/.bazelrc.generated"
+
+# The npm packages the tests run as real clients (tools/npm/package.json,
+# exact versions in its package-lock.json), in tools/npm/node_modules (not
+# versioned). Installed again only when package-lock.json changed since the
+# last install (its hash is kept beside the modules), so a second run
+# touches no network.
+npm_dir="${root}/tools/npm"
+lock_hash="$(sha256sum "${npm_dir}/package-lock.json" | cut -d' ' -f1)"
+if [ "$(cat "${npm_dir}/node_modules/.cyber_lock_sha256" 2>/dev/null)" != "$lock_hash" ]; then
+  if ! command -v npm >/dev/null; then
+    echo "setup: npm not found (Debian's nodejs needs the npm package too): cyber_bridge's test will fail until tools/npm is installed" >&2
+  else
+    echo "setup: installing tools/npm's packages (npm ci)" >&2
+    npm ci --prefix "$npm_dir" --ignore-scripts --no-audit --no-fund >&2
+    echo "$lock_hash" > "${npm_dir}/node_modules/.cyber_lock_sha256"
+  fi
+fi

@@ -1,14 +1,17 @@
 #include "cyber/graph/graph_announcer.h"
 
 #include <chrono>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "cyber/common/log.h"
 #include "cyber/common/mutex.h"
+#include "cyber/graph/descriptors.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 
@@ -37,6 +40,16 @@ ChannelQos GraphQos() {
   return qos;
 }
 
+RemoteEndpoint Endpoint(const char* topic, const google::protobuf::Descriptor* type,
+                        const ChannelQos& qos) {
+  RemoteEndpoint e;
+  e.channel = topic;
+  e.type_name = type->full_name();
+  e.qos = qos;
+  e.node = "graph_announcer";
+  return e;
+}
+
 ChannelQos StatusQos() {
   ChannelQos qos = ChannelQos::SensorData();
   qos.depth = 1;
@@ -48,15 +61,12 @@ ChannelQos StatusQos() {
 class GraphAnnouncer::Impl {
  public:
   Impl(std::shared_ptr<RemoteTransport> transport, GraphFn graph, StatusFn status,
-       Options options, std::shared_ptr<RemotePublisher> graph_out,
-       std::shared_ptr<RemotePublisher> status_out)
+       Options options)
       : transport_(std::move(transport)),
         graph_fn_(std::move(graph)),
         status_fn_(std::move(status)),
         options_(options),
         self_(transport_->self()),
-        graph_out_(std::move(graph_out)),
-        status_out_(std::move(status_out)),
         started_(std::chrono::steady_clock::now()) {
     thread_ = std::thread([this] { Run(); });
   }
@@ -68,6 +78,7 @@ class GraphAnnouncer::Impl {
     }
     wake_.SignalAll();
     thread_.join();
+    peers_.reset();  // waits for a peer graph being handled; none after it
   }
 
   void Poke() {
@@ -89,11 +100,13 @@ class GraphAnnouncer::Impl {
     // status depends on it.
     auto next_status = std::chrono::steady_clock::now();
     for (;;) {
-      SendGraphIfChanged();
-      const auto now = std::chrono::steady_clock::now();
-      if (status_fn_ != nullptr && now >= next_status) {
-        SendStatus();
-        next_status = now + absl::ToChronoNanoseconds(options_.status_period);
+      if (!options_.wait_until_linked || transport_->linked()) {
+        SendGraphIfChanged();
+        const auto now = std::chrono::steady_clock::now();
+        if (status_fn_ != nullptr && now >= next_status) {
+          SendStatus();
+          next_status = now + absl::ToChronoNanoseconds(options_.status_period);
+        }
       }
       const auto until = std::chrono::steady_clock::now() + absl::ToChronoNanoseconds(options_.poll);
       MutexLock lock(&mu_);
@@ -119,6 +132,15 @@ class GraphAnnouncer::Impl {
       generation = generation_ + 1;
     }
     graph.set_generation(generation);
+    if (graph_out_ == nullptr) {
+      absl::StatusOr<std::shared_ptr<RemotePublisher>> out =
+          transport_->Publisher(Endpoint(kGraphTopic, ProcessGraph::descriptor(), GraphQos()));
+      if (!out.ok()) {
+        AWARN << "graph announcer: " << out.status().message();
+        return;
+      }
+      graph_out_ = *std::move(out);
+    }
     absl::Status sent = graph_out_->PublishMessage(graph);
     if (!sent.ok()) {
       AWARN << "graph announcer: the graph of " << self_.ToString() << " was not sent on "
@@ -126,8 +148,72 @@ class GraphAnnouncer::Impl {
       return;  // tried again at the next poll
     }
     last_graph_ = std::move(bytes);
-    MutexLock lock(&mu_);
-    generation_ = generation;
+    {
+      MutexLock lock(&mu_);
+      generation_ = generation;
+      own_graph_ = std::make_shared<const ProcessGraph>(std::move(graph));
+    }
+    WatchPeers();
+  }
+
+  // Peers' graphs are read too, to name the fields in which a peer's
+  // version of a message type differs from this process's on a channel
+  // both use (DDS matches the two by type name alone, and the bytes of one
+  // version parse as the other into wrong fields). Subscribed once this
+  // process has sent its own graph.
+  void WatchPeers() {
+    if (peers_ != nullptr) return;
+    RemoteEndpoint e = Endpoint(kGraphTopic, ProcessGraph::descriptor(), GraphQos());
+    e.qos.history = ChannelQos::History::kKeepAll;
+    e.qos.depth = 64;
+    absl::StatusOr<std::unique_ptr<RemoteSubscription>> sub =
+        transport_->Subscribe(e, [this](const RemoteSample& s) { return OnPeerGraph(s); });
+    if (sub.ok()) peers_ = *std::move(sub);
+  }
+
+  bool OnPeerGraph(const RemoteSample& sample) {
+    ProcessGraph peer;
+    if (!peer.ParseFromArray(sample.payload.data(), static_cast<int>(sample.payload.size()))) {
+      return false;
+    }
+    std::shared_ptr<const ProcessGraph> own;
+    {
+      MutexLock lock(&mu_);
+      own = own_graph_;
+    }
+    if (own == nullptr) return true;
+    const std::string peer_name =
+        absl::StrCat(peer.process(), "@", peer.host(), ":", peer.pid());
+    const std::string own_name = absl::StrCat(self_.process, "@", self_.host, ":", self_.pid);
+    for (const ChannelEndpoint& theirs : peer.channels()) {
+      auto their_set = peer.descriptors().find(theirs.type_name());
+      auto our_set = own->descriptors().find(theirs.type_name());
+      if (their_set == peer.descriptors().end() || our_set == own->descriptors().end()) continue;
+      bool ours_too = false;
+      for (const ChannelEndpoint& mine : own->channels()) {
+        ours_too |= mine.channel() == theirs.channel() && mine.type_name() == theirs.type_name();
+      }
+      if (!ours_too) continue;
+      if (their_set->second.SerializeAsString() == our_set->second.SerializeAsString()) continue;
+      absl::StatusOr<const google::protobuf::Descriptor*> a =
+          library_.Load(our_set->second, theirs.type_name());
+      absl::StatusOr<const google::protobuf::Descriptor*> b =
+          library_.Load(their_set->second, theirs.type_name());
+      if (!a.ok() || !b.ok()) continue;
+      const std::vector<std::string> diff = TypeDifferences(*a, own_name, *b, peer_name);
+      if (diff.empty()) continue;
+      const std::string key = absl::StrCat(peer_name, " ", theirs.channel());
+      {
+        MutexLock lock(&mu_);
+        if (!logged_versions_.insert(key).second) continue;
+      }
+      AERROR << "channel \"" << theirs.channel() << "\": " << peer_name << " "
+             << (theirs.role() == ChannelEndpoint::WRITER ? "writes" : "reads")
+             << " another version of " << theirs.type_name() << " than this process ("
+             << own_name << "); its messages are misread where the fields differ: "
+             << absl::StrJoin(diff, "; ");
+    }
+    return true;
   }
 
   void SendStatus() {
@@ -139,6 +225,16 @@ class GraphAnnouncer::Impl {
                              std::chrono::steady_clock::now() - started_)
                              .count());
     status.set_sequence(++status_sequence_);
+    if (status_out_ == nullptr) {
+      absl::StatusOr<std::shared_ptr<RemotePublisher>> out =
+          transport_->Publisher(Endpoint(kStatusTopic, ProcessStatus::descriptor(), StatusQos()));
+      if (!out.ok()) {
+        if (!status_failure_logged_) AWARN << "graph announcer: " << out.status().message();
+        status_failure_logged_ = true;
+        return;
+      }
+      status_out_ = *std::move(out);
+    }
     absl::Status sent = status_out_->PublishMessage(status);
     if (!sent.ok() && !status_failure_logged_) {
       status_failure_logged_ = true;
@@ -152,11 +248,12 @@ class GraphAnnouncer::Impl {
   const StatusFn status_fn_;
   const Options options_;
   const RemotePeer self_;
-  const std::shared_ptr<RemotePublisher> graph_out_;
-  const std::shared_ptr<RemotePublisher> status_out_;
   const std::chrono::steady_clock::time_point started_;
 
   // Only the announcer's thread touches these.
+  std::shared_ptr<RemotePublisher> graph_out_;  // made on the first send
+  std::shared_ptr<RemotePublisher> status_out_;
+  std::unique_ptr<RemoteSubscription> peers_;  // made and reset by the thread and ~Impl
   std::string last_graph_;
   uint64_t status_sequence_ = 0;
   bool status_failure_logged_ = false;
@@ -165,6 +262,9 @@ class GraphAnnouncer::Impl {
   CondVar wake_;
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   bool poked_ ABSL_GUARDED_BY(mu_) = false;
+  std::shared_ptr<const ProcessGraph> own_graph_ ABSL_GUARDED_BY(mu_);  // last sent
+  std::set<std::string> logged_versions_ ABSL_GUARDED_BY(mu_);  // "peer channel"
+  DescriptorLibrary library_;
   uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;
 
   std::thread thread_;  // last: started when everything above exists
@@ -191,29 +291,9 @@ absl::StatusOr<std::unique_ptr<GraphAnnouncer>> GraphAnnouncer::Start(
         absl::StrCat("graph announcer: option status_period must be positive, not ",
                      absl::FormatDuration(options.status_period)));
   }
-  RemoteEndpoint graph_endpoint;
-  graph_endpoint.channel = kGraphTopic;
-  graph_endpoint.type_name = ProcessGraph::descriptor()->full_name();
-  graph_endpoint.qos = GraphQos();
-  graph_endpoint.node = "graph_announcer";
-  absl::StatusOr<std::shared_ptr<RemotePublisher>> graph_out =
-      transport->Publisher(graph_endpoint);
-  if (!graph_out.ok()) return graph_out.status();
-  std::shared_ptr<RemotePublisher> status_out;
-  if (status != nullptr) {
-    RemoteEndpoint status_endpoint = graph_endpoint;
-    status_endpoint.channel = kStatusTopic;
-    status_endpoint.type_name = ProcessStatus::descriptor()->full_name();
-    status_endpoint.qos = StatusQos();
-    absl::StatusOr<std::shared_ptr<RemotePublisher>> out =
-        transport->Publisher(status_endpoint);
-    if (!out.ok()) return out.status();
-    status_out = *std::move(out);
-  }
   if (options.status_period == absl::InfiniteDuration()) status = nullptr;
   return std::unique_ptr<GraphAnnouncer>(new GraphAnnouncer(std::make_unique<Impl>(
-      std::move(transport), std::move(graph), std::move(status), options,
-      *std::move(graph_out), std::move(status_out))));
+      std::move(transport), std::move(graph), std::move(status), options)));
 }
 
 GraphAnnouncer::GraphAnnouncer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -42,14 +42,20 @@ class GraphAnnouncer {
     absl::Duration poll = absl::Milliseconds(250);
     // How often the status is sent; InfiniteDuration: never.
     absl::Duration status_period = absl::Seconds(1);
+    // true: announce nothing (and start nothing of the transport) until
+    // the transport is linked by the process's own first channel
+    // (RemoteTransport::linked()); false: announce at once.
+    bool wait_until_linked = false;
   };
   using GraphFn = std::function<ProcessGraph()>;
   using StatusFn = std::function<ProcessStatus()>;
 
-  // Starts announcing on `transport` (which starts its participant).
-  // `graph` and `status` fill what they know; the announcer sets process,
-  // host and pid from transport->self() and the generation/sequence.
-  // `status` may be null. Errors from the transport name the topic.
+  // Starts announcing on `transport` (which starts its participant,
+  // unless options.wait_until_linked). `graph` and `status` fill what they
+  // know; the announcer sets process, host and pid from transport->self()
+  // and the generation/sequence. `status` may be null. InvalidArgument for
+  // bad options; the transport's errors (on the announcer's thread) are
+  // logged, naming the topic, and tried again at the next poll.
   static absl::StatusOr<std::unique_ptr<GraphAnnouncer>> Start(
       std::shared_ptr<RemoteTransport> transport, GraphFn graph, StatusFn status,
       Options options);

@@ -8,7 +8,9 @@
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
+#include <memory>
 #include <string>
+#include <utility>
 
 #include "cyber/common/log.h"
 #include "gflags/gflags.h"
@@ -27,6 +29,31 @@ sem_t g_shutdown_requested;
 
 // Serializes Init()/Shutdown() themselves (never taken in a handler).
 std::mutex g_init_mu;
+
+// The graph announcer Init() starts, and what it announces besides the
+// bus (mainboard's statistics); their own lock, so that stopping the
+// announcer (which waits for a status being built) holds no other.
+std::mutex g_announce_mu;
+std::unique_ptr<graph::GraphAnnouncer> g_announcer;  // guarded by g_announce_mu
+graph::RuntimeAnnounceOptions g_announce_options = [] {  // guarded by g_announce_mu
+  graph::RuntimeAnnounceOptions o;
+  o.announcer.wait_until_linked = true;
+  return o;
+}();
+
+void StartAnnouncing() {
+  Runtime* runtime = ProcessRuntime();
+  if (runtime == nullptr || runtime->remote() == nullptr) return;  // in-process only
+  std::unique_ptr<graph::GraphAnnouncer> replaced;
+  std::lock_guard<std::mutex> lock(g_announce_mu);
+  absl::StatusOr<std::unique_ptr<graph::GraphAnnouncer>> started =
+      graph::AnnounceRuntime(*runtime, g_announce_options);
+  if (!started.ok()) {
+    AINFO << "cyber::Init: the tools cannot see this process: " << started.status().message();
+    return;
+  }
+  replaced = std::exchange(g_announcer, *std::move(started));
+}
 bool g_semaphore_ready = false;       // guarded by g_init_mu
 bool g_handlers_installed = false;    // guarded by g_init_mu
 struct sigaction g_old_sigint;        // guarded by g_init_mu
@@ -145,13 +172,29 @@ bool Init(const char* binary_name) {
   // when it starts, so every timer started from now on runs there, however
   // early it was constructed.
   StartProcessRuntime();
+  StartAnnouncing();
   g_state.store(static_cast<int>(State::kInitialized));
   InstallHandlers();
   AINFO << "cyber::Init: " << binary_name << " initialized";
   return true;
 }
 
+void SetAnnounceOptions(graph::RuntimeAnnounceOptions options) {
+  std::lock_guard<std::mutex> lock(g_announce_mu);
+  g_announce_options = std::move(options);
+}
+
+void StopAnnouncing() {
+  std::unique_ptr<graph::GraphAnnouncer> stopped;
+  {
+    std::lock_guard<std::mutex> lock(g_announce_mu);
+    stopped = std::move(g_announcer);
+  }
+  // Destroyed here, outside the lock: it waits for a status being built.
+}
+
 void Shutdown() {
+  StopAnnouncing();
   std::lock_guard<std::mutex> lock(g_init_mu);
   const State state = GetState();
   if (state == State::kUninitialized || state == State::kShutDown) return;

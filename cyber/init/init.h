@@ -30,6 +30,8 @@
 
 #include <ostream>
 
+#include "cyber/graph/runtime_announcer.h"
+
 namespace cyber {
 
 enum class State {
@@ -64,6 +66,20 @@ bool InitLogging(const char* binary_name);
 // Stops what Init() started and restores the signal handlers that were in
 // place before Init(). Safe before Init() and when called again.
 void Shutdown();
+
+// Init() also announces the process to its DDS domain (cyber/graph: its
+// nodes, channels, services and their message descriptors), so that
+// cyber_channel, cyber_node, cyber_service, cyber_monitor, cyber_launch and
+// cyber_bridge see it. By default it waits for the process's own first
+// channel to other processes, so a program that never uses one starts
+// nothing of DDS; --in_process_only programs are never seen.
+// SetAnnounceOptions() sets what the next Init() announces besides
+// (mainboard: its components' statistics every second, its dag files, and
+// at once, before any channel).
+void SetAnnounceOptions(graph::RuntimeAnnounceOptions options);
+// Stops announcing; Shutdown() does it first. mainboard calls it before it
+// stops the components whose statistics the announcement reads.
+void StopAnnouncing();
 
 // True while initialized and no shutdown was requested.
 bool OK();

@@ -5,7 +5,9 @@
 //
 //   cyber_launch: launch.launch ended: stop requested (exit code 0)
 //   process   pid    starts respawns last exit         stop signals  log
-//   pollers   4242   2      1/3      exit 0            INT           /tmp/cyber_launch.x/pollers.log
+//   pollers   -      2      1/3      exit 0            INT           /tmp/cyber_launch.x/pollers.log
+//
+// (pid: the process's pid if it still runs, "-" once it has exited.)
 //   ...
 //
 //   == pollers (pollers.log) ==

@@ -73,9 +73,10 @@ struct ProcessRecord {
   int respawns = 0;
   int respawn_limit = 0;
   bool respawn_limit_reached = false;
-  // The last exit's wait status; "signals" the stop signals it was sent.
-  std::optional<int> last_wait_status;
-  std::string stop_signals;  // e.g. "INT" or "INT, TERM, KILL"; empty: none
+  std::optional<int> last_wait_status;  // of its last exit
+  // The stop signals its last run was sent: "INT", "INT, TERM",
+  // "INT, TERM, KILL"; empty: none (it ended on its own).
+  std::string stop_signals;
   // Instants since Run() began (steady clock), for ordering and delays.
   std::optional<absl::Duration> last_start;
   std::optional<absl::Duration> last_exit;

@@ -68,7 +68,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "cyber/common/log.h"
-#include "cyber/graph/runtime_announcer.h"
 #include "cyber/init/init.h"
 #include "cyber/mainboard/launcher.h"
 #include "cyber/mainboard/process_status.h"
@@ -269,18 +268,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "mainboard: %s\n", std::string(s.message()).c_str());
     return 1;
   }
-  if (!cyber::Init(argv[0])) return 1;
-  s = launcher.Start();
-  if (!s.ok()) {
-    std::fprintf(stderr, "mainboard: %s\n", std::string(s.message()).c_str());
-    cyber::Shutdown();
-    return 1;
-  }
-
-  // The tools see the process from here on (cyber/graph). A process
-  // without a transport (--in_process_only) cannot be seen, and says so.
-  std::unique_ptr<cyber::graph::GraphAnnouncer> announcer;
   {
+    // What cyber::Init's announcer tells the tools besides the channels
+    // (cyber/graph): at once, the components (even those with no channel),
+    // the dag files, and every second the components' statistics.
     cyber::graph::RuntimeAnnounceOptions o;
     o.dag_files = dags;
     o.extra_nodes = [&launcher] {
@@ -294,13 +285,14 @@ int main(int argc, char** argv) {
           launcher.Stats(),
           remote != nullptr ? remote->ChannelStats() : std::vector<cyber::RemoteChannelStats>());
     };
-    absl::StatusOr<std::unique_ptr<cyber::graph::GraphAnnouncer>> started =
-        cyber::graph::AnnounceRuntime(*cyber::ProcessRuntime(), std::move(o));
-    if (started.ok()) {
-      announcer = *std::move(started);
-    } else {
-      AINFO << "mainboard: the tools cannot see this process: " << started.status().message();
-    }
+    cyber::SetAnnounceOptions(std::move(o));
+  }
+  if (!cyber::Init(argv[0])) return 1;
+  s = launcher.Start();
+  if (!s.ok()) {
+    std::fprintf(stderr, "mainboard: %s\n", std::string(s.message()).c_str());
+    cyber::Shutdown();
+    return 1;
   }
 
   const bool live = FLAGS_status == "always" ||
@@ -337,9 +329,8 @@ int main(int argc, char** argv) {
   if (status_timer) status_timer->Stop();
   const std::vector<cyber::ChannelTopology> topology =
       cyber::ProcessRuntime()->bus()->Topology();
-  // The announcer reads the launcher and the runtime's transport: it stops
-  // before either.
-  announcer.reset();
+  // The announcement reads the launcher: it stops first.
+  cyber::StopAnnouncing();
   launcher.Stop();
   components_stopped = true;
   // Taken after every component stopped: each call it made is counted.

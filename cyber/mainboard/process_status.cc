@@ -38,6 +38,8 @@ graph::ProcessStatus ProcessStatusOf(const std::vector<ComponentStats>& componen
     s->set_lost(c.lost);
     s->set_dropped_undecodable(c.dropped_undecodable);
     s->set_send_failures(c.send_failures);
+    s->set_bytes_sent(c.bytes_sent);
+    s->set_bytes_received(c.bytes_received);
   }
   return status;
 }

@@ -108,6 +108,8 @@ struct RemoteChannelStats {
   uint64_t sent = 0;           // samples published
   uint64_t send_failures = 0;  // Publish errors
   uint64_t received = 0;       // samples from other processes handed over
+  uint64_t bytes_sent = 0;     // the messages' bytes (frame headers not counted)
+  uint64_t bytes_received = 0;
   uint64_t dropped_undecodable = 0;  // not a frame, or not the message type
   uint64_t lost = 0;                 // gaps DDS reported (best effort)
   int64_t latency_p99_ns = -1;       // same-host samples; -1: none yet
@@ -161,6 +163,12 @@ class RemoteTransport {
   virtual std::vector<RemotePeer> LostPeers() const = 0;
   // This process as its peers see it.
   virtual RemotePeer self() const = 0;
+  // Whether the transport has joined the network (a DdsTransport: its
+  // participant exists, made by the first Publisher() or Subscribe()).
+  // Lets a caller that only reports on the process (the graph announcer
+  // of cyber::Init) wait for the process's own first channel instead of
+  // starting DDS in a program that never uses it.
+  virtual bool linked() const { return true; }
   // Closes every endpoint and leaves the network; later calls fail, handlers
   // are not called again. Idempotent.
   virtual void Shutdown() = 0;

@@ -452,6 +452,8 @@ std::vector<RemoteChannelStats> DdsTransport::Impl::ChannelStats() const {
     s.sent = c.sent.load(std::memory_order_relaxed);
     s.send_failures = c.send_failures.load(std::memory_order_relaxed);
     s.received = c.received.load(std::memory_order_relaxed);
+    s.bytes_sent = c.bytes_sent.load(std::memory_order_relaxed);
+    s.bytes_received = c.bytes_received.load(std::memory_order_relaxed);
     s.dropped_undecodable = c.dropped_undecodable.load(std::memory_order_relaxed);
     s.lost = c.lost.load(std::memory_order_relaxed);
     {

@@ -122,6 +122,8 @@ struct ChannelState {
   std::atomic<uint64_t> sent{0};
   std::atomic<uint64_t> send_failures{0};
   std::atomic<uint64_t> received{0};
+  std::atomic<uint64_t> bytes_sent{0};      // payloads, without frame headers
+  std::atomic<uint64_t> bytes_received{0};  // payloads handed over
   std::atomic<uint64_t> dropped_undecodable{0};
   std::atomic<uint64_t> lost{0};
   // Type conflicts on the channel that ended (the peer's endpoint went).

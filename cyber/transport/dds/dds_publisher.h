@@ -51,7 +51,7 @@ class PublisherImpl final : public RemotePublisher, public fdds::DataWriterListe
     AppendFrameHeader(Header(correlation), static_cast<uint32_t>(payload.size()),
                       &sample.bytes);
     sample.bytes.append(payload.data(), payload.size());
-    return Write(&sample);
+    return Write(&sample, payload.size());
   }
 
   absl::Status PublishMessage(const google::protobuf::MessageLite& message,
@@ -62,7 +62,7 @@ class PublisherImpl final : public RemotePublisher, public fdds::DataWriterListe
     sample.message = &message;
     sample.message_size = static_cast<uint32_t>(size);
     sample.header = Header(correlation);
-    return Write(&sample);
+    return Write(&sample, size);
   }
 
   void on_publication_matched(fdds::DataWriter*,
@@ -105,7 +105,9 @@ class PublisherImpl final : public RemotePublisher, public fdds::DataWriterListe
   }
 
   // Hands `sample` to DDS (which serializes it in this call).
-  absl::Status Write(FrameSample* sample) {
+  // `payload_bytes` (the message's, without the frame header) is counted
+  // once the sample is sent.
+  absl::Status Write(FrameSample* sample, size_t payload_bytes) {
     // Held across the write: Detach() waits for it. DataWriter::write
     // serializes writers of one DataWriter anyway.
     MutexLock lock(&mu_);
@@ -121,6 +123,7 @@ class PublisherImpl final : public RemotePublisher, public fdds::DataWriterListe
           "longer than 10 ms, or the message changed while it was sent)"));
     }
     channel_->sent.fetch_add(1, std::memory_order_relaxed);
+    channel_->bytes_sent.fetch_add(payload_bytes, std::memory_order_relaxed);
     return absl::OkStatus();
   }
 

@@ -96,6 +96,7 @@ class SubscriptionImpl final : public RemoteSubscription, public fdds::DataReade
       return;
     }
     channel_->received.fetch_add(1, std::memory_order_relaxed);
+    channel_->bytes_received.fetch_add(frame->payload.size(), std::memory_order_relaxed);
   }
 
   void Drop(const frtps::GUID_t& writer, absl::string_view why) {

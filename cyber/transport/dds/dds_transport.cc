@@ -144,6 +144,7 @@ RemotePeer DdsTransport::self() const { return impl_->self(); }
 void DdsTransport::Shutdown() { impl_->Shutdown(); }
 
 bool DdsTransport::participant_started() const { return impl_->started(); }
+bool DdsTransport::linked() const { return impl_->started(); }
 
 std::vector<RemotePeer> DdsTransport::Peers() const { return impl_->Peers(); }
 

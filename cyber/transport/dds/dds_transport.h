@@ -132,6 +132,7 @@ class DdsTransport final : public RemoteTransport {
   std::vector<RemoteChannelStats> ChannelStats() const override;
   std::vector<RemotePeer> LostPeers() const override;
   RemotePeer self() const override;
+  bool linked() const override;  // participant_started()
   void Shutdown() override;
 
   // Whether the participant exists (tests: a graph without channels opens
