@@ -1,0 +1,191 @@
+#include "cyber/launch/launch_command.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "cyber/launch/graph_readiness.h"
+#include "cyber/launch/launch_summary.h"
+#include "cyber/launch/pid_file.h"
+#include "cyber/launch/supervisor.h"
+
+namespace cyber {
+namespace launch {
+namespace {
+
+bool IsExecutableFile(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
+}
+
+std::string Directory(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+// The supervisor the signal handlers stop (one RunStart per process).
+std::atomic<Supervisor*> g_supervisor{nullptr};
+
+void OnStopSignal(int) {
+  Supervisor* s = g_supervisor.load();
+  if (s != nullptr) s->RequestStop();
+}
+
+void Error(const std::string& message) {
+  std::fprintf(stderr, "cyber_launch: %s\n", message.c_str());
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> FindMainboard(const std::string& flag, const std::string& self) {
+  if (!flag.empty()) {
+    if (IsExecutableFile(flag)) return flag;
+    return absl::NotFoundError(
+        absl::StrCat("--mainboard=", flag, ": not an executable file"));
+  }
+  const std::string dir = Directory(self);
+  const std::string beside = absl::StrCat(dir, "/mainboard");
+  const std::string bazel_bin = absl::StrCat(dir, "/../../mainboard/mainboard");
+  if (IsExecutableFile(beside)) return beside;
+  if (IsExecutableFile(bazel_bin)) return bazel_bin;
+  const char* path = getenv("PATH");
+  for (absl::string_view d : absl::StrSplit(path != nullptr ? path : "", ':', absl::SkipEmpty())) {
+    const std::string candidate = absl::StrCat(d, "/mainboard");
+    if (IsExecutableFile(candidate)) return candidate;
+  }
+  return absl::NotFoundError(absl::StrCat(
+      "no mainboard found: not beside cyber_launch (", beside, "), not in bazel-bin (", bazel_bin,
+      "), not on PATH; give one with --mainboard=PATH (a graph's components must be linked into "
+      "it, e.g. bazel-bin/examples/sensor_polling/mainboard)"));
+}
+
+std::vector<std::string> MainboardCommand(const std::string& mainboard, const ProcessPlan& process) {
+  std::vector<std::string> argv = {mainboard, absl::StrCat("--process_name=", process.name)};
+  for (const std::string& dag : process.dag_files) {
+    argv.push_back("-d");
+    argv.push_back(dag);
+  }
+  return argv;
+}
+
+int RunStart(const StartOptions& options) {
+  absl::StatusOr<LaunchPlan> plan = ParseLaunchFile(options.launch_file);
+  if (!plan.ok()) {
+    Error(std::string(plan.status().message()));
+    return 2;
+  }
+  char self[4096];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  self[n > 0 ? n : 0] = '\0';
+  absl::StatusOr<std::string> mainboard = FindMainboard(options.mainboard, self);
+  if (!mainboard.ok()) {
+    Error(std::string(mainboard.status().message()));
+    return 2;
+  }
+  std::string log_dir = options.log_dir;
+  if (log_dir.empty()) {
+    const char* tmp = getenv("TMPDIR");
+    std::string templ = absl::StrCat(tmp != nullptr && tmp[0] != '\0' ? tmp : "/tmp",
+                                     "/cyber_launch.XXXXXX");
+    if (mkdtemp(templ.data()) == nullptr) {
+      Error(absl::StrCat("log directory ", templ, ": ", strerror(errno)));
+      return 2;
+    }
+    log_dir = templ;
+  } else if (mkdir(log_dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    Error(absl::StrCat("--log_dir=", log_dir, ": ", strerror(errno)));
+    return 2;
+  }
+  absl::StatusOr<std::string> pid_file = ClaimPidFile(options.launch_file);
+  if (!pid_file.ok()) {
+    Error(std::string(pid_file.status().message()));
+    return 2;
+  }
+
+  std::unique_ptr<GraphReadiness> readiness;
+  bool waits = false;
+  for (const ProcessPlan& p : plan->processes) {
+    waits = waits || !p.start_after.empty() || !p.wait_for_writer.empty();
+  }
+  std::string domain = getenv("CYBER_DOMAIN_ID") != nullptr
+                           ? absl::StrCat("CYBER_DOMAIN_ID=", getenv("CYBER_DOMAIN_ID"))
+                           : "the default DDS domain (CYBER_DOMAIN_ID unset)";
+  if (waits) {
+    absl::StatusOr<std::unique_ptr<GraphReadiness>> joined = GraphReadiness::Join();
+    if (!joined.ok()) {
+      Error(absl::StrCat("readiness (start_after, wait_for_writer) needs the DDS domain: ",
+                         joined.status().message()));
+      ReleasePidFile(*pid_file);
+      return 2;
+    }
+    readiness = *std::move(joined);
+    domain = readiness->Where();
+  }
+
+  std::vector<std::string> names;
+  for (const ProcessPlan& p : plan->processes) names.push_back(p.name);
+  std::printf("cyber_launch: %s: %zu processes (%s) with %s; logs in %s; %s\n",
+              options.launch_file.c_str(), plan->processes.size(),
+              absl::StrJoin(names, ", ").c_str(), mainboard->c_str(), log_dir.c_str(),
+              domain.c_str());
+  std::fflush(stdout);
+
+  Supervisor::Options supervisor_options;
+  supervisor_options.log_dir = log_dir;
+  supervisor_options.sigint_timeout = options.sigint_timeout;
+  supervisor_options.sigterm_timeout = options.sigterm_timeout;
+  supervisor_options.readiness = readiness.get();
+  const std::string program = *mainboard;
+  supervisor_options.command = [program](const ProcessPlan& p) {
+    return MainboardCommand(program, p);
+  };
+  Supervisor supervisor(*plan, supervisor_options);
+  g_supervisor.store(&supervisor);
+  struct sigaction action {};
+  action.sa_handler = OnStopSignal;
+  sigemptyset(&action.sa_mask);
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaction(s, &action, nullptr);
+
+  const LaunchOutcome outcome = supervisor.Run();
+
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaction(s, &dfl, nullptr);
+  g_supervisor.store(nullptr);
+  readiness.reset();  // leaves the domain before the summary
+  std::printf("\n%s", LaunchSummary(options.launch_file, outcome).c_str());
+  std::fflush(stdout);
+  ReleasePidFile(*pid_file);
+  return outcome.exit_code;
+}
+
+int RunStop(const std::string& launch_file, absl::Duration wait) {
+  if (!launch_file.empty()) {
+    const absl::Status s = StopLaunch(launch_file, wait);
+    if (!s.ok()) {
+      Error(std::string(s.message()));
+      return 1;
+    }
+    std::printf("cyber_launch: stopped %s\n", launch_file.c_str());
+    return 0;
+  }
+  absl::StatusOr<std::vector<std::string>> stopped = StopAllLaunches(wait);
+  if (!stopped.ok()) {
+    Error(std::string(stopped.status().message()));
+    return 1;
+  }
+  for (const std::string& f : *stopped) std::printf("cyber_launch: stopped %s\n", f.c_str());
+  return 0;
+}
+
+}  // namespace launch
+}  // namespace cyber
