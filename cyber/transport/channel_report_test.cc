@@ -15,8 +15,15 @@ RemotePeer Peer(const std::string& process, int64_t pid) {
 }
 
 TEST(ChannelReportTest, ListsLocalAndRemoteEndsAndCounts) {
-  ChannelTopology imu{"/sensor/imu", "sensor_polling.ImuReading", {"imu"}, {}};
-  ChannelTopology plain{"/debug", "DebugStruct", {"a"}, {"b"}};
+  ChannelTopology imu;
+  imu.channel = "/sensor/imu";
+  imu.type_name = "sensor_polling.ImuReading";
+  imu.writers = {"imu"};
+  ChannelTopology plain;
+  plain.channel = "/debug";
+  plain.type_name = "DebugStruct";
+  plain.writers = {"a"};
+  plain.readers = {"b"};
   RemoteChannelStats s;
   s.channel = "/sensor/imu";
   s.type_name = "sensor_polling.ImuReading";
