@@ -208,12 +208,31 @@ class DomainGraph::Impl {
   void WaitForDiscovery(absl::Duration settle, absl::Duration max) {
     const SteadyTime deadline = SteadyAfter(max);
     const auto settle_for = absl::ToChronoNanoseconds(settle);
-    MutexLock lock(&mu_);
     for (;;) {
-      const SteadyTime now = Steady();
-      const SteadyTime settled = last_change_ + settle_for;
-      if (now >= settled || now >= deadline) return;
-      changed_cv_.WaitUntil(&mu_, std::min(settled, deadline));
+      {
+        MutexLock lock(&mu_);
+        for (;;) {
+          const SteadyTime now = Steady();
+          const SteadyTime settled = last_change_ + settle_for;
+          if (now >= deadline) return;
+          if (now >= settled) break;
+          changed_cv_.WaitUntil(&mu_, std::min(settled, deadline));
+        }
+      }
+      // Settled; but a process whose participant is discovered may not
+      // have sent its graph yet (a loaded machine): wait for each one
+      // that writes the graph topic, within `max`.
+      const std::vector<RemotePeer> announcing = transport_->RemoteWriters(kGraphTopic);
+      MutexLock lock(&mu_);
+      bool all = true;
+      for (const RemotePeer& p : announcing) {
+        auto it = processes_.find(PeerKey(p.host, p.pid, p.process));
+        all &= it != processes_.end() && it->second.graph.has_value();
+      }
+      if (all) return;
+      const SteadyTime until = std::min(deadline, Steady() + std::chrono::milliseconds(50));
+      if (Steady() >= deadline) return;
+      changed_cv_.WaitUntil(&mu_, until);
     }
   }
 

@@ -131,7 +131,8 @@ class DomainGraph {
   DomainGraph& operator=(const DomainGraph&) = delete;
 
   // Waits until the graph has been stable (no process joined, changed or
-  // left) for `settle`, at most `max` in all. Discovery on one host takes
+  // left) for `settle` and every participant that writes the graph topic
+  // has sent its graph, at most `max` in all. Discovery on one host takes
   // ~100-300 ms; the tools wait with settle 300 ms, max 1 s.
   void WaitForDiscovery(absl::Duration settle = absl::Milliseconds(300),
                         absl::Duration max = absl::Seconds(1));

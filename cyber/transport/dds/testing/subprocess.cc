@@ -1,5 +1,7 @@
 #include "cyber/transport/dds/testing/subprocess.h"
 
+#include <fcntl.h>
+
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -18,7 +20,10 @@ namespace dds_test {
 Subprocess::Subprocess(const std::vector<std::string>& argv) {
   int in[2];
   int out[2];
-  if (pipe(in) != 0 || pipe(out) != 0) std::abort();
+  // Close-on-exec: a later child must not inherit an earlier one's stdin
+  // (it would never see it close). dup2 clears the flag on the child's
+  // own 0 and 1.
+  if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) std::abort();
   pid_ = fork();
   if (pid_ < 0) std::abort();
   if (pid_ == 0) {
