@@ -1,7 +1,6 @@
 #include "cyber/transport/dds/testing/subprocess.h"
 
 #include <fcntl.h>
-
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
