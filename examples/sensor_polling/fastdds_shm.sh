@@ -1,7 +1,9 @@
 # shellcheck shell=bash
-# Sourced (bash) by run_two_processes.sh and two_process_run_test.sh: a DDS
+# Sourced (bash) by the shell tests that run mainboards (two_process_run_test.sh,
+# cyber_bridge and cyber_monitor tests) and run_two_processes.sh: a DDS
 # domain for a run of our own, and the removal of the /dev/shm files that
-# the processes of that run left behind.
+# the processes of that run left behind; and stop PID, a clean stop with a
+# bounded wait.
 #
 # Fast-DDS's shared-memory transport keeps, in /dev/shm, per participant a
 # segment (fastrtps_<16 hex digits>) and per port it listens on one more
@@ -82,4 +84,19 @@ fastdds_shm_remove() {
     done
   done
   return 0
+}
+
+# stop PID: SIGINT, then SIGKILL if it is still running 30 s later (a
+# mainboard's own --shutdown_deadline is 5 s); returns its exit status.
+# PID must be a child of the calling shell (for its status).
+stop() {
+  local pid=$1 i status=0
+  kill -INT "$pid" 2>/dev/null || true
+  for ((i = 0; i < 300; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1  # another process's shutdown; bounded to 30 s
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" || status=$?
+  return "$status"
 }

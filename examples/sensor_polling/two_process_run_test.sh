@@ -29,19 +29,6 @@ export CYBER_DOMAIN_ID=$domain
 echo "DDS domain $domain"
 
 pids=()
-# stop PID: SIGINT, then SIGKILL if it is still running 30 s later (its
-# own --shutdown_deadline is 5 s); returns its exit status.
-stop() {
-  local pid=$1 i status=0
-  kill -INT "$pid" 2>/dev/null || true
-  for ((i = 0; i < 300; i++)); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1  # another process's shutdown; bounded to 30 s
-  done
-  kill -KILL "$pid" 2>/dev/null || true
-  wait "$pid" || status=$?
-  return "$status"
-}
 cleanup() {
   local status=$? pid
   trap - EXIT INT TERM

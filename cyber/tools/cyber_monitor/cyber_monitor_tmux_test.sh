@@ -39,17 +39,6 @@ sockdir=$(mktemp -d /tmp/cyber_monitor_test.XXXXXX)
 tmux_() { tmux -S "$sockdir/tmux" -f /dev/null "$@"; }
 
 pids=()
-stop() {  # PID: SIGINT, SIGKILL if still running 30 s later; its status
-  local pid=$1 i status=0
-  kill -INT "$pid" 2>/dev/null || true
-  for ((i = 0; i < 300; i++)); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1  # another process's shutdown; bounded to 30 s
-  done
-  kill -KILL "$pid" 2>/dev/null || true
-  wait "$pid" || status=$?
-  return "$status"
-}
 cleanup() {
   local status=$? pid
   trap - EXIT INT TERM
