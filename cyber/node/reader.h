@@ -212,13 +212,17 @@ void Reader<M>::Shutdown() {
 template <typename M>
 void Reader<M>::ShutdownExcept(
     absl::FunctionRef<bool(const scheduler::CRoutine*)> skip) {
+  // The pending messages are dropped (counted as dropped_shutdown) before
+  // the reader reads as shut down: once is_shut_down() is true, no message
+  // queued before it runs, even when the running callback ends at once.
+  delivery_.Close();
   bool detach = false;
   {
     MutexLock lock(&mu_);
     detach = !std::exchange(shut_down_, true);
   }
-  // Drops the pending messages (counted as dropped_shutdown) and waits out
-  // a running callback, unless we are that callback (or `skip` says so).
+  // Waits out a running callback, unless we are that callback (or `skip`
+  // says so).
   delivery_.StopExcept(skip);
   if (detach) channel_->Remove(this);
 }
