@@ -5,6 +5,7 @@
 #include <chrono>
 #include <algorithm>
 #include <cstdlib>
+#include <deque>
 #include <map>
 #include <random>
 #include <set>
@@ -182,7 +183,13 @@ class DomainGraph::Impl {
     const std::string key = PeerKey(peer.host, peer.pid, peer.process);
     {
       MutexLock lock(&mu_);
-      lost_.insert(key);
+      if (lost_.insert(key).second) {
+        lost_order_.push_back(key);
+        if (lost_order_.size() > kLostKept) {
+          lost_.erase(lost_order_.front());
+          lost_order_.pop_front();
+        }
+      }
       if (processes_.erase(key) == 0) return;
       Changed();
     }
@@ -541,7 +548,10 @@ class DomainGraph::Impl {
   mutable Mutex mu_;
   CondVar changed_cv_;  // signalled with mu_ released after every change
   std::map<std::string, Entry> processes_ ABSL_GUARDED_BY(mu_);
+  // Processes gone (their late samples are ignored): the last kLostKept.
+  static constexpr size_t kLostKept = 4096;
   std::set<std::string> lost_ ABSL_GUARDED_BY(mu_);
+  std::deque<std::string> lost_order_ ABSL_GUARDED_BY(mu_);
   uint64_t changes_ ABSL_GUARDED_BY(mu_) = 0;
   SteadyTime last_change_ ABSL_GUARDED_BY(mu_);
 
