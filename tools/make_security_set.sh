@@ -16,7 +16,9 @@
 # channel's name); a service "/x" is the two channels "/x/request" and
 # "/x/response" (a server publishes the response and subscribes to the
 # request, a client the other way round). A process may write and read
-# only what its line lists; anything else it asks for is refused by DDS
+# only what its line lists (and the graph topics every process announces
+# itself on to the tools: /cyber/graph and /cyber/status, always granted);
+# anything else it asks for is refused by DDS
 # (its writer or reader is not made, and the program says so), and the
 # other processes never accept its samples.
 #
@@ -161,6 +163,10 @@ while read -r process rest; do
           <id_range><min>$dmin</min><max>$dmax</max></id_range>
         </domains>
 EOF
+    # Every process may announce itself to the tools and read its peers'
+    # announcements (cyber/graph: /cyber/graph, /cyber/status; docs/tools.md).
+    publish="${publish},/cyber/graph,/cyber/status"
+    subscribe="${subscribe},/cyber/graph"
     if [ -n "${publish//,/}" ]; then
       printf '        <publish>\n          <topics>\n%s\n          </topics>\n        </publish>\n' \
         "$(topics_xml "$publish")"

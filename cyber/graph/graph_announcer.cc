@@ -136,17 +136,29 @@ class GraphAnnouncer::Impl {
       absl::StatusOr<std::shared_ptr<RemotePublisher>> out =
           transport_->Publisher(Endpoint(kGraphTopic, ProcessGraph::descriptor(), GraphQos()));
       if (!out.ok()) {
-        AWARN << "graph announcer: " << out.status().message();
+        // Tried again at each poll (DDS Security may refuse the topic for
+        // good: its permissions must grant /cyber/graph), said once.
+        if (!graph_failure_logged_) {
+          AWARN << "graph announcer: the tools cannot see " << self_.ToString() << ": "
+                << out.status().message() << " (said once; tried again every "
+                << absl::FormatDuration(options_.poll) << ")";
+        }
+        graph_failure_logged_ = true;
         return;
       }
       graph_out_ = *std::move(out);
     }
     absl::Status sent = graph_out_->PublishMessage(graph);
     if (!sent.ok()) {
-      AWARN << "graph announcer: the graph of " << self_.ToString() << " was not sent on "
-            << kGraphTopic << ": " << sent.message();
-      return;  // tried again at the next poll
+      if (!graph_failure_logged_) {
+        AWARN << "graph announcer: the graph of " << self_.ToString() << " was not sent on "
+              << kGraphTopic << ": " << sent.message() << " (said once; tried again at "
+              << "each poll)";
+      }
+      graph_failure_logged_ = true;
+      return;
     }
+    graph_failure_logged_ = false;  // a later failure is said again
     last_graph_ = std::move(bytes);
     {
       MutexLock lock(&mu_);
@@ -257,6 +269,7 @@ class GraphAnnouncer::Impl {
   std::string last_graph_;
   uint64_t status_sequence_ = 0;
   bool status_failure_logged_ = false;
+  bool graph_failure_logged_ = false;
 
   mutable Mutex mu_;
   CondVar wake_;
