@@ -1,20 +1,12 @@
 #include "cyber/bridge/domain_graph_source.h"
 
-#include <set>
-
 #include "absl/time/clock.h"
+#include "cyber/graph/descriptors.h"
 #include "google/protobuf/descriptor.pb.h"
 
 namespace cyber {
 namespace bridge {
 namespace {
-
-void AddFile(const google::protobuf::FileDescriptor& file, std::set<std::string>& seen,
-             google::protobuf::FileDescriptorSet& set) {
-  if (!seen.insert(file.name()).second) return;
-  for (int i = 0; i < file.dependency_count(); ++i) AddFile(*file.dependency(i), seen, set);
-  file.CopyTo(set.add_file());
-}
 
 class GraphSubscription : public ChannelSource::Subscription {
  public:
@@ -40,10 +32,7 @@ class GraphPublisher : public ChannelSource::Publisher {
 }  // namespace
 
 std::string FileDescriptorSetOf(const google::protobuf::Descriptor& descriptor) {
-  google::protobuf::FileDescriptorSet set;
-  std::set<std::string> seen;
-  AddFile(*descriptor.file(), seen, set);
-  return set.SerializeAsString();
+  return graph::DescriptorSetOf(&descriptor).SerializeAsString();
 }
 
 std::vector<ChannelSource::Channel> DomainGraphSource::Channels() {

@@ -22,7 +22,9 @@
 namespace cyber {
 namespace bridge {
 
-// The serialized FileDescriptorSet of `descriptor`'s file and its imports.
+// The serialized FileDescriptorSet of `descriptor`'s file and its imports
+// (graph::DescriptorSetOf: dependencies first, each once), as Foxglove
+// takes a protobuf schema.
 std::string FileDescriptorSetOf(const google::protobuf::Descriptor& descriptor);
 
 class DomainGraphSource : public ChannelSource {
