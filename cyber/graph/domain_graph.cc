@@ -75,10 +75,6 @@ class TextErrors : public pb::io::ErrorCollector {
 
 }  // namespace
 
-std::string ProcessLabel(const std::string& process, const std::string& host, int64_t pid) {
-  return absl::StrCat(process, "@", host, ":", pid);
-}
-
 std::string LinkKind(const std::string& writer_host, const std::string& reader_host) {
   return writer_host == reader_host ? "shm" : "udp";
 }
@@ -517,13 +513,20 @@ class DomainGraph::Impl {
   }
 
   absl::StatusOr<ServiceView> Service(const std::string& name) {
-    std::vector<ServiceView> all = Services();
+    return FindNamed("service", name, Services());
+  }
+
+  // The view of `all` named `name`; NotFound naming the `kind`, the domain
+  // searched and the closest names, or why the domain may be empty.
+  template <typename View>
+  absl::StatusOr<View> FindNamed(const char* kind, const std::string& name,
+                                 std::vector<View> all) const {
     std::vector<std::string> names;
-    for (ServiceView& s : all) {
-      if (s.name == name) return std::move(s);
-      names.push_back(s.name);
+    for (View& v : all) {
+      if (v.name == name) return std::move(v);
+      names.push_back(v.name);
     }
-    return absl::NotFoundError(absl::StrCat("service \"", name, "\" not found in ",
+    return absl::NotFoundError(absl::StrCat(kind, " \"", name, "\" not found in ",
                                             DomainDescription(), Suggest(name, names),
                                             names.empty() ? absl::StrCat("; ", WhyEmpty()) : ""));
   }
@@ -590,29 +593,13 @@ std::vector<ProcessView> DomainGraph::Processes() const { return impl_->Processe
 std::vector<ChannelView> DomainGraph::Channels() const { return impl_->Channels(); }
 
 absl::StatusOr<ChannelView> DomainGraph::Channel(const std::string& name) const {
-  std::vector<ChannelView> all = impl_->Channels();
-  std::vector<std::string> names;
-  for (ChannelView& c : all) {
-    if (c.name == name) return std::move(c);
-    names.push_back(c.name);
-  }
-  return absl::NotFoundError(absl::StrCat(
-      "channel \"", name, "\" not found in ", impl_->DomainDescription(), Suggest(name, names),
-      names.empty() ? absl::StrCat("; ", impl_->WhyEmpty()) : ""));
+  return impl_->FindNamed("channel", name, impl_->Channels());
 }
 
 std::vector<NodeView> DomainGraph::Nodes() const { return impl_->Nodes(); }
 
 absl::StatusOr<NodeView> DomainGraph::Node(const std::string& name) const {
-  std::vector<NodeView> all = impl_->Nodes();
-  std::vector<std::string> names;
-  for (NodeView& n : all) {
-    if (n.name == name) return std::move(n);
-    names.push_back(n.name);
-  }
-  return absl::NotFoundError(absl::StrCat(
-      "node \"", name, "\" not found in ", impl_->DomainDescription(), Suggest(name, names),
-      names.empty() ? absl::StrCat("; ", impl_->WhyEmpty()) : ""));
+  return impl_->FindNamed("node", name, impl_->Nodes());
 }
 
 std::vector<ServiceView> DomainGraph::Services() const { return impl_->Services(); }

@@ -35,6 +35,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "cyber/graph/graph.pb.h"
+#include "cyber/graph/graph_announcer.h"  // ProcessLabel
 #include "cyber/transport/channel_qos.h"
 #include "cyber/transport/dds/dds_transport.h"
 #include "cyber/transport/remote_transport.h"
@@ -58,8 +59,6 @@ struct DomainGraphOptions {
 absl::StatusOr<DomainGraphOptions> DomainGraphOptionsFromEnvironment(
     const std::string& tool_name);
 
-// "process@host:pid", how the tools name a process.
-std::string ProcessLabel(const std::string& process, const std::string& host, int64_t pid);
 
 // One process of the domain: what it announced last.
 struct ProcessView {

@@ -58,6 +58,10 @@ ChannelQos StatusQos() {
 
 }  // namespace
 
+std::string ProcessLabel(const std::string& process, const std::string& host, int64_t pid) {
+  return absl::StrCat(process, "@", host, ":", pid);
+}
+
 class GraphAnnouncer::Impl {
  public:
   Impl(std::shared_ptr<RemoteTransport> transport, GraphFn graph, StatusFn status,
@@ -194,9 +198,8 @@ class GraphAnnouncer::Impl {
       own = own_graph_;
     }
     if (own == nullptr) return true;
-    const std::string peer_name =
-        absl::StrCat(peer.process(), "@", peer.host(), ":", peer.pid());
-    const std::string own_name = absl::StrCat(self_.process, "@", self_.host, ":", self_.pid);
+    const std::string peer_name = ProcessLabel(peer.process(), peer.host(), peer.pid());
+    const std::string own_name = ProcessLabel(self_.process, self_.host, self_.pid);
     for (const ChannelEndpoint& theirs : peer.channels()) {
       auto their_set = peer.descriptors().find(theirs.type_name());
       auto our_set = own->descriptors().find(theirs.type_name());

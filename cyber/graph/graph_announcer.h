@@ -22,6 +22,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -34,6 +35,9 @@ namespace graph {
 // The DDS topics of the graph (not channels of any node).
 inline constexpr char kGraphTopic[] = "/cyber/graph";
 inline constexpr char kStatusTopic[] = "/cyber/status";
+
+// "process@host:pid", how the tools and the logs name a process.
+std::string ProcessLabel(const std::string& process, const std::string& host, int64_t pid);
 
 class GraphAnnouncer {
  public:
