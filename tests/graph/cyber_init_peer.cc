@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
       cyber::dds_test::Ping ping;
       ping.set_seq(++seq);
       writer->Write(ping);
-      absl::SleepFor(absl::Milliseconds(20));
+      absl::SleepFor(absl::Milliseconds(20));  // paces the writes only; nothing waits on it
     }
   }
   cyber::Shutdown();
