@@ -7,7 +7,6 @@
 #include <memory>
 
 #include "cyber/common/log.h"
-#include "cyber/graph/graph_announcer.h"
 
 namespace cyber {
 namespace inspect {
@@ -17,19 +16,6 @@ namespace {
 constexpr absl::Duration kLateDiscovery = absl::Milliseconds(700);
 
 volatile std::sig_atomic_t g_stop = 0;
-
-// Whether every process with a writer on the graph topic is in the graph.
-bool AllAnnouncersSeen(graph::DomainGraph& graph) {
-  const std::vector<graph::ProcessView> processes = graph.Processes();
-  for (const RemotePeer& writer : graph.transport().RemoteWriters(graph::kGraphTopic)) {
-    bool seen = false;
-    for (const graph::ProcessView& p : processes) {
-      seen |= p.graph.pid() == writer.pid && p.graph.host() == writer.host;
-    }
-    if (!seen) return false;
-  }
-  return true;
-}
 
 void OnSigint(int) { g_stop = 1; }
 
@@ -84,9 +70,10 @@ int RunTool(const ToolSpec& spec, int argc, char** argv) {
     (*graph)->WaitForDiscovery();
   }
   // A process whose graph writer DDS has matched but whose graph has not
-  // come yet (a loaded machine) is waited for, so a list is not short of it.
-  graph::DomainGraph* g = graph->get();
-  g->WaitUntil([g](const graph::DomainGraph&) { return AllAnnouncersSeen(*g); }, kLateDiscovery);
+  // come yet (a loaded machine) is waited for a while longer, so a list is
+  // not short of it (WaitForDiscovery waits for exactly those; no settling
+  // again).
+  (*graph)->WaitForDiscovery(absl::ZeroDuration(), kLateDiscovery);
   if (g_stop != 0) {
     (*graph)->Leave();
     return 130;  // stopped before anything ran, as a shell counts SIGINT
