@@ -127,6 +127,9 @@ class GraphAnnouncer::Impl {
     graph.set_process(self_.process);
     graph.set_host(self_.host);
     graph.set_pid(self_.pid);
+    if (status_fn_ != nullptr && options_.status_period != absl::InfiniteDuration()) {
+      graph.set_status_period_ns(absl::ToInt64Nanoseconds(options_.status_period));
+    }
     graph.clear_generation();
     std::string bytes = DeterministicBytes(graph);
     if (bytes == last_graph_) return;

@@ -92,6 +92,9 @@ void MonitorFeed::CloseMessage() {
 bool MonitorFeed::RatesKnown() const {
   std::set<std::string> reporting;
   for (const graph::ProcessView& p : processes_) {
+    // A process that announces a status period but whose status has not
+    // come yet: its rates are not known.
+    if (p.graph.status_period_ns() > 0 && !p.status) return false;
     if (p.status) reporting.insert(p.label);
   }
   for (const graph::ChannelView& c : channels_) {

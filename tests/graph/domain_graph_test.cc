@@ -114,7 +114,10 @@ TEST_F(DomainGraphTest, SeesBothProcessesTheirChannelsNodesAndStatus) {
   EXPECT_THAT(nodes, Contains("lidar"));
   EXPECT_THAT(nodes, Contains("fusion"));
 
-  // Statistics come once a second.
+  // Statistics come once a second, and each mainboard says so.
+  for (const ProcessView& p : graph_->Processes()) {
+    EXPECT_EQ(p.graph.status_period_ns(), 1000000000) << p.label;
+  }
   ASSERT_TRUE(graph_->WaitUntil(
       [](const DomainGraph& g) {
         for (const ProcessView& p : g.Processes()) {
@@ -277,6 +280,12 @@ TEST_F(DomainGraphTest, AProgramThatCallsCyberInitIsSeenWithoutDoingAnythingForI
   absl::StatusOr<NodeView> talker = graph_->Node("talker");
   ASSERT_TRUE(talker.ok()) << talker.status();
   EXPECT_THAT(talker->writes, Contains("/talk"));
+  // It sends no status, and says so: a tool waits for none.
+  for (const ProcessView& p : graph_->Processes()) {
+    if (p.graph.process() == "talker_process") {
+      EXPECT_EQ(p.graph.status_period_ns(), 0) << p.label;
+    }
+  }
 }
 
 }  // namespace
