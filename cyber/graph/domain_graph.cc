@@ -678,6 +678,13 @@ absl::StatusOr<std::unique_ptr<RemoteSubscription>> DomainGraph::Subscribe(
     r.payload = s.payload;
     r.receive_time = SteadyNow();
     r.type_name = type_name;
+    if (s.origin.sender != nullptr) {
+      r.writer = ProcessLabel(s.origin.sender->process, s.origin.sender->host, s.origin.sender->pid);
+    }
+    r.writer_guid.reserve(2 * s.origin.writer_guid.size());
+    for (uint8_t b : s.origin.writer_guid) absl::StrAppend(&r.writer_guid, absl::Hex(b, absl::kZeroPad2));
+    r.sequence = s.origin.sequence;
+    if (s.origin.source_time_ns > 0) r.send_time = absl::FromUnixNanos(s.origin.source_time_ns);
     handler(r);
     return true;
   });

@@ -173,6 +173,16 @@ class DomainGraph {
     absl::string_view payload;   // valid during the handler call
     absl::Time receive_time;     // the steady clock, for rates only
     std::string type_name;
+    // Who sent it: the process's label ("pollers@robot:4242"; "" while
+    // its participant is not discovered yet), the writer's DDS GUID (32
+    // hex digits: one per channel and sending process) and its sequence
+    // number (from 1; a gap is a lost message).
+    std::string writer;
+    std::string writer_guid;
+    uint64_t sequence = 0;
+    // The writer's send stamp (its wall clock; a replayed message's
+    // original); InfinitePast() if it sent none.
+    absl::Time send_time = absl::InfinitePast();
   };
   // Reads `channel` with a reader whose QoS matches every announced writer
   // (reliable if they all are, transient local if they all are). NotFound

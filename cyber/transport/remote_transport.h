@@ -21,6 +21,7 @@
 #ifndef CYBER_TRANSPORT_REMOTE_TRANSPORT_H_
 #define CYBER_TRANSPORT_REMOTE_TRANSPORT_H_
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -30,6 +31,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "cyber/transport/channel_qos.h"
 #include "google/protobuf/message_lite.h"
 
@@ -69,10 +71,28 @@ struct Correlation {
   uint32_t status = 0;
 };
 
+// Who sent a sample and when: what a recorder keeps of it.
+struct SampleOrigin {
+  // The sending process as discovered (null: not discovered yet); valid
+  // during the handler call.
+  const RemotePeer* sender = nullptr;
+  // The sending DataWriter's GUID (DDS's 16 bytes): one per channel and
+  // sending process.
+  std::array<uint8_t, 16> writer_guid{};
+  // The writer's number for the sample: per channel and sending process,
+  // from 1, no gaps at the sender (a gap at a reader is a lost sample).
+  uint64_t sequence = 0;
+  // The sender's stamp: its CLOCK_REALTIME when it published, or the stamp
+  // it was given (RemotePublisher::PublishAt, a replayed message's
+  // original). Nanoseconds since the epoch; 0: none.
+  int64_t source_time_ns = 0;
+};
+
 // A sample from another process, valid during the handler call.
 struct RemoteSample {
   absl::string_view payload;  // the serialized message
   Correlation correlation;
+  SampleOrigin origin;
 };
 
 class RemotePublisher {
@@ -92,6 +112,11 @@ class RemotePublisher {
   // be modified during the call.
   virtual absl::Status PublishMessage(const google::protobuf::MessageLite& message,
                                       Correlation correlation = {}) = 0;
+  // Publish with the sender's stamp set to `source_time` instead of now
+  // (readers see it as SampleOrigin::source_time_ns): a replayed message
+  // keeps its original send stamp. InvalidArgument for a time before the
+  // epoch or an infinite one.
+  virtual absl::Status PublishAt(absl::string_view payload, absl::Time source_time) = 0;
 };
 
 // Open while it exists: destroying it unsubscribes, and no handler call

@@ -150,13 +150,17 @@ TEST_F(DomainGraphTest, DecodesMessagesOfATypeItWasNotCompiledWith) {
   struct Got {
     Mutex mu;
     std::vector<std::string> texts ABSL_GUARDED_BY(mu);
+    std::vector<DomainGraph::Received> received ABSL_GUARDED_BY(mu);  // payload not kept
   } got;
   DomainGraph* g = graph_.get();
+  const absl::Time before = absl::Now();
   absl::StatusOr<std::unique_ptr<RemoteSubscription>> sub =
       graph_->Subscribe("/sensor/imu", [&got, g](const DomainGraph::Received& r) {
         absl::StatusOr<std::unique_ptr<pb::Message>> m = g->Decode(r.type_name, r.payload);
         MutexLock lock(&got.mu);
         got.texts.push_back(m.ok() ? (*m)->ShortDebugString() : std::string(m.status().message()));
+        got.received.push_back(r);
+        got.received.back().payload = {};
       });
   ASSERT_TRUE(sub.ok()) << sub.status();
   ASSERT_TRUE(dds_test::Eventually([&got] {
@@ -167,6 +171,23 @@ TEST_F(DomainGraphTest, DecodesMessagesOfATypeItWasNotCompiledWith) {
   MutexLock lock(&got.mu);
   // Every message decoded, with the fields the poller fills.
   for (const std::string& t : got.texts) EXPECT_THAT(t, HasSubstr("seq:")) << t;
+  // Who sent each (what a recorder keeps): the process by its label, one
+  // writer, increasing numbers, a send stamp of the writer's wall clock.
+  ASSERT_GE(got.received.size(), 3u);
+  for (size_t i = 0; i < got.received.size(); ++i) {
+    const DomainGraph::Received& r = got.received[i];
+    EXPECT_EQ(r.writer.rfind("pollers@", 0), 0u) << r.writer;
+    EXPECT_EQ(r.writer_guid.size(), 32u) << r.writer_guid;
+    EXPECT_EQ(r.writer_guid, got.received[0].writer_guid);
+    // Increasing (a keep-last writer may drop one for a slow reader).
+    if (i > 0) {
+      EXPECT_GT(r.sequence, got.received[i - 1].sequence);
+    }
+    // The same host's wall clock: a minute either way only bounds a wrong
+    // stamp (0, or the steady clock's), never a right one.
+    EXPECT_GT(r.send_time, before - absl::Minutes(1));
+    EXPECT_LT(r.send_time, absl::Now() + absl::Minutes(1));
+  }
 }
 
 TEST_F(DomainGraphTest, NamesTheFieldsInWhichAnotherVersionDiffers) {

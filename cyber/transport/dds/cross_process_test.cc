@@ -8,6 +8,7 @@
 
 #include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <memory>
@@ -16,7 +17,9 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "cyber/common/mutex.h"
 #include "cyber/runtime/runtime.h"
@@ -184,6 +187,54 @@ TEST_F(CrossProcessTest, MessagesCrossToAnotherProcessAndBackInOrderExactlyOnce)
   EXPECT_GE(pong_stats->received, kCount + 1);  // and the handshake's
   EXPECT_GT(pong_stats->latency_p99_ns, 0);  // same host: measured
   EXPECT_EQ((*writer)->stats().remote_failures, 0u);
+}
+
+// What a recorder keeps of a sample: who sent it, its number, its stamp;
+// and PublishAt's stamp arrives as given (a replayed message's original).
+TEST_F(CrossProcessTest, ASampleCarriesItsSenderItsSequenceAndItsSendStamp) {
+  RemoteEndpoint endpoint;
+  endpoint.channel = "/ping";
+  endpoint.type_name = Ping::descriptor()->full_name();
+  endpoint.qos.reliability = ChannelQos::Reliability::kReliable;
+  endpoint.qos.depth = 100;
+  endpoint.node = "tester";
+  auto out = transport_->Publisher(endpoint);
+  ASSERT_TRUE(out.ok()) << out.status();
+  auto peer = StartPeer("dds_test_peer", "origins");
+  ASSERT_TRUE(Eventually([&] { return (*out)->Wanted(); })) << "the peer's reader never matched";
+  Ping ping;
+  ping.set_seq(1);
+  const std::string bytes = ping.SerializeAsString();
+  const absl::Time before = absl::Now();
+  ASSERT_TRUE((*out)->Publish(bytes).ok());
+  const absl::Time after = absl::Now();
+  const absl::Time recorded = absl::FromUnixNanos(1577836800123456789);  // 2020-01-01
+  ASSERT_TRUE((*out)->PublishAt(bytes, recorded).ok());
+  EXPECT_EQ((*out)->PublishAt(bytes, absl::InfinitePast()).code(), absl::StatusCode::kInvalidArgument);
+
+  std::vector<std::vector<std::string>> origins;
+  while (origins.size() < 2) {
+    std::optional<std::string> line = peer->WaitForLine("origin ", kPatience);
+    ASSERT_TRUE(line.has_value()) << "the peer printed " << origins.size() << " origins";
+    origins.push_back(absl::StrSplit(*line, ' '));
+  }
+  ASSERT_EQ(origins[0].size(), 6u);
+  ASSERT_EQ(origins[1].size(), 6u);
+  EXPECT_EQ(origins[0][1], "1");
+  EXPECT_EQ(origins[1][1], "2");  // the writer's numbers, consecutive
+  int64_t stamp0 = 0, stamp1 = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(origins[0][2], &stamp0));
+  ASSERT_TRUE(absl::SimpleAtoi(origins[1][2], &stamp1));
+  // Publish: stamped with the sender's wall clock at the call (DDS keeps
+  // the stamp to the nanosecond).
+  EXPECT_GE(absl::FromUnixNanos(stamp0), before - absl::Microseconds(1));
+  EXPECT_LE(absl::FromUnixNanos(stamp0), after + absl::Microseconds(1));
+  // PublishAt: the stamp given.
+  EXPECT_EQ(stamp1, 1577836800123456789);
+  EXPECT_EQ(origins[0][3], absl::StrCat(getpid()));
+  EXPECT_EQ(origins[0][4], "cross_process_test");
+  EXPECT_EQ(origins[0][5].size(), 32u);
+  EXPECT_EQ(origins[0][5], origins[1][5]);  // one writer
 }
 
 TEST_F(CrossProcessTest, AProcessGetsItsOwnMessagesOnceNotAgainFromTheTransport) {

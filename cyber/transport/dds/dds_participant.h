@@ -19,6 +19,7 @@
 #include <cstring>
 #include <deque>
 #include <map>
+#include <optional>
 #include <mutex>
 #include <set>
 #include <utility>
@@ -191,6 +192,14 @@ class DdsTransport::Impl final : public fdds::DomainParticipantListener {
     auto it = peers_.find(PrefixKey(prefix));
     if (it == peers_.end()) return "an undiscovered participant";
     return it->second.ToString();
+  }
+
+  // The participant with `prefix`, once discovered.
+  std::optional<RemotePeer> PeerOf(const frtps::GuidPrefix_t& prefix) const {
+    MutexLock lock(&mu_);
+    auto it = peers_.find(PrefixKey(prefix));
+    if (it == peers_.end()) return std::nullopt;
+    return it->second;
   }
 
   // --- DomainParticipantListener (Fast-DDS threads) -----------------------

@@ -54,6 +54,23 @@ class PublisherImpl final : public RemotePublisher, public fdds::DataWriterListe
     return Write(&sample, payload.size());
   }
 
+  absl::Status PublishAt(absl::string_view payload, absl::Time source_time) override {
+    if (source_time < absl::UnixEpoch() || source_time == absl::InfiniteFuture()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "channel \"", channel_->channel, "\": source_time ", absl::FormatTime(source_time),
+          " is not a time since the epoch; not sent"));
+    }
+    if (absl::Status s = CheckSize(payload.size()); !s.ok()) return s;
+    FrameSample sample;
+    sample.bytes.reserve(kFrameHeaderSize + payload.size());
+    AppendFrameHeader(Header(Correlation()), static_cast<uint32_t>(payload.size()), &sample.bytes);
+    sample.bytes.append(payload.data(), payload.size());
+    const int64_t ns = absl::ToUnixNanos(source_time);
+    const eprosima::fastrtps::Time_t stamp(static_cast<int32_t>(ns / 1000000000),
+                                 static_cast<uint32_t>(ns % 1000000000));
+    return Write(&sample, payload.size(), &stamp);
+  }
+
   absl::Status PublishMessage(const google::protobuf::MessageLite& message,
                               Correlation correlation) override {
     const size_t size = message.ByteSizeLong();
@@ -107,7 +124,9 @@ class PublisherImpl final : public RemotePublisher, public fdds::DataWriterListe
   // Hands `sample` to DDS (which serializes it in this call).
   // `payload_bytes` (the message's, without the frame header) is counted
   // once the sample is sent.
-  absl::Status Write(FrameSample* sample, size_t payload_bytes) {
+  // `stamp`: the source timestamp to send (null: now).
+  absl::Status Write(FrameSample* sample, size_t payload_bytes,
+                     const eprosima::fastrtps::Time_t* stamp = nullptr) {
     // Held across the write: Detach() waits for it. DataWriter::write
     // serializes writers of one DataWriter anyway.
     MutexLock lock(&mu_);
@@ -116,7 +135,11 @@ class PublisherImpl final : public RemotePublisher, public fdds::DataWriterListe
       return absl::FailedPreconditionError(absl::StrCat(
           "channel \"", channel_->channel, "\": the transport is shut down; not sent"));
     }
-    if (!writer_->write(sample)) {
+    const bool written =
+        stamp == nullptr
+            ? writer_->write(sample)
+            : writer_->write_w_timestamp(sample, fdds::HANDLE_NIL, *stamp) == ReturnCode::RETCODE_OK;
+    if (!written) {
       channel_->send_failures.fetch_add(1, std::memory_order_relaxed);
       return absl::UnavailableError(absl::StrCat(
           "channel \"", channel_->channel, "\": DDS refused the sample (history full for "

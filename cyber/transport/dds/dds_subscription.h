@@ -5,6 +5,11 @@
 #ifndef CYBER_TRANSPORT_DDS_DDS_SUBSCRIPTION_H_
 #define CYBER_TRANSPORT_DDS_DDS_SUBSCRIPTION_H_
 
+#include <cstring>
+#include <map>
+#include <optional>
+#include <string>
+
 #include "cyber/transport/dds/dds_participant.h"
 
 namespace cyber {
@@ -49,7 +54,7 @@ class SubscriptionImpl final : public RemoteSubscription, public fdds::DataReade
       if (closed_) return;
       const frtps::GUID_t writer = info.sample_identity.writer_guid();
       if (writer.guidPrefix == own_prefix_) continue;  // our own
-      Handle(writer, sample);
+      Handle(writer, sample, info.source_timestamp);
     }
   }
 
@@ -69,8 +74,8 @@ class SubscriptionImpl final : public RemoteSubscription, public fdds::DataReade
   }
 
  private:
-  void Handle(const frtps::GUID_t& writer, const FrameSample& sample)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+  void Handle(const frtps::GUID_t& writer, const FrameSample& sample,
+              const frtps::Time_t& source_time) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     absl::StatusOr<FrameView> frame = DecodeFrame(sample.bytes);
     if (!frame.ok()) {
       Drop(writer, frame.status().message());
@@ -90,6 +95,11 @@ class SubscriptionImpl final : public RemoteSubscription, public fdds::DataReade
     remote.correlation.sequence = frame->header.correlation_sequence;
     remote.correlation.budget_ns = frame->header.budget_ns;
     remote.correlation.status = frame->header.status;
+    remote.origin.sender = Sender(writer.guidPrefix);
+    std::memcpy(remote.origin.writer_guid.data(), writer.guidPrefix.value, 12);
+    std::memcpy(remote.origin.writer_guid.data() + 12, writer.entityId.value, 4);
+    remote.origin.sequence = frame->header.sequence;
+    remote.origin.source_time_ns = source_time.to_ns();
     if (!handler_(remote)) {
       Drop(writer, absl::StrCat("the payload (", frame->payload.size(),
                                 " bytes) does not parse as ", channel_->type_name));
@@ -97,6 +107,18 @@ class SubscriptionImpl final : public RemoteSubscription, public fdds::DataReade
     }
     channel_->received.fetch_add(1, std::memory_order_relaxed);
     channel_->bytes_received.fetch_add(frame->payload.size(), std::memory_order_relaxed);
+  }
+
+  // The sending process, looked up once per peer (a GUID prefix names one
+  // participant for its whole life).
+  const RemotePeer* Sender(const frtps::GuidPrefix_t& prefix) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    const std::string key = PrefixKey(prefix);
+    auto it = senders_.find(key);
+    if (it != senders_.end()) return &it->second;
+    std::optional<RemotePeer> peer = impl_->PeerOf(prefix);
+    if (!peer.has_value()) return nullptr;  // not discovered yet: asked again next time
+    if (senders_.size() >= 256) senders_.clear();  // bounded: peers come and go
+    return &senders_.emplace(key, *std::move(peer)).first->second;
   }
 
   void Drop(const frtps::GUID_t& writer, absl::string_view why) {
@@ -118,6 +140,7 @@ class SubscriptionImpl final : public RemoteSubscription, public fdds::DataReade
   Mutex mu_;
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   fdds::DataReader* reader_ ABSL_GUARDED_BY(mu_) = nullptr;
+  std::map<std::string, RemotePeer> senders_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace dds

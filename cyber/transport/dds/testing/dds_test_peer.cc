@@ -12,6 +12,11 @@
 //                                      closes that reader (its endpoint
 //                                      leaves discovery, the process stays)
 //                                      and prints "closed"
+//   dds_test_peer origins <domain>     reads /ping straight from the
+//                                      transport (reliable); prints
+//                                      "origin <seq> <source_time_ns>
+//                                      <sender pid> <sender process>
+//                                      <writer guid hex>" per sample
 //   dds_test_peer serve <domain> [service=<name>] [concurrency=<n>]
 //                        [queue_depth=<n>]
 //                                      serves <name> (default /test/add;
@@ -128,6 +133,31 @@ int TelemetryOnPing(Runtime* rt) {
   WaitForStdinEof();
   done = true;
   watch.join();
+  return 0;
+}
+
+int PrintOrigins(Runtime* rt) {
+  RemoteEndpoint endpoint;
+  endpoint.channel = "/ping";
+  endpoint.type_name = Ping::descriptor()->full_name();
+  endpoint.qos.reliability = ChannelQos::Reliability::kReliable;
+  endpoint.qos.depth = 100;
+  endpoint.node = "origins";
+  auto inlet = rt->remote()->Subscribe(endpoint, [](const RemoteSample& sample) {
+    std::string guid;
+    for (uint8_t b : sample.origin.writer_guid) absl::StrAppend(&guid, absl::Hex(b, absl::kZeroPad2));
+    const RemotePeer* sender = sample.origin.sender;
+    Say(absl::StrCat("origin ", sample.origin.sequence, " ", sample.origin.source_time_ns, " ",
+                     sender == nullptr ? -1 : sender->pid, " ",
+                     sender == nullptr ? "?" : sender->process, " ", guid));
+    return true;
+  });
+  if (!inlet.ok()) {
+    Say(absl::StrCat("error ", inlet.status().message()));
+    return 1;
+  }
+  Say("ready");
+  WaitForStdinEof();
   return 0;
 }
 
@@ -391,6 +421,7 @@ int main(int argc, char** argv) {
   if (args.mode == "echo_transient") rc = Echo(rt.get(), /*transient=*/true);
   if (args.mode == "telemetry") rc = TelemetryOnPing(rt.get());
   if (args.mode == "telemetry_reader") rc = TelemetryReaderOnPing(rt.get());
+  if (args.mode == "origins") rc = PrintOrigins(rt.get());
   if (args.mode == "serve") rc = Serve(rt.get(), args.options);
   rt->Shutdown();
   return rc;
