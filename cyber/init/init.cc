@@ -83,6 +83,15 @@ void InstallHandlers() {
   ACHECK(sigaction(SIGINT, &sa, &g_old_sigint) == 0);
   ACHECK(sigaction(SIGTERM, &sa, &g_old_sigterm) == 0);
   g_handlers_installed = true;
+  // cyber_launch starts its processes with SIGINT and SIGTERM blocked
+  // (cyber/launch/child_process.cc), so a stop that comes during start-up
+  // waits here instead of killing a process that could not yet say what
+  // it did; it is taken now, by the handler. Threads made before this
+  // keep them blocked, so the handler runs on this thread.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  for (int signo : kHandledSignals) sigaddset(&stop_signals, signo);
+  ACHECK(pthread_sigmask(SIG_UNBLOCK, &stop_signals, nullptr) == 0);
 }
 
 // Whether the user chose where glog writes (see InitLogging in init.h).

@@ -231,6 +231,31 @@ TEST(InitDeathTest, SecondSignalWhileShuttingDownKills) {
       ::testing::KilledBySignal(SIGINT), "");
 }
 
+// cyber_launch starts a mainboard with SIGINT blocked (SpawnChild's
+// stop_signals_wait_for_init): a stop sent before Init waits, and Init's
+// handler takes it as an orderly stop.
+TEST(InitDeathTest, AStopBlockedBeforeInitIsTakenByInitAsAnOrderlyStop) {
+  EXPECT_EXIT(
+      {
+        sigset_t stop;
+        sigemptyset(&stop);
+        sigaddset(&stop, SIGINT);
+        sigaddset(&stop, SIGTERM);
+        pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+        raise(SIGINT);  // pending: the process is not yet ready to stop
+        if (!Init("init_death_test")) _exit(3);
+        // Unblocked by Init, the pending SIGINT ran the handler.
+        WaitForShutdown();
+        const bool stopping = GetState() == State::kShuttingDown;
+        sigset_t now;
+        pthread_sigmask(SIG_BLOCK, nullptr, &now);
+        const bool unblocked = !sigismember(&now, SIGINT) && !sigismember(&now, SIGTERM);
+        Shutdown();
+        _exit(stopping && unblocked ? 0 : 4);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
 TEST(InitDeathTest, WaitForShutdownBeforeInitDoesNotBlock) {
   EXPECT_EXIT(
       {

@@ -29,7 +29,7 @@ int PidfdOpen(pid_t pid) {
 // In the child, before exec: async-signal-safe calls only. On failure
 // writes errno to `report` and exits 127.
 [[noreturn]] void ExecChild(char* const* argv, int log_fd, int null_fd, int report,
-                            pid_t launcher) {
+                            pid_t launcher, bool block_stop_signals) {
   // Tied to the launcher: killed when the forking thread ends; if it
   // already ended before the prctl, go now.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -40,9 +40,13 @@ int PidfdOpen(pid_t pid) {
   for (int s = 1; s < NSIG; ++s) {
     if (s != SIGKILL && s != SIGSTOP) sigaction(s, &dfl, nullptr);
   }
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
+  sigset_t blocked;
+  sigemptyset(&blocked);
+  if (block_stop_signals) {
+    sigaddset(&blocked, SIGINT);
+    sigaddset(&blocked, SIGTERM);
+  }
+  sigprocmask(SIG_SETMASK, &blocked, nullptr);
   dup2(null_fd, STDIN_FILENO);
   dup2(log_fd, STDOUT_FILENO);
   dup2(log_fd, STDERR_FILENO);
@@ -70,7 +74,8 @@ int PidfdOpen(pid_t pid) {
 }  // namespace
 
 absl::StatusOr<SpawnedChild> SpawnChild(const std::vector<std::string>& argv,
-                                        const std::string& log_path) {
+                                        const std::string& log_path,
+                                        bool stop_signals_wait_for_init) {
   if (argv.empty()) return absl::InvalidArgumentError("no program to start (empty command)");
   const int log_fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (log_fd < 0) {
@@ -92,7 +97,7 @@ absl::StatusOr<SpawnedChild> SpawnChild(const std::vector<std::string>& argv,
   const pid_t pid = fork();
   if (pid == 0) {
     close(report[0]);
-    ExecChild(args.data(), log_fd, null_fd, report[1], launcher);
+    ExecChild(args.data(), log_fd, null_fd, report[1], launcher, stop_signals_wait_for_init);
   }
   const int fork_errno = errno;
   // Also here, so the group exists before anyone could signal it (both

@@ -19,9 +19,13 @@
 // Descriptors: the child gets stdin (/dev/null), stdout and stderr (the
 // log) and nothing else of the launcher's (its DDS sockets and files).
 //
-// Signals: the child starts with every signal at its default and none
-// blocked (a launcher started in the background by a shell has SIGINT
-// ignored, which exec would otherwise hand down).
+// Signals: the child starts with every signal at its default (a launcher
+// started in the background by a shell has SIGINT ignored, which exec
+// would otherwise hand down) and none blocked, except with
+// `stop_signals_wait_for_init`: SIGINT and SIGTERM start blocked, for a
+// program that unblocks them once it can stop in order (cyber::Init does,
+// cyber/init/init.cc): a stop during its start-up then waits for that
+// instead of killing it before it can print its summary.
 //
 // The child is fork()ed from a possibly multi-threaded process: between
 // fork and exec it only calls async-signal-safe functions.
@@ -52,7 +56,8 @@ struct SpawnedChild {
 // words), Internal when fork fails, and the log path when it cannot be
 // opened.
 absl::StatusOr<SpawnedChild> SpawnChild(const std::vector<std::string>& argv,
-                                        const std::string& log_path);
+                                        const std::string& log_path,
+                                        bool stop_signals_wait_for_init = false);
 
 // "exit 0", "exit 3", "signal 9 (KILL)", "signal 11 (SEGV), core dumped".
 std::string DescribeWaitStatus(int wait_status);

@@ -144,6 +144,7 @@ int RunStart(const StartOptions& options) {
   supervisor_options.sigint_timeout = options.sigint_timeout;
   supervisor_options.sigterm_timeout = options.sigterm_timeout;
   supervisor_options.readiness = readiness.get();
+  supervisor_options.stop_signals_wait_for_init = true;  // mainboard: cyber::Init unblocks them
   const std::string program = *mainboard;
   supervisor_options.command = [program](const ProcessPlan& p) {
     return MainboardCommand(program, p);

@@ -164,7 +164,7 @@ void Supervisor::Start(Process& p) {
         << absl::FormatTime(absl::Now(), absl::LocalTimeZone()) << ": "
         << absl::StrJoin(argv, " ") << "\n";
   }
-  absl::StatusOr<SpawnedChild> child = SpawnChild(argv, p.record.log_path);
+  absl::StatusOr<SpawnedChild> child = SpawnChild(argv, p.record.log_path, options_.stop_signals_wait_for_init);
   p.record.starts = n;
   if (!child.ok()) {
     p.record.state = ProcessRecord::State::kDown;

@@ -96,6 +96,9 @@ class Supervisor {
   struct Options {
     CommandFn command;        // the argv of a process (required)
     std::string log_dir;      // exists (required)
+    // The processes unblock SIGINT and SIGTERM themselves once they can
+    // stop in order (mainboard: in cyber::Init); see SpawnChild.
+    bool stop_signals_wait_for_init = false;
     absl::Duration sigint_timeout = absl::Seconds(10);
     absl::Duration sigterm_timeout = absl::Seconds(5);
     // Required when a process has start_after or wait_for_writer.

@@ -22,9 +22,11 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "cyber/common/mutex.h"
 #include "cyber/common/test_waits.h"
@@ -136,9 +138,15 @@ class SupervisorTest : public testing::Test {
     options.readiness = readiness;
     options.sigint_timeout = sigint_timeout;
     options.sigterm_timeout = sigterm_timeout;
+    options.stop_signals_wait_for_init = stop_signals_wait_for_init_;
     options.command = [this](const ProcessPlan& p) {
       if (on_command_) on_command_(p);
-      return std::vector<std::string>{"/bin/sh", "-c", scripts_.at(p.name)};
+      const std::string& script = scripts_.at(p.name);
+      // "argv: prog arg...": run without a shell (sh clears the signal mask).
+      if (absl::StartsWith(script, "argv: ")) {
+        return std::vector<std::string>(absl::StrSplit(script.substr(6), ' '));
+      }
+      return std::vector<std::string>{"/bin/sh", "-c", script};
     };
     options.report = [this](const std::string& line) {
       MutexLock lock(&mu_);
@@ -174,6 +182,7 @@ class SupervisorTest : public testing::Test {
   std::string dir_;
   std::map<std::string, std::string> scripts_;
   std::function<void(const ProcessPlan&)> on_command_;
+  bool stop_signals_wait_for_init_ = false;
   std::unique_ptr<Supervisor> supervisor_;
   std::thread runner_;
   LaunchOutcome outcome_;
@@ -450,6 +459,30 @@ TEST_F(SupervisorTest, ChildrenInheritOnlyStdio) {
     if (!absl::StartsWith(line, "cyber_launch:")) fds.push_back(line);
   }
   EXPECT_EQ(absl::StrJoin(fds, " "), "0 1 2");
+}
+
+// The signal mask a child starts with: none blocked, or SIGINT (2) and
+// SIGTERM (15) for a mainboard, whose cyber::Init unblocks them.
+std::string BlockedSignalsOf(const std::string& log) {
+  std::ifstream in(log);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (absl::StartsWith(line, "SigBlk:")) return std::string(absl::StripAsciiWhitespace(line.substr(7)));
+  }
+  return "no SigBlk line in " + log;
+}
+
+TEST_F(SupervisorTest, ChildrenStartWithNoSignalBlocked) {
+  Launch({Process("a", "argv: /bin/grep SigBlk /proc/self/status")});
+  EXPECT_EQ(Finish().exit_code, 0);
+  EXPECT_EQ(BlockedSignalsOf(dir_ + "/a.log"), "0000000000000000");
+}
+
+TEST_F(SupervisorTest, StopSignalsWaitForInitWhenAsked) {
+  stop_signals_wait_for_init_ = true;
+  Launch({Process("a", "argv: /bin/grep SigBlk /proc/self/status")});
+  EXPECT_EQ(Finish().exit_code, 0);
+  EXPECT_EQ(BlockedSignalsOf(dir_ + "/a.log"), "0000000000004002");
 }
 
 TEST_F(SupervisorTest, EachStartIsLoggedWithTheProcessOutput) {

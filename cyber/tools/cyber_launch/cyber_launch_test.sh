@@ -121,6 +121,28 @@ done
 echo "children gone $(( ($(date +%s%N) - killed_at) / 1000000 )) ms (at most; polled every 50 ms) after kill -9 of cyber_launch"
 # The pid file of the killed launcher names a dead pid: a new start takes it.
 
+# --- 1b. a stop while the processes are still starting ---------------------
+# Each mainboard starts with SIGINT blocked until cyber::Init can take it:
+# stopped at once, it still ends the orderly way, with its summary. The
+# stop must come before Init: a wrapper (bash keeps the signal mask across
+# its sleep and exec, dash would clear it) holds each mainboard back 2 s.
+printf '#!/bin/bash\nsleep 2\nexec "%s" "$@"\n' "$mainboard" >"$out/slow_mainboard"
+chmod +x "$out/slow_mainboard"
+"$launch_bin" start "$out/two.launch" --mainboard="$out/slow_mainboard" --log_dir="$out/logs1b" \
+  >"$out/early.out" 2>"$out/early.err" &
+launcher=$!
+watched+=("$launcher")
+until_grep "$out/early.err" "started fusion \(pid" "fusion started by cyber_launch"
+kill -INT "$launcher"
+status=0
+wait "$launcher" || status=$?
+[ "$status" -eq 0 ] || fail "cyber_launch exited $status after a stop during start-up"
+grep -qE "^pollers +- +1 +0/3 +exit 0 +INT " "$out/early.out" ||
+  fail "pollers stopped while starting: not exit 0 after INT"
+grep -qE "^fusion +- +1 +0/3 +exit 0 +INT " "$out/early.out" ||
+  fail "fusion stopped while starting: not exit 0 after INT"
+echo "a stop during start-up: both mainboards ended with exit 0"
+
 # --- 2. the example's launch file: readiness, respawn, stop ---------------
 "$launch_bin" start "$example/sensor_polling.launch" --mainboard="$mainboard" \
   --log_dir="$out/logs2" >"$out/example.out" 2>"$out/example.err" &
