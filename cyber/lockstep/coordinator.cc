@@ -1,0 +1,229 @@
+#include "cyber/lockstep/coordinator.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace cyber {
+namespace lockstep {
+namespace {
+
+std::string Instant(int64_t ns) { return absl::FormatDuration(absl::Nanoseconds(ns)); }
+
+}  // namespace
+
+absl::StatusOr<Coordinator> Coordinator::Create(CoordinatorOptions options, absl::Time now) {
+  if (options.processes.empty()) {
+    return absl::InvalidArgumentError("lockstep coordinator: option processes is empty; name every process of the run");
+  }
+  std::set<std::string> seen;
+  for (const std::string& p : options.processes) {
+    if (p.empty()) {
+      return absl::InvalidArgumentError("lockstep coordinator: option processes has an empty name");
+    }
+    if (!seen.insert(p).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("lockstep coordinator: option processes names \"", p, "\" twice"));
+    }
+  }
+  if (options.end_ns < options.start_ns) {
+    return absl::InvalidArgumentError(absl::StrCat("lockstep coordinator: option end_ns ", options.end_ns,
+                                                   " is before start_ns ", options.start_ns));
+  }
+  if (options.run_id == 0) {
+    return absl::InvalidArgumentError("lockstep coordinator: option run_id is 0; it must not be");
+  }
+  for (const auto& [name, d] : {std::pair<const char*, absl::Duration>{"join_deadline", options.join_deadline},
+                                {"step_deadline", options.step_deadline}}) {
+    if (d <= absl::ZeroDuration()) {
+      return absl::InvalidArgumentError(absl::StrCat("lockstep coordinator: option ", name, " is ",
+                                                     absl::FormatDuration(d), "; it must be positive"));
+    }
+  }
+  return Coordinator(std::move(options), now);
+}
+
+Coordinator::Coordinator(CoordinatorOptions options, absl::Time now)
+    : options_(std::move(options)),
+      expected_(options_.processes.begin(), options_.processes.end()),
+      instant_ns_(options_.start_ns),
+      phase_began_(now) {}
+
+void Coordinator::OnReport(const Report& report, absl::Time /*now*/) {
+  if (stopped_ || failure_) return;
+  const std::string& who = report.process();
+  switch (report.kind()) {
+    case Report::JOIN: {
+      if (report.clock() != "simulated") {
+        Fail(absl::StrCat("process \"", who, "\" (host ", report.host(), ", pid ", report.pid(),
+                          ") runs on the ", report.clock().empty() ? "unnamed" : report.clock(),
+                          " clock and joined a simulated run; start it with --clock=simulated"));
+        return;
+      }
+      if (!expected_.count(who)) {
+        Fail(absl::StrCat("process \"", who, "\" (host ", report.host(), ", pid ", report.pid(),
+                          ") joined, but the run's processes are ", absl::StrJoin(expected_, ", ")));
+        return;
+      }
+      auto [it, inserted] = joined_pids_.emplace(who, report.pid());
+      if (!inserted && it->second != report.pid()) {
+        Fail(absl::StrCat("process \"", who, "\" joined again as pid ", report.pid(), " (it was pid ",
+                          it->second, ") at step ", step_,
+                          ": a process that restarts during a run makes it non-deterministic"));
+        return;
+      }
+      joined_.insert(who);
+      return;
+    }
+    case Report::DONE: {
+      if (report.run_id() != options_.run_id || !expected_.count(who) || step_ == 0 ||
+          report.step() != step_) {
+        ++ignored_;
+        return;
+      }
+      if (report.reached_ns() != instant_ns_) {
+        Fail(absl::StrCat("process \"", who, "\" reported step ", step_, " done at ", Instant(report.reached_ns()),
+                          ", but the step granted ", Instant(instant_ns_)));
+        return;
+      }
+      done_[who] = report;
+      return;
+    }
+    case Report::LEAVE: {
+      if (report.run_id() != options_.run_id && report.run_id() != 0) {
+        ++ignored_;
+        return;
+      }
+      if (!expected_.count(who)) return;
+      Fail(absl::StrCat("process \"", who, "\" left at step ", step_, " (", Instant(instant_ns_),
+                        ") before the end (", Instant(options_.end_ns), ")"));
+      return;
+    }
+    default:
+      ++ignored_;
+  }
+}
+
+void Coordinator::OnProcessLost(const std::string& process, absl::Time /*now*/) {
+  if (stopped_ || failure_ || !expected_.count(process)) return;
+  Fail(absl::StrCat("process \"", process, "\" was lost (its participant is gone: it exited or was killed) ",
+                    step_ == 0 ? std::string("before the first grant")
+                               : absl::StrCat("at step ", step_, " (", Instant(instant_ns_), ")")));
+}
+
+bool Coordinator::AllJoined() const { return joined_.size() == expected_.size(); }
+
+std::string Coordinator::Owed() const {
+  std::vector<std::string> missing;
+  for (const std::string& p : expected_) {
+    if (!done_.count(p)) missing.push_back(p);
+  }
+  if (!missing.empty()) {
+    return absl::StrCat("step ", step_, " (", Instant(instant_ns_), "): no DONE yet from ",
+                        absl::StrJoin(missing, ", "));
+  }
+  // Per channel: what each process sent, then what each reader got.
+  std::map<std::string, uint64_t> sent;
+  for (const auto& [p, r] : done_) {
+    for (const ChannelCount& c : r.channels()) sent[c.channel()] += c.sent();
+  }
+  for (const auto& [p, r] : done_) {
+    for (const ChannelCount& c : r.channels()) {
+      if (!c.reads()) continue;
+      const uint64_t from_others = sent[c.channel()] - c.sent();
+      if (c.received() < from_others) {
+        return absl::StrCat("step ", step_, " (", Instant(instant_ns_), "): \"", p, "\" has received ",
+                            c.received(), " of the ", from_others, " messages the others sent on \"",
+                            c.channel(), "\"");
+      }
+      if (c.received() > from_others) {
+        return absl::StrCat("step ", step_, " (", Instant(instant_ns_), "): \"", p, "\" has received ",
+                            c.received(), " messages on \"", c.channel(), "\", more than the ", from_others,
+                            " the others reported sending (waiting for their new reports)");
+      }
+    }
+  }
+  return "";
+}
+
+int64_t Coordinator::NextInstant() const {
+  int64_t next = options_.end_ns;
+  for (const auto& [p, r] : done_) {
+    if (r.next_event_ns() > instant_ns_) next = std::min<int64_t>(next, r.next_event_ns());
+  }
+  return next;
+}
+
+void Coordinator::Fail(std::string why) {
+  if (!failure_) failure_ = std::move(why);
+}
+
+Coordinator::Decision Coordinator::Stop(std::string why) {
+  stopped_ = true;
+  Decision d;
+  d.kind = Decision::Kind::kStop;
+  d.grant.set_run_id(options_.run_id);
+  d.grant.set_step(step_);
+  d.grant.set_instant_ns(instant_ns_);
+  d.grant.set_stop(true);
+  d.grant.set_why(std::move(why));
+  return d;
+}
+
+Coordinator::Decision Coordinator::Next(absl::Time now) {
+  Decision wait;
+  if (stopped_) return wait;
+  if (failure_) return Stop(*failure_);
+  if (step_ == 0) {
+    if (!AllJoined()) {
+      if (now - phase_began_ > options_.join_deadline) {
+        Fail(absl::StrCat("not every process joined within ", absl::FormatDuration(options_.join_deadline), ": ",
+                          Waiting()));
+        return Stop(*failure_);
+      }
+      wait.until = phase_began_ + options_.join_deadline;
+      return wait;
+    }
+  } else {
+    const std::string owed = Owed();
+    if (!owed.empty()) {
+      if (now - phase_began_ > options_.step_deadline) {
+        Fail(absl::StrCat("step not complete within ", absl::FormatDuration(options_.step_deadline), ": ", owed));
+        return Stop(*failure_);
+      }
+      wait.until = phase_began_ + options_.step_deadline;
+      return wait;
+    }
+    if (instant_ns_ >= options_.end_ns) {
+      return Stop(absl::StrCat("the end (", Instant(options_.end_ns), ") reached after ", step_, " steps"));
+    }
+  }
+  const int64_t next = step_ == 0 ? options_.start_ns : NextInstant();
+  ++step_;
+  instant_ns_ = next;
+  done_.clear();
+  phase_began_ = now;
+  Decision grant;
+  grant.kind = Decision::Kind::kGrant;
+  grant.grant.set_run_id(options_.run_id);
+  grant.grant.set_step(step_);
+  grant.grant.set_instant_ns(instant_ns_);
+  return grant;
+}
+
+std::string Coordinator::Waiting() const {
+  if (stopped_) return "";
+  if (step_ == 0) {
+    std::vector<std::string> missing;
+    for (const std::string& p : expected_) {
+      if (!joined_.count(p)) missing.push_back(p);
+    }
+    return missing.empty() ? "" : absl::StrCat("waiting for ", absl::StrJoin(missing, ", "), " to join");
+  }
+  return Owed();
+}
+
+}  // namespace lockstep
+}  // namespace cyber

@@ -1,0 +1,126 @@
+// Coordinator: the one time authority of a simulation that spans several
+// processes (issue 37's lockstep). It is the protocol's logic only: reports
+// go in, decisions come out, and whoever owns it (cyber_launch's lockstep
+// driver) carries them over DDS and paces them. So every rule below is
+// tested without a process or a network.
+//
+// The rules:
+//   Joining. No grant before every process named in the options has sent
+//   JOIN with clock "simulated". A JOIN on another clock, or from a process
+//   not named, fails the run with its name (a real-clock process must never
+//   share a simulated domain). Joining has a wall-clock deadline.
+//   Stepping. Step k grants instant T_k. It is complete when every process
+//   has reported DONE for step k, and for every channel and every process
+//   that reads it, what that process received equals what the *other*
+//   processes sent on it (so no message is in flight). A process reports
+//   DONE again when a late message made it run more at T_k: its latest
+//   report counts.
+//   The next instant. T_{k+1} = the earliest next event any process
+//   reported, or the end when none has one (the simulation is idle until
+//   the end); never later than the end, always later than T_k. The first
+//   grant is the start instant.
+//   Failing. A process that does not complete step k within the step
+//   deadline (wall clock from the grant), or that is lost (its
+//   participant gone, LEAVE before the end), fails the run; the reason
+//   names the process, the step, the instant, and what it owed (its DONE,
+//   or the messages on a channel that did not arrive).
+//   Ending. After the step at the end instant completes: a stop grant.
+//
+// The wall clock is never read here: callers pass the steady clock's now
+// (as absl::Time) for the deadlines.
+//
+// Threads: not thread-safe; one owner.
+
+#ifndef CYBER_LOCKSTEP_COORDINATOR_H_
+#define CYBER_LOCKSTEP_COORDINATOR_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "cyber/lockstep/lockstep.pb.h"
+
+namespace cyber {
+namespace lockstep {
+
+struct CoordinatorOptions {
+  // The processes of the run, by name (Report.process). Required.
+  std::vector<std::string> processes;
+  // Simulated instants, ns since the simulation's epoch; start <= end.
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  uint64_t run_id = 1;  // non-zero
+  // Wall-clock bounds (steady clock).
+  absl::Duration join_deadline = absl::Seconds(60);
+  absl::Duration step_deadline = absl::Seconds(10);
+};
+
+class Coordinator {
+ public:
+  // InvalidArgument naming the field and value: no process, a name twice
+  // or empty, end before start, run_id 0, a deadline not positive.
+  static absl::StatusOr<Coordinator> Create(CoordinatorOptions options, absl::Time now);
+
+  // A report from a process. Reports of another run, and DONE for a step
+  // other than the current one, are ignored (counted in ignored()).
+  void OnReport(const Report& report, absl::Time now);
+  // A process's participant is gone (it exited or was killed).
+  void OnProcessLost(const std::string& process, absl::Time now);
+
+  struct Decision {
+    enum class Kind {
+      kWait,   // nothing to send; ask again after an input or at `until`
+      kGrant,  // send `grant`
+      kStop,   // send `grant` (stop = true): the run is over
+    };
+    Kind kind = Kind::kWait;
+    Grant grant;
+    absl::Time until = absl::InfiniteFuture();  // kWait: the next deadline
+  };
+  // What to do now. A grant or a stop is handed out once: the next call
+  // waits for the reports it asks for.
+  Decision Next(absl::Time now);
+
+  // Set once the run failed: why (the stop grant's `why` too).
+  const std::optional<std::string>& failure() const { return failure_; }
+  bool finished() const { return stopped_; }
+  uint64_t step() const { return step_; }
+  int64_t instant_ns() const { return instant_ns_; }
+  uint64_t ignored() const { return ignored_; }
+  // Who or what step `step()` still waits for, one line (status lines,
+  // the failure reason).
+  std::string Waiting() const;
+
+ private:
+  explicit Coordinator(CoordinatorOptions options, absl::Time now);
+  bool AllJoined() const;
+  // Empty when step k is complete; else what it waits for.
+  std::string Owed() const;
+  int64_t NextInstant() const;
+  Decision Stop(std::string why);
+  void Fail(std::string why);
+
+  CoordinatorOptions options_;
+  std::set<std::string> expected_;
+  std::set<std::string> joined_;
+  std::map<std::string, int64_t> joined_pids_;
+  std::map<std::string, Report> done_;  // step_'s latest DONE per process
+  std::optional<std::string> failure_;
+  bool stopped_ = false;
+  bool granted_ = false;  // step_'s grant was handed out
+  uint64_t step_ = 0;
+  int64_t instant_ns_ = 0;
+  absl::Time phase_began_;  // joining began, or step_'s grant went out
+  uint64_t ignored_ = 0;
+};
+
+}  // namespace lockstep
+}  // namespace cyber
+
+#endif  // CYBER_LOCKSTEP_COORDINATOR_H_

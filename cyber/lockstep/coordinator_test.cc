@@ -1,0 +1,277 @@
+#include "cyber/lockstep/coordinator.h"
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace cyber {
+namespace lockstep {
+namespace {
+
+using ::testing::HasSubstr;
+using Kind = Coordinator::Decision::Kind;
+
+constexpr int64_t kMs = 1000000;
+const absl::Time kT0 = absl::FromUnixSeconds(1000);  // the steady clock's now, as a time
+
+CoordinatorOptions TwoProcesses() {
+  CoordinatorOptions o;
+  o.processes = {"pollers", "fusion"};
+  o.start_ns = 0;
+  o.end_ns = 100 * kMs;
+  o.run_id = 7;
+  return o;
+}
+
+Report Join(const std::string& p, int64_t pid = 1, const std::string& clock = "simulated") {
+  Report r;
+  r.set_kind(Report::JOIN);
+  r.set_process(p);
+  r.set_clock(clock);
+  r.set_host("h");
+  r.set_pid(pid);
+  return r;
+}
+
+struct Count {
+  std::string channel;
+  bool writes, reads;
+  uint64_t sent, received;
+};
+
+Report Done(const std::string& p, uint64_t step, int64_t reached, int64_t next,
+            std::vector<Count> counts = {}, uint64_t run = 7) {
+  Report r;
+  r.set_kind(Report::DONE);
+  r.set_process(p);
+  r.set_run_id(run);
+  r.set_step(step);
+  r.set_reached_ns(reached);
+  r.set_next_event_ns(next);
+  for (const Count& c : counts) {
+    ChannelCount* cc = r.add_channels();
+    cc->set_channel(c.channel);
+    cc->set_writes(c.writes);
+    cc->set_reads(c.reads);
+    cc->set_sent(c.sent);
+    cc->set_received(c.received);
+  }
+  return r;
+}
+
+Coordinator Joined() {
+  absl::StatusOr<Coordinator> c = Coordinator::Create(TwoProcesses(), kT0);
+  EXPECT_TRUE(c.ok()) << c.status();
+  c->OnReport(Join("pollers"), kT0);
+  c->OnReport(Join("fusion", 2), kT0);
+  return *std::move(c);
+}
+
+TEST(CoordinatorTest, NoGrantBeforeEveryProcessJoinedThenTheStartInstant) {
+  absl::StatusOr<Coordinator> c = Coordinator::Create(TwoProcesses(), kT0);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->Next(kT0).kind, Kind::kWait);
+  c->OnReport(Join("pollers"), kT0);
+  Coordinator::Decision d = c->Next(kT0);
+  EXPECT_EQ(d.kind, Kind::kWait);
+  EXPECT_EQ(d.until, kT0 + absl::Seconds(60));
+  EXPECT_EQ(c->Waiting(), "waiting for fusion to join");
+  c->OnReport(Join("fusion", 2), kT0);
+  d = c->Next(kT0);
+  ASSERT_EQ(d.kind, Kind::kGrant);
+  EXPECT_EQ(d.grant.step(), 1u);
+  EXPECT_EQ(d.grant.instant_ns(), 0);
+  EXPECT_EQ(d.grant.run_id(), 7u);
+  EXPECT_EQ(c->Next(kT0).kind, Kind::kWait);  // handed out once
+}
+
+TEST(CoordinatorTest, TheNextInstantIsTheEarliestEventAnyProcessHas) {
+  Coordinator c = Joined();
+  ASSERT_EQ(c.Next(kT0).kind, Kind::kGrant);
+  c.OnReport(Done("pollers", 1, 0, 10 * kMs), kT0);
+  EXPECT_EQ(c.Next(kT0).kind, Kind::kWait);
+  EXPECT_THAT(c.Waiting(), HasSubstr("no DONE yet from fusion"));
+  c.OnReport(Done("fusion", 1, 0, 4 * kMs), kT0);
+  Coordinator::Decision d = c.Next(kT0);
+  ASSERT_EQ(d.kind, Kind::kGrant);
+  EXPECT_EQ(d.grant.step(), 2u);
+  EXPECT_EQ(d.grant.instant_ns(), 4 * kMs);
+}
+
+TEST(CoordinatorTest, TimeDoesNotMoveWhileAMessageIsInFlight) {
+  Coordinator c = Joined();
+  ASSERT_EQ(c.Next(kT0).kind, Kind::kGrant);
+  // pollers sent 3 on /imu at the start instant; fusion has 2 of them.
+  c.OnReport(Done("pollers", 1, 0, 10 * kMs, {{"/imu", true, false, 3, 0}}), kT0);
+  c.OnReport(Done("fusion", 1, 0, -1, {{"/imu", false, true, 0, 2}}), kT0);
+  EXPECT_EQ(c.Next(kT0).kind, Kind::kWait);
+  EXPECT_THAT(c.Waiting(), HasSubstr("\"fusion\" has received 2 of the 3 messages the others sent on \"/imu\""));
+  // The third arrives: fusion delivers it at the same instant, reports again.
+  c.OnReport(Done("fusion", 1, 0, -1, {{"/imu", false, true, 0, 3}}), kT0);
+  Coordinator::Decision d = c.Next(kT0);
+  ASSERT_EQ(d.kind, Kind::kGrant);
+  EXPECT_EQ(d.grant.instant_ns(), 10 * kMs);
+}
+
+TEST(CoordinatorTest, AReaderAheadOfTheWritersReportWaitsForTheWritersNewReport) {
+  Coordinator c = Joined();
+  ASSERT_EQ(c.Next(kT0).kind, Kind::kGrant);
+  // fusion answered a request (sent 1 on /reply); pollers got it and sent
+  // one more /imu in reply, but its first report is older.
+  c.OnReport(Done("pollers", 1, 0, 10 * kMs, {{"/imu", true, false, 1, 0}, {"/reply", false, true, 0, 0}}), kT0);
+  c.OnReport(Done("fusion", 1, 0, -1, {{"/imu", false, true, 0, 2}, {"/reply", true, false, 1, 0}}), kT0);
+  EXPECT_EQ(c.Next(kT0).kind, Kind::kWait);
+  c.OnReport(Done("pollers", 1, 0, 10 * kMs, {{"/imu", true, false, 2, 0}, {"/reply", false, true, 0, 1}}), kT0);
+  EXPECT_EQ(c.Next(kT0).kind, Kind::kGrant);
+}
+
+TEST(CoordinatorTest, AProcessOwnMessagesAreNotExpectedBack) {
+  CoordinatorOptions o = TwoProcesses();
+  o.processes = {"a", "b"};
+  absl::StatusOr<Coordinator> c = Coordinator::Create(o, kT0);
+  ASSERT_TRUE(c.ok());
+  c->OnReport(Join("a"), kT0);
+  c->OnReport(Join("b", 2), kT0);
+  ASSERT_EQ(c->Next(kT0).kind, Kind::kGrant);
+  // Both write and read /chat: each expects only the other's.
+  c->OnReport(Done("a", 1, 0, -1, {{"/chat", true, true, 2, 5}}), kT0);
+  c->OnReport(Done("b", 1, 0, -1, {{"/chat", true, true, 5, 2}}), kT0);
+  EXPECT_EQ(c->Next(kT0).kind, Kind::kGrant);
+}
+
+TEST(CoordinatorTest, IdleUntilTheEndThenStop) {
+  Coordinator c = Joined();
+  ASSERT_EQ(c.Next(kT0).kind, Kind::kGrant);
+  c.OnReport(Done("pollers", 1, 0, -1), kT0);
+  c.OnReport(Done("fusion", 1, 0, -1), kT0);
+  Coordinator::Decision d = c.Next(kT0);
+  ASSERT_EQ(d.kind, Kind::kGrant);
+  EXPECT_EQ(d.grant.instant_ns(), 100 * kMs);  // nothing due: straight to the end
+  c.OnReport(Done("pollers", 2, 100 * kMs, 150 * kMs), kT0);
+  c.OnReport(Done("fusion", 2, 100 * kMs, -1), kT0);
+  d = c.Next(kT0);
+  ASSERT_EQ(d.kind, Kind::kStop);
+  EXPECT_TRUE(d.grant.stop());
+  EXPECT_THAT(d.grant.why(), HasSubstr("the end (100ms) reached after 2 steps"));
+  EXPECT_FALSE(c.failure().has_value());
+  EXPECT_TRUE(c.finished());
+  EXPECT_EQ(c.Next(kT0).kind, Kind::kWait);
+}
+
+TEST(CoordinatorTest, AnEventPastTheEndIsCutToTheEnd) {
+  Coordinator c = Joined();
+  ASSERT_EQ(c.Next(kT0).kind, Kind::kGrant);
+  c.OnReport(Done("pollers", 1, 0, 500 * kMs), kT0);
+  c.OnReport(Done("fusion", 1, 0, 300 * kMs), kT0);
+  EXPECT_EQ(c.Next(kT0).grant.instant_ns(), 100 * kMs);
+}
+
+TEST(CoordinatorTest, ARealClockProcessIsRefusedByName) {
+  Coordinator c = Joined();
+  c.OnReport(Join("pollers", 1, "steady"), kT0);
+  Coordinator::Decision d = c.Next(kT0);
+  ASSERT_EQ(d.kind, Kind::kStop);
+  EXPECT_THAT(d.grant.why(), HasSubstr("process \"pollers\" (host h, pid 1) runs on the steady clock"));
+  EXPECT_THAT(d.grant.why(), HasSubstr("--clock=simulated"));
+  ASSERT_TRUE(c.failure().has_value());
+}
+
+TEST(CoordinatorTest, AProcessNotOfTheRunIsRefusedByName) {
+  Coordinator c = Joined();
+  c.OnReport(Join("planner", 9), kT0);
+  EXPECT_THAT(c.Next(kT0).grant.why(),
+              HasSubstr("process \"planner\" (host h, pid 9) joined, but the run's processes are fusion, pollers"));
+}
+
+TEST(CoordinatorTest, ALostProcessEndsTheRunNamingItAndTheStep) {
+  Coordinator c = Joined();
+  ASSERT_EQ(c.Next(kT0).kind, Kind::kGrant);
+  c.OnReport(Done("pollers", 1, 0, 10 * kMs), kT0);
+  c.OnProcessLost("fusion", kT0);
+  Coordinator::Decision d = c.Next(kT0);
+  ASSERT_EQ(d.kind, Kind::kStop);
+  EXPECT_THAT(d.grant.why(), HasSubstr("process \"fusion\" was lost"));
+  EXPECT_THAT(d.grant.why(), HasSubstr("at step 1 (0)"));
+}
+
+TEST(CoordinatorTest, ARestartedProcessEndsTheRun) {
+  Coordinator c = Joined();
+  ASSERT_EQ(c.Next(kT0).kind, Kind::kGrant);
+  c.OnReport(Join("fusion", 2), kT0);  // the same join again: nothing
+  EXPECT_EQ(c.Next(kT0).kind, Kind::kWait);
+  c.OnReport(Join("fusion", 3), kT0);
+  EXPECT_THAT(c.Next(kT0).grant.why(), HasSubstr("\"fusion\" joined again as pid 3 (it was pid 2)"));
+}
+
+TEST(CoordinatorTest, AStepNotDoneWithinItsDeadlineNamesWhatItOwes) {
+  Coordinator c = Joined();
+  ASSERT_EQ(c.Next(kT0).kind, Kind::kGrant);
+  c.OnReport(Done("pollers", 1, 0, 10 * kMs), kT0);
+  Coordinator::Decision d = c.Next(kT0 + absl::Seconds(5));
+  ASSERT_EQ(d.kind, Kind::kWait);
+  EXPECT_EQ(d.until, kT0 + absl::Seconds(10));
+  d = c.Next(kT0 + absl::Seconds(11));
+  ASSERT_EQ(d.kind, Kind::kStop);
+  EXPECT_THAT(d.grant.why(), HasSubstr("step not complete within 10s: step 1 (0): no DONE yet from fusion"));
+}
+
+TEST(CoordinatorTest, NotJoiningWithinTheDeadlineNamesWhoIsMissing) {
+  absl::StatusOr<Coordinator> c = Coordinator::Create(TwoProcesses(), kT0);
+  ASSERT_TRUE(c.ok());
+  c->OnReport(Join("fusion", 2), kT0);
+  Coordinator::Decision d = c->Next(kT0 + absl::Seconds(61));
+  ASSERT_EQ(d.kind, Kind::kStop);
+  EXPECT_THAT(d.grant.why(), HasSubstr("not every process joined within 1m: waiting for pollers to join"));
+}
+
+TEST(CoordinatorTest, ReportsOfAnotherRunOrStepAreIgnored) {
+  Coordinator c = Joined();
+  ASSERT_EQ(c.Next(kT0).kind, Kind::kGrant);
+  c.OnReport(Done("pollers", 1, 0, 10 * kMs, {}, /*run=*/8), kT0);
+  c.OnReport(Done("fusion", 2, 0, 10 * kMs), kT0);
+  EXPECT_EQ(c.ignored(), 2u);
+  EXPECT_EQ(c.Next(kT0).kind, Kind::kWait);
+}
+
+TEST(CoordinatorTest, ADoneAtAnotherInstantIsAnError) {
+  Coordinator c = Joined();
+  ASSERT_EQ(c.Next(kT0).kind, Kind::kGrant);
+  c.OnReport(Done("pollers", 1, 5 * kMs, 10 * kMs), kT0);
+  EXPECT_THAT(c.Next(kT0).grant.why(),
+              HasSubstr("\"pollers\" reported step 1 done at 5ms, but the step granted 0"));
+}
+
+TEST(CoordinatorTest, ALeaveBeforeTheEndEndsTheRun) {
+  Coordinator c = Joined();
+  ASSERT_EQ(c.Next(kT0).kind, Kind::kGrant);
+  Report leave;
+  leave.set_kind(Report::LEAVE);
+  leave.set_process("pollers");
+  leave.set_run_id(7);
+  c.OnReport(leave, kT0);
+  EXPECT_THAT(c.Next(kT0).grant.why(), HasSubstr("\"pollers\" left at step 1 (0) before the end (100ms)"));
+}
+
+TEST(CoordinatorTest, BadOptionsAreNamed) {
+  CoordinatorOptions o = TwoProcesses();
+  o.processes = {};
+  EXPECT_THAT(Coordinator::Create(o, kT0).status().message(), HasSubstr("option processes is empty"));
+  o = TwoProcesses();
+  o.processes = {"a", "a"};
+  EXPECT_THAT(Coordinator::Create(o, kT0).status().message(), HasSubstr("names \"a\" twice"));
+  o = TwoProcesses();
+  o.end_ns = -1;
+  EXPECT_THAT(Coordinator::Create(o, kT0).status().message(), HasSubstr("end_ns -1 is before start_ns 0"));
+  o = TwoProcesses();
+  o.run_id = 0;
+  EXPECT_THAT(Coordinator::Create(o, kT0).status().message(), HasSubstr("run_id is 0"));
+  o = TwoProcesses();
+  o.step_deadline = absl::ZeroDuration();
+  EXPECT_THAT(Coordinator::Create(o, kT0).status().message(), HasSubstr("step_deadline is 0"));
+}
+
+}  // namespace
+}  // namespace lockstep
+}  // namespace cyber
