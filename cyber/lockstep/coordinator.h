@@ -39,6 +39,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -72,6 +73,8 @@ class Coordinator {
   void OnReport(const Report& report, absl::Time now);
   // A process's participant is gone (it exited or was killed).
   void OnProcessLost(const std::string& process, absl::Time now);
+  // Ends the run as a failure with `why` (Ctrl-C: "stop requested").
+  void Abort(std::string why) { Fail(std::move(why)); }
 
   struct Decision {
     enum class Kind {

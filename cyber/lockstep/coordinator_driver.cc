@@ -1,0 +1,138 @@
+#include "cyber/lockstep/coordinator_driver.h"
+
+#include <chrono>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "cyber/common/log.h"
+#include "cyber/lockstep/topics.h"
+
+namespace cyber {
+namespace lockstep {
+namespace {
+
+// The steady clock as an absl::Time: deadlines and pacing only.
+absl::Time SteadyNow() {
+  return absl::UnixEpoch() + absl::FromChrono(std::chrono::steady_clock::now().time_since_epoch());
+}
+
+std::chrono::steady_clock::time_point ToSteady(absl::Time t) {
+  if (t == absl::InfiniteFuture()) return std::chrono::steady_clock::time_point::max();
+  return std::chrono::steady_clock::time_point(
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+          absl::ToChronoNanoseconds(t - absl::UnixEpoch())));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<CoordinatorDriver>> CoordinatorDriver::Start(
+    std::shared_ptr<RemoteTransport> transport, CoordinatorDriverOptions options) {
+  if (options.speed < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("lockstep coordinator: option speed is ", options.speed, "; 0 (as fast as possible) or more"));
+  }
+  if (transport == nullptr) return absl::InvalidArgumentError("lockstep coordinator: no transport");
+  absl::StatusOr<Coordinator> c = Coordinator::Create(options.coordinator, SteadyNow());
+  if (!c.ok()) return c.status();
+  std::unique_ptr<CoordinatorDriver> d(
+      new CoordinatorDriver(std::move(transport), std::move(options), *std::move(c)));
+  absl::StatusOr<std::shared_ptr<RemotePublisher>> out = d->transport_->Publisher(GrantEndpoint("lockstep"));
+  if (!out.ok()) return out.status();
+  d->grants_ = *std::move(out);
+  std::shared_ptr<Inbox> inbox = d->inbox_;
+  absl::StatusOr<std::unique_ptr<RemoteSubscription>> in =
+      d->transport_->Subscribe(ReportEndpoint("lockstep"), [inbox](const RemoteSample& s) {
+        Report r;
+        if (!r.ParseFromArray(s.payload.data(), static_cast<int>(s.payload.size()))) return false;
+        MutexLock lock(&inbox->mu);
+        inbox->reports.push_back(std::move(r));
+        inbox->changed.SignalAll();
+        return true;
+      });
+  if (!in.ok()) return in.status();
+  d->reports_ = *std::move(in);
+  d->lost_listener_ = d->transport_->AddPeerLostListener([inbox](const RemotePeer& peer, bool) {
+    MutexLock lock(&inbox->mu);
+    inbox->lost.push_back(peer.process);
+    inbox->changed.SignalAll();
+  });
+  return d;
+}
+
+CoordinatorDriver::CoordinatorDriver(std::shared_ptr<RemoteTransport> transport,
+                                     CoordinatorDriverOptions options, Coordinator coordinator)
+    : transport_(std::move(transport)), options_(std::move(options)), coordinator_(std::move(coordinator)) {}
+
+CoordinatorDriver::~CoordinatorDriver() {
+  transport_->RemovePeerLostListener(lost_listener_);
+  reports_.reset();
+}
+
+void CoordinatorDriver::Publish(const Grant& grant) {
+  absl::Status s = grants_->PublishMessage(grant);
+  if (!s.ok()) {
+    // The run cannot go on without its grants.
+    coordinator_.Abort(absl::StrCat("grant of step ", grant.step(), " not sent: ", s.message()));
+  }
+}
+
+RunOutcome CoordinatorDriver::Run() {
+  RunOutcome outcome;
+  std::optional<absl::Time> first_grant;
+  absl::Time next_progress = SteadyNow();
+  const int64_t start_ns = options_.coordinator.start_ns;
+  for (;;) {
+    std::deque<Report> reports;
+    std::deque<std::string> lost;
+    {
+      MutexLock lock(&inbox_->mu);
+      reports.swap(inbox_->reports);
+      lost.swap(inbox_->lost);
+    }
+    const absl::Time now = SteadyNow();
+    for (const Report& r : reports) coordinator_.OnReport(r, now);
+    for (const std::string& p : lost) coordinator_.OnProcessLost(p, now);
+    if (stop_requested_.load(std::memory_order_relaxed)) coordinator_.Abort("stop requested");
+
+    Coordinator::Decision d = coordinator_.Next(now);
+    if (d.kind == Coordinator::Decision::Kind::kGrant) {
+      if (options_.speed > 0 && first_grant.has_value()) {
+        const absl::Time due =
+            *first_grant + absl::Nanoseconds(d.grant.instant_ns() - start_ns) / options_.speed;
+        // Held back for the pace; a stop request still ends the wait.
+        while (SteadyNow() < due && !stop_requested_.load(std::memory_order_relaxed)) {
+          std::this_thread::sleep_for(std::min(absl::ToChronoNanoseconds(due - SteadyNow()),
+                                               std::chrono::nanoseconds(std::chrono::milliseconds(50))));
+        }
+      }
+      if (!first_grant.has_value()) first_grant = SteadyNow();
+      Publish(d.grant);
+      outcome.steps = d.grant.step();
+      outcome.reached_ns = d.grant.instant_ns();
+      if (options_.progress && SteadyNow() >= next_progress) {
+        options_.progress(absl::StrCat("lockstep: step ", d.grant.step(), ", ",
+                                       absl::FormatDuration(absl::Nanoseconds(d.grant.instant_ns() - start_ns)),
+                                       " of ",
+                                       absl::FormatDuration(absl::Nanoseconds(options_.coordinator.end_ns - start_ns)),
+                                       " simulated"));
+        next_progress = SteadyNow() + options_.progress_every;
+      }
+      continue;
+    }
+    if (d.kind == Coordinator::Decision::Kind::kStop) {
+      Publish(d.grant);
+      outcome.ok = !coordinator_.failure().has_value();
+      outcome.why = d.grant.why();
+      outcome.wall = first_grant.has_value() ? SteadyNow() - *first_grant : absl::ZeroDuration();
+      return outcome;
+    }
+    // Wait for a report, a loss, the deadline, or (polled) a stop request.
+    const auto until = std::min(ToSteady(d.until), std::chrono::steady_clock::now() + std::chrono::milliseconds(100));
+    MutexLock lock(&inbox_->mu);
+    if (inbox_->reports.empty() && inbox_->lost.empty()) inbox_->changed.WaitUntil(&inbox_->mu, until);
+  }
+}
+
+}  // namespace lockstep
+}  // namespace cyber

@@ -1,0 +1,95 @@
+// CoordinatorDriver: the Coordinator (coordinator.h) on a DDS domain. It
+// reads every process's reports, notices a process whose participant goes
+// away, sends the coordinator's grants, and paces them: as fast as the
+// processes allow, or no faster than `speed` times real time.
+//
+// The pacing reads the steady clock (never the wall clock), and only to
+// hold a grant back; the simulation's instants come from the coordinator.
+//
+// Threads: Run() blocks its caller; RequestStop() from any thread
+// (async-signal-safe: it only stores an atomic and is polled).
+
+#ifndef CYBER_LOCKSTEP_COORDINATOR_DRIVER_H_
+#define CYBER_LOCKSTEP_COORDINATOR_DRIVER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "cyber/common/mutex.h"
+#include "cyber/lockstep/coordinator.h"
+#include "cyber/transport/remote_transport.h"
+
+namespace cyber {
+namespace lockstep {
+
+struct CoordinatorDriverOptions {
+  CoordinatorOptions coordinator;
+  // 0: as fast as the processes go; N > 0: N times real time at most
+  // (instant T is granted no earlier than (T - start) / N of real time
+  // after the first grant).
+  double speed = 0;
+  // Progress lines ("lockstep: step 120, 1.2s of 60s simulated ..."), at
+  // most one per `progress_every` of real time; null: none.
+  std::function<void(const std::string&)> progress;
+  absl::Duration progress_every = absl::Seconds(1);
+};
+
+struct RunOutcome {
+  bool ok = false;
+  std::string why;          // the stop grant's reason
+  uint64_t steps = 0;
+  int64_t reached_ns = 0;   // the last instant granted
+  absl::Duration wall;      // real time from the first grant to the stop
+};
+
+class CoordinatorDriver {
+ public:
+  // InvalidArgument for bad options (Coordinator::Create's, a negative
+  // speed); the transport's errors.
+  static absl::StatusOr<std::unique_ptr<CoordinatorDriver>> Start(
+      std::shared_ptr<RemoteTransport> transport, CoordinatorDriverOptions options);
+  ~CoordinatorDriver();
+
+  // Runs the simulation to its end or failure; every process has been
+  // sent the stop grant when it returns.
+  RunOutcome Run();
+  // Ends the run at the next decision, as a failure: "stop requested"
+  // (Ctrl-C).
+  void RequestStop() { stop_requested_.store(true, std::memory_order_relaxed); }
+
+ private:
+  CoordinatorDriver(std::shared_ptr<RemoteTransport> transport, CoordinatorDriverOptions options,
+                    Coordinator coordinator);
+  void Publish(const Grant& grant);
+
+  const std::shared_ptr<RemoteTransport> transport_;
+  const CoordinatorDriverOptions options_;
+  Coordinator coordinator_;  // Run()'s thread only
+  std::shared_ptr<RemotePublisher> grants_;
+  std::unique_ptr<RemoteSubscription> reports_;
+  uint64_t lost_listener_ = 0;
+  std::atomic<bool> stop_requested_{false};
+
+  // What the transport's threads hand over. Shared with the peer-lost
+  // listener, which the transport may still call after its removal.
+  struct Inbox {
+    Mutex mu;
+    CondVar changed;
+    std::deque<Report> reports ABSL_GUARDED_BY(mu);
+    std::deque<std::string> lost ABSL_GUARDED_BY(mu);
+  };
+  const std::shared_ptr<Inbox> inbox_ = std::make_shared<Inbox>();
+};
+
+}  // namespace lockstep
+}  // namespace cyber
+
+#endif  // CYBER_LOCKSTEP_COORDINATOR_DRIVER_H_

@@ -1,0 +1,173 @@
+#include "cyber/lockstep/member.h"
+
+#include <chrono>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "cyber/common/log.h"
+#include "cyber/lockstep/topics.h"
+
+namespace cyber {
+namespace lockstep {
+
+absl::StatusOr<std::unique_ptr<LockstepMember>> LockstepMember::Start(
+    std::shared_ptr<RemoteTransport> transport, MemberOptions options, MemberHooks hooks) {
+  if (options.process.empty()) {
+    return absl::InvalidArgumentError("lockstep member: option process is empty; give the process's name");
+  }
+  if (!hooks.run_until || !hooks.next_event_ns || !hooks.counts || !hooks.on_stop) {
+    return absl::InvalidArgumentError(absl::StrCat("lockstep member \"", options.process,
+                                                   "\": every hook (run_until, next_event_ns, counts, "
+                                                   "on_stop) is required"));
+  }
+  if (transport == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("lockstep member \"", options.process, "\": no transport"));
+  }
+  std::unique_ptr<LockstepMember> m(
+      new LockstepMember(std::move(transport), std::move(options), std::move(hooks)));
+  absl::StatusOr<std::shared_ptr<RemotePublisher>> out =
+      m->transport_->Publisher(ReportEndpoint(m->options_.process));
+  if (!out.ok()) return out.status();
+  m->reports_ = *std::move(out);
+  LockstepMember* self = m.get();
+  absl::StatusOr<std::unique_ptr<RemoteSubscription>> in = m->transport_->Subscribe(
+      GrantEndpoint(m->options_.process), [self](const RemoteSample& s) {
+        Grant g;
+        if (!g.ParseFromArray(s.payload.data(), static_cast<int>(s.payload.size()))) return false;
+        self->OnGrant(g);
+        return true;
+      });
+  if (!in.ok()) return in.status();
+  m->grants_ = *std::move(in);
+  m->thread_ = std::thread([self] { self->Run(); });
+  return m;
+}
+
+LockstepMember::LockstepMember(std::shared_ptr<RemoteTransport> transport, MemberOptions options,
+                               MemberHooks hooks)
+    : transport_(std::move(transport)), options_(std::move(options)), hooks_(std::move(hooks)) {}
+
+LockstepMember::~LockstepMember() {
+  grants_.reset();  // no OnGrant after this
+  bool leave = false;
+  uint64_t step = 0;
+  int64_t instant = 0;
+  {
+    MutexLock lock(&mu_);
+    quit_ = true;
+    leave = !stopped_.has_value();
+    step = step_;
+    instant = instant_ns_;
+    changed_.SignalAll();
+  }
+  if (thread_.joinable()) thread_.join();
+  if (leave) Send(Report::LEAVE, step, instant);
+}
+
+void LockstepMember::OnGrant(const Grant& grant) {
+  MutexLock lock(&mu_);
+  if (run_id_ != 0 && grant.run_id() != run_id_) return;  // another run's
+  const uint64_t newest = pending_ ? pending_->step() : step_;
+  if (grant.step() < newest || (grant.step() == newest && !grant.stop())) return;  // seen
+  pending_ = grant;
+  changed_.SignalAll();
+}
+
+void LockstepMember::Poke() {
+  MutexLock lock(&mu_);
+  poked_ = true;
+  changed_.SignalAll();
+}
+
+uint64_t LockstepMember::step() const {
+  MutexLock lock(&mu_);
+  return step_;
+}
+
+std::string LockstepMember::WaitForStop() {
+  MutexLock lock(&mu_);
+  while (!stopped_.has_value()) changed_.Wait(&mu_);
+  return *stopped_;
+}
+
+void LockstepMember::Send(Report::Kind kind, uint64_t step, int64_t instant_ns) {
+  Report r;
+  r.set_kind(kind);
+  r.set_process(options_.process);
+  r.set_host(options_.host);
+  r.set_pid(options_.pid);
+  r.set_clock("simulated");
+  {
+    MutexLock lock(&mu_);
+    r.set_run_id(run_id_);
+  }
+  r.set_step(step);
+  r.set_reached_ns(instant_ns);
+  if (kind == Report::DONE) {
+    r.set_next_event_ns(hooks_.next_event_ns());
+    for (ChannelCount& c : hooks_.counts()) *r.add_channels() = std::move(c);
+  }
+  absl::Status s = reports_->PublishMessage(r);
+  if (!s.ok()) {
+    AERROR << "lockstep member \"" << options_.process << "\": report of step " << step
+           << " not sent: " << s.message();
+  }
+}
+
+void LockstepMember::Run() {
+  auto next_join = std::chrono::steady_clock::now();
+  for (;;) {
+    std::optional<Grant> grant;
+    bool again = false;
+    {
+      MutexLock lock(&mu_);
+      for (;;) {
+        if (quit_) return;
+        if (pending_ || (poked_ && step_ > 0)) break;
+        if (step_ == 0 && std::chrono::steady_clock::now() >= next_join) break;
+        if (step_ == 0) {
+          changed_.WaitUntil(&mu_, next_join);
+        } else {
+          changed_.Wait(&mu_);
+        }
+      }
+      if (pending_) {
+        grant = std::exchange(pending_, std::nullopt);
+        run_id_ = grant->run_id();
+      } else if (poked_ && step_ > 0) {
+        again = true;
+      }
+      poked_ = false;
+    }
+    if (!grant && !again) {  // not joined yet: say so (again)
+      Send(Report::JOIN, 0, 0);
+      next_join = std::chrono::steady_clock::now() + absl::ToChronoNanoseconds(options_.join_repeat);
+      continue;
+    }
+    if (grant && grant->stop()) {
+      hooks_.on_stop(grant->why());
+      Send(Report::LEAVE, grant->step(), grant->instant_ns());
+      MutexLock lock(&mu_);
+      stopped_ = grant->why();
+      changed_.SignalAll();
+      return;
+    }
+    uint64_t step;
+    int64_t instant;
+    {
+      MutexLock lock(&mu_);
+      if (grant) {
+        step_ = grant->step();
+        instant_ns_ = grant->instant_ns();
+      }
+      step = step_;
+      instant = instant_ns_;
+    }
+    hooks_.run_until(instant);
+    Send(Report::DONE, step, instant);
+  }
+}
+
+}  // namespace lockstep
+}  // namespace cyber

@@ -1,0 +1,101 @@
+// LockstepMember: one process's side of the lockstep protocol
+// (lockstep.proto, coordinator.h). It joins the run, and for each grant
+// runs the process to the granted instant through the caller's hooks and
+// reports DONE with the process's counts and its next event. A message
+// from another process that is delivered after the report (Poke) makes it
+// run to the same instant again and report again: the coordinator never
+// moves time while a message is in flight.
+//
+// Hooks run on the member's own thread, one at a time. The member never
+// reads a clock for the simulation: the granted instants are the only
+// time it knows; the steady clock only spaces JOIN's repeats.
+//
+// Threads: Poke and the destructor may be called from any thread.
+
+#ifndef CYBER_LOCKSTEP_MEMBER_H_
+#define CYBER_LOCKSTEP_MEMBER_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "cyber/common/mutex.h"
+#include "cyber/lockstep/lockstep.pb.h"
+#include "cyber/transport/remote_transport.h"
+
+namespace cyber {
+namespace lockstep {
+
+struct MemberHooks {
+  // Runs everything due at or before `instant_ns` (again, when called a
+  // second time for the same instant: what arrived since). Required.
+  std::function<void(int64_t instant_ns)> run_until;
+  // The earliest pending event after the last instant run; -1: none.
+  std::function<int64_t()> next_event_ns;
+  // Per channel, what crossed to and from other processes since the start.
+  std::function<std::vector<ChannelCount>()> counts;
+  // The run is over: `why`, and whether it failed (a stop grant before
+  // the end, or the coordinator lost). Called once, then no hook again.
+  std::function<void(const std::string& why)> on_stop;
+};
+
+struct MemberOptions {
+  std::string process;  // the name the coordinator expects (required)
+  std::string host;
+  int64_t pid = 0;
+  absl::Duration join_repeat = absl::Milliseconds(100);
+};
+
+class LockstepMember {
+ public:
+  // Opens the topics on `transport` and starts joining. InvalidArgument
+  // for an empty process name or a missing hook; the transport's errors.
+  static absl::StatusOr<std::unique_ptr<LockstepMember>> Start(
+      std::shared_ptr<RemoteTransport> transport, MemberOptions options, MemberHooks hooks);
+  // Sends LEAVE unless stopped by a grant, and ends the thread; no hook
+  // runs after it returns.
+  ~LockstepMember();
+
+  // A message from another process was delivered (call from the delivery
+  // path): report again once it has been run.
+  void Poke();
+  // Blocks until the run is over; returns the stop grant's reason.
+  std::string WaitForStop();
+  // The step last answered (0 before the first grant).
+  uint64_t step() const;
+
+ private:
+  LockstepMember(std::shared_ptr<RemoteTransport> transport, MemberOptions options, MemberHooks hooks);
+  void OnGrant(const Grant& grant);
+  void Run();
+  void Send(Report::Kind kind, uint64_t step, int64_t instant_ns);
+
+  const std::shared_ptr<RemoteTransport> transport_;
+  const MemberOptions options_;
+  const MemberHooks hooks_;
+  std::shared_ptr<RemotePublisher> reports_;
+  std::unique_ptr<RemoteSubscription> grants_;
+  std::thread thread_;
+
+  mutable Mutex mu_;
+  CondVar changed_;
+  std::optional<Grant> pending_ ABSL_GUARDED_BY(mu_);  // the newest grant not yet run
+  uint64_t run_id_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t step_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t instant_ns_ ABSL_GUARDED_BY(mu_) = 0;
+  bool poked_ ABSL_GUARDED_BY(mu_) = false;
+  bool quit_ ABSL_GUARDED_BY(mu_) = false;
+  std::optional<std::string> stopped_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace lockstep
+}  // namespace cyber
+
+#endif  // CYBER_LOCKSTEP_MEMBER_H_
