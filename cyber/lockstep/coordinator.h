@@ -116,7 +116,6 @@ class Coordinator {
   std::map<std::string, Report> done_;  // step_'s latest DONE per process
   std::optional<std::string> failure_;
   bool stopped_ = false;
-  bool granted_ = false;  // step_'s grant was handed out
   uint64_t step_ = 0;
   int64_t instant_ns_ = 0;
   absl::Time phase_began_;  // joining began, or step_'s grant went out
