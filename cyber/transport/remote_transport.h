@@ -114,9 +114,11 @@ class RemotePublisher {
                                       Correlation correlation = {}) = 0;
   // Publish with the sender's stamp set to `source_time` instead of now
   // (readers see it as SampleOrigin::source_time_ns): a replayed message
-  // keeps its original send stamp. InvalidArgument for a time before the
+  // keeps its original send stamp, a process on lockstep simulated time
+  // stamps its simulated instant. InvalidArgument for a time before the
   // epoch or an infinite one.
-  virtual absl::Status PublishAt(absl::string_view payload, absl::Time source_time) = 0;
+  virtual absl::Status PublishAt(absl::string_view payload, absl::Time source_time,
+                                 Correlation correlation = {}) = 0;
 };
 
 // Open while it exists: destroying it unsubscribes, and no handler call

@@ -54,7 +54,8 @@ class PublisherImpl final : public RemotePublisher, public fdds::DataWriterListe
     return Write(&sample, payload.size());
   }
 
-  absl::Status PublishAt(absl::string_view payload, absl::Time source_time) override {
+  absl::Status PublishAt(absl::string_view payload, absl::Time source_time,
+                         Correlation correlation) override {
     if (source_time < absl::UnixEpoch() || source_time == absl::InfiniteFuture()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "channel \"", channel_->channel, "\": source_time ", absl::FormatTime(source_time),
@@ -63,7 +64,7 @@ class PublisherImpl final : public RemotePublisher, public fdds::DataWriterListe
     if (absl::Status s = CheckSize(payload.size()); !s.ok()) return s;
     FrameSample sample;
     sample.bytes.reserve(kFrameHeaderSize + payload.size());
-    AppendFrameHeader(Header(Correlation()), static_cast<uint32_t>(payload.size()), &sample.bytes);
+    AppendFrameHeader(Header(correlation), static_cast<uint32_t>(payload.size()), &sample.bytes);
     sample.bytes.append(payload.data(), payload.size());
     const int64_t ns = absl::ToUnixNanos(source_time);
     const eprosima::fastrtps::Time_t stamp(static_cast<int32_t>(ns / 1000000000),

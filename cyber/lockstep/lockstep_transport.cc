@@ -1,0 +1,218 @@
+#include "cyber/lockstep/lockstep_transport.h"
+
+#include <algorithm>
+#include <tuple>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "cyber/common/log.h"
+
+namespace cyber {
+namespace lockstep {
+
+// One subscription's handler; its lock is held while the handler runs, so
+// closing it waits for a call in progress.
+struct Subscriber {
+  std::string channel;
+  RemoteTransport::SampleHandler handler;
+  Mutex call_mu;
+  bool closed ABSL_GUARDED_BY(call_mu) = false;
+};
+
+struct Queued {
+  int64_t instant_ns = 0;
+  std::string writer;  // the sending process's name: the same in every run
+  uint64_t sequence = 0;
+  std::string payload;
+  Correlation correlation;
+  SampleOrigin origin;  // sender: null (the peer record is not kept)
+  std::shared_ptr<Subscriber> to;
+};
+
+struct LockstepTransport::State {
+  std::function<int64_t()> now_ns;
+  Mutex mu;
+  std::function<void()> on_arrival ABSL_GUARDED_BY(mu);
+  std::map<std::string, ChannelCount> counts ABSL_GUARDED_BY(mu);
+  std::vector<Queued> queue ABSL_GUARDED_BY(mu);
+
+  void Count(const std::string& channel, bool sent) {
+    MutexLock lock(&mu);
+    ChannelCount& c = counts[channel];
+    c.set_channel(channel);
+    if (sent) {
+      c.set_writes(true);
+      c.set_sent(c.sent() + 1);
+    } else {
+      c.set_received(c.received() + 1);
+    }
+  }
+};
+
+namespace {
+
+absl::Time Stamp(int64_t instant_ns) { return absl::UnixEpoch() + absl::Nanoseconds(instant_ns); }
+
+class LockstepPublisher final : public RemotePublisher {
+ public:
+  LockstepPublisher(std::shared_ptr<RemotePublisher> inner, std::shared_ptr<LockstepTransport::State> state,
+                    std::string channel)
+      : inner_(std::move(inner)), state_(std::move(state)), channel_(std::move(channel)) {}
+
+  bool Wanted() const override { return inner_->Wanted(); }
+  absl::Status Publish(absl::string_view payload, Correlation correlation) override {
+    return PublishAt(payload, Stamp(state_->now_ns()), correlation);
+  }
+  absl::Status PublishMessage(const google::protobuf::MessageLite& message, Correlation correlation) override {
+    std::string bytes;
+    if (!message.SerializeToString(&bytes)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("channel \"", channel_, "\": the message does not serialize; not sent"));
+    }
+    return Publish(bytes, correlation);
+  }
+  absl::Status PublishAt(absl::string_view payload, absl::Time source_time, Correlation correlation) override {
+    absl::Status s = inner_->PublishAt(payload, source_time, correlation);
+    if (s.ok()) state_->Count(channel_, /*sent=*/true);
+    return s;
+  }
+
+ private:
+  const std::shared_ptr<RemotePublisher> inner_;
+  const std::shared_ptr<LockstepTransport::State> state_;
+  const std::string channel_;
+};
+
+class LockstepSubscription final : public RemoteSubscription {
+ public:
+  LockstepSubscription(std::unique_ptr<RemoteSubscription> inner, std::shared_ptr<Subscriber> subscriber)
+      : inner_(std::move(inner)), subscriber_(std::move(subscriber)) {}
+  ~LockstepSubscription() override {
+    inner_.reset();  // no arrival after this
+    MutexLock lock(&subscriber_->call_mu);
+    subscriber_->closed = true;  // and no delivery
+  }
+
+ private:
+  std::unique_ptr<RemoteSubscription> inner_;
+  const std::shared_ptr<Subscriber> subscriber_;
+};
+
+}  // namespace
+
+LockstepTransport::LockstepTransport(std::shared_ptr<RemoteTransport> inner, std::function<int64_t()> now_ns)
+    : inner_(std::move(inner)), state_(std::make_shared<State>()) {
+  state_->now_ns = std::move(now_ns);
+}
+
+LockstepTransport::~LockstepTransport() = default;
+
+void LockstepTransport::SetArrivalListener(std::function<void()> on_arrival) {
+  MutexLock lock(&state_->mu);
+  state_->on_arrival = std::move(on_arrival);
+}
+
+absl::StatusOr<std::shared_ptr<RemotePublisher>> LockstepTransport::Publisher(const RemoteEndpoint& endpoint) {
+  absl::StatusOr<std::shared_ptr<RemotePublisher>> inner = inner_->Publisher(endpoint);
+  if (!inner.ok()) return inner.status();
+  {
+    MutexLock lock(&state_->mu);
+    ChannelCount& c = state_->counts[endpoint.channel];
+    c.set_channel(endpoint.channel);
+    c.set_writes(true);
+  }
+  return std::make_shared<LockstepPublisher>(*std::move(inner), state_, endpoint.channel);
+}
+
+absl::StatusOr<std::unique_ptr<RemoteSubscription>> LockstepTransport::Subscribe(const RemoteEndpoint& endpoint,
+                                                                                 SampleHandler handler) {
+  auto subscriber = std::make_shared<Subscriber>();
+  subscriber->channel = endpoint.channel;
+  subscriber->handler = std::move(handler);
+  std::shared_ptr<State> state = state_;
+  absl::StatusOr<std::unique_ptr<RemoteSubscription>> inner =
+      inner_->Subscribe(endpoint, [state, subscriber](const RemoteSample& s) {
+        Queued q;
+        q.instant_ns = s.origin.source_time_ns;  // Stamp()'s inverse
+        if (s.origin.sender != nullptr) q.writer = s.origin.sender->process;
+        q.sequence = s.origin.sequence;
+        q.payload = std::string(s.payload);
+        q.correlation = s.correlation;
+        q.origin = s.origin;
+        q.origin.sender = nullptr;
+        q.to = subscriber;
+        std::function<void()> on_arrival;
+        {
+          MutexLock lock(&state->mu);
+          state->queue.push_back(std::move(q));
+          on_arrival = state->on_arrival;
+        }
+        if (on_arrival) on_arrival();
+        return true;
+      });
+  if (!inner.ok()) return inner.status();
+  {
+    MutexLock lock(&state_->mu);
+    ChannelCount& c = state_->counts[endpoint.channel];
+    c.set_channel(endpoint.channel);
+    c.set_reads(true);
+  }
+  return std::unique_ptr<RemoteSubscription>(
+      new LockstepSubscription(*std::move(inner), std::move(subscriber)));
+}
+
+size_t LockstepTransport::DeliverDue(int64_t instant_ns) {
+  std::vector<Queued> due;
+  {
+    MutexLock lock(&state_->mu);
+    auto later = std::stable_partition(state_->queue.begin(), state_->queue.end(),
+                                       [instant_ns](const Queued& q) { return q.instant_ns <= instant_ns; });
+    due.assign(std::make_move_iterator(state_->queue.begin()), std::make_move_iterator(later));
+    state_->queue.erase(state_->queue.begin(), later);
+  }
+  std::sort(due.begin(), due.end(), [](const Queued& a, const Queued& b) {
+    return std::tie(a.instant_ns, a.writer, a.to->channel, a.sequence) <
+           std::tie(b.instant_ns, b.writer, b.to->channel, b.sequence);
+  });
+  size_t delivered = 0;
+  for (const Queued& q : due) {
+    RemoteSample s;
+    s.payload = q.payload;
+    s.correlation = q.correlation;
+    s.origin = q.origin;
+    bool handed = true;
+    {
+      MutexLock lock(&q.to->call_mu);
+      if (!q.to->closed) handed = q.to->handler(s);
+    }
+    if (!handed) {
+      AERROR << "lockstep: channel \"" << q.to->channel << "\": a message from " << q.writer
+             << " (sequence " << q.sequence << ") does not parse as the channel's type; dropped";
+    }
+    // Counted either way (a closed reader's too): the coordinator balances
+    // what arrived against what was sent.
+    state_->Count(q.to->channel, /*sent=*/false);
+    ++delivered;
+  }
+  return delivered;
+}
+
+std::vector<ChannelCount> LockstepTransport::Counts() const {
+  MutexLock lock(&state_->mu);
+  std::vector<ChannelCount> out;
+  for (const auto& [name, c] : state_->counts) out.push_back(c);
+  return out;
+}
+
+int64_t LockstepTransport::EarliestQueued() const {
+  MutexLock lock(&state_->mu);
+  int64_t earliest = -1;
+  for (const Queued& q : state_->queue) {
+    if (earliest < 0 || q.instant_ns < earliest) earliest = q.instant_ns;
+  }
+  return earliest;
+}
+
+}  // namespace lockstep
+}  // namespace cyber

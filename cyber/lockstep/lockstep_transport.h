@@ -1,0 +1,83 @@
+// LockstepTransport: what a process on lockstep simulated time puts between
+// its runtime and the real transport (RemoteTransport decorator).
+//
+// Out: every message is sent stamped with the process's simulated instant
+// (PublishAt: the DDS source timestamp carries it, as ns since the
+// simulation's epoch mapped onto the Unix epoch), and counted per channel.
+// In: a message from another process is not handed to the runtime when it
+// arrives, but queued; DeliverDue(T), called by the lockstep member when it
+// runs to instant T, hands over every queued message whose send instant is
+// at or before T, in one order: (instant, writer, sequence). So a message
+// is delivered at the instant it was sent, whatever the wall-clock order in
+// which samples arrived, and the same in every run. Arrivals are announced
+// (on_arrival) so that the member reports again; delivered messages are
+// counted per channel for its reports.
+//
+// Threads: every method is thread-safe. Handlers run on the thread that
+// calls DeliverDue, never under this object's lock.
+
+#ifndef CYBER_LOCKSTEP_LOCKSTEP_TRANSPORT_H_
+#define CYBER_LOCKSTEP_LOCKSTEP_TRANSPORT_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "cyber/common/mutex.h"
+#include "cyber/lockstep/lockstep.pb.h"
+#include "cyber/transport/remote_transport.h"
+
+namespace cyber {
+namespace lockstep {
+
+class LockstepTransport final : public RemoteTransport {
+ public:
+  // `now_ns`: the process's simulated instant (ns since the simulation's
+  // epoch, >= 0), read when a message is sent.
+  LockstepTransport(std::shared_ptr<RemoteTransport> inner, std::function<int64_t()> now_ns);
+  ~LockstepTransport() override;
+
+  // Called (on a transport thread) after each arrival.
+  void SetArrivalListener(std::function<void()> on_arrival);
+  // Hands over every queued message sent at or before `instant_ns`, in
+  // (instant, writer, sequence) order; returns how many.
+  size_t DeliverDue(int64_t instant_ns);
+  // Per channel: sent to and delivered from other processes.
+  std::vector<ChannelCount> Counts() const;
+  // The earliest send instant among queued messages; -1: none.
+  int64_t EarliestQueued() const;
+
+  // RemoteTransport
+  absl::StatusOr<std::shared_ptr<RemotePublisher>> Publisher(const RemoteEndpoint& endpoint) override;
+  absl::StatusOr<std::unique_ptr<RemoteSubscription>> Subscribe(const RemoteEndpoint& endpoint,
+                                                                SampleHandler handler) override;
+  uint64_t AddPeerLostListener(std::function<void(const RemotePeer&, bool crashed)> listener) override {
+    return inner_->AddPeerLostListener(std::move(listener));
+  }
+  void RemovePeerLostListener(uint64_t id) override { inner_->RemovePeerLostListener(id); }
+  std::vector<RemotePeer> RemoteWriters(const std::string& channel) const override {
+    return inner_->RemoteWriters(channel);
+  }
+  std::vector<RemoteChannelStats> ChannelStats() const override { return inner_->ChannelStats(); }
+  std::vector<RemotePeer> LostPeers() const override { return inner_->LostPeers(); }
+  RemotePeer self() const override { return inner_->self(); }
+  bool linked() const override { return inner_->linked(); }
+  void Shutdown() override { inner_->Shutdown(); }
+
+  // Shared with the publishers and subscriptions it hands out, which may
+  // outlive it.
+  struct State;
+
+ private:
+  const std::shared_ptr<RemoteTransport> inner_;
+  const std::shared_ptr<State> state_;
+};
+
+}  // namespace lockstep
+}  // namespace cyber
+
+#endif  // CYBER_LOCKSTEP_LOCKSTEP_TRANSPORT_H_

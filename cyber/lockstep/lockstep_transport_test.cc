@@ -1,0 +1,159 @@
+#include "cyber/lockstep/lockstep_transport.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cyber/common/mutex.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace cyber {
+namespace lockstep {
+namespace {
+
+using ::testing::ElementsAre;
+
+// The real transport's stand-in: what was sent, and a way to make samples
+// arrive.
+class FakeTransport final : public RemoteTransport {
+ public:
+  struct Sent {
+    std::string payload;
+    absl::Time stamp;
+  };
+  class Out final : public RemotePublisher {
+   public:
+    explicit Out(std::vector<Sent>* sent) : sent_(sent) {}
+    bool Wanted() const override { return true; }
+    absl::Status Publish(absl::string_view, Correlation) override {
+      return absl::InternalError("the lockstep transport must stamp every message");
+    }
+    absl::Status PublishMessage(const google::protobuf::MessageLite&, Correlation) override {
+      return absl::InternalError("the lockstep transport must stamp every message");
+    }
+    absl::Status PublishAt(absl::string_view payload, absl::Time t, Correlation) override {
+      sent_->push_back({std::string(payload), t});
+      return absl::OkStatus();
+    }
+
+   private:
+    std::vector<Sent>* sent_;
+  };
+  class In final : public RemoteSubscription {};
+
+  absl::StatusOr<std::shared_ptr<RemotePublisher>> Publisher(const RemoteEndpoint& e) override {
+    return std::make_shared<Out>(&sent[e.channel]);
+  }
+  absl::StatusOr<std::unique_ptr<RemoteSubscription>> Subscribe(const RemoteEndpoint& e,
+                                                                SampleHandler handler) override {
+    handlers[e.channel] = std::move(handler);
+    return std::unique_ptr<RemoteSubscription>(new In);
+  }
+  uint64_t AddPeerLostListener(std::function<void(const RemotePeer&, bool)>) override { return 1; }
+  void RemovePeerLostListener(uint64_t) override {}
+  std::vector<RemotePeer> RemoteWriters(const std::string&) const override { return {}; }
+  std::vector<RemoteChannelStats> ChannelStats() const override { return {}; }
+  std::vector<RemotePeer> LostPeers() const override { return {}; }
+  RemotePeer self() const override { return {}; }
+  void Shutdown() override {}
+
+  // A sample from `process`, sent at `instant_ns` with `sequence`.
+  void Arrive(const std::string& channel, const std::string& process, int64_t instant_ns, uint64_t sequence,
+              const std::string& payload) {
+    RemotePeer peer;
+    peer.process = process;
+    RemoteSample s;
+    s.payload = payload;
+    s.origin.sender = &peer;
+    s.origin.sequence = sequence;
+    s.origin.source_time_ns = instant_ns;
+    ASSERT_TRUE(handlers.at(channel)(s));
+  }
+
+  std::map<std::string, std::vector<Sent>> sent;
+  std::map<std::string, SampleHandler> handlers;
+};
+
+RemoteEndpoint On(const std::string& channel) {
+  RemoteEndpoint e;
+  e.channel = channel;
+  e.type_name = "t";
+  return e;
+}
+
+struct Fixture {
+  std::shared_ptr<FakeTransport> inner = std::make_shared<FakeTransport>();
+  int64_t now = 0;
+  LockstepTransport transport{inner, [this] { return now; }};
+  std::vector<std::string> got;
+  std::unique_ptr<RemoteSubscription> Read(const std::string& channel) {
+    return *transport.Subscribe(On(channel), [this, channel](const RemoteSample& s) {
+      got.push_back(channel + ":" + std::string(s.payload));
+      return true;
+    });
+  }
+};
+
+TEST(LockstepTransportTest, EveryMessageIsStampedWithTheSimulatedInstantAndCounted) {
+  Fixture f;
+  std::shared_ptr<RemotePublisher> out = *f.transport.Publisher(On("/a"));
+  f.now = 1500;
+  ASSERT_TRUE(out->Publish("x").ok());
+  f.now = 2500;
+  ASSERT_TRUE(out->Publish("y").ok());
+  ASSERT_EQ(f.inner->sent["/a"].size(), 2u);
+  EXPECT_EQ(f.inner->sent["/a"][0].stamp, absl::UnixEpoch() + absl::Nanoseconds(1500));
+  EXPECT_EQ(f.inner->sent["/a"][1].stamp, absl::UnixEpoch() + absl::Nanoseconds(2500));
+  std::vector<ChannelCount> counts = f.transport.Counts();
+  ASSERT_EQ(counts.size(), 1u);
+  EXPECT_TRUE(counts[0].writes());
+  EXPECT_FALSE(counts[0].reads());
+  EXPECT_EQ(counts[0].sent(), 2u);
+}
+
+TEST(LockstepTransportTest, ArrivalsWaitForTheirInstantThenComeInOneOrder) {
+  Fixture f;
+  auto a = f.Read("/a");
+  auto b = f.Read("/b");
+  int arrivals = 0;
+  f.transport.SetArrivalListener([&arrivals] { ++arrivals; });
+  // Wall-clock arrival order differs from the order they must take.
+  f.inner->Arrive("/b", "zeta", 10, 1, "z1");
+  f.inner->Arrive("/a", "alpha", 20, 5, "a5");
+  f.inner->Arrive("/a", "alpha", 10, 4, "a4");
+  f.inner->Arrive("/a", "beta", 10, 9, "b9");
+  EXPECT_EQ(arrivals, 4);
+  EXPECT_EQ(f.transport.EarliestQueued(), 10);
+  EXPECT_EQ(f.transport.DeliverDue(5), 0u);
+  EXPECT_TRUE(f.got.empty());
+  EXPECT_EQ(f.transport.DeliverDue(10), 3u);
+  // (instant, writer, channel, sequence)
+  EXPECT_THAT(f.got, ElementsAre("/a:a4", "/a:b9", "/b:z1"));
+  EXPECT_EQ(f.transport.EarliestQueued(), 20);
+  EXPECT_EQ(f.transport.DeliverDue(20), 1u);
+  EXPECT_THAT(f.got, ElementsAre("/a:a4", "/a:b9", "/b:z1", "/a:a5"));
+  EXPECT_EQ(f.transport.EarliestQueued(), -1);
+  std::map<std::string, uint64_t> received;
+  for (const ChannelCount& c : f.transport.Counts()) {
+    EXPECT_TRUE(c.reads());
+    received[c.channel()] = c.received();
+  }
+  EXPECT_EQ(received["/a"], 3u);
+  EXPECT_EQ(received["/b"], 1u);
+}
+
+TEST(LockstepTransportTest, AClosedReaderGetsNothingButItsMessagesStillCount) {
+  Fixture f;
+  auto a = f.Read("/a");
+  f.inner->Arrive("/a", "alpha", 10, 1, "a1");
+  a.reset();
+  EXPECT_EQ(f.transport.DeliverDue(10), 1u);
+  EXPECT_TRUE(f.got.empty());
+  EXPECT_EQ(f.transport.Counts()[0].received(), 1u);
+}
+
+}  // namespace
+}  // namespace lockstep
+}  // namespace cyber
