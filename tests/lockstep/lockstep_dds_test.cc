@@ -17,6 +17,7 @@
 #include "absl/time/clock.h"
 #include "cyber/common/mutex.h"
 #include "cyber/lockstep/coordinator_driver.h"
+#include "cyber/lockstep/lockstep_process.h"
 #include "cyber/lockstep/member.h"
 #include "cyber/transport/dds/dds_transport.h"
 #include "cyber/transport/dds/testing/dds_test_process.h"
@@ -276,6 +277,68 @@ TEST_F(LockstepDdsTest, AMemberThatNeverAnswersIsNamedAtTheDeadline) {
     gate.SignalAll();
   }
   b_.reset();  // before `hang`'s captures go
+}
+
+// The same two roles as LockstepProcesses: "a"'s timer writes through the
+// lockstep transport (stamped with its instant), "b" gets each message
+// handed over at that instant, in order, with the instant it was sent.
+TEST(LockstepProcessTest, TwoProcessesOnOneSimulatedTime) {
+  const uint32_t domain = dds_test::RandomDomain();
+  auto coordinator_transport = Participant(domain, "lockstep_coordinator");
+  auto a_real = Participant(domain, "a");
+  auto b_real = Participant(domain, "b");
+  int64_t a_now = 0, b_now = 0;  // each process's simulated clock
+  LockstepProcess a(a_real, [&a_now] { return a_now; });
+  LockstepProcess b(b_real, [&b_now] { return b_now; });
+  std::shared_ptr<RemotePublisher> out = *a.transport()->Publisher(Tick("a"));
+  Mutex mu;
+  std::vector<std::pair<int64_t, int64_t>> got;  // (stamped, delivered at)
+  std::unique_ptr<RemoteSubscription> in = *b.transport()->Subscribe(Tick("b"), [&](const RemoteSample& s) {
+    MutexLock lock(&mu);
+    got.push_back({s.origin.source_time_ns, b_now});
+    return true;
+  });
+  ASSERT_TRUE(dds_test::Eventually([&] { return out->Wanted(); }));
+
+  CoordinatorDriverOptions o;
+  o.coordinator.processes = {"a", "b"};
+  o.coordinator.end_ns = 500 * kMs;
+  o.coordinator.run_id = 3;
+  auto driver = CoordinatorDriver::Start(coordinator_transport, o);
+  ASSERT_TRUE(driver.ok()) << driver.status();
+
+  int64_t next_tick = 0;
+  SimulationHooks ah;
+  ah.run_until = [&](int64_t t) {
+    a_now = t;
+    while (next_tick <= t) {
+      dds_test::Ping p;
+      p.set_seq(static_cast<uint64_t>(next_tick));
+      EXPECT_TRUE(out->PublishMessage(p).ok());
+      next_tick += 25 * kMs;
+    }
+  };
+  ah.next_event_ns = [&] { return next_tick; };
+  SimulationHooks bh;
+  bh.run_until = [&](int64_t t) { b_now = t; };
+  bh.next_event_ns = [] { return int64_t{-1}; };
+  MemberOptions ao, bo;
+  ao.process = "a";
+  bo.process = "b";
+  ASSERT_TRUE(a.Join(ao, ah).ok());
+  ASSERT_TRUE(b.Join(bo, bh).ok());
+  const RunOutcome outcome = (*driver)->Run();
+  EXPECT_TRUE(outcome.ok) << outcome.why;
+  EXPECT_EQ(a.WaitForStop(), outcome.why);
+  EXPECT_EQ(b.WaitForStop(), outcome.why);
+  MutexLock lock(&mu);
+  ASSERT_EQ(got.size(), 21u);  // 0, 25, ..., 500 ms
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].first, static_cast<int64_t>(i) * 25 * kMs);
+    EXPECT_EQ(got[i].second, got[i].first);
+  }
+  in.reset();
+  for (auto* t : {&coordinator_transport, &a_real, &b_real}) (*t)->Shutdown();
 }
 
 }  // namespace

@@ -1,12 +1,50 @@
 #include "cyber/transport/dds/dds_participant.h"
 
+#include <map>
+#include <mutex>
+#include <optional>
 #include <random>
+#include <set>
 
 #include "cyber/transport/dds/dds_publisher.h"
 #include "cyber/transport/dds/dds_subscription.h"
 
 namespace cyber {
 namespace dds {
+
+namespace {
+
+// The participant ids this process's participants hold, per domain: a new
+// participant draws a random one among the others (below 60: see Start).
+class ParticipantIds {
+ public:
+  std::optional<int32_t> Take(uint32_t domain) {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::set<int32_t>& held = held_[domain];
+    if (held.size() >= 60) return std::nullopt;
+    std::random_device rd;
+    int32_t id = static_cast<int32_t>(rd() % 60);
+    while (held.count(id)) id = (id + 1) % 60;
+    held.insert(id);
+    return id;
+  }
+  void Give(uint32_t domain, int32_t id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    held_[domain].erase(id);
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<uint32_t, std::set<int32_t>> held_;
+};
+
+ParticipantIds& ProcessParticipantIds() {
+  static ParticipantIds* ids = new ParticipantIds();  // never destroyed: used at exit
+  return *ids;
+}
+
+}  // namespace
+
 
 // --- the participant --------------------------------------------------------
 
@@ -95,12 +133,22 @@ absl::Status DdsTransport::Impl::StartLocked() {
   // times in 50 runs with the lowest free id and 0 in 60 with a random one.
   // Ids below 60 keep every port of domain 232, the highest, under 65536
   // (7400 + 250 * domain + 11 + 2 * id).
-  {
-    std::random_device rd;
+  //
+  // Another participant of this process may hold an id already (tools join
+  // a domain twice: cyber_launch's readiness and its lockstep coordinator).
+  // Fast-DDS refuses such an id, and a participant made after a refusal was
+  // seen never to discover its peers (lockstep_dds_test, 2 runs in 16): so
+  // the ids this process holds are never drawn (ProcessParticipantIds).
+  if (std::optional<int32_t> id = ProcessParticipantIds().Take(options_.domain_id)) {
     fdds::DomainParticipantQos random_id = qos;
-    random_id.wire_protocol().participant_id = static_cast<int32_t>(rd() % 60);
+    random_id.wire_protocol().participant_id = *id;
     participant_ = factory->create_participant(options_.domain_id, random_id, this,
                                                fdds::StatusMask::none());
+    if (participant_ != nullptr) {
+      participant_id_ = *id;
+    } else {
+      ProcessParticipantIds().Give(options_.domain_id, *id);
+    }
   }
   if (participant_ == nullptr) {
     participant_ = factory->create_participant(options_.domain_id, qos, this,
@@ -275,6 +323,8 @@ void DdsTransport::Impl::Shutdown() {
   participant_->delete_contained_entities();
   fdds::DomainParticipantFactory::get_instance()->delete_participant(participant_);
   participant_ = nullptr;
+  if (participant_id_ >= 0) ProcessParticipantIds().Give(options_.domain_id, participant_id_);
+  participant_id_ = -1;
   publisher_ = nullptr;
   subscriber_ = nullptr;
   topics_.clear();

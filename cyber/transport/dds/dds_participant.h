@@ -269,6 +269,8 @@ class DdsTransport::Impl final : public fdds::DomainParticipantListener {
   Mutex create_mu_;
   bool shut_down_ ABSL_GUARDED_BY(create_mu_) = false;
   fdds::DomainParticipant* participant_ ABSL_GUARDED_BY(create_mu_) = nullptr;
+  // The id it drew (ProcessParticipantIds, dds_participant.cc); -1: none.
+  int32_t participant_id_ ABSL_GUARDED_BY(create_mu_) = -1;
   fdds::Publisher* publisher_ ABSL_GUARDED_BY(create_mu_) = nullptr;
   fdds::Subscriber* subscriber_ ABSL_GUARDED_BY(create_mu_) = nullptr;
   std::map<std::string, fdds::Topic*> topics_ ABSL_GUARDED_BY(create_mu_);
