@@ -75,6 +75,7 @@ void Coordinator::OnReport(const Report& report, absl::Time /*now*/) {
         return;
       }
       joined_.insert(who);
+      joins_[who] = report;
       return;
     }
     case Report::DONE: {
@@ -113,7 +114,27 @@ void Coordinator::OnProcessLost(const std::string& process, absl::Time /*now*/) 
                                : absl::StrCat("at step ", step_, " (", Instant(instant_ns_), ")")));
 }
 
-bool Coordinator::AllJoined() const { return joined_.size() == expected_.size(); }
+bool Coordinator::AllJoined() const { return joined_.size() == expected_.size() && Unmatched().empty(); }
+
+std::string Coordinator::Unmatched() const {
+  for (const auto& [writer, w] : joins_) {
+    for (const ChannelCount& out : w.channels()) {
+      if (!out.writes()) continue;
+      for (const auto& [reader, r] : joins_) {
+        if (reader == writer) continue;
+        for (const ChannelCount& in : r.channels()) {
+          if (!in.reads() || in.channel() != out.channel()) continue;
+          if (std::find(out.matched_readers().begin(), out.matched_readers().end(), reader) ==
+              out.matched_readers().end()) {
+            return absl::StrCat("the writer of \"", writer, "\" on \"", out.channel(),
+                                "\" has not matched the reader of \"", reader, "\" yet");
+          }
+        }
+      }
+    }
+  }
+  return "";
+}
 
 std::string Coordinator::Owed() const {
   std::vector<std::string> missing;
@@ -168,6 +189,7 @@ Coordinator::Decision Coordinator::Stop(std::string why) {
   d.grant.set_step(step_);
   d.grant.set_instant_ns(instant_ns_);
   d.grant.set_stop(true);
+  d.grant.set_failed(failure_.has_value());
   d.grant.set_why(std::move(why));
   return d;
 }
@@ -220,7 +242,8 @@ std::string Coordinator::Waiting() const {
     for (const std::string& p : expected_) {
       if (!joined_.count(p)) missing.push_back(p);
     }
-    return missing.empty() ? "" : absl::StrCat("waiting for ", absl::StrJoin(missing, ", "), " to join");
+    if (!missing.empty()) return absl::StrCat("waiting for ", absl::StrJoin(missing, ", "), " to join");
+    return Unmatched();
   }
   return Owed();
 }

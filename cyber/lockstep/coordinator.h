@@ -6,7 +6,10 @@
 //
 // The rules:
 //   Joining. No grant before every process named in the options has sent
-//   JOIN with clock "simulated". A JOIN on another clock, or from a process
+//   JOIN with clock "simulated", and, per channel, every writing process's
+//   writer has matched the readers of every other process that reads it
+//   (as their latest JOINs say: processes repeat JOIN until the first
+//   grant). A JOIN on another clock, or from a process
 //   not named, fails the run with its name (a real-clock process must never
 //   share a simulated domain). Joining has a wall-clock deadline.
 //   Stepping. Step k grants instant T_k. It is complete when every process
@@ -103,6 +106,9 @@ class Coordinator {
  private:
   explicit Coordinator(CoordinatorOptions options, absl::Time now);
   bool AllJoined() const;
+  // Empty when every writer matched every reader of the run; else the
+  // first pair that has not.
+  std::string Unmatched() const;
   // Empty when step k is complete; else what it waits for.
   std::string Owed() const;
   int64_t NextInstant() const;
@@ -113,6 +119,7 @@ class Coordinator {
   std::set<std::string> expected_;
   std::set<std::string> joined_;
   std::map<std::string, int64_t> joined_pids_;
+  std::map<std::string, Report> joins_;  // the latest JOIN per process
   std::map<std::string, Report> done_;  // step_'s latest DONE per process
   std::optional<std::string> failure_;
   bool stopped_ = false;

@@ -87,6 +87,26 @@ TEST(CoordinatorTest, NoGrantBeforeEveryProcessJoinedThenTheStartInstant) {
   EXPECT_EQ(c->Next(kT0).kind, Kind::kWait);  // handed out once
 }
 
+TEST(CoordinatorTest, NoGrantBeforeEveryWriterMatchedEveryReader) {
+  absl::StatusOr<Coordinator> c = Coordinator::Create(TwoProcesses(), kT0);
+  ASSERT_TRUE(c.ok());
+  Report pollers = Join("pollers");
+  ChannelCount* imu = pollers.add_channels();
+  imu->set_channel("/imu");
+  imu->set_writes(true);
+  Report fusion = Join("fusion", 2);
+  ChannelCount* in = fusion.add_channels();
+  in->set_channel("/imu");
+  in->set_reads(true);
+  c->OnReport(pollers, kT0);
+  c->OnReport(fusion, kT0);
+  EXPECT_EQ(c->Next(kT0).kind, Kind::kWait);
+  EXPECT_EQ(c->Waiting(), "the writer of \"pollers\" on \"/imu\" has not matched the reader of \"fusion\" yet");
+  imu->add_matched_readers("fusion");  // its JOIN again, now matched
+  c->OnReport(pollers, kT0);
+  EXPECT_EQ(c->Next(kT0).kind, Kind::kGrant);
+}
+
 TEST(CoordinatorTest, TheNextInstantIsTheEarliestEventAnyProcessHas) {
   Coordinator c = Joined();
   ASSERT_EQ(c.Next(kT0).kind, Kind::kGrant);
@@ -155,6 +175,7 @@ TEST(CoordinatorTest, IdleUntilTheEndThenStop) {
   ASSERT_EQ(d.kind, Kind::kStop);
   EXPECT_TRUE(d.grant.stop());
   EXPECT_THAT(d.grant.why(), HasSubstr("the end (100ms) reached after 2 steps"));
+  EXPECT_FALSE(d.grant.failed());
   EXPECT_FALSE(c.failure().has_value());
   EXPECT_TRUE(c.finished());
   EXPECT_EQ(c.Next(kT0).kind, Kind::kWait);
@@ -175,6 +196,7 @@ TEST(CoordinatorTest, ARealClockProcessIsRefusedByName) {
   ASSERT_EQ(d.kind, Kind::kStop);
   EXPECT_THAT(d.grant.why(), HasSubstr("process \"pollers\" (host h, pid 1) runs on the steady clock"));
   EXPECT_THAT(d.grant.why(), HasSubstr("--clock=simulated"));
+  EXPECT_TRUE(d.grant.failed());
   ASSERT_TRUE(c.failure().has_value());
 }
 

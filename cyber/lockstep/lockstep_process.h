@@ -58,6 +58,8 @@ class LockstepProcess {
   absl::Status Join(MemberOptions options, SimulationHooks hooks);
   // Blocks until the run is over; the coordinator's reason.
   std::string WaitForStop();
+  // After WaitForStop: whether the run failed.
+  bool failed() const { return member_ != nullptr && member_->failed(); }
   uint64_t steps() const { return member_ ? member_->step() : 0; }
 
  private:

@@ -199,9 +199,18 @@ size_t LockstepTransport::DeliverDue(int64_t instant_ns) {
 }
 
 std::vector<ChannelCount> LockstepTransport::Counts() const {
+  std::map<std::string, std::vector<std::string>> matched;
+  for (const RemoteChannelStats& s : inner_->ChannelStats()) {
+    for (const RemotePeer& p : s.remote_readers) matched[s.channel].push_back(p.process);
+  }
   MutexLock lock(&state_->mu);
   std::vector<ChannelCount> out;
-  for (const auto& [name, c] : state_->counts) out.push_back(c);
+  for (const auto& [name, c] : state_->counts) {
+    out.push_back(c);
+    if (c.writes()) {
+      for (const std::string& p : matched[name]) out.back().add_matched_readers(p);
+    }
+  }
   return out;
 }
 

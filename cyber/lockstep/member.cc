@@ -80,6 +80,11 @@ void LockstepMember::Poke() {
   changed_.SignalAll();
 }
 
+bool LockstepMember::failed() const {
+  MutexLock lock(&mu_);
+  return failed_;
+}
+
 uint64_t LockstepMember::step() const {
   MutexLock lock(&mu_);
   return step_;
@@ -104,8 +109,8 @@ void LockstepMember::Send(Report::Kind kind, uint64_t step, int64_t instant_ns) 
   }
   r.set_step(step);
   r.set_reached_ns(instant_ns);
-  if (kind == Report::DONE) {
-    r.set_next_event_ns(hooks_.next_event_ns());
+  if (kind == Report::DONE) r.set_next_event_ns(hooks_.next_event_ns());
+  if (kind == Report::DONE || kind == Report::JOIN) {
     for (ChannelCount& c : hooks_.counts()) *r.add_channels() = std::move(c);
   }
   absl::Status s = reports_->PublishMessage(r);
@@ -150,6 +155,7 @@ void LockstepMember::Run() {
       Send(Report::LEAVE, grant->step(), grant->instant_ns());
       MutexLock lock(&mu_);
       stopped_ = grant->why();
+      failed_ = grant->failed();
       changed_.SignalAll();
       return;
     }

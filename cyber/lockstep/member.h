@@ -39,7 +39,8 @@ struct MemberHooks {
   std::function<void(int64_t instant_ns)> run_until;
   // The earliest pending event after the last instant run; -1: none.
   std::function<int64_t()> next_event_ns;
-  // Per channel, what crossed to and from other processes since the start.
+  // Per channel, what crossed to and from other processes since the start,
+  // and whom its writers matched (sent with JOIN and DONE).
   std::function<std::vector<ChannelCount>()> counts;
   // The run is over: `why`, and whether it failed (a stop grant before
   // the end, or the coordinator lost). Called once, then no hook again.
@@ -68,6 +69,8 @@ class LockstepMember {
   void Poke();
   // Blocks until the run is over; returns the stop grant's reason.
   std::string WaitForStop();
+  // After WaitForStop: whether the run failed (ended before its end).
+  bool failed() const;
   // The step last answered (0 before the first grant).
   uint64_t step() const;
 
@@ -93,6 +96,7 @@ class LockstepMember {
   bool poked_ ABSL_GUARDED_BY(mu_) = false;
   bool quit_ ABSL_GUARDED_BY(mu_) = false;
   std::optional<std::string> stopped_ ABSL_GUARDED_BY(mu_);
+  bool failed_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace lockstep

@@ -74,6 +74,7 @@ class Writer {
       c.set_channel("/tick");
       c.set_writes(true);
       c.set_sent(sent_);
+      if (out_->Wanted()) c.add_matched_readers("b");  // the only other process
       return std::vector<ChannelCount>{c};
     };
     h.on_stop = [](const std::string&) {};
