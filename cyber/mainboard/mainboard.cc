@@ -69,12 +69,14 @@
 #include "absl/time/time.h"
 #include "cyber/common/log.h"
 #include "cyber/init/init.h"
+#include "cyber/lockstep/lockstep_process.h"
 #include "cyber/mainboard/launcher.h"
 #include "cyber/mainboard/process_status.h"
 #include "cyber/mainboard/shutdown_deadline.h"
 #include "cyber/mainboard/stuck_report.h"
 #include "cyber/runtime/process_runtime.h"
 #include "cyber/transport/channel_report.h"
+#include "cyber/transport/dds/dds_transport.h"
 #include "cyber/transport/service_report.h"
 #include "cyber/simulation/simulated_graph.h"
 #include "gflags/gflags.h"
@@ -92,6 +94,11 @@ DEFINE_string(shutdown_deadline, "5s",
               "summary, and exit with status 3 (a duration; inf: wait for ever)");
 DEFINE_string(status, "auto",
               "live status line: auto (when stdout is a terminal), always, never");
+DEFINE_bool(lockstep, false,
+            "with --clock=simulated: share one simulated time with the other processes of "
+            "the DDS domain (CYBER_DOMAIN_ID), granted by a lockstep coordinator "
+            "(cyber/lockstep); the run lasts as long as the coordinator says");
+DECLARE_string(process_name);
 DEFINE_bool(strict_graph, false,
             "graph warnings are errors: a channel read but never written, or "
             "written but never read (and not in the writer's unread_outputs), "
@@ -175,6 +182,30 @@ std::string ChannelSummary(const std::vector<cyber::ChannelTopology>& topology) 
   _exit(3);
 }
 
+// The digest of a simulated run's trace (every Proc() call with its
+// instant and outcome), 16 hex digits: two runs did the same when their
+// digests are equal. FNV-1a, 64 bits.
+std::string TraceDigest(const std::vector<cyber::ProcEvent>& trace) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](const void* data, size_t n) {
+    const unsigned char* p = static_cast<const unsigned char*>(data);
+    for (size_t i = 0; i < n; ++i) {
+      h ^= p[i];
+      h *= 1099511628211ull;
+    }
+  };
+  for (const cyber::ProcEvent& e : trace) {
+    const int64_t at = absl::ToInt64Nanoseconds(e.at);
+    mix(&at, sizeof(at));
+    mix(e.component.data(), e.component.size() + 1);
+    const char ok = e.ok ? 1 : 0;
+    mix(&ok, 1);
+  }
+  char out[17];
+  std::snprintf(out, sizeof(out), "%016llx", static_cast<unsigned long long>(h));
+  return out;
+}
+
 // --clock=simulated: the graphs on their own simulated clock, as fast as
 // the CPU allows, for `run_for` of simulated time. No cyber::Init(): the
 // graph brings its own scheduler and timer system.
@@ -202,14 +233,86 @@ int RunSimulated(const std::vector<std::string>& dags, absl::Duration run_for,
   // part of the deterministic run): every call that ended by then, the same
   // every run.
   const std::vector<cyber::ComponentStats> stats = graph.Stats();
+  const std::string digest = TraceDigest(graph.Trace());
   graph.Stop();
   PrintSummary(stats, graph.launcher().ChannelWarnings(), "",
                cyber::ServiceTable(graph.launcher().FinalServices()));
+  std::printf("trace digest: %s\n", digest.c_str());
   std::printf("simulated %s in %s of wall time (%.0fx real time)\n",
               absl::FormatDuration(run_for).c_str(), absl::FormatDuration(wall).c_str(),
               wall > absl::ZeroDuration() ? run_for / wall : 0.0);
   std::fflush(stdout);
   return 0;
+}
+
+// --clock=simulated --lockstep: the graphs on a simulated time shared with
+// the other processes of the run. A lockstep coordinator grants each
+// instant; the graph runs to it, then the process reports (cyber/lockstep).
+// Messages to and from other processes cross DDS stamped with their
+// instant and are delivered at it. Exit status 0 when the run reached its
+// end, 1 when it failed (the coordinator's reason is printed).
+int RunLockstep(const std::vector<std::string>& dags, absl::Duration shutdown_deadline) {
+  const std::string name = FLAGS_process_name.empty() ? program_invocation_short_name : FLAGS_process_name;
+  absl::StatusOr<cyber::dds::DdsTransportOptions> dds = cyber::dds::DdsTransportOptionsFromEnvironment(name);
+  if (!dds.ok()) {
+    std::fprintf(stderr, "mainboard: --lockstep: %s\n", std::string(dds.status().message()).c_str());
+    return 2;
+  }
+  auto real = std::make_shared<cyber::dds::DdsTransport>(*dds);
+  cyber::SimulatedGraph::Options o;
+  o.stuck_after = shutdown_deadline;
+  o.name = name;
+  const cyber::Instant start = o.start;
+  std::atomic<cyber::SimulatedGraph*> graph_ptr{nullptr};
+  // The instant a message is stamped with: ns since the run's start.
+  cyber::lockstep::LockstepProcess lockstep(real, [&graph_ptr, start] {
+    cyber::SimulatedGraph* g = graph_ptr.load();
+    return g == nullptr ? int64_t{0} : absl::ToInt64Nanoseconds(g->Now() - start);
+  });
+  o.remote = lockstep.transport();
+  cyber::SimulatedGraph graph(o);
+  graph_ptr.store(&graph);
+  graph.launcher().set_strict(FLAGS_strict_graph);
+  if (absl::Status s = graph.Launch(dags); !s.ok()) {
+    std::fprintf(stderr, "mainboard: %s\n", std::string(s.message()).c_str());
+    real->Shutdown();
+    return 1;
+  }
+  cyber::lockstep::SimulationHooks hooks;
+  hooks.run_until = [&graph, start](int64_t t) { graph.RunUntil(start + absl::Nanoseconds(t)); };
+  hooks.next_event_ns = [&graph, start] {
+    const cyber::Instant next = graph.NextPlanned();
+    if (next == cyber::Instant::InfiniteFuture()) return int64_t{-1};
+    return absl::ToInt64Nanoseconds(next - start);
+  };
+  cyber::lockstep::MemberOptions member;
+  member.process = name;
+  member.host = real->self().host;
+  member.pid = getpid();
+  const auto wall_start = std::chrono::steady_clock::now();
+  if (absl::Status s = lockstep.Join(member, hooks); !s.ok()) {
+    std::fprintf(stderr, "mainboard: --lockstep: %s\n", std::string(s.message()).c_str());
+    real->Shutdown();
+    return 1;
+  }
+  std::printf("mainboard: %s joins the lockstep run on domain %u\n", name.c_str(), dds->domain_id);
+  std::fflush(stdout);
+  const std::string why = lockstep.WaitForStop();
+  const bool failed = lockstep.failed();
+  const absl::Duration simulated = graph.Now() - start;
+  const absl::Duration wall = absl::FromChrono(std::chrono::steady_clock::now() - wall_start);
+  const std::vector<cyber::ComponentStats> stats = graph.Stats();
+  const std::string digest = TraceDigest(graph.Trace());
+  graph.Stop();
+  PrintSummary(stats, graph.launcher().ChannelWarnings(), "",
+               cyber::ServiceTable(graph.launcher().FinalServices()));
+  std::printf("lockstep: %s\n", why.c_str());
+  std::printf("simulated %s in %s of wall time, %llu steps\n", absl::FormatDuration(simulated).c_str(),
+              absl::FormatDuration(wall).c_str(), static_cast<unsigned long long>(lockstep.steps()));
+  std::printf("trace digest: %s\n", digest.c_str());
+  std::fflush(stdout);
+  real->Shutdown();
+  return failed ? 1 : 0;
 }
 
 }  // namespace
@@ -250,6 +353,12 @@ int main(int argc, char** argv) {
                  FLAGS_clock.c_str());
     return 2;
   }
+  if (FLAGS_lockstep && FLAGS_clock != "simulated") {
+    std::fprintf(stderr, "mainboard: flag --lockstep needs --clock=simulated (a process on the real "
+                         "clock cannot share a simulated time)\n");
+    return 2;
+  }
+  if (FLAGS_lockstep) return RunLockstep(dags, shutdown_deadline);
   if (FLAGS_clock == "simulated") {
     if (run_for == absl::ZeroDuration()) {
       std::fprintf(stderr,

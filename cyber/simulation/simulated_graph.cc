@@ -39,6 +39,7 @@ Runtime::Options RuntimeOptions(const SimulatedGraph::Options& o,
   // No processor threads and no tick thread: every routine runs on the
   // driving thread, and Settle() steps the wheel.
   r.run_threads = false;
+  r.remote = o.remote;
   return r;
 }
 
@@ -249,6 +250,14 @@ Instant SimulatedGraph::Settle() {
     // Each routine that returns is progress (the watch counts resumes).
     resumes += scheduler_.RunReady(kMaxResumesPerInstant - resumes);
   }
+}
+
+Instant SimulatedGraph::NextPlanned() {
+  const StuckWatch::Scope watched(watch_.get(), "NextPlanned()", StuckWatch::Resumes::kAreProgress);
+  const ScopedClockDriver driving(&clock_);
+  const Instant next = Settle();
+  watch_->Progress();
+  return next;
 }
 
 bool SimulatedGraph::RunTo(Instant end, const std::function<bool()>& done) {

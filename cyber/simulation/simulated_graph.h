@@ -193,6 +193,11 @@ class SimulatedGraph final : private ProcObserver {
     // negative: an error is logged naming the value, and the default is
     // used.
     absl::Duration stop_time_limit = absl::Seconds(10);
+    // The graph's link to other processes (null: none, the graph stays in
+    // this process). On lockstep simulated time: a
+    // lockstep::LockstepTransport, which holds what arrives until its
+    // instant (cyber/lockstep/lockstep_process.h).
+    std::shared_ptr<RemoteTransport> remote;
   };
 
   SimulatedGraph() : SimulatedGraph(Options()) {}
@@ -210,6 +215,10 @@ class SimulatedGraph final : private ProcObserver {
   // Runs the graph until the simulated clock reads `t` (every event due at
   // or before `t` has run, in order).
   void RunUntil(Instant t) { RunTo(t, nullptr); }
+  // Runs what is ready at the present instant, then returns the next
+  // planned event's instant (InfiniteFuture: none): what a lockstep
+  // process reports to its coordinator.
+  Instant NextPlanned();
   void RunFor(absl::Duration d) { RunUntil(Now() + d); }
   // Runs until `done()` is true (checked after every batch of events at one
   // instant) or `limit` of simulated time has passed; returns done().
