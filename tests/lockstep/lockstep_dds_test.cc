@@ -332,13 +332,13 @@ TEST(LockstepProcessTest, TwoProcessesOnOneSimulatedTime) {
   EXPECT_TRUE(outcome.ok) << outcome.why;
   EXPECT_EQ(a.WaitForStop(), outcome.why);
   EXPECT_EQ(b.WaitForStop(), outcome.why);
+  in.reset();  // no handler call after this (not under `mu`: the handler takes it)
   MutexLock lock(&mu);
   ASSERT_EQ(got.size(), 21u);  // 0, 25, ..., 500 ms
   for (size_t i = 0; i < got.size(); ++i) {
     EXPECT_EQ(got[i].first, static_cast<int64_t>(i) * 25 * kMs);
     EXPECT_EQ(got[i].second, got[i].first);
   }
-  in.reset();
   for (auto* t : {&coordinator_transport, &a_real, &b_real}) (*t)->Shutdown();
 }
 
