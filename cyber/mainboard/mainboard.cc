@@ -108,7 +108,7 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: mainboard -d graph.dag [-d graph.dag ...] [--run_for=10s] "
-    "[--clock=steady|simulated] [--status=auto|always|never] [--strict_graph] "
+    "[--clock=steady|simulated [--lockstep]] [--status=auto|always|never] [--strict_graph] "
     "[--shutdown_deadline=5s]";
 
 // Takes every "-d X" / "--dag_conf X" / "--dag_conf=X" out of argv.
