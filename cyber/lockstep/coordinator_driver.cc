@@ -1,10 +1,13 @@
 #include "cyber/lockstep/coordinator_driver.h"
 
+#include <algorithm>
 #include <chrono>
+#include <set>
 #include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "cyber/common/log.h"
 #include "cyber/lockstep/topics.h"
 
@@ -77,6 +80,31 @@ void CoordinatorDriver::Publish(const Grant& grant) {
   }
 }
 
+// The stop grant must reach every process before this participant goes:
+// a grant whose writer is gone is never delivered, and a process would
+// wait for it for ever. Waits (at most the step deadline) until each has
+// answered LEAVE or is lost.
+void CoordinatorDriver::AwaitLeaves(uint64_t run_id) {
+  std::set<std::string> waiting(options_.coordinator.processes.begin(), options_.coordinator.processes.end());
+  const absl::Time give_up = SteadyNow() + options_.coordinator.step_deadline;
+  while (!waiting.empty() && SteadyNow() < give_up) {
+    MutexLock lock(&inbox_->mu);
+    for (const Report& r : inbox_->reports) {
+      if (r.kind() == Report::LEAVE && (r.run_id() == run_id || r.run_id() == 0)) waiting.erase(r.process());
+    }
+    for (const std::string& p : inbox_->lost) waiting.erase(p);
+    inbox_->reports.clear();
+    inbox_->lost.clear();
+    if (waiting.empty()) break;
+    inbox_->changed.WaitUntil(&inbox_->mu, std::min(ToSteady(give_up), std::chrono::steady_clock::now() +
+                                                                           std::chrono::milliseconds(100)));
+  }
+  if (!waiting.empty()) {
+    AWARN << "lockstep coordinator: no LEAVE after the stop from " << absl::StrJoin(waiting, ", ") << " within "
+          << absl::FormatDuration(options_.coordinator.step_deadline);
+  }
+}
+
 RunOutcome CoordinatorDriver::Run() {
   RunOutcome outcome;
   std::optional<absl::Time> first_grant;
@@ -125,6 +153,7 @@ RunOutcome CoordinatorDriver::Run() {
       outcome.ok = !coordinator_.failure().has_value();
       outcome.why = d.grant.why();
       outcome.wall = first_grant.has_value() ? SteadyNow() - *first_grant : absl::ZeroDuration();
+      AwaitLeaves(d.grant.run_id());
       return outcome;
     }
     // Wait for a report, a loss, the deadline, or (polled) a stop request.

@@ -59,7 +59,8 @@ class CoordinatorDriver {
   ~CoordinatorDriver();
 
   // Runs the simulation to its end or failure; every process has been
-  // sent the stop grant when it returns.
+  // sent the stop grant when it returns, and has answered it (LEAVE) or
+  // is gone, or the step deadline passed waiting for that.
   RunOutcome Run();
   // Ends the run at the next decision, as a failure: "stop requested"
   // (Ctrl-C).
@@ -69,6 +70,7 @@ class CoordinatorDriver {
   CoordinatorDriver(std::shared_ptr<RemoteTransport> transport, CoordinatorDriverOptions options,
                     Coordinator coordinator);
   void Publish(const Grant& grant);
+  void AwaitLeaves(uint64_t run_id);
 
   const std::shared_ptr<RemoteTransport> transport_;
   const CoordinatorDriverOptions options_;

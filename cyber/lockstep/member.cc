@@ -35,11 +35,20 @@ absl::StatusOr<std::unique_ptr<LockstepMember>> LockstepMember::Start(
       GrantEndpoint(m->options_.process), [self](const RemoteSample& s) {
         Grant g;
         if (!g.ParseFromArray(s.payload.data(), static_cast<int>(s.payload.size()))) return false;
-        self->OnGrant(g);
+        self->OnGrant(g, s.origin.sender);
         return true;
       });
   if (!in.ok()) return in.status();
   m->grants_ = *std::move(in);
+  {
+    MutexLock lock(&m->lost_link_->mu);
+    m->lost_link_->member = self;
+  }
+  std::shared_ptr<LostLink> link = m->lost_link_;
+  m->lost_listener_ = m->transport_->AddPeerLostListener([link](const RemotePeer& peer, bool) {
+    MutexLock lock(&link->mu);
+    if (link->member != nullptr) link->member->OnPeerLost(peer);
+  });
   m->thread_ = std::thread([self] { self->Run(); });
   return m;
 }
@@ -50,6 +59,11 @@ LockstepMember::LockstepMember(std::shared_ptr<RemoteTransport> transport, Membe
 
 LockstepMember::~LockstepMember() {
   grants_.reset();  // no OnGrant after this
+  if (lost_listener_ != 0) transport_->RemovePeerLostListener(lost_listener_);
+  {
+    MutexLock lock(&lost_link_->mu);
+    lost_link_->member = nullptr;  // no OnPeerLost after this
+  }
   bool leave = false;
   uint64_t step = 0;
   int64_t instant = 0;
@@ -65,12 +79,27 @@ LockstepMember::~LockstepMember() {
   if (leave) Send(Report::LEAVE, step, instant);
 }
 
-void LockstepMember::OnGrant(const Grant& grant) {
+void LockstepMember::OnGrant(const Grant& grant, const RemotePeer* sender) {
   MutexLock lock(&mu_);
   if (run_id_ != 0 && grant.run_id() != run_id_) return;  // another run's
+  if (sender != nullptr && coordinator_.empty()) coordinator_ = sender->process;
   const uint64_t newest = pending_ ? pending_->step() : step_;
   if (grant.step() < newest || (grant.step() == newest && !grant.stop())) return;  // seen
   pending_ = grant;
+  changed_.SignalAll();
+}
+
+void LockstepMember::OnPeerLost(const RemotePeer& peer) {
+  MutexLock lock(&mu_);
+  if (coordinator_.empty() || peer.process != coordinator_ || stopped_.has_value()) return;
+  Grant stop;
+  stop.set_run_id(run_id_);
+  stop.set_step((pending_ ? pending_->step() : step_) + 1);
+  stop.set_instant_ns(instant_ns_);
+  stop.set_stop(true);
+  stop.set_failed(true);
+  stop.set_why(absl::StrCat("the lockstep coordinator (", peer.ToString(), ") was lost before the end"));
+  pending_ = stop;
   changed_.SignalAll();
 }
 

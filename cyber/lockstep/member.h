@@ -6,6 +6,9 @@
 // run to the same instant again and report again: the coordinator never
 // moves time while a message is in flight.
 //
+// A coordinator that goes away (its participant lost) ends the run for the
+// member as a failure, as a stop grant would: nothing waits for ever.
+//
 // Hooks run on the member's own thread, one at a time. The member never
 // reads a clock for the simulation: the granted instants are the only
 // time it knows; the steady clock only spaces JOIN's repeats.
@@ -76,7 +79,8 @@ class LockstepMember {
 
  private:
   LockstepMember(std::shared_ptr<RemoteTransport> transport, MemberOptions options, MemberHooks hooks);
-  void OnGrant(const Grant& grant);
+  void OnGrant(const Grant& grant, const RemotePeer* sender);
+  void OnPeerLost(const RemotePeer& peer);
   void Run();
   void Send(Report::Kind kind, uint64_t step, int64_t instant_ns);
 
@@ -86,6 +90,14 @@ class LockstepMember {
   std::shared_ptr<RemotePublisher> reports_;
   std::unique_ptr<RemoteSubscription> grants_;
   std::thread thread_;
+  // The transport may call a lost-peer listener after its removal: the
+  // listener reaches the member through this, cleared by the destructor.
+  struct LostLink {
+    Mutex mu;
+    LockstepMember* member ABSL_GUARDED_BY(mu) = nullptr;
+  };
+  std::shared_ptr<LostLink> lost_link_ = std::make_shared<LostLink>();
+  uint64_t lost_listener_ = 0;
 
   mutable Mutex mu_;
   CondVar changed_;
@@ -97,6 +109,7 @@ class LockstepMember {
   bool quit_ ABSL_GUARDED_BY(mu_) = false;
   std::optional<std::string> stopped_ ABSL_GUARDED_BY(mu_);
   bool failed_ ABSL_GUARDED_BY(mu_) = false;
+  std::string coordinator_ ABSL_GUARDED_BY(mu_);  // the grants' sender
 };
 
 }  // namespace lockstep

@@ -218,6 +218,7 @@ TEST_F(LockstepDdsTest, EveryMessageIsDeliveredAtTheInstantItWasSent) {
   EXPECT_EQ(outcome.reached_ns, 1000 * kMs);
   EXPECT_EQ(a_->WaitForStop(), outcome.why);
   EXPECT_EQ(b_->WaitForStop(), outcome.why);
+  EXPECT_FALSE(a_->failed());
   const std::vector<std::pair<int64_t, int64_t>> delivered = reader_->Delivered();
   ASSERT_EQ(delivered.size(), 101u);  // 0, 10, ..., 1000 ms
   for (size_t i = 0; i < delivered.size(); ++i) {
@@ -245,6 +246,20 @@ TEST_F(LockstepDdsTest, AMemberThatGoesAwayEndsTheRunWithItsName) {
   EXPECT_FALSE(outcome.ok);
   EXPECT_THAT(outcome.why, HasSubstr("\"b\""));
   EXPECT_EQ(a_->WaitForStop(), outcome.why);
+}
+
+TEST_F(LockstepDdsTest, ACoordinatorThatGoesAwayEndsTheRunForTheMembers) {
+  std::unique_ptr<CoordinatorDriver> coordinator = Coordinator(1000000 * kMs, absl::Seconds(2));
+  ASSERT_NE(coordinator, nullptr);
+  StartMembers();
+  std::thread run([&] { coordinator->Run(); });
+  while (a_->step() < 10) absl::SleepFor(absl::Milliseconds(1));
+  coordinator_transport_->Shutdown();  // its participant leaves the domain
+  EXPECT_THAT(a_->WaitForStop(), HasSubstr("the lockstep coordinator (lockstep_coordinator"));
+  EXPECT_TRUE(a_->failed());
+  EXPECT_THAT(b_->WaitForStop(), HasSubstr("was lost before the end"));
+  EXPECT_TRUE(b_->failed());
+  run.join();
 }
 
 TEST_F(LockstepDdsTest, AMemberThatNeverAnswersIsNamedAtTheDeadline) {
