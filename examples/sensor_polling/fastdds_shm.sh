@@ -35,17 +35,42 @@ fastdds_shm_port_files() {
   done
 }
 
-# fastdds_shm_free_domain: prints a random DDS domain id in 1..232, not
-# Cyber RT's default 80, whose ports have no files in /dev/shm (no
-# participant of this host uses it now; two runs that pick at the same
-# moment may still meet, 1 chance in 231).
+# fastdds_shm_free_domain: prints a random DDS domain id in 1..200, not
+# Cyber RT's default 80, that no other test holds and whose ports have no
+# files in /dev/shm. It is claimed as the C++ tests claim theirs
+# (dds_test::RandomDomain: the abstract Unix socket
+# "cyber_dds_test_domain_<d>", which only one process can bind), by a
+# python3 helper that holds it until the calling shell ($$) exits: two
+# tests never meet on one domain.
 fastdds_shm_free_domain() {
-  local domain _
-  for _ in $(seq 1 50); do
-    domain=$((1 + RANDOM % 232))
+  local domain _ answer
+  answer=$(mktemp "${TEST_TMPDIR:-${TMPDIR:-/tmp}}/domain_claim.XXXXXX")
+  for _ in $(seq 1 100); do
+    domain=$((1 + RANDOM % 200))
     [ "$domain" -eq 80 ] && continue
-    [ -z "$(fastdds_shm_port_files "$domain")" ] && break
+    [ -n "$(fastdds_shm_port_files "$domain")" ] && continue
+    : >"$answer"
+    python3 -c '
+import os, socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.bind("\0cyber_dds_test_domain_" + sys.argv[1])
+except OSError:
+    print("taken", flush=True)
+    sys.exit(0)
+print("ok", flush=True)
+shell = int(sys.argv[2])
+while True:
+    try:
+        os.kill(shell, 0)
+    except OSError:
+        break
+    time.sleep(0.5)
+' "$domain" "$$" >"$answer" 2>/dev/null </dev/null &
+    while [ ! -s "$answer" ]; do sleep 0.01; done  # the helper answers at once
+    [ "$(cat "$answer")" = ok ] && break
   done
+  rm -f "$answer"
   echo "$domain"
 }
 

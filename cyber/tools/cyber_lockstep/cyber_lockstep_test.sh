@@ -36,42 +36,11 @@ fail() {
   exit 1
 }
 
-# claim_domain: a DDS domain in [1, 200] no other test holds, claimed as
-# the C++ tests claim theirs (dds_test::RandomDomain: the abstract Unix
-# socket "cyber_dds_test_domain_<d>", held by a helper until this shell
-# exits): a lockstep run shares its domain with no other test.
-claim_domain() {
-  local d i
-  for ((i = 0; i < 100; i++)); do
-    d=$((1 + RANDOM % 200))
-    rm -f "$out/claim"
-    python3 -c '
-import os, socket, sys, time
-s = socket.socket(socket.AF_UNIX)
-try:
-    s.bind("\0cyber_dds_test_domain_" + sys.argv[1])
-except OSError:
-    print("taken", flush=True)
-    sys.exit(0)
-print("ok", flush=True)
-parent = int(sys.argv[2])
-while os.getppid() == parent:
-    time.sleep(0.5)
-' "$d" "$$" >"$out/claim" 2>&1 &
-    pids+=($!)
-    while [ ! -s "$out/claim" ]; do sleep 0.01; done  # the helper's answer, at once
-    if [ "$(cat "$out/claim")" = ok ]; then echo "$d"; return 0; fi
-  done
-  echo "no free domain" >&2
-  return 1
-}
-
 # run N: one 20 s simulated run on a fresh domain; the digests in
 # $out/digests.N ("pollers <digest>", "fusion <digest>").
 run() {
   local n=$1 domain p status i
-  claim_domain >"$out/domain.$n"
-  domain=$(cat "$out/domain.$n")
+  domain=$(fastdds_shm_free_domain)
   domains+=("$domain")
   export CYBER_DOMAIN_ID=$domain
   local started=()
