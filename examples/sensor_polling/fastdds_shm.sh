@@ -67,7 +67,16 @@ while True:
         break
     time.sleep(0.5)
 ' "$domain" "$$" >"$answer" 2>/dev/null </dev/null &
-    while [ ! -s "$answer" ]; do sleep 0.01; done  # the helper answers at once
+    local waited
+    for ((waited = 0; waited < 1000; waited++)); do
+      [ -s "$answer" ] && break
+      sleep 0.01  # the helper answers at once; bounded to 10 s
+    done
+    if [ ! -s "$answer" ]; then
+      echo "fastdds_shm_free_domain: the python3 helper claiming domain $domain did not answer in 10 s" >&2
+      rm -f "$answer"
+      return 1
+    fi
     [ "$(cat "$answer")" = ok ] && break
   done
   rm -f "$answer"

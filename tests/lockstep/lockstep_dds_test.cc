@@ -235,7 +235,7 @@ TEST_F(LockstepDdsTest, AMemberThatGoesAwayEndsTheRunWithItsName) {
   StartMembers();
   std::thread killer([&] {
     // Once the run is under way, "b" goes (its participant too).
-    while (b_raw_->step() < 10) absl::SleepFor(absl::Milliseconds(1));
+    EXPECT_TRUE(dds_test::Eventually([&] { return b_raw_->step() >= 10; })) << "the run never got going";
     b_raw_ = nullptr;
     reader_->Close();
     b_.reset();
@@ -253,7 +253,7 @@ TEST_F(LockstepDdsTest, ACoordinatorThatGoesAwayEndsTheRunForTheMembers) {
   ASSERT_NE(coordinator, nullptr);
   StartMembers();
   std::thread run([&] { coordinator->Run(); });
-  while (a_->step() < 10) absl::SleepFor(absl::Milliseconds(1));
+  EXPECT_TRUE(dds_test::Eventually([&] { return a_->step() >= 10; })) << "the run never got going";
   coordinator_transport_->Shutdown();  // its participant leaves the domain
   EXPECT_THAT(a_->WaitForStop(), HasSubstr("the lockstep coordinator (lockstep_coordinator"));
   EXPECT_TRUE(a_->failed());
