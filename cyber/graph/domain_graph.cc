@@ -1,3 +1,4 @@
+#include "cyber/common/steady_time.h"
 #include "cyber/graph/domain_graph.h"
 
 #include <time.h>
@@ -41,14 +42,6 @@ SteadyTime Steady() { return std::chrono::steady_clock::now(); }
 SteadyTime SteadyAfter(absl::Duration d) {
   if (d >= absl::Hours(24 * 365)) d = absl::Hours(24 * 365);
   return Steady() + absl::ToChronoNanoseconds(std::max(d, absl::ZeroDuration()));
-}
-
-// The steady clock as an absl::Time (since the clock's epoch, not the
-// Unix epoch): for intervals and rates only.
-absl::Time SteadyNow() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return absl::FromUnixSeconds(ts.tv_sec) + absl::Nanoseconds(ts.tv_nsec);
 }
 
 // The "did you mean" part of a NotFound.

@@ -1,3 +1,4 @@
+#include "cyber/common/steady_time.h"
 #include "cyber/inspect/rate_subscription.h"
 
 #include <time.h>
@@ -9,16 +10,6 @@
 
 namespace cyber {
 namespace inspect {
-namespace {
-
-absl::Time SteadyNow() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return absl::FromUnixSeconds(ts.tv_sec) + absl::Nanoseconds(ts.tv_nsec);
-}
-
-}  // namespace
-
 absl::StatusOr<std::unique_ptr<RemoteSubscription>> SubscribeForRate(
     graph::DomainGraph& graph, const graph::ChannelView& channel, RateHandler handler) {
   bool any = false;

@@ -1,3 +1,4 @@
+#include "cyber/common/steady_time.h"
 #include "cyber/lockstep/coordinator_driver.h"
 
 #include <algorithm>
@@ -13,22 +14,6 @@
 
 namespace cyber {
 namespace lockstep {
-namespace {
-
-// The steady clock as an absl::Time: deadlines and pacing only.
-absl::Time SteadyNow() {
-  return absl::UnixEpoch() + absl::FromChrono(std::chrono::steady_clock::now().time_since_epoch());
-}
-
-std::chrono::steady_clock::time_point ToSteady(absl::Time t) {
-  if (t == absl::InfiniteFuture()) return std::chrono::steady_clock::time_point::max();
-  return std::chrono::steady_clock::time_point(
-      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-          absl::ToChronoNanoseconds(t - absl::UnixEpoch())));
-}
-
-}  // namespace
-
 absl::StatusOr<std::unique_ptr<CoordinatorDriver>> CoordinatorDriver::Start(
     std::shared_ptr<RemoteTransport> transport, CoordinatorDriverOptions options) {
   if (options.speed < 0) {
@@ -96,7 +81,7 @@ void CoordinatorDriver::AwaitLeaves(uint64_t run_id) {
     inbox_->reports.clear();
     inbox_->lost.clear();
     if (waiting.empty()) break;
-    inbox_->changed.WaitUntil(&inbox_->mu, std::min(ToSteady(give_up), std::chrono::steady_clock::now() +
+    inbox_->changed.WaitUntil(&inbox_->mu, std::min(ToSteadyTimePoint(give_up), std::chrono::steady_clock::now() +
                                                                            std::chrono::milliseconds(100)));
   }
   if (!waiting.empty()) {
@@ -157,7 +142,7 @@ RunOutcome CoordinatorDriver::Run() {
       return outcome;
     }
     // Wait for a report, a loss, the deadline, or (polled) a stop request.
-    const auto until = std::min(ToSteady(d.until), std::chrono::steady_clock::now() + std::chrono::milliseconds(100));
+    const auto until = std::min(ToSteadyTimePoint(d.until), std::chrono::steady_clock::now() + std::chrono::milliseconds(100));
     MutexLock lock(&inbox_->mu);
     if (inbox_->reports.empty() && inbox_->lost.empty()) inbox_->changed.WaitUntil(&inbox_->mu, until);
   }
