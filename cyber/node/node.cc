@@ -65,6 +65,27 @@ absl::Status Node::Adopt(const char* what, const std::string& channel,
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::shared_ptr<SerializedWriter>> Node::TryCreateSerializedWriter(
+    const std::string& channel) {
+  absl::Status checked = CheckCreate("CreateSerializedWriter", channel);
+  if (!checked.ok()) return checked;
+  std::shared_ptr<transport_internal::ChannelBase> ch = bus_->FindChannel(channel);
+  if (ch == nullptr) {
+    return absl::NotFoundError(absl::StrCat(
+        "node \"", name(), "\": CreateSerializedWriter on channel \"", channel,
+        "\": no reader or writer uses the channel, so its message type is not known"));
+  }
+  if (ch->descriptor() == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "node \"", name(), "\": CreateSerializedWriter on channel \"", channel,
+        "\": the channel carries ", ch->type_name(), ", not a protobuf message"));
+  }
+  std::shared_ptr<SerializedWriter> writer(
+      new SerializedWriter(state_, ch, ch->descriptor()->full_name()));
+  ch->AddWriter(state_, writer);  // for ChannelBus::Topology()
+  return writer;
+}
+
 void Node::LogCreateFailure(const absl::Status& status) const {
   AERROR << status.message();
 }

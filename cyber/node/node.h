@@ -79,6 +79,7 @@
 #include "cyber/service/client.h"
 #include "cyber/node/reader.h"
 #include "cyber/service/service.h"
+#include "cyber/node/serialized_writer.h"
 #include "cyber/node/writer.h"
 #include "scheduler/scheduler.h"
 #include "timer/dispatcher.h"  // timer::Route
@@ -114,6 +115,15 @@ class Node {
   template <typename M>
   absl::StatusOr<std::shared_ptr<Writer<M>>> TryCreateWriter(
       const std::string& channel, const ChannelQos& qos = ChannelQos());
+
+  // A writer of serialized protobuf messages on `channel`, which a reader
+  // or writer of this node's bus has used already (that fixed its type):
+  // serialized_writer.h. Errors, naming the node and the channel: as
+  // TryCreateWriter; NotFound when no one has used the channel (its type is
+  // not known); FailedPrecondition when its message is not a protobuf
+  // message (the C++ type named).
+  absl::StatusOr<std::shared_ptr<SerializedWriter>> TryCreateSerializedWriter(
+      const std::string& channel);
 
   // `callback` runs as a scheduler routine, never on the writer's thread,
   // never concurrently with itself, in write order. `pending_queue_size`:

@@ -118,6 +118,13 @@ std::vector<ChannelTopology> ChannelBus::Topology() const {
   return topology;
 }
 
+std::shared_ptr<transport_internal::ChannelBase> ChannelBus::FindChannel(
+    const std::string& channel) const {
+  MutexLock lock(&mu_);
+  auto it = channels_.find(channel);
+  return it == channels_.end() ? nullptr : it->second;
+}
+
 absl::StatusOr<std::shared_ptr<transport_internal::ChannelBase>>
 ChannelBus::FindOrAdd(
     const std::string& node, const std::string& channel,

@@ -60,6 +60,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "cyber/common/mutex.h"
 #include "cyber/transport/channel_qos.h"
 #include "cyber/transport/remote_transport.h"
@@ -113,6 +114,12 @@ class ChannelBase {
   virtual std::vector<std::string> ReaderNodes() const = 0;
   // The message's protobuf descriptor; null for another C++ type.
   virtual const google::protobuf::Descriptor* descriptor() const = 0;
+  // Parses `payload` as the channel's protobuf message and hands it to the
+  // readers subscribed now, as a Writer's Write does (in this process
+  // only). False, delivering nothing, when the channel's message is not a
+  // protobuf message or the payload does not parse. For writers that know
+  // the channel's type by name only (node/serialized_writer.h).
+  virtual bool DeliverSerialized(absl::string_view payload) = 0;
 
   // The qos this process's outlet (writer = true) or inlet to other
   // processes was opened with; nullopt while it has none.
@@ -253,6 +260,21 @@ class Channel final : public ChannelBase {
     return DescriptorOf<M>();
   }
 
+  bool DeliverSerialized(absl::string_view payload) override {
+    if constexpr (!kCrossesProcesses<M>) {
+      return false;
+    } else {
+      auto message = std::make_shared<M>();
+      if (!message->ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
+        return false;
+      }
+      std::shared_ptr<const M> shared = std::move(message);
+      const std::shared_ptr<const ReaderList> readers = Snapshot();
+      for (const auto& reader : *readers) reader->Deliver(shared);
+      return true;
+    }
+  }
+
   std::vector<std::string> ReaderNodes() const override {
     const std::shared_ptr<const ReaderList> readers = Snapshot();
     std::vector<std::string> nodes;
@@ -353,6 +375,11 @@ class ChannelBus {
   // Errors: FailedPrecondition if the channel carries another type; the
   // message names `node`, the channel, both types and the channel's first
   // node. REQUIRES: `channel` is not empty (Node checks it).
+  // The channel named `channel` if a writer or reader has used it (its
+  // type is then fixed), else null.
+  std::shared_ptr<transport_internal::ChannelBase> FindChannel(
+      const std::string& channel) const;
+
   template <typename M>
   absl::StatusOr<std::shared_ptr<transport_internal::Channel<M>>> GetChannel(
       const std::string& node, const std::string& channel) {
