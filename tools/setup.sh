@@ -27,6 +27,9 @@ PACKAGES=(
   protobuf-compiler
   # The transport between processes and hosts (Fast-DDS 2.9 and its CDR).
   libfastrtps-dev
+  # MCAP chunk compression for recordings (cyber/record/mcap).
+  libzstd-dev
+  liblz4-dev
   # tools/test_summary.py reads Bazel's build event file.
   python3
   # The multi-host scenarios (tools/hosts/): namespaces and veth pairs,
@@ -39,7 +42,8 @@ PACKAGES=(
   openssl
   tcpdump
   # cyber_bridge's test runs Foxglove's own WebSocket client
-  # (@foxglove/ws-protocol, from npm: tools/npm/package.json) under Node.
+  # (@foxglove/ws-protocol, from npm: tools/npm/package.json) under Node;
+  # the recordings are read back with Foxglove's MCAP library (@mcap/core).
   # Its npm comes with NodeSource's nodejs; with Debian's, also `npm`.
   nodejs
 )

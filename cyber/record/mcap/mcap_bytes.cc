@@ -1,0 +1,234 @@
+#include "cyber/record/mcap/mcap_bytes.h"
+
+#include <array>
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "lz4frame.h"
+#include "zstd.h"
+
+namespace cyber {
+namespace record {
+namespace {
+
+std::array<uint32_t, 256> MakeCrcTable() {
+  std::array<uint32_t, 256> table{};
+  for (uint32_t i = 0; i < 256; ++i) {
+    uint32_t c = i;
+    for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+    table[i] = c;
+  }
+  return table;
+}
+
+// Records are at most this large when decompressed: a chunk claiming more
+// is damage, not data (the recorder's chunks are 1 MiB; a camera message
+// is a few MiB).
+constexpr uint64_t kMaxUncompressedChunk = uint64_t{1} << 32;
+
+}  // namespace
+
+uint32_t Crc32Update(uint32_t crc, absl::string_view bytes) {
+  static const std::array<uint32_t, 256> table = MakeCrcTable();
+  crc = ~crc;
+  for (unsigned char b : bytes) crc = table[(crc ^ b) & 0xFF] ^ (crc >> 8);
+  return ~crc;
+}
+
+void McapBytesOut::Int(uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) out_->push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
+
+void McapBytesOut::String(absl::string_view s) {
+  U32(static_cast<uint32_t>(s.size()));
+  Bytes(s);
+}
+
+void McapBytesOut::StringMap(const std::map<std::string, std::string>& m) {
+  std::string body;
+  McapBytesOut b(&body);
+  for (const auto& [k, v] : m) {
+    b.String(k);
+    b.String(v);
+  }
+  String(body);
+}
+
+void McapBytesOut::U16U64Map(const std::map<uint16_t, uint64_t>& m) {
+  U32(static_cast<uint32_t>(m.size() * 10));
+  for (const auto& [k, v] : m) {
+    U16(k);
+    U64(v);
+  }
+}
+
+void McapBytesOut::Record(uint8_t opcode, absl::string_view content) {
+  U8(opcode);
+  U64(content.size());
+  Bytes(content);
+}
+
+bool McapBytesIn::Int(uint64_t* v, int bytes) {
+  if (in_.size() - pos_ < static_cast<size_t>(bytes)) return false;
+  uint64_t r = 0;
+  for (int i = 0; i < bytes; ++i) {
+    r |= uint64_t{static_cast<unsigned char>(in_[pos_ + i])} << (8 * i);
+  }
+  pos_ += bytes;
+  *v = r;
+  return true;
+}
+
+bool McapBytesIn::U8(uint8_t* v) {
+  uint64_t r;
+  if (!Int(&r, 1)) return false;
+  *v = static_cast<uint8_t>(r);
+  return true;
+}
+bool McapBytesIn::U16(uint16_t* v) {
+  uint64_t r;
+  if (!Int(&r, 2)) return false;
+  *v = static_cast<uint16_t>(r);
+  return true;
+}
+bool McapBytesIn::U32(uint32_t* v) {
+  uint64_t r;
+  if (!Int(&r, 4)) return false;
+  *v = static_cast<uint32_t>(r);
+  return true;
+}
+bool McapBytesIn::U64(uint64_t* v) { return Int(v, 8); }
+
+bool McapBytesIn::Take(size_t n, absl::string_view* s) {
+  if (in_.size() - pos_ < n) return false;
+  *s = in_.substr(pos_, n);
+  pos_ += n;
+  return true;
+}
+
+bool McapBytesIn::StringView(absl::string_view* s) {
+  uint32_t n;
+  return U32(&n) && Take(n, s);
+}
+
+bool McapBytesIn::String(std::string* s) {
+  absl::string_view v;
+  if (!StringView(&v)) return false;
+  s->assign(v.data(), v.size());
+  return true;
+}
+
+bool McapBytesIn::StringMap(std::map<std::string, std::string>* m) {
+  absl::string_view body;
+  if (!StringView(&body)) return false;
+  McapBytesIn b(body);
+  while (!b.done()) {
+    std::string k, v;
+    if (!b.String(&k) || !b.String(&v)) return false;
+    (*m)[k] = std::move(v);
+  }
+  return true;
+}
+
+bool McapBytesIn::U16U64Map(std::map<uint16_t, uint64_t>* m) {
+  absl::string_view body;
+  if (!StringView(&body)) return false;
+  McapBytesIn b(body);
+  while (!b.done()) {
+    uint16_t k;
+    uint64_t v;
+    if (!b.U16(&k) || !b.U64(&v)) return false;
+    (*m)[k] = v;
+  }
+  return true;
+}
+
+absl::StatusOr<std::string> McapCompress(absl::string_view compression, absl::string_view data) {
+  if (compression.empty()) return std::string(data);
+  if (compression == "zstd") {
+    std::string out(ZSTD_compressBound(data.size()), '\0');
+    size_t n = ZSTD_compress(out.data(), out.size(), data.data(), data.size(), 1);
+    if (ZSTD_isError(n)) {
+      return absl::InternalError(absl::StrCat("zstd compression failed: ", ZSTD_getErrorName(n)));
+    }
+    out.resize(n);
+    return out;
+  }
+  if (compression == "lz4") {
+    std::string out(LZ4F_compressFrameBound(data.size(), nullptr), '\0');
+    size_t n = LZ4F_compressFrame(out.data(), out.size(), data.data(), data.size(), nullptr);
+    if (LZ4F_isError(n)) {
+      return absl::InternalError(absl::StrCat("lz4 compression failed: ", LZ4F_getErrorName(n)));
+    }
+    out.resize(n);
+    return out;
+  }
+  return absl::UnimplementedError(
+      absl::StrCat("compression \"", compression, "\" is not one of \"\", zstd, lz4"));
+}
+
+absl::StatusOr<std::string> McapDecompress(absl::string_view compression, absl::string_view data,
+                                           uint64_t uncompressed_size) {
+  if (uncompressed_size > kMaxUncompressedChunk) {
+    return absl::DataLossError(
+        absl::StrCat("uncompressed_size ", uncompressed_size, " is over the 4 GiB a chunk may hold"));
+  }
+  if (compression.empty()) {
+    if (data.size() != uncompressed_size) {
+      return absl::DataLossError(absl::StrCat("an uncompressed chunk of ", data.size(),
+                                              " bytes says uncompressed_size ",
+                                              uncompressed_size));
+    }
+    return std::string(data);
+  }
+  std::string out(uncompressed_size, '\0');
+  if (compression == "zstd") {
+    size_t n = ZSTD_decompress(out.data(), out.size(), data.data(), data.size());
+    if (ZSTD_isError(n)) {
+      return absl::DataLossError(absl::StrCat("zstd: ", ZSTD_getErrorName(n)));
+    }
+    if (n != uncompressed_size) {
+      return absl::DataLossError(absl::StrCat("zstd data decompressed to ", n,
+                                              " bytes, uncompressed_size says ",
+                                              uncompressed_size));
+    }
+    return out;
+  }
+  if (compression == "lz4") {
+    LZ4F_dctx* ctx = nullptr;
+    if (LZ4F_isError(LZ4F_createDecompressionContext(&ctx, LZ4F_VERSION))) {
+      return absl::ResourceExhaustedError("lz4: no decompression context");
+    }
+    std::unique_ptr<LZ4F_dctx, decltype(&LZ4F_freeDecompressionContext)> owner(
+        ctx, &LZ4F_freeDecompressionContext);
+    size_t in_pos = 0, out_pos = 0;
+    while (in_pos < data.size()) {
+      size_t dst = out.size() - out_pos;
+      size_t src = data.size() - in_pos;
+      size_t hint = LZ4F_decompress(ctx, out.data() + out_pos, &dst, data.data() + in_pos, &src,
+                                    nullptr);
+      if (LZ4F_isError(hint)) {
+        return absl::DataLossError(absl::StrCat("lz4: ", LZ4F_getErrorName(hint)));
+      }
+      in_pos += src;
+      out_pos += dst;
+      if (hint == 0) break;
+      if (src == 0 && dst == 0) {
+        return absl::DataLossError(absl::StrCat("lz4: the frame decompresses to more than ",
+                                                uncompressed_size, " bytes"));
+      }
+    }
+    if (out_pos != uncompressed_size) {
+      return absl::DataLossError(absl::StrCat("lz4 data decompressed to ", out_pos,
+                                              " bytes, uncompressed_size says ",
+                                              uncompressed_size));
+    }
+    return out;
+  }
+  return absl::UnimplementedError(
+      absl::StrCat("compression \"", compression, "\" is not one of \"\", zstd, lz4"));
+}
+
+}  // namespace record
+}  // namespace cyber
