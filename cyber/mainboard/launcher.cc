@@ -220,6 +220,13 @@ absl::Status Launcher::Start() {
       }
     }
   }
+  if (after_init_) {
+    const absl::Status s = after_init_();
+    if (!s.ok()) {
+      Stop();
+      return s;
+    }
+  }
   std::vector<std::string> warnings = CheckChannels();
   for (std::string& w : CheckServices()) warnings.push_back(std::move(w));
   if (strict_ && !warnings.empty()) {

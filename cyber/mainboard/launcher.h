@@ -63,11 +63,13 @@
 #ifndef CYBER_MAINBOARD_LAUNCHER_H_
 #define CYBER_MAINBOARD_LAUNCHER_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <type_traits>
 #include <typeinfo>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -91,6 +93,15 @@ class Launcher {
   // Strict mode (see above); off by default. REQUIRES: before Start().
   void set_strict(bool strict) { strict_ = strict; }
   bool strict() const { return strict_; }
+  // Runs in Start() after every component's Init() and before the graph
+  // check, with the components' runtime current: what feeds the graph from
+  // outside (SimulatedGraph's replay of a recording) makes its writers
+  // there, once the readers have fixed the channels' types, and the check
+  // sees them. An error stops the components again and is Start()'s.
+  // REQUIRES: before Start().
+  void set_after_init(std::function<absl::Status()> after_init) {
+    after_init_ = std::move(after_init);
+  }
   absl::Status Start();
   void Stop();
   // Stops one running component as Stop() does (its timer or readers
@@ -210,6 +221,7 @@ class Launcher {
   std::vector<dag::Graph> graphs_;
   bool loaded_ = false;
   bool strict_ = false;
+  std::function<absl::Status()> after_init_;
   // mu_ protects the following state.
   mutable Mutex mu_;
   std::vector<std::unique_ptr<ComponentBase>> components_ ABSL_GUARDED_BY(mu_);

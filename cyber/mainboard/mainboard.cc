@@ -182,30 +182,6 @@ std::string ChannelSummary(const std::vector<cyber::ChannelTopology>& topology) 
   _exit(3);
 }
 
-// The digest of a simulated run's trace (every Proc() call with its
-// instant and outcome), 16 hex digits: two runs did the same when their
-// digests are equal. FNV-1a, 64 bits.
-std::string TraceDigest(const std::vector<cyber::ProcEvent>& trace) {
-  uint64_t h = 1469598103934665603ull;
-  auto mix = [&h](const void* data, size_t n) {
-    const unsigned char* p = static_cast<const unsigned char*>(data);
-    for (size_t i = 0; i < n; ++i) {
-      h ^= p[i];
-      h *= 1099511628211ull;
-    }
-  };
-  for (const cyber::ProcEvent& e : trace) {
-    const int64_t at = absl::ToInt64Nanoseconds(e.at);
-    mix(&at, sizeof(at));
-    mix(e.component.data(), e.component.size() + 1);
-    const char ok = e.ok ? 1 : 0;
-    mix(&ok, 1);
-  }
-  char out[17];
-  std::snprintf(out, sizeof(out), "%016llx", static_cast<unsigned long long>(h));
-  return out;
-}
-
 // --clock=simulated: the graphs on their own simulated clock, as fast as
 // the CPU allows, for `run_for` of simulated time. No cyber::Init(): the
 // graph brings its own scheduler and timer system.
@@ -233,7 +209,7 @@ int RunSimulated(const std::vector<std::string>& dags, absl::Duration run_for,
   // part of the deterministic run): every call that ended by then, the same
   // every run.
   const std::vector<cyber::ComponentStats> stats = graph.Stats();
-  const std::string digest = TraceDigest(graph.Trace());
+  const std::string digest = graph.TraceDigest();
   graph.Stop();
   PrintSummary(stats, graph.launcher().ChannelWarnings(), "",
                cyber::ServiceTable(graph.launcher().FinalServices()));
@@ -302,7 +278,7 @@ int RunLockstep(const std::vector<std::string>& dags, absl::Duration shutdown_de
   const absl::Duration simulated = graph.Now() - start;
   const absl::Duration wall = absl::FromChrono(std::chrono::steady_clock::now() - wall_start);
   const std::vector<cyber::ComponentStats> stats = graph.Stats();
-  const std::string digest = TraceDigest(graph.Trace());
+  const std::string digest = graph.TraceDigest();
   graph.Stop();
   PrintSummary(stats, graph.launcher().ChannelWarnings(), "",
                cyber::ServiceTable(graph.launcher().FinalServices()));

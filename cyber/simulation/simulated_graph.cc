@@ -212,12 +212,23 @@ SimulatedGraph::SimulatedGraph(Options options)
       bus_(*runtime_.bus()),
       launcher_(ComponentContext{&runtime_, this}),
       tap_node_(std::make_shared<Node>(options.name + "_taps", &scheduler_, &bus_)),
+      recording_input_(options.recording),
       watch_(std::make_unique<StuckWatch>(this, &scheduler_, CheckedStuckAfter(options))) {}
 
 SimulatedGraph::~SimulatedGraph() { Stop(); }
 
 absl::Status SimulatedGraph::Launch(const std::vector<std::string>& dag_paths) {
   const ScopedClockDriver driving(&clock_);
+  if (!recording_input_.path.empty()) {
+    absl::StatusOr<std::unique_ptr<RecordingReplay>> replay =
+        RecordingReplay::Load(recording_input_, start_);
+    if (!replay.ok()) return replay.status();
+    replay_ = *std::move(replay);
+    replay_node_ = std::make_shared<Node>(name_ + "_replay", &scheduler_, &bus_);
+    // Once the components' readers have fixed the channels' types, and
+    // before the launcher's check, which then sees the replay's writers.
+    launcher_.set_after_init([this] { return replay_->Attach(replay_node_.get()); });
+  }
   absl::Status s = launcher_.Load(dag_paths);
   if (!s.ok()) return s;
   // Init() runs graph code with the graph's timer system, clock and
@@ -252,10 +263,17 @@ Instant SimulatedGraph::Settle() {
   }
 }
 
+Instant SimulatedGraph::SettleAndReplay() {
+  Instant next = Settle();
+  if (replay_ == nullptr) return next;
+  while (replay_->DeliverNext(clock_.Now())) next = Settle();
+  return std::min(next, replay_->NextInstant());
+}
+
 Instant SimulatedGraph::NextPlanned() {
   const StuckWatch::Scope watched(watch_.get(), "NextPlanned()", StuckWatch::Resumes::kAreProgress);
   const ScopedClockDriver driving(&clock_);
-  const Instant next = Settle();
+  const Instant next = SettleAndReplay();
   watch_->Progress();
   return next;
 }
@@ -265,7 +283,7 @@ bool SimulatedGraph::RunTo(Instant end, const std::function<bool()>& done) {
                                   StuckWatch::Resumes::kAreProgress);
   const ScopedClockDriver driving(&clock_);
   while (true) {
-    const Instant next = Settle();
+    const Instant next = SettleAndReplay();
     watch_->Progress();
     if (done && done()) return true;
     // Nothing planned: nothing will ever change again.
@@ -274,7 +292,7 @@ bool SimulatedGraph::RunTo(Instant end, const std::function<bool()>& done) {
   }
   if (end > clock_.Now() && end != Instant::InfiniteFuture()) {
     clock_.AdvanceTo(end);
-    Settle();
+    SettleAndReplay();
   }
   return done && done();
 }
@@ -484,6 +502,7 @@ void SimulatedGraph::Stop() {
     if (actions_) actions_->StopAndWait();
     launcher_.Stop();
     tap_node_->Shutdown();
+    if (replay_node_ != nullptr) replay_node_->Shutdown();
   });
   scheduler_.Shutdown();  // unwinds what is left, on this thread
   driver_.Shutdown();

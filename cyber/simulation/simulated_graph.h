@@ -29,6 +29,29 @@
 //   graph.RunFor(absl::Seconds(60));
 //   EXPECT_EQ(graph.StatsOf("imu_poller")->procs, 6000);
 //
+// Replaying a recording (Options::recording: an MCAP file and the channels
+// to feed; recording_replay.h): each recorded message of those channels is
+// published into the graph's channel, as a writer of node "<name>_replay"
+// in the graph would, at its recorded instant:
+//
+//   instant = Options::start + (its log_time - the recording's first log_time)
+//
+// (the first message of the whole recording, fed or not, is at the start),
+// in the recording's total order (instant, channel, writer, sequence).
+// The ordering rule at one instant: the graph's own events of that instant
+// first — its timers, At() actions, and every routine they make ready at
+// that instant — then the recorded messages of that instant, one at a
+// time: each is delivered, and what it makes ready runs, before the next.
+// So a 10 ms timer and a message recorded at 10 ms: the timer's call runs,
+// then the message's reader. (It is the rule of lockstep processes too:
+// own events, then what arrives from outside; docs/lockstep.md.) Messages
+// are delivered during Run*() and NextPlanned(), from the first Run*() on
+// (those at the start instant too); Stop() delivers none. A channel asked
+// for that is not in the recording, or recorded with another type than the
+// graph's readers use, or read by no one in the graph, fails Launch() with
+// an error naming the recording, the channel and both types. The same
+// recording gives the same Trace() (and TraceDigest()) every run.
+//
 // What graph code must not do here: block its thread waiting for other
 // routines (std::future::get on cyber::Async, a condition variable another
 // routine signals) — there is only one thread. Suspending (SleepFor,
@@ -126,6 +149,7 @@
 #include "cyber/component/component_base.h"
 #include "cyber/mainboard/launcher.h"
 #include "cyber/runtime/runtime.h"
+#include "cyber/simulation/recording_replay.h"
 #include "cyber/time/instant.h"
 #include "cyber/time/simulated_clock.h"
 #include "cyber/transport/channel_bus.h"
@@ -198,6 +222,8 @@ class SimulatedGraph final : private ProcObserver {
     // lockstep::LockstepTransport, which holds what arrives until its
     // instant (cyber/lockstep/lockstep_process.h).
     std::shared_ptr<RemoteTransport> remote;
+    // A recording to replay into the graph (see above); path "": none.
+    RecordingInput recording;
   };
 
   SimulatedGraph() : SimulatedGraph(Options()) {}
@@ -209,7 +235,9 @@ class SimulatedGraph final : private ProcObserver {
   // Loads and checks the graph files (errors as Launcher::Load: file, line,
   // field), then starts every component at the start instant and runs what
   // their Init() queued. Components' Init() runs on this thread with the
-  // graph's clock and timer system ambient.
+  // graph's clock and timer system ambient. With Options::recording, the
+  // recording is read first (its errors name the file) and checked against
+  // the graph's channels after the components' Init() (see above).
   absl::Status Launch(const std::vector<std::string>& dag_paths);
 
   // Runs the graph until the simulated clock reads `t` (every event due at
@@ -268,6 +296,12 @@ class SimulatedGraph final : private ProcObserver {
   absl::Duration Elapsed() const { return Now() - start_; }
   // Every Proc() call so far, in the order they ran.
   std::vector<ProcEvent> Trace() const;
+  // A digest of Trace() (every event's instant, component and outcome), 16
+  // hex digits: two runs did the same when their digests are equal.
+  // FNV-1a, 64 bits (trace_digest.cc).
+  std::string TraceDigest() const;
+  // The replay of Options::recording; null without one (or before Launch()).
+  const RecordingReplay* replay() const { return replay_.get(); }
   // Per component, in start order; after Stop(), their final statistics.
   std::vector<ComponentStats> Stats() const {
     return stopped_ ? launcher_.FinalStats() : launcher_.Stats();
@@ -296,6 +330,10 @@ class SimulatedGraph final : private ProcObserver {
   // Runs queued routines and due expiries at the present instant until
   // nothing is left to do now; returns the next planned expiry.
   Instant Settle();
+  // Settle(), then the recorded messages due at the present instant, one at
+  // a time, each followed by Settle() (the ordering rule above); returns the
+  // next planned expiry or recorded message.
+  Instant SettleAndReplay();
   // Runs event by event until `end`, or until `done` (if given) holds after
   // an instant's events; returns whether it does.
   bool RunTo(Instant end, const std::function<bool()>& done);
@@ -321,6 +359,10 @@ class SimulatedGraph final : private ProcObserver {
   ChannelBus& bus_;
   Launcher launcher_;
   std::shared_ptr<Node> tap_node_;
+  // Options::recording (Launch() reads it) and the node that publishes it.
+  const RecordingInput recording_input_;
+  std::unique_ptr<RecordingReplay> replay_;
+  std::shared_ptr<Node> replay_node_;
   // What At() was given (simulated_graph.cc); made by the first At().
   class Actions;
   std::shared_ptr<Actions> actions_;
