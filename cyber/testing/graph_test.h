@@ -49,6 +49,21 @@
 // cyber/simulation/simulated_graph.h). The end of a test stops the graph
 // (in reverse file order) the same way, at simulation speed.
 //
+// A recording replayed into the graph: the rule's `recording` (an MCAP
+// file) and `recording_channels` reach the fixture's graph as
+// SimulatedGraph::Options::recording, unless the options given to the
+// constructor name a recording of their own. Launch() reads it and checks
+// its channels against the graph's readers; each recorded message then
+// arrives at its recorded instant during graph().Run*(), after the graph's
+// own timers of that instant (cyber/simulation/simulated_graph.h):
+//
+//   TEST_F(GraphTest, FusionOfTheRecordedDrive) {
+//     ASSERT_TRUE(Launch().ok());
+//     graph().RunFor(absl::Seconds(10));
+//     EXPECT_EQ(component<Fusion>("fusion")->fused(), 1000u);
+//     EXPECT_EQ(graph().TraceDigest(), "...");  // or: equal across runs
+//   }
+//
 // Options of the graph (its scheduler conf, the start instant, those two
 // limits) come through the constructor of a fixture of one's own:
 //
@@ -84,13 +99,16 @@ namespace cyber {
 const std::vector<std::string>& GraphTestDags();
 // The rule's `strict` attribute (false in a binary not made by the rule).
 bool GraphTestStrict();
+// The rule's `recording` (runfiles path) and `recording_channels`; an
+// empty path when the rule names none.
+const RecordingInput& GraphTestRecording();
 
 class GraphTest : public testing::Test {
  protected:
   GraphTest() : GraphTest(SimulatedGraph::Options()) {}
   // The graph made with `options` (see above).
   explicit GraphTest(SimulatedGraph::Options options)
-      : graph_(std::make_unique<SimulatedGraph>(std::move(options))) {
+      : graph_(std::make_unique<SimulatedGraph>(WithRuleRecording(std::move(options)))) {
     graph_->launcher().set_strict(GraphTestStrict());
   }
   // Launches every dag of the rule on this test's graph; logs an error.
@@ -117,6 +135,12 @@ class GraphTest : public testing::Test {
   }
 
  private:
+  // `options`, with the rule's recording unless they name one.
+  static SimulatedGraph::Options WithRuleRecording(SimulatedGraph::Options options) {
+    if (options.recording.path.empty()) options.recording = GraphTestRecording();
+    return options;
+  }
+
   std::unique_ptr<SimulatedGraph> graph_;
 };
 

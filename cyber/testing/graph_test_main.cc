@@ -1,6 +1,7 @@
 // main() of every cyber_graph_test: GoogleTest's flags first, then the dag
-// files the rule passed as --cyber_graph_dag=<path> arguments and its
-// --cyber_graph_strict=true|false.
+// files the rule passed as --cyber_graph_dag=<path> arguments, its
+// --cyber_graph_strict=true|false, and its recording to replay
+// (--cyber_graph_recording=<path>, --cyber_graph_recording_channel=<c>).
 
 #include <cstdio>
 #include <string>
@@ -15,10 +16,12 @@ namespace cyber {
 namespace {
 std::vector<std::string>* g_dags = new std::vector<std::string>();
 bool g_strict = false;
+RecordingInput* g_recording = new RecordingInput();
 }  // namespace
 
 const std::vector<std::string>& GraphTestDags() { return *g_dags; }
 bool GraphTestStrict() { return g_strict; }
+const RecordingInput& GraphTestRecording() { return *g_recording; }
 
 absl::Status GraphTest::Launch() {
   absl::Status s = graph_->Launch(GraphTestDags());
@@ -34,11 +37,17 @@ int main(int argc, char** argv) {
   // any gflags.
   constexpr char kDag[] = "--cyber_graph_dag=";
   constexpr char kStrict[] = "--cyber_graph_strict=";
+  constexpr char kRecording[] = "--cyber_graph_recording=";
+  constexpr char kRecordingChannel[] = "--cyber_graph_recording_channel=";
   int out = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a.rfind(kDag, 0) == 0) {
       cyber::g_dags->push_back(a.substr(sizeof(kDag) - 1));
+    } else if (a.rfind(kRecording, 0) == 0) {
+      cyber::g_recording->path = a.substr(sizeof(kRecording) - 1);
+    } else if (a.rfind(kRecordingChannel, 0) == 0) {
+      cyber::g_recording->channels.push_back(a.substr(sizeof(kRecordingChannel) - 1));
     } else if (a.rfind(kStrict, 0) == 0) {
       const std::string value = a.substr(sizeof(kStrict) - 1);
       if (value != "true" && value != "false") {
