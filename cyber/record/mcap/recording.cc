@@ -169,7 +169,10 @@ absl::StatusOr<Recording> Recording::Load(const std::string& path) {
           out.writer_id = origin->writer_id;
           out.sequence = origin->sequence;
           auto w = writers.find(origin->writer_id);
-          if (w != writers.end()) out.writer = w->second.process_label;
+          if (w != writers.end()) {
+            out.writer = w->second.process_label;
+            out.writer_guid = w->second.guid;
+          }
           origin.reset();
         }
         out.data.assign(m.data.data(), m.data.size());

@@ -6,8 +6,10 @@
 //             type's FileDescriptorSet (the file and every import), so any
 //             MCAP reader (Foxglove) decodes the messages.
 //   Channel   topic: the cyber channel; message_encoding "protobuf";
-//             metadata "qos": ChannelQos::ToString() of the writers,
-//             "transient_local": "true"/"false".
+//             metadata "qos": ChannelQos::ToString() of the recorder's
+//             reader (what the writers offered), and the same in parts
+//             for play: "reliable" and "transient_local" ("true" or
+//             "false"), "depth".
 //   Message   log_time: when the recorder received it (ns since the epoch);
 //             publish_time: the writer's send stamp (DDS source timestamp,
 //             ns since the epoch); sequence: the writer's sequence number's
@@ -88,6 +90,7 @@ struct RecordedMessage {
   uint64_t log_time = 0;
   uint64_t publish_time = 0;
   std::string writer;  // the writer's process label; "" if not recorded
+  std::string writer_guid;  // its DDS GUID (hex); "" if not recorded
   uint32_t writer_id = 0;
   uint64_t sequence = 0;  // the writer's; MCAP's 32-bit one if no origin
   std::string data;       // the serialized protobuf message

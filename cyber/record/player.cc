@@ -1,0 +1,221 @@
+#include "cyber/record/player.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "cyber/common/steady_time.h"
+#include "glog/logging.h"
+
+namespace cyber {
+namespace record {
+namespace {
+
+bool Contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+ChannelQos QosOf(const RecordedChannel& c) {
+  ChannelQos q;
+  auto get = [&](const char* key) {
+    auto it = c.metadata.find(key);
+    return it == c.metadata.end() ? std::string() : it->second;
+  };
+  if (get("reliable") == "false") q.reliability = ChannelQos::Reliability::kBestEffort;
+  if (c.transient_local) q.durability = ChannelQos::Durability::kTransientLocal;
+  uint32_t depth;
+  if (absl::SimpleAtoi(get("depth"), &depth) && depth > 0) q.depth = depth;
+  return q;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Player>> Player::Create(graph::DomainGraph* graph,
+                                                       const Recording* recording,
+                                                       PlayerOptions options) {
+  if (!(options.rate > 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("play: rate (-r) ", options.rate, " must be greater than 0"));
+  }
+  if (options.start_offset < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "play: start offset (-s) ", absl::FormatDuration(options.start_offset), " is negative"));
+  }
+  if (options.begin_ns && options.end_ns && *options.begin_ns > *options.end_ns) {
+    return absl::InvalidArgumentError(absl::StrCat("play: begin (-b) ", *options.begin_ns,
+                                                   " is after end (-e) ", *options.end_ns));
+  }
+  for (const std::string& c : options.channels) {
+    bool known = std::any_of(recording->channels().begin(), recording->channels().end(),
+                             [&](const RecordedChannel& rc) { return rc.name == c; });
+    if (!known) {
+      std::vector<std::string> names;
+      for (const RecordedChannel& rc : recording->channels()) names.push_back(rc.name);
+      return absl::InvalidArgumentError(absl::StrCat(
+          "play: channel (-c) \"", c, "\" is not in the recording; it has: ",
+          names.empty() ? "(no channel)" : absl::StrJoin(names, ", ")));
+    }
+  }
+  return std::unique_ptr<Player>(new Player(graph, recording, std::move(options)));
+}
+
+Player::Player(graph::DomainGraph* graph, const Recording* recording, PlayerOptions options)
+    : graph_(graph), recording_(recording), options_(std::move(options)) {
+  const std::vector<RecordedMessage>& all = recording_->messages();
+  first_ns_ = all.empty() ? 0 : all.front().log_time;
+  begin_ns_ = std::max<uint64_t>(options_.begin_ns.value_or(first_ns_),
+                                 first_ns_ + absl::ToInt64Nanoseconds(options_.start_offset));
+  end_ns_ = options_.end_ns.value_or(UINT64_MAX);
+  std::set<std::string> transient;
+  for (const RecordedChannel& c : recording_->channels()) {
+    if (c.transient_local) transient.insert(c.name);
+  }
+  std::map<std::string, const RecordedMessage*> last_before;
+  for (const RecordedMessage& m : all) {
+    if (Contains(options_.exclude, m.channel)) continue;
+    if (!options_.channels.empty() && !Contains(options_.channels, m.channel)) continue;
+    if (m.log_time < begin_ns_) {
+      if (transient.count(m.channel) > 0) last_before[m.channel] = &m;
+      continue;
+    }
+    if (m.log_time > end_ns_) break;
+    selected_.push_back(&m);
+  }
+  for (const auto& [channel, m] : last_before) latched_.push_back(m);
+  absl::MutexLock lock(&mu_);
+  progress_.total = selected_.size();
+  progress_.duration_ns = selected_.empty() ? 0 : selected_.back()->log_time - begin_ns_;
+}
+
+bool Player::WaitUntil(absl::Time deadline, bool* held) {
+  absl::MutexLock lock(&mu_);
+  *held = false;
+  auto wake = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+    return stopped_ || !paused_ || steps_ > 0;
+  };
+  auto pause_or_stop = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return stopped_ || paused_; };
+  while (true) {
+    if (stopped_) return false;
+    if (paused_) {
+      *held = true;
+      mu_.Await(absl::Condition(&wake));
+      if (stopped_) return false;
+      if (paused_) {  // a step: this message goes now
+        --steps_;
+        return true;
+      }
+      return true;  // resumed: this message goes now, the rest keep their spacing
+    }
+    // A timeout on the steady clock (Mutex deadlines are wall-clock times).
+    absl::Duration left = deadline - SteadyNow();
+    if (left <= absl::ZeroDuration()) return true;
+    mu_.AwaitWithTimeout(absl::Condition(&pause_or_stop), left);
+  }
+}
+
+absl::Status Player::Run() {
+  if (selected_.empty() && latched_.empty()) {
+    return absl::NotFoundError(absl::StrCat(
+        "play: no message selected: the recording has ", recording_->messages().size(),
+        " messages; the channels (-c/-k) and times (-b/-e/-s) leave none"));
+  }
+  std::map<std::string, std::shared_ptr<RemotePublisher>> publishers;
+  for (const RecordedChannel& c : recording_->channels()) {
+    if (Contains(options_.exclude, c.name)) continue;
+    if (!options_.channels.empty() && !Contains(options_.channels, c.name)) continue;
+    absl::StatusOr<std::shared_ptr<RemotePublisher>> p =
+        graph_->Publisher(c.name, c.type_name, QosOf(c));
+    if (!p.ok()) return p.status();
+    publishers[c.name] = *std::move(p);
+  }
+  absl::Time wait_end = SteadyNow() + options_.wait_for_readers;
+  std::vector<std::string> unread;
+  for (const auto& [name, p] : publishers) {
+    while (!p->Wanted() && SteadyNow() < wait_end) absl::SleepFor(absl::Milliseconds(10));
+    if (!p->Wanted()) unread.push_back(name);
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    progress_.unread_channels = unread;
+  }
+  if (!unread.empty()) {
+    LOG(WARNING) << "play: no reader matched within "
+                 << absl::FormatDuration(options_.wait_for_readers) << " on "
+                 << absl::StrJoin(unread, ", ") << "; their volatile messages reach nobody";
+  }
+  auto publish = [&](const RecordedMessage& m) -> absl::Status {
+    absl::Status s = publishers.at(m.channel)->PublishAt(
+        m.data, absl::FromUnixNanos(static_cast<int64_t>(m.publish_time)));
+    if (!s.ok()) {
+      return absl::Status(s.code(), absl::StrCat("play: \"", m.channel, "\" message at log_time ",
+                                                 m.log_time, " (sequence ", m.sequence,
+                                                 "): ", s.message()));
+    }
+    return absl::OkStatus();
+  };
+  bool held;
+  if (!WaitUntil(SteadyNow() + options_.delay, &held)) return absl::OkStatus();
+  for (const RecordedMessage* m : latched_) {
+    if (absl::Status s = publish(*m); !s.ok()) return s;
+  }
+  for (int pass = 1;; ++pass) {
+    {
+      absl::MutexLock lock(&mu_);
+      progress_.pass = pass;
+      progress_.published = 0;
+    }
+    absl::Time start = SteadyNow();
+    // Moved forward by the time spent paused, so the rest keep their spacing.
+    absl::Duration shift = absl::ZeroDuration();
+    for (const RecordedMessage* m : selected_) {
+      absl::Duration at = absl::Nanoseconds(static_cast<double>(m->log_time - begin_ns_) /
+                                            options_.rate);
+      bool held;
+      if (!WaitUntil(start + shift + at, &held)) return absl::OkStatus();
+      if (held) shift = SteadyNow() - start - at;
+      if (absl::Status s = publish(*m); !s.ok()) return s;
+      absl::MutexLock lock(&mu_);
+      ++progress_.published;
+      progress_.position_ns = m->log_time - begin_ns_;
+    }
+    if (!options_.loop) break;
+  }
+  absl::MutexLock lock(&mu_);
+  progress_.done = true;
+  return absl::OkStatus();
+}
+
+void Player::Pause() {
+  absl::MutexLock lock(&mu_);
+  paused_ = true;
+}
+void Player::Resume() {
+  absl::MutexLock lock(&mu_);
+  paused_ = false;
+  steps_ = 0;
+}
+void Player::TogglePause() {
+  absl::MutexLock lock(&mu_);
+  paused_ = !paused_;
+  steps_ = 0;
+}
+void Player::Step() {
+  absl::MutexLock lock(&mu_);
+  if (paused_) ++steps_;
+}
+void Player::Stop() {
+  absl::MutexLock lock(&mu_);
+  stopped_ = true;
+}
+PlayerProgress Player::Progress() const {
+  absl::MutexLock lock(&mu_);
+  PlayerProgress p = progress_;
+  p.paused = paused_;
+  return p;
+}
+
+}  // namespace record
+}  // namespace cyber
