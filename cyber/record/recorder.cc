@@ -195,6 +195,14 @@ class Recorder::Impl {
         continue;
       }
       subscriptions_[view.name] = *std::move(sub);
+      if (!failed_) {
+        if (absl::Status s = writer_->DeclareChannel(*info); !s.ok()) {
+          failed_ = true;
+          LOG(ERROR) << "recorder: writing stops: " << s;
+          absl::MutexLock lock(&shared_->mu);
+          shared_->error = s;
+        }
+      }
       LOG(INFO) << "recorder: recording \"" << view.name << "\" (" << view.type_name << ", "
                 << qos.ToString() << ")";
     }

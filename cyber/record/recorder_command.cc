@@ -27,7 +27,7 @@ namespace record {
 const char kRecorderUsage[] =
     "usage: cyber_recorder <command> [flags]\n"
     "  record  -a | -c CHANNEL... [-k CHANNEL...] [-o FILE.mcap] [-i SECONDS] [-m MB]\n"
-    "          [--compression zstd|lz4|none] [--duration SECONDS]\n"
+    "          [--compression zstd|lz4|none] [--duration SECONDS] [--queue_bytes N]\n"
     "          records the domain (CYBER_DOMAIN_ID) until Ctrl-C or --duration\n"
     "  play    -f FILE [-r RATE] [-b BEGIN] [-e END] [-s SECONDS] [-l] [-d SECONDS]\n"
     "          [-c CHANNEL...] [-k CHANNEL...] [--wait_for_readers SECONDS] [--no_keys]\n"
@@ -126,6 +126,7 @@ absl::Status Record(const RecorderArgs& a, graph::DomainGraph& graph, std::ostre
   options.all = a.all;
   options.channels = a.channels;
   options.exclude = a.exclude;
+  options.queue_bytes = a.queue_bytes;
   options.output.path = a.output.empty()
                             ? absl::FormatTime("%Y%m%d%H%M%S.mcap", absl::Now(), absl::LocalTimeZone())
                             : a.output;
@@ -320,6 +321,13 @@ absl::Status Info(const RecorderArgs& a, std::ostream& out) {
           << "\n";
     }
   }
+  for (const auto& [name, s] : stats) {
+    bool in_file = std::any_of(summary->channels.begin(), summary->channels.end(),
+                               [&](const auto& c) { return c.second.topic == name; });
+    if (in_file) continue;
+    out << absl::StrFormat("  %-*s %-32s %9d %7.1fHz %8d %8d %8d\n", width, name, "?", 0, 0.0,
+                           s.lost, s.dropped, s.writers);
+  }
   if (stats.empty()) {
     out << "(no channel statistics: the recorder did not close the file; lost and dropped are "
            "unknown until `cyber_recorder recover` counts them)\n";
@@ -415,7 +423,8 @@ absl::StatusOr<RecorderArgs> ParseRecorderArgs(const std::vector<std::string>& a
                             "\" (record, play, info, split, recover)"));
   }
   static const std::map<std::string, std::set<std::string>> kFlags = {
-      {"record", {"-a", "-c", "-k", "-o", "-i", "-m", "--compression", "--duration"}},
+      {"record",
+       {"-a", "-c", "-k", "-o", "-i", "-m", "--compression", "--duration", "--queue_bytes"}},
       {"play",
        {"-f", "-r", "-b", "-e", "-s", "-l", "-d", "-c", "-k", "--wait_for_readers", "--no_keys"}},
       {"info", {"-f"}},
@@ -470,6 +479,11 @@ absl::StatusOr<RecorderArgs> ParseRecorderArgs(const std::vector<std::string>& a
         return Bad(absl::StrCat("-m \"", value, "\": not a whole number of MiB > 0"));
       }
       a.split_bytes = mb << 20;
+    }
+    if (flag == "--queue_bytes") {
+      if (!absl::SimpleAtoi(value, &a.queue_bytes) || a.queue_bytes == 0) {
+        return Bad(absl::StrCat("--queue_bytes \"", value, "\": not a whole number of bytes > 0"));
+      }
     }
     if (flag == "--duration") {
       absl::StatusOr<absl::Duration> d = Seconds("--duration", value, false);

@@ -3,6 +3,7 @@
 //
 //   record  -a | -c CH... [-k CH...] [-o FILE.mcap] [-i SECONDS] [-m MB]
 //           [--compression zstd|lz4|none] [--duration SECONDS]
+//           [--queue_bytes N]
 //   play    -f FILE [-r RATE] [-b BEGIN] [-e END] [-s SECONDS] [-l]
 //           [-d SECONDS] [-c CH...] [-k CH...] [--wait_for_readers SECONDS]
 //   info    FILE (or -f FILE)
@@ -49,6 +50,7 @@ struct RecorderArgs {
   uint64_t split_bytes = 0;                      // -m (MiB)
   std::string compression = "zstd";
   std::optional<absl::Duration> duration;  // record --duration
+  uint64_t queue_bytes = uint64_t{512} << 20;  // record --queue_bytes (tests make it small)
   double rate = 1.0;
   std::optional<std::string> begin, end;  // -b, -e as typed
   absl::Duration start_offset = absl::ZeroDuration();

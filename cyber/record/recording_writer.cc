@@ -58,9 +58,37 @@ absl::Status RecordingWriter::OpenFile() {
   file_stats_.clear();
   have_first_log_time_ = false;
   if (!options_.recording_metadata.empty()) {
-    return mcap_->WriteMetadata(kRecordingMetadata, options_.recording_metadata);
+    absl::Status s = mcap_->WriteMetadata(kRecordingMetadata, options_.recording_metadata);
+    if (!s.ok()) return s;
+  }
+  for (const auto& [name, info] : declared_) {
+    absl::StatusOr<uint16_t> id = ChannelId(info);
+    if (!id.ok()) return id.status();
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<uint16_t> RecordingWriter::ChannelId(const ChannelInfo& channel) {
+  auto c = channel_ids_.find(channel.name);
+  if (c != channel_ids_.end()) return c->second;
+  absl::StatusOr<uint16_t> schema =
+      mcap_->AddSchema(channel.type_name, "protobuf", channel.descriptor_set);
+  if (!schema.ok()) return schema.status();
+  absl::StatusOr<uint16_t> id = mcap_->AddChannel(channel.name, *schema, "protobuf", channel.metadata);
+  if (!id.ok()) return id.status();
+  channel_ids_.emplace(channel.name, *id);
+  file_stats_[channel.name];
+  totals_[channel.name];
+  return *id;
+}
+
+absl::Status RecordingWriter::DeclareChannel(const ChannelInfo& channel) {
+  if (closed_) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("recording ", options_.path, ": DeclareChannel after Close"));
+  }
+  declared_[channel.name] = channel;
+  return ChannelId(channel).status();
 }
 
 absl::Status RecordingWriter::CloseFile() {
@@ -92,16 +120,8 @@ absl::Status RecordingWriter::Write(const ChannelInfo& channel, const MessageOri
     file_first_log_time_ = log_time;
   }
 
-  auto c = channel_ids_.find(channel.name);
-  if (c == channel_ids_.end()) {
-    absl::StatusOr<uint16_t> schema =
-        mcap_->AddSchema(channel.type_name, "protobuf", channel.descriptor_set);
-    if (!schema.ok()) return schema.status();
-    absl::StatusOr<uint16_t> id =
-        mcap_->AddChannel(channel.name, *schema, "protobuf", channel.metadata);
-    if (!id.ok()) return id.status();
-    c = channel_ids_.emplace(channel.name, *id).first;
-  }
+  absl::StatusOr<uint16_t> channel_id = ChannelId(channel);
+  if (!channel_id.ok()) return channel_id.status();
   ChannelRecordStats& file = file_stats_[channel.name];
   ChannelRecordStats& total = totals_[channel.name];
 
@@ -111,7 +131,7 @@ absl::Status RecordingWriter::Write(const ChannelInfo& channel, const MessageOri
     if (w == writer_ids_.end()) {
       WriterRecord record;
       record.writer_id = next_writer_id_++;
-      record.channel_id = c->second;
+      record.channel_id = *channel_id;
       record.process_label = origin.writer_label;
       record.guid = origin.writer_guid;
       if (absl::Status s = mcap_->WritePrivate(kWriterOpcode, EncodeWriterRecord(record));
@@ -140,7 +160,7 @@ absl::Status RecordingWriter::Write(const ChannelInfo& channel, const MessageOri
     }
   }
   McapMessage m;
-  m.channel_id = c->second;
+  m.channel_id = *channel_id;
   m.sequence = static_cast<uint32_t>(origin.sequence);
   m.log_time = log_time;
   m.publish_time = publish_time;

@@ -64,6 +64,9 @@ class RecordingWriter {
   static absl::StatusOr<std::unique_ptr<RecordingWriter>> Open(RecordingWriterOptions options);
   ~RecordingWriter();  // Close() if not closed (errors logged)
 
+  // Adds the channel's schema and channel records now (and to every later
+  // part): a channel recorded with no message in a file is still in it.
+  absl::Status DeclareChannel(const ChannelInfo& channel);
   absl::Status Write(const ChannelInfo& channel, const MessageOrigin& origin, uint64_t log_time,
                      uint64_t publish_time, absl::string_view data);
   // Messages of `channel` the caller had to drop (its queue was full):
@@ -84,6 +87,7 @@ class RecordingWriter {
   absl::Status OpenFile();
   absl::Status CloseFile();
   std::string FilePath(int index) const;
+  absl::StatusOr<uint16_t> ChannelId(const ChannelInfo& channel);
 
   const RecordingWriterOptions options_;
   std::vector<std::string> files_;
@@ -96,6 +100,7 @@ class RecordingWriter {
   std::map<std::string, uint32_t> writer_ids_;  // by GUID
   std::map<std::string, ChannelRecordStats> file_stats_;
   // Across files.
+  std::map<std::string, ChannelInfo> declared_;
   std::map<std::string, uint64_t> last_sequence_;  // by GUID
   std::map<std::string, ChannelRecordStats> totals_;
   uint32_t next_writer_id_ = 1;

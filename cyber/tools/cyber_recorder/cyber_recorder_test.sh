@@ -1,0 +1,147 @@
+#!/bin/bash
+# cyber_recorder on the sensor_polling example's two processes: see BUILD.
+set -euo pipefail
+root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
+example="$root/examples/sensor_polling"
+mainboard="$example/mainboard"
+recorder="$root/cyber/tools/cyber_recorder/cyber_recorder"
+check="$root/cyber/record/mcap/testing/check_mcap.js"
+source "$example/fastdds_shm.sh"
+out="$TEST_TMPDIR"
+notes="$out/shm_files"
+
+pids=()
+domain=""
+cleanup() {
+  local status=$? pid
+  trap - EXIT INT TERM
+  for pid in "${pids[@]}"; do
+    if kill -0 "$pid" 2>/dev/null; then stop "$pid" || true; fi
+  done
+  [ -z "$domain" ] || fastdds_shm_remove "$notes" "$domain" || true
+  exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM  # bazel's timeout
+
+fail() {
+  echo "FAIL: $*"
+  local f
+  for f in "$out"/*.out "$out"/*.err; do
+    [ -f "$f" ] || continue
+    echo "--- $f (last 30 lines)"
+    tail -30 "$f"
+  done
+  exit 1
+}
+
+# foxglove FILE [--truncated]: Foxglove's own MCAP reader accepts it.
+foxglove() {
+  local line
+  line=$(node "$check" "$@") || fail "Foxglove's reader on $1: $line"
+  echo "foxglove: $line"
+}
+
+# count CHANNEL FILE: the channel's message count in `info`'s table.
+count() {
+  awk -v c="$1" '$1 == c { print $3 }' "$2"
+}
+
+domain=$(fastdds_shm_free_domain)
+export CYBER_DOMAIN_ID=$domain
+"$mainboard" --process_name=pollers -d "$example/pollers.dag" >"$out/pollers.out" 2>"$out/pollers.err" &
+pollers=$!
+pids+=($pollers)
+
+echo "=== 1. record -a for 3 s: both channels, nothing lost, Foxglove reads the file"
+timeout 60 "$recorder" record -a -o "$out/drive.mcap" --duration 3 >"$out/record.out" 2>"$out/record.err" ||
+  fail "record exited $?"
+cat "$out/record.out"
+grep -qE '^  /sensor/imu +[0-9]+ +0 +0 +1$' "$out/record.out" || fail "no /sensor/imu line with 0 lost, 0 dropped, 1 writer"
+grep -qE '^  /sensor/lidar +[0-9]+ +0 +0 +1$' "$out/record.out" || fail "no /sensor/lidar line"
+"$recorder" info "$out/drive.mcap" >"$out/info.out" || fail "info exited $?"
+cat "$out/info.out"
+grep -q "complete (summary and indexes)" "$out/info.out" || fail "info: not complete"
+grep -q "sensor_polling.ImuReading" "$out/info.out" || fail "info: no ImuReading"
+grep -q "from pollers@" "$out/info.out" || fail "info: the writer's process is not named"
+imu=$(count /sensor/imu "$out/info.out")
+lidar=$(count /sensor/lidar "$out/info.out")
+# 100 Hz and 10 Hz for the recorder's 3 s (its first second may miss the
+# subscription's start).
+[ "$imu" -ge 150 ] && [ "$imu" -le 320 ] || fail "imu count $imu"
+[ "$lidar" -ge 15 ] && [ "$lidar" -le 32 ] || fail "lidar count $lidar"
+foxglove "$out/drive.mcap"
+
+echo "=== 2. a recorder that cannot keep up says so and counts every drop"
+timeout 60 "$recorder" record -c /sensor/imu -o "$out/dropping.mcap" --duration 2 --queue_bytes 1 \
+  >"$out/dropping.out" 2>"$out/dropping.err" || fail "record exited $?"
+grep -q "the recorder cannot keep up" "$out/dropping.out" || fail "no 'cannot keep up' in the status line"
+grep -q "cannot keep up: its queue holds" "$out/dropping.err" || fail "no warning in the log"
+dropped=$(awk '$1 == "/sensor/imu" { print $4 }' "$out/dropping.out")
+[ "${dropped:-0}" -ge 100 ] || fail "dropped ${dropped:-none} on /sensor/imu"
+"$recorder" info "$out/dropping.mcap" >"$out/dropping_info.out"
+awk -v d="$dropped" '$1 == "/sensor/imu" && $6 == d { ok = 1 } END { exit !ok }' "$out/dropping_info.out" ||
+  fail "the file does not store the $dropped drops: $(cat "$out/dropping_info.out")"
+
+echo "=== 3. a recorder killed with -9: its complete chunks read; recover makes it whole"
+"$recorder" record -a -o "$out/killed.mcap" >"$out/killed.out" 2>"$out/killed.err" &
+rec=$!
+pids+=($rec)
+for ((i = 0; i < 100; i++)); do
+  grep -q '^\[ *3\.0 s\]' "$out/killed.out" 2>/dev/null && break
+  sleep 0.1
+done
+kill -9 "$rec"
+wait "$rec" 2>/dev/null || true
+fastdds_shm_note "$notes" "$rec" || true
+"$recorder" info "$out/killed.mcap" >"$out/killed_info.out" || fail "info of the cut file exited $?"
+cat "$out/killed_info.out"
+grep -q "cut short" "$out/killed_info.out" || fail "info does not say the file was cut short"
+kept=$(count /sensor/imu "$out/killed_info.out")
+[ "${kept:-0}" -ge 100 ] || fail "only ${kept:-no} IMU messages readable after the kill"
+foxglove "$out/killed.mcap" --truncated
+"$recorder" recover -f "$out/killed.mcap" -o "$out/recovered.mcap" >"$out/recover.out" || fail "recover exited $?"
+cat "$out/recover.out"
+"$recorder" info "$out/recovered.mcap" >"$out/recovered_info.out"
+grep -q "complete (summary and indexes)" "$out/recovered_info.out" || fail "recovered file not complete"
+[ "$(count /sensor/imu "$out/recovered_info.out")" = "$kept" ] || fail "recover lost messages"
+awk '$1 == "/sensor/imu" && $5 == "0" { ok = 1 } END { exit !ok }' "$out/recovered_info.out" ||
+  fail "recover did not count losses (lost 0 expected): $(cat "$out/recovered_info.out")"
+foxglove "$out/recovered.mcap"
+
+echo "=== 4. split by time: the second second only"
+"$recorder" split -f "$out/drive.mcap" -o "$out/second.mcap" -b 1 -e 2 -c /sensor/imu >"$out/split.out" ||
+  fail "split exited $?"
+"$recorder" info "$out/second.mcap" >"$out/second_info.out"
+n=$(count /sensor/imu "$out/second_info.out")
+[ "$n" -ge 95 ] && [ "$n" -le 102 ] || fail "split of 1 s of 100 Hz gave $n"
+grep -q "/sensor/lidar" "$out/second_info.out" && fail "split kept /sensor/lidar"
+foxglove "$out/second.mcap"
+
+echo "=== 5. play into fusion alone: every recorded IMU message reaches it"
+stop "$pollers"
+"$mainboard" --process_name=fusion -d "$example/fusion.dag" >"$out/fusion.out" 2>"$out/fusion.err" &
+fusion=$!
+pids+=($fusion)
+timeout 60 "$recorder" play -f "$out/drive.mcap" -r 4 --wait_for_readers 20 --no_keys \
+  >"$out/play.out" 2>"$out/play.err" || fail "play exited $?"
+cat "$out/play.out"
+grep -q "played $((imu + lidar)) of $((imu + lidar)) messages" "$out/play.out" || fail "not every message played"
+sleep 0.5
+fastdds_shm_note "$notes" "$fusion" || true
+stop "$fusion"
+procs=$(awk '$1 == "fusion" && $2 == "Fusion" { print $3 }' "$out/fusion.out")
+[ "$procs" = "$imu" ] || fail "fusion ran $procs times for $imu recorded IMU messages"
+
+echo "=== 6. bad input is named"
+set +e
+"$recorder" info "$out/none.mcap" 2>"$out/bad.err"; status=$?
+set -e
+[ "$status" -eq 1 ] && grep -q "none.mcap" "$out/bad.err" || fail "info of a missing file: $status"
+set +e
+"$recorder" play -f "$out/drive.mcap" -c /not/recorded --no_keys >/dev/null 2>"$out/bad.err"; status=$?
+set -e
+[ "$status" -ne 0 ] && grep -q '"/not/recorded" is not in the recording' "$out/bad.err" ||
+  fail "play -c of a channel not recorded: $status $(cat "$out/bad.err")"
+echo "PASS"
