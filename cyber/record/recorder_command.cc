@@ -34,6 +34,7 @@ const char kRecorderUsage[] =
     "          keys in a terminal: space pause/resume, s one message, q quit\n"
     "  info    FILE\n"
     "  split   -f FILE -o OUT.mcap [-b BEGIN] [-e END] [-c CHANNEL...] [-k CHANNEL...]\n"
+    "          [--compression zstd|lz4|none]\n"
     "  recover -f FILE -o OUT.mcap   (a file whose recorder was killed)\n"
     "BEGIN/END: seconds from the first message (12.5) or RFC 3339 (2026-11-28T10:00:00Z)\n";
 
@@ -359,6 +360,9 @@ absl::Status Split(const RecorderArgs& a, std::ostream& out) {
   }
   RecordingWriterOptions options;
   options.path = a.output;
+  absl::StatusOr<McapCompression> compression = ParseMcapCompression(a.compression);
+  if (!compression.ok()) return Bad(std::string(compression.status().message()));
+  options.mcap.compression = *compression;
   for (const McapMetadata& m : recording->summary().metadata) {
     if (m.name == kRecordingMetadata) options.recording_metadata = m.metadata;
   }
@@ -428,7 +432,7 @@ absl::StatusOr<RecorderArgs> ParseRecorderArgs(const std::vector<std::string>& a
       {"play",
        {"-f", "-r", "-b", "-e", "-s", "-l", "-d", "-c", "-k", "--wait_for_readers", "--no_keys"}},
       {"info", {"-f"}},
-      {"split", {"-f", "-o", "-b", "-e", "-c", "-k"}},
+      {"split", {"-f", "-o", "-b", "-e", "-c", "-k", "--compression"}},
       {"recover", {"-f", "-o"}}};
   static const std::set<std::string> kSwitches = {"-a", "-l", "--no_keys"};
   const std::set<std::string>& allowed = kFlags.at(a.command);

@@ -8,6 +8,7 @@
 //           [-d SECONDS] [-c CH...] [-k CH...] [--wait_for_readers SECONDS]
 //   info    FILE (or -f FILE)
 //   split   -f FILE -o OUT.mcap [-b BEGIN] [-e END] [-c CH...] [-k CH...]
+//           [--compression zstd|lz4|none]
 //   recover -f FILE -o OUT.mcap
 //
 // BEGIN and END are seconds from the recording's first message ("12.5")

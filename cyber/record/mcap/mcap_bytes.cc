@@ -1,5 +1,6 @@
 #include "cyber/record/mcap/mcap_bytes.h"
 
+#include <algorithm>
 #include <array>
 #include <memory>
 
@@ -182,20 +183,52 @@ absl::StatusOr<std::string> McapDecompress(absl::string_view compression, absl::
     }
     return std::string(data);
   }
-  std::string out(uncompressed_size, '\0');
   if (compression == "zstd") {
-    size_t n = ZSTD_decompress(out.data(), out.size(), data.data(), data.size());
-    if (ZSTD_isError(n)) {
-      return absl::DataLossError(absl::StrCat("zstd: ", ZSTD_getErrorName(n)));
+    // Streamed into a buffer that grows with what really comes out, so a
+    // damaged or hostile uncompressed_size (or frame header) never becomes
+    // an allocation of what it claims.
+    ZSTD_DCtx* ctx = ZSTD_createDCtx();
+    if (ctx == nullptr) return absl::ResourceExhaustedError("zstd: no decompression context");
+    std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> owner(ctx, &ZSTD_freeDCtx);
+    std::string out(std::min<uint64_t>(uncompressed_size, uint64_t{1} << 20), '\0');
+    ZSTD_inBuffer in{data.data(), data.size(), 0};
+    size_t produced = 0;
+    while (true) {
+      ZSTD_outBuffer o{out.data(), out.size(), produced};
+      size_t r = ZSTD_decompressStream(ctx, &o, &in);
+      if (ZSTD_isError(r)) return absl::DataLossError(absl::StrCat("zstd: ", ZSTD_getErrorName(r)));
+      produced = o.pos;
+      if (r == 0 && in.pos == in.size) break;  // the frame ended with the input
+      if (produced == out.size()) {
+        if (out.size() == uncompressed_size) {
+          return absl::DataLossError(absl::StrCat("zstd data decompresses to more than the ",
+                                                  uncompressed_size,
+                                                  " bytes uncompressed_size says"));
+        }
+        out.resize(std::min<uint64_t>(uncompressed_size, uint64_t{out.size()} * 2));
+      } else if (in.pos == in.size) {
+        return absl::DataLossError("zstd: the data ends inside a frame");
+      }
     }
-    if (n != uncompressed_size) {
-      return absl::DataLossError(absl::StrCat("zstd data decompressed to ", n,
+    if (produced != uncompressed_size) {
+      return absl::DataLossError(absl::StrCat("zstd data decompressed to ", produced,
                                               " bytes, uncompressed_size says ",
                                               uncompressed_size));
     }
     return out;
   }
-  if (compression == "lz4") {
+  if (compression != "lz4") {
+    return absl::UnimplementedError(
+        absl::StrCat("compression \"", compression, "\" is not one of \"\", zstd, lz4"));
+  }
+  if (uncompressed_size > uint64_t{data.size()} * 255 + 64) {
+    // LZ4's largest ratio is under 255: the claim is damage.
+    return absl::DataLossError(absl::StrCat("lz4 data of ", data.size(),
+                                            " bytes cannot decompress to the ", uncompressed_size,
+                                            " bytes uncompressed_size says"));
+  }
+  std::string out(uncompressed_size, '\0');
+  {
     LZ4F_dctx* ctx = nullptr;
     if (LZ4F_isError(LZ4F_createDecompressionContext(&ctx, LZ4F_VERSION))) {
       return absl::ResourceExhaustedError("lz4: no decompression context");
@@ -226,8 +259,6 @@ absl::StatusOr<std::string> McapDecompress(absl::string_view compression, absl::
     }
     return out;
   }
-  return absl::UnimplementedError(
-      absl::StrCat("compression \"", compression, "\" is not one of \"\", zstd, lz4"));
 }
 
 }  // namespace record

@@ -99,8 +99,21 @@ absl::StatusOr<std::map<std::string, ChannelRecordStats>> DecodeChannelStats(
 absl::StatusOr<Recording> Recording::Load(const std::string& path) {
   absl::StatusOr<std::unique_ptr<McapReader>> reader = McapReader::Open(path);
   if (!reader.ok()) return reader.status();
+  return Read(**reader);
+}
+
+absl::StatusOr<Recording> Recording::LoadBytes(std::string bytes, const std::string& name) {
+  absl::StatusOr<std::unique_ptr<McapReader>> reader =
+      McapReader::FromBytes(std::move(bytes), name);
+  if (!reader.ok()) return reader.status();
+  return Read(**reader);
+}
+
+absl::StatusOr<Recording> Recording::Read(McapReader& mcap) {
+  McapReader* reader = &mcap;
+  const std::string& path = mcap.path();
   Recording r;
-  absl::StatusOr<McapSummary> summary = (*reader)->Summary();
+  absl::StatusOr<McapSummary> summary = reader->Summary();
   if (!summary.ok()) return summary.status();
   r.summary_ = *std::move(summary);
 
@@ -113,7 +126,7 @@ absl::StatusOr<Recording> Recording::Load(const std::string& path) {
     failure = absl::DataLossError(absl::StrCat(path, ": ", s.message()));
     return false;
   };
-  absl::StatusOr<McapScanEnd> end = (*reader)->ForEachRecord([&](const McapRecordView& v) {
+  absl::StatusOr<McapScanEnd> end = reader->ForEachRecord([&](const McapRecordView& v) {
     switch (v.opcode) {
       case static_cast<uint8_t>(McapOp::kSchema): {
         absl::StatusOr<McapSchema> s = ParseMcapSchema(v.content);

@@ -110,6 +110,8 @@ struct RecordedChannel {
 class Recording {
  public:
   static absl::StatusOr<Recording> Load(const std::string& path);
+  // The same over bytes in memory; `name` stands for the path in errors.
+  static absl::StatusOr<Recording> LoadBytes(std::string bytes, const std::string& name);
 
   const std::vector<RecordedChannel>& channels() const { return channels_; }
   const std::vector<RecordedMessage>& messages() const { return messages_; }
@@ -120,6 +122,8 @@ class Recording {
   const std::optional<std::string>& truncated() const { return truncated_; }
 
  private:
+  static absl::StatusOr<Recording> Read(McapReader& reader);
+
   std::vector<RecordedChannel> channels_;
   std::vector<RecordedMessage> messages_;
   McapSummary summary_;
