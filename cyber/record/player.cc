@@ -33,7 +33,12 @@ ChannelQos QosOf(const RecordedChannel& c) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Player>> Player::Create(graph::DomainGraph* graph,
+PublisherFactory DomainPublishers(graph::DomainGraph* graph) {
+  return [graph](const std::string& channel, const std::string& type_name,
+                 const ChannelQos& qos) { return graph->Publisher(channel, type_name, qos); };
+}
+
+absl::StatusOr<std::unique_ptr<Player>> Player::Create(PublisherFactory publishers,
                                                        const Recording* recording,
                                                        PlayerOptions options) {
   if (!(options.rate > 0)) {
@@ -59,11 +64,11 @@ absl::StatusOr<std::unique_ptr<Player>> Player::Create(graph::DomainGraph* graph
           names.empty() ? "(no channel)" : absl::StrJoin(names, ", ")));
     }
   }
-  return std::unique_ptr<Player>(new Player(graph, recording, std::move(options)));
+  return std::unique_ptr<Player>(new Player(std::move(publishers), recording, std::move(options)));
 }
 
-Player::Player(graph::DomainGraph* graph, const Recording* recording, PlayerOptions options)
-    : graph_(graph), recording_(recording), options_(std::move(options)) {
+Player::Player(PublisherFactory publishers, const Recording* recording, PlayerOptions options)
+    : publishers_(std::move(publishers)), recording_(recording), options_(std::move(options)) {
   const std::vector<RecordedMessage>& all = recording_->messages();
   first_ns_ = all.empty() ? 0 : all.front().log_time;
   begin_ns_ = std::max<uint64_t>(options_.begin_ns.value_or(first_ns_),
@@ -85,34 +90,31 @@ Player::Player(graph::DomainGraph* graph, const Recording* recording, PlayerOpti
     selected_.push_back(&m);
   }
   for (const auto& [channel, m] : last_before) latched_.push_back(m);
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   progress_.total = selected_.size();
   progress_.duration_ns = selected_.empty() ? 0 : selected_.back()->log_time - begin_ns_;
 }
 
-bool Player::WaitUntil(absl::Time deadline, bool* held) {
-  absl::MutexLock lock(&mu_);
+bool Player::WaitUntil(absl::Time deadline, bool* held, bool for_message) {
+  MutexLock lock(&mu_);
   *held = false;
-  auto wake = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
-    return stopped_ || !paused_ || steps_ > 0;
-  };
-  auto pause_or_stop = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return stopped_ || paused_; };
   while (true) {
     if (stopped_) return false;
     if (paused_) {
       *held = true;
-      mu_.Await(absl::Condition(&wake));
-      if (stopped_) return false;
-      if (paused_) {  // a step: this message goes now
-        --steps_;
+      if (steps_ > 0) {  // a step: the next message goes now
+        if (for_message) --steps_;
         return true;
       }
-      return true;  // resumed: this message goes now, the rest keep their spacing
+      changed_.Wait(&mu_);
+      if (!paused_ && !stopped_) return true;  // resumed: this one goes now
+      continue;
     }
-    // A timeout on the steady clock (Mutex deadlines are wall-clock times).
+    // On the steady clock (SteadyNow's), never the wall clock.
     absl::Duration left = deadline - SteadyNow();
     if (left <= absl::ZeroDuration()) return true;
-    mu_.AwaitWithTimeout(absl::Condition(&pause_or_stop), left);
+    changed_.WaitUntil(&mu_, std::chrono::steady_clock::now() +
+                                 std::chrono::nanoseconds(absl::ToInt64Nanoseconds(left)));
   }
 }
 
@@ -127,7 +129,7 @@ absl::Status Player::Run() {
     if (Contains(options_.exclude, c.name)) continue;
     if (!options_.channels.empty() && !Contains(options_.channels, c.name)) continue;
     absl::StatusOr<std::shared_ptr<RemotePublisher>> p =
-        graph_->Publisher(c.name, c.type_name, QosOf(c));
+        publishers_(c.name, c.type_name, QosOf(c));
     if (!p.ok()) return p.status();
     publishers[c.name] = *std::move(p);
   }
@@ -138,7 +140,7 @@ absl::Status Player::Run() {
     if (!p->Wanted()) unread.push_back(name);
   }
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     progress_.unread_channels = unread;
   }
   if (!unread.empty()) {
@@ -157,13 +159,15 @@ absl::Status Player::Run() {
     return absl::OkStatus();
   };
   bool held;
-  if (!WaitUntil(SteadyNow() + options_.delay, &held)) return absl::OkStatus();
+  if (!WaitUntil(SteadyNow() + options_.delay, &held, /*for_message=*/false)) {
+    return absl::OkStatus();
+  }
   for (const RecordedMessage* m : latched_) {
     if (absl::Status s = publish(*m); !s.ok()) return s;
   }
   for (int pass = 1;; ++pass) {
     {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       progress_.pass = pass;
       progress_.published = 0;
     }
@@ -174,44 +178,49 @@ absl::Status Player::Run() {
       absl::Duration at = absl::Nanoseconds(static_cast<double>(m->log_time - begin_ns_) /
                                             options_.rate);
       bool held;
-      if (!WaitUntil(start + shift + at, &held)) return absl::OkStatus();
+      if (!WaitUntil(start + shift + at, &held, /*for_message=*/true)) return absl::OkStatus();
       if (held) shift = SteadyNow() - start - at;
       if (absl::Status s = publish(*m); !s.ok()) return s;
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       ++progress_.published;
       progress_.position_ns = m->log_time - begin_ns_;
     }
     if (!options_.loop) break;
   }
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   progress_.done = true;
   return absl::OkStatus();
 }
 
 void Player::Pause() {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   paused_ = true;
+  changed_.SignalAll();
 }
 void Player::Resume() {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   paused_ = false;
   steps_ = 0;
+  changed_.SignalAll();
 }
 void Player::TogglePause() {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   paused_ = !paused_;
   steps_ = 0;
+  changed_.SignalAll();
 }
 void Player::Step() {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (paused_) ++steps_;
+  changed_.SignalAll();
 }
 void Player::Stop() {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   stopped_ = true;
+  changed_.SignalAll();
 }
 PlayerProgress Player::Progress() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   PlayerProgress p = progress_;
   p.paused = paused_;
   return p;

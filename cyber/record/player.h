@@ -23,6 +23,7 @@
 #define CYBER_RECORD_PLAYER_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,10 +31,12 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "cyber/common/mutex.h"
 #include "cyber/graph/domain_graph.h"
 #include "cyber/record/mcap/recording.h"
+#include "cyber/transport/channel_qos.h"
+#include "cyber/transport/remote_transport.h"
 
 namespace cyber {
 namespace record {
@@ -61,11 +64,18 @@ struct PlayerProgress {
   std::vector<std::string> unread_channels;  // no reader matched when playing began
 };
 
+// Where the player's messages go: a publisher per channel
+// (DomainGraph::Publisher for the domain; a fake in tests).
+using PublisherFactory = std::function<absl::StatusOr<std::shared_ptr<RemotePublisher>>(
+    const std::string& channel, const std::string& type_name, const ChannelQos& qos)>;
+PublisherFactory DomainPublishers(graph::DomainGraph* graph);
+
 class Player {
  public:
   // InvalidArgument naming the option for a rate <= 0, begin after end, a
   // channel not in the recording; nothing selected is an error too.
-  static absl::StatusOr<std::unique_ptr<Player>> Create(graph::DomainGraph* graph,
+  // `recording` must outlive the player.
+  static absl::StatusOr<std::unique_ptr<Player>> Create(PublisherFactory publishers,
                                                         const Recording* recording,
                                                         PlayerOptions options);
   // Plays until the end (every pass if looping) or Stop(). A publish error
@@ -81,19 +91,21 @@ class Player {
   PlayerProgress Progress() const;
 
  private:
-  Player(graph::DomainGraph* graph, const Recording* recording, PlayerOptions options);
+  Player(PublisherFactory publishers, const Recording* recording, PlayerOptions options);
   // Waits until `deadline`, or while paused until a step or a resume
-  // (`held` then says the schedule must move); false when stopped.
-  bool WaitUntil(absl::Time deadline, bool* held);
+  // (`held` then says the schedule must move); false when stopped. A step
+  // is used up only by a wait `for_message` (not by the start's delay).
+  bool WaitUntil(absl::Time deadline, bool* held, bool for_message);
 
-  graph::DomainGraph* const graph_;
+  const PublisherFactory publishers_;
   const Recording* const recording_;
   const PlayerOptions options_;
   std::vector<const RecordedMessage*> selected_;
   std::vector<const RecordedMessage*> latched_;  // transient-local values before begin
   uint64_t first_ns_ = 0, begin_ns_ = 0, end_ns_ = 0;
 
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
+  CondVar changed_;  // paused, resumed, stepped or stopped
   bool paused_ ABSL_GUARDED_BY(mu_) = false;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
   int steps_ ABSL_GUARDED_BY(mu_) = 0;

@@ -8,7 +8,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
+#include "cyber/common/mutex.h"
 #include "cyber/common/steady_time.h"
 #include "cyber/graph/descriptors.h"
 #include "glog/logging.h"
@@ -37,7 +37,8 @@ uint64_t UnixNanos(absl::Time t) { return static_cast<uint64_t>(absl::ToUnixNano
 // thread; the listener holds it by shared_ptr, so it outlives a listener
 // call that races with Stop().
 struct RecorderShared {
-  absl::Mutex mu;
+  Mutex mu;
+  CondVar wake;  // the writing thread: a graph change or the stop
   std::deque<Item> queue ABSL_GUARDED_BY(mu);
   uint64_t queued_bytes ABSL_GUARDED_BY(mu) = 0;
   uint64_t peak_queued_bytes ABSL_GUARDED_BY(mu) = 0;
@@ -61,13 +62,14 @@ class Recorder::Impl {
         writer_(std::move(writer)),
         shared_(std::make_shared<RecorderShared>()) {
     {
-      absl::MutexLock lock(&shared_->mu);
+      MutexLock lock(&shared_->mu);
       shared_->files = writer_->files();
     }
     std::shared_ptr<RecorderShared> shared = shared_;
     listener_ = graph_->AddListener([shared] {
-      absl::MutexLock lock(&shared->mu);
+      MutexLock lock(&shared->mu);
       shared->graph_changed = true;
+      shared->wake.Signal();
     });
     thread_ = std::thread([this] { Run(); });
   }
@@ -79,20 +81,21 @@ class Recorder::Impl {
 
   absl::Status Stop() {
     {
-      absl::MutexLock lock(&shared_->mu);
+      MutexLock lock(&shared_->mu);
       if (stopped_) return shared_->error;
       stopped_ = true;
       shared_->stopping = true;
+      shared_->wake.Signal();
     }
     graph_->RemoveListener(listener_);
     thread_.join();
-    absl::MutexLock lock(&shared_->mu);
+    MutexLock lock(&shared_->mu);
     return shared_->error;
   }
 
   RecorderStats Stats() const {
     RecorderStats s;
-    absl::MutexLock lock(&shared_->mu);
+    MutexLock lock(&shared_->mu);
     s.channels = shared_->totals;
     for (const auto& [channel, n] : shared_->dropped) s.channels[channel].dropped += n;
     s.queued_bytes = shared_->queued_bytes;
@@ -165,7 +168,7 @@ class Recorder::Impl {
       absl::StatusOr<std::unique_ptr<RemoteSubscription>> sub = graph_->Subscribe(
           view.name, [shared, channel, limit](const graph::DomainGraph::Received& r) {
             absl::Time now = absl::Now();  // the recording's time line, not a schedule
-            absl::MutexLock lock(&shared->mu);
+            MutexLock lock(&shared->mu);
             if (shared->queued_bytes + r.payload.size() > limit) {
               ++shared->dropped[channel->name];
               if (now - shared->last_drop_warning >= absl::Seconds(1)) {
@@ -199,14 +202,14 @@ class Recorder::Impl {
         if (absl::Status s = writer_->DeclareChannel(*info); !s.ok()) {
           failed_ = true;
           LOG(ERROR) << "recorder: writing stops: " << s;
-          absl::MutexLock lock(&shared_->mu);
+          MutexLock lock(&shared_->mu);
           shared_->error = s;
         }
       }
       LOG(INFO) << "recorder: recording \"" << view.name << "\" (" << view.type_name << ", "
                 << qos.ToString() << ")";
     }
-    absl::MutexLock lock(&shared_->mu);
+    MutexLock lock(&shared_->mu);
     shared_->waiting = std::move(waiting);
   }
 
@@ -224,7 +227,7 @@ class Recorder::Impl {
       if (!s.ok()) {
         failed_ = true;
         LOG(ERROR) << "recorder: writing stops: " << s;
-        absl::MutexLock lock(&shared_->mu);
+        MutexLock lock(&shared_->mu);
         shared_->error = s;
       }
     }
@@ -233,7 +236,7 @@ class Recorder::Impl {
   }
 
   void Publish() {
-    absl::MutexLock lock(&shared_->mu);
+    MutexLock lock(&shared_->mu);
     shared_->totals = writer_->totals();
     shared_->files = writer_->files();
     shared_->bytes_written = writer_->bytes();
@@ -247,11 +250,13 @@ class Recorder::Impl {
     while (true) {
       bool changed, stopping;
       {
-        absl::MutexLock lock(&shared_->mu);
-        auto ready = [this]() ABSL_SHARED_LOCKS_REQUIRED(shared_->mu) {
-          return !shared_->queue.empty() || shared_->graph_changed || shared_->stopping;
-        };
-        shared_->mu.AwaitWithTimeout(absl::Condition(&ready), absl::Milliseconds(100));
+        MutexLock lock(&shared_->mu);
+        // Messages are written in batches at most 100 ms old; a graph
+        // change or the stop wakes the thread at once.
+        if (!shared_->graph_changed && !shared_->stopping) {
+          shared_->wake.WaitUntil(&shared_->mu, std::chrono::steady_clock::now() +
+                                                   std::chrono::milliseconds(100));
+        }
         batch.swap(shared_->queue);
         shared_->queued_bytes = 0;
         dropped.swap(shared_->dropped);
@@ -269,7 +274,7 @@ class Recorder::Impl {
       if (now - last_flush >= options_.flush_period && !failed_) {
         if (absl::Status s = writer_->Flush(); !s.ok()) {
           failed_ = true;
-          absl::MutexLock lock(&shared_->mu);
+          MutexLock lock(&shared_->mu);
           shared_->error = s;
         }
         last_flush = now;
@@ -280,7 +285,7 @@ class Recorder::Impl {
     // queue is written.
     subscriptions_.clear();
     {
-      absl::MutexLock lock(&shared_->mu);
+      MutexLock lock(&shared_->mu);
       batch.swap(shared_->queue);
       shared_->queued_bytes = 0;
       dropped.swap(shared_->dropped);
@@ -289,7 +294,7 @@ class Recorder::Impl {
     absl::Status closed = writer_->Close();
     Publish();
     if (!closed.ok()) {
-      absl::MutexLock lock(&shared_->mu);
+      MutexLock lock(&shared_->mu);
       if (shared_->error.ok()) shared_->error = closed;
     }
   }

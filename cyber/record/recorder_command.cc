@@ -209,7 +209,7 @@ absl::Status Play(const RecorderArgs& a, graph::DomainGraph& graph, std::ostream
     if (!e.ok()) return e.status();
     options.end_ns = *e;
   }
-  absl::StatusOr<std::unique_ptr<Player>> player = Player::Create(&graph, &*recording, options);
+  absl::StatusOr<std::unique_ptr<Player>> player = Player::Create(DomainPublishers(&graph), &*recording, options);
   if (!player.ok()) return player.status();
   absl::Status result;
   std::thread runner([&] { result = (*player)->Run(); });
@@ -322,9 +322,10 @@ absl::Status Info(const RecorderArgs& a, std::ostream& out) {
           << "\n";
     }
   }
-  for (const auto& [name, s] : stats) {
+  for (const auto& [channel_name, s] : stats) {
+    const std::string& name = channel_name;
     bool in_file = std::any_of(summary->channels.begin(), summary->channels.end(),
-                               [&](const auto& c) { return c.second.topic == name; });
+                               [&name](const auto& c) { return c.second.topic == name; });
     if (in_file) continue;
     out << absl::StrFormat("  %-*s %-32s %9d %7.1fHz %8d %8d %8d\n", width, name, "?", 0, 0.0,
                            s.lost, s.dropped, s.writers);
