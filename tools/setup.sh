@@ -27,9 +27,10 @@ PACKAGES=(
   protobuf-compiler
   # The transport between processes and hosts (Fast-DDS 2.9 and its CDR).
   libfastrtps-dev
-  # MCAP chunk compression for recordings (cyber/record/mcap).
+  # MCAP chunk compression and checksums for recordings (cyber/record/mcap).
   libzstd-dev
   liblz4-dev
+  zlib1g-dev
   # tools/test_summary.py reads Bazel's build event file.
   python3
   # The multi-host scenarios (tools/hosts/): namespaces and veth pairs,

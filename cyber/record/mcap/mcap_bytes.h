@@ -24,7 +24,7 @@ namespace record {
 inline constexpr char kMcapMagic[] = "\x89MCAP0\r\n";
 inline constexpr size_t kMcapMagicSize = 8;
 
-// CRC-32 (IEEE 802.3, reflected, as zlib): Crc32Update(0, ...) starts one.
+// CRC-32 (IEEE 802.3, reflected; zlib's): Crc32Update(0, ...) starts one.
 uint32_t Crc32Update(uint32_t crc, absl::string_view bytes);
 inline uint32_t Crc32(absl::string_view bytes) { return Crc32Update(0, bytes); }
 

@@ -292,35 +292,42 @@ class McapWriter::Impl {
 
   absl::Status CloseChunk() {
     if (chunk_.empty()) return absl::OkStatus();
-    absl::StatusOr<std::string> compressed =
-        McapCompress(McapCompressionName(options_.compression), chunk_);
-    if (!compressed.ok()) {
-      return absl::Status(compressed.status().code(),
-                          absl::StrCat(path_, ": chunk at byte ", offset_, ": ",
-                                       compressed.status().message()));
+    // The records go to the file as they are (uncompressed) or once
+    // compressed: no copy of a camera-sized chunk into a record first.
+    std::string compressed;
+    absl::string_view body = chunk_;
+    if (options_.compression != McapCompression::kNone) {
+      absl::StatusOr<std::string> c = McapCompress(McapCompressionName(options_.compression), chunk_);
+      if (!c.ok()) {
+        return absl::Status(c.status().code(), absl::StrCat(path_, ": chunk at byte ", offset_,
+                                                            ": ", c.status().message()));
+      }
+      compressed = *std::move(c);
+      body = compressed;
     }
-    std::string content;
-    McapBytesOut b(&content);
+    absl::string_view compression = McapCompressionName(options_.compression);
+    std::string head;
+    McapBytesOut b(&head);
+    b.U8(Op(McapOp::kChunk));
+    b.U64(8 + 8 + 8 + 4 + 4 + compression.size() + 8 + body.size());
     b.U64(chunk_messages_ == 0 ? 0 : chunk_start_);
     b.U64(chunk_messages_ == 0 ? 0 : chunk_end_);
     b.U64(chunk_.size());
     b.U32(Crc32(chunk_));
-    b.String(McapCompressionName(options_.compression));
-    b.U64(compressed->size());
-    b.Bytes(*compressed);
-    std::string out;
-    McapBytesOut o(&out);
-    o.Record(Op(McapOp::kChunk), content);
+    b.String(compression);
+    b.U64(body.size());
     ChunkIndexEntry entry;
     entry.start_time = chunk_messages_ == 0 ? 0 : chunk_start_;
     entry.end_time = chunk_messages_ == 0 ? 0 : chunk_end_;
     entry.offset = offset_;
-    entry.length = out.size();
-    entry.compressed_size = compressed->size();
+    entry.length = head.size() + body.size();
+    entry.compressed_size = body.size();
     entry.uncompressed_size = chunk_.size();
-    uint64_t index_start = out.size();
+    std::string indexes;
+    McapBytesOut o(&indexes);
+    const uint64_t index_start = offset_ + entry.length;
     for (const auto& [channel, entries] : chunk_index_) {
-      entry.message_index_offsets[channel] = offset_ + out.size();
+      entry.message_index_offsets[channel] = index_start + indexes.size();
       std::string index;
       McapBytesOut m(&index);
       m.U16(channel);
@@ -331,12 +338,15 @@ class McapWriter::Impl {
       }
       o.Record(Op(McapOp::kMessageIndex), index);
     }
-    entry.message_index_length = out.size() - index_start;
+    entry.message_index_length = indexes.size();
     chunks_.push_back(std::move(entry));
+    absl::Status s = Append(head, true);
+    if (s.ok()) s = Append(body, true);
+    if (s.ok()) s = Append(indexes, true);
     chunk_.clear();
     chunk_index_.clear();
     chunk_messages_ = 0;
-    return Append(out, true);
+    return s;
   }
 
   absl::Status Append(absl::string_view bytes, bool data_section) {
