@@ -4,7 +4,8 @@
 #
 # builds every program (mainboard and cyber/tools/*: cyber_channel,
 # cyber_node, cyber_service, cyber_launch, cyber_monitor, cyber_bridge,
-# shm_clean) with Bazel, links each into .cyber/bin/ in this workspace and
+# cyber_recorder, cyber_lockstep, shm_clean; not the measurement tools,
+# which are testonly) with Bazel, links each into .cyber/bin/ in this workspace and
 # puts that directory first on PATH. The links point into bazel-bin, so a
 # later `bazel build` of a program updates it without sourcing again.
 # Source it from any directory; it prints what it linked.
@@ -21,7 +22,7 @@ _cyber_setup() {
   [ -n "${CYBER_SETUP_BAZEL_FLAGS:-}" ] && flags=(${CYBER_SETUP_BAZEL_FLAGS})
   local -a targets
   mapfile -t targets < <(cd "$root" && bazel query --noshow_progress \
-    'kind("cc_binary", //cyber/tools/...) + //cyber/mainboard:mainboard' 2>/dev/null)
+    'kind("cc_binary", //cyber/tools/...) except attr(testonly, 1, //cyber/tools/...) + //cyber/mainboard:mainboard' 2>/dev/null)
   if [ "${#targets[@]}" -eq 0 ]; then
     echo "cyber/setup.bash: bazel query found no program under //cyber/tools in $root" >&2
     return 1
