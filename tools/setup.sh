@@ -42,6 +42,9 @@ PACKAGES=(
   fastdds-tools
   openssl
   tcpdump
+  # cyber_monitor's and cyber_recorder play's tests drive them in a real
+  # terminal.
+  tmux
   # cyber_bridge's test runs Foxglove's own WebSocket client
   # (@foxglove/ws-protocol, from npm: tools/npm/package.json) under Node;
   # the recordings are read back with Foxglove's MCAP library (@mcap/core).
