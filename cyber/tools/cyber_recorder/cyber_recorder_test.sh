@@ -54,8 +54,8 @@ export CYBER_DOMAIN_ID=$domain
 pollers=$!
 pids+=($pollers)
 
-echo "=== 1. record -a for 3 s: both channels, nothing lost, Foxglove reads the file"
-timeout 60 "$recorder" record -a -o "$out/drive.mcap" --duration 3 >"$out/record.out" 2>"$out/record.err" ||
+echo "=== 1. record -a for 4 s: both channels, nothing lost, Foxglove reads the file"
+timeout 60 "$recorder" record -a -o "$out/drive.mcap" --duration 4 >"$out/record.out" 2>"$out/record.err" ||
   fail "record exited $?"
 cat "$out/record.out"
 grep -qE '^  /sensor/imu +[0-9]+ +0 +0 +1$' "$out/record.out" || fail "no /sensor/imu line with 0 lost, 0 dropped, 1 writer"
@@ -67,10 +67,11 @@ grep -q "sensor_polling.ImuReading" "$out/info.out" || fail "info: no ImuReading
 grep -q "from pollers@" "$out/info.out" || fail "info: the writer's process is not named"
 imu=$(count /sensor/imu "$out/info.out")
 lidar=$(count /sensor/lidar "$out/info.out")
-# 100 Hz and 10 Hz for the recorder's 3 s (its first second may miss the
-# subscription's start).
-[ "$imu" -ge 150 ] && [ "$imu" -le 320 ] || fail "imu count $imu"
-[ "$lidar" -ge 15 ] && [ "$lidar" -le 32 ] || fail "lidar count $lidar"
+# 100 Hz and 10 Hz for at most the recorder's 4 s; at least 1.5 s of it
+# (discovery and the subscription take part of the first seconds, more on
+# a loaded machine; section 4 needs 1.5 s).
+[ "$imu" -ge 150 ] && [ "$imu" -le 420 ] || fail "imu count $imu"
+[ "$lidar" -ge 12 ] && [ "$lidar" -le 42 ] || fail "lidar count $lidar"
 foxglove "$out/drive.mcap"
 
 echo "=== 2. a recorder that cannot keep up says so and counts every drop"
@@ -79,7 +80,7 @@ timeout 60 "$recorder" record -c /sensor/imu -o "$out/dropping.mcap" --duration 
 grep -q "the recorder cannot keep up" "$out/dropping.out" || fail "no 'cannot keep up' in the status line"
 grep -q "cannot keep up: its queue holds" "$out/dropping.err" || fail "no warning in the log"
 dropped=$(awk '$1 == "/sensor/imu" { print $4 }' "$out/dropping.out")
-[ "${dropped:-0}" -ge 100 ] || fail "dropped ${dropped:-none} on /sensor/imu"
+[ "${dropped:-0}" -ge 10 ] || fail "dropped ${dropped:-none} on /sensor/imu"
 "$recorder" info "$out/dropping.mcap" >"$out/dropping_info.out"
 awk -v d="$dropped" '$1 == "/sensor/imu" && $6 == d { ok = 1 } END { exit !ok }' "$out/dropping_info.out" ||
   fail "the file does not store the $dropped drops: $(cat "$out/dropping_info.out")"
@@ -88,10 +89,14 @@ echo "=== 3. a recorder killed with -9: its complete chunks read; recover makes 
 "$recorder" record -a -o "$out/killed.mcap" >"$out/killed.out" 2>"$out/killed.err" &
 rec=$!
 pids+=($rec)
-for ((i = 0; i < 100; i++)); do
-  grep -q '^\[ *3\.0 s\]' "$out/killed.out" 2>/dev/null && break
-  sleep 0.1
+# Killed once 200 messages are in and a flush period (1 s) has passed.
+for ((i = 0; i < 600; i++)); do
+  n=$(sed -n 's/^\[ *[0-9.]* s\] [0-9]* channels, \([0-9]*\) messages.*/\1/p' "$out/killed.out" 2>/dev/null | tail -1)
+  [ "${n:-0}" -ge 200 ] && break
+  sleep 0.1  # bounded to 60 s
 done
+[ "${n:-0}" -ge 200 ] || fail "the recorder to be killed recorded ${n:-nothing} in 60 s"
+sleep 1.5
 kill -9 "$rec"
 wait "$rec" 2>/dev/null || true
 fastdds_shm_note "$notes" "$rec" || true
@@ -110,8 +115,8 @@ awk '$1 == "/sensor/imu" && $5 == "0" { ok = 1 } END { exit !ok }' "$out/recover
   fail "recover did not count losses (lost 0 expected): $(cat "$out/recovered_info.out")"
 foxglove "$out/recovered.mcap"
 
-echo "=== 4. split by time: the second second only"
-"$recorder" split -f "$out/drive.mcap" -o "$out/second.mcap" -b 1 -e 2 -c /sensor/imu >"$out/split.out" ||
+echo "=== 4. split by time: 0.5 s to 1.5 s after the first message"
+"$recorder" split -f "$out/drive.mcap" -o "$out/second.mcap" -b 0.5 -e 1.5 -c /sensor/imu >"$out/split.out" ||
   fail "split exited $?"
 "$recorder" info "$out/second.mcap" >"$out/second_info.out"
 n=$(count /sensor/imu "$out/second_info.out")
