@@ -77,6 +77,7 @@
 #include "cyber/runtime/process_runtime.h"
 #include "cyber/transport/channel_report.h"
 #include "cyber/transport/dds/dds_transport.h"
+#include "absl/strings/str_split.h"
 #include "cyber/transport/service_report.h"
 #include "cyber/simulation/simulated_graph.h"
 #include "gflags/gflags.h"
@@ -98,6 +99,12 @@ DEFINE_bool(lockstep, false,
             "with --clock=simulated: share one simulated time with the other processes of "
             "the DDS domain (CYBER_DOMAIN_ID), granted by a lockstep coordinator "
             "(cyber/lockstep); the run lasts as long as the coordinator says");
+DEFINE_string(recording, "",
+              "with --clock=simulated: an MCAP recording (cyber_recorder's) whose "
+              "--recording_channels are fed into the graphs, each message at its "
+              "recorded instant (docs/graph_testing.md, Replay into a graph test)");
+DEFINE_string(recording_channels, "",
+              "with --recording: the channels to feed, comma-separated");
 DECLARE_string(process_name);
 DEFINE_bool(strict_graph, false,
             "graph warnings are errors: a channel read but never written, or "
@@ -108,8 +115,8 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: mainboard -d graph.dag [-d graph.dag ...] [--run_for=10s] "
-    "[--clock=steady|simulated [--lockstep]] [--status=auto|always|never] [--strict_graph] "
-    "[--shutdown_deadline=5s]";
+    "[--clock=steady|simulated [--lockstep | --recording=F.mcap --recording_channels=A,B]] "
+    "[--status=auto|always|never] [--strict_graph] [--shutdown_deadline=5s]";
 
 // Takes every "-d X" / "--dag_conf X" / "--dag_conf=X" out of argv.
 std::vector<std::string> TakeDagArguments(int* argc, char** argv) {
@@ -193,6 +200,10 @@ int RunSimulated(const std::vector<std::string>& dags, absl::Duration run_for,
   cyber::SimulatedGraph graph([&] {
     cyber::SimulatedGraph::Options o;
     o.stuck_after = shutdown_deadline;
+    o.recording.path = FLAGS_recording;
+    for (absl::string_view c : absl::StrSplit(FLAGS_recording_channels, ',', absl::SkipEmpty())) {
+      o.recording.channels.emplace_back(c);
+    }
     return o;
   }());
   graph.launcher().set_strict(FLAGS_strict_graph);
@@ -332,6 +343,17 @@ int main(int argc, char** argv) {
   if (FLAGS_lockstep && FLAGS_clock != "simulated") {
     std::fprintf(stderr, "mainboard: flag --lockstep needs --clock=simulated (a process on the real "
                          "clock cannot share a simulated time)\n");
+    return 2;
+  }
+  if (!FLAGS_recording.empty() && (FLAGS_clock != "simulated" || FLAGS_lockstep)) {
+    std::fprintf(stderr, "mainboard: flag --recording needs --clock=simulated without --lockstep "
+                         "(on the real clock, play it with `cyber_recorder play`)\n");
+    return 2;
+  }
+  if (FLAGS_recording.empty() != FLAGS_recording_channels.empty()) {
+    std::fprintf(stderr, "mainboard: flags --recording and --recording_channels go together "
+                         "(--recording=\"%s\", --recording_channels=\"%s\")\n",
+                 FLAGS_recording.c_str(), FLAGS_recording_channels.c_str());
     return 2;
   }
   if (FLAGS_lockstep) return RunLockstep(dags, shutdown_deadline);

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # mainboard --clock=simulated on the sensor-polling graph: 60 simulated
 # seconds, exact call counts in the summary (the same every run), twice with
-# the same output; --clock=simulated without --run_for and a bad --clock are
-# refused with a message naming the flag.
+# the same output; fusion.dag alone fed a recording (--recording): one
+# fusion per recorded IMU reading, the same digest twice; --clock=simulated
+# without --run_for, a bad --clock and bad recording flags are refused with
+# a message naming the flag.
 set -euo pipefail
 bin="${TEST_SRCDIR}/${TEST_WORKSPACE}/examples/sensor_polling/mainboard"
 dag="${TEST_SRCDIR}/${TEST_WORKSPACE}/examples/sensor_polling/sensor_polling.dag"
@@ -35,4 +37,34 @@ status=0
 "$bin" -d "$dag" --clock=wall --run_for=1s 2>"$TEST_TMPDIR/err" >/dev/null || status=$?
 [ "$status" -eq 2 ] && grep -q -- 'flag --clock: "wall" is not steady or simulated' "$TEST_TMPDIR/err" || {
   echo "FAIL: --clock=wall: status $status"; cat "$TEST_TMPDIR/err"; exit 1; }
+# A recording of the real pollers (cyber_recorder's) fed into fusion alone:
+# 10 s hold IMU readings 1..1000 (the 1001st is at 10.000 s + a few us).
+recording="${TEST_SRCDIR}/${TEST_WORKSPACE}/examples/sensor_polling/testdata/pollers_10s.mcap"
+fusion_dag="${TEST_SRCDIR}/${TEST_WORKSPACE}/examples/sensor_polling/fusion.dag"
+replay() {
+  "$bin" -d "$fusion_dag" --clock=simulated --run_for=10s --recording="$recording" \
+    --recording_channels=/sensor/imu,/sensor/lidar 2>"$TEST_TMPDIR/stderr" || {
+    echo "FAIL: mainboard --recording exited non-zero"; cat "$TEST_TMPDIR/stderr"; exit 1; }
+}
+out="$(replay)"
+echo "$out"
+expect fusion 1000
+expect health 10
+d1=$(sed -n 's/^trace digest: //p' <<<"$out")
+d2=$(replay | sed -n 's/^trace digest: //p')
+[ "${#d1}" -eq 16 ] && [ "$d1" = "$d2" ] || { echo "FAIL: replay digests '$d1' and '$d2'"; exit 1; }
+status=0
+"$bin" -d "$fusion_dag" --clock=simulated --run_for=1s --recording="$recording" 2>"$TEST_TMPDIR/err" >/dev/null || status=$?
+[ "$status" -eq 2 ] && grep -q -- '--recording and --recording_channels go together' "$TEST_TMPDIR/err" || {
+  echo "FAIL: --recording without channels: status $status"; cat "$TEST_TMPDIR/err"; exit 1; }
+status=0
+"$bin" -d "$fusion_dag" --run_for=1s --recording="$recording" --recording_channels=/sensor/imu \
+  2>"$TEST_TMPDIR/err" >/dev/null || status=$?
+[ "$status" -eq 2 ] && grep -q -- '--recording needs --clock=simulated' "$TEST_TMPDIR/err" || {
+  echo "FAIL: --recording on the real clock: status $status"; cat "$TEST_TMPDIR/err"; exit 1; }
+status=0
+"$bin" -d "$fusion_dag" --clock=simulated --run_for=1s --recording="$recording" \
+  --recording_channels=/sensor/gps 2>"$TEST_TMPDIR/err" >/dev/null || status=$?
+[ "$status" -eq 1 ] && grep -q '/sensor/gps' "$TEST_TMPDIR/err" || {
+  echo "FAIL: a channel not recorded: status $status"; cat "$TEST_TMPDIR/err"; exit 1; }
 echo PASS
