@@ -9,6 +9,8 @@
 #include <atomic>
 #include <cstdio>
 #include <memory>
+#include <random>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -17,6 +19,8 @@
 #include "cyber/launch/launch_summary.h"
 #include "cyber/launch/pid_file.h"
 #include "cyber/launch/supervisor.h"
+#include "cyber/lockstep/coordinator_driver.h"
+#include "cyber/transport/dds/dds_transport.h"
 
 namespace cyber {
 namespace launch {
@@ -32,13 +36,72 @@ std::string Directory(const std::string& path) {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
-// The supervisor the signal handlers stop (one RunStart per process).
+// The supervisor and the lockstep coordinator the signal handlers stop
+// (one RunStart per process).
 std::atomic<Supervisor*> g_supervisor{nullptr};
+std::atomic<lockstep::CoordinatorDriver*> g_coordinator{nullptr};
 
 void OnStopSignal(int) {
+  lockstep::CoordinatorDriver* c = g_coordinator.load();
+  if (c != nullptr) c->RequestStop();
   Supervisor* s = g_supervisor.load();
   if (s != nullptr) s->RequestStop();
 }
+
+// The lockstep coordinator of a --clock=simulated launch, on its own
+// thread while the supervisor runs the processes.
+class LockstepRun {
+ public:
+  static absl::StatusOr<std::unique_ptr<LockstepRun>> Start(const LaunchPlan& plan,
+                                                            const StartOptions& options) {
+    lockstep::CoordinatorDriverOptions o;
+    for (const ProcessPlan& p : plan.processes) o.coordinator.processes.push_back(p.name);
+    o.coordinator.end_ns = absl::ToInt64Nanoseconds(options.run_for);
+    o.coordinator.join_deadline = options.join_deadline;
+    o.coordinator.step_deadline = options.step_deadline;
+    std::random_device rd;
+    o.coordinator.run_id = (static_cast<uint64_t>(rd()) << 32 | rd()) | 1;
+    o.speed = options.speed;
+    o.progress = [](const std::string& line) {
+      std::fprintf(stderr, "cyber_launch: %s\n", line.c_str());
+    };
+    absl::StatusOr<dds::DdsTransportOptions> dds =
+        dds::DdsTransportOptionsFromEnvironment("cyber_launch");
+    if (!dds.ok()) return dds.status();
+    auto transport = std::make_shared<dds::DdsTransport>(*dds);
+    absl::StatusOr<std::unique_ptr<lockstep::CoordinatorDriver>> driver =
+        lockstep::CoordinatorDriver::Start(transport, o);
+    if (!driver.ok()) {
+      transport->Shutdown();
+      return driver.status();
+    }
+    return std::unique_ptr<LockstepRun>(new LockstepRun(transport, *std::move(driver)));
+  }
+  ~LockstepRun() {
+    if (thread_.joinable()) thread_.join();
+    driver_.reset();
+    transport_->Shutdown();
+  }
+  lockstep::CoordinatorDriver* driver() { return driver_.get(); }
+  void Run() {
+    thread_ = std::thread([this] { outcome_ = driver_->Run(); });
+  }
+  // Waits for the run's end (the supervisor has ended: every process is
+  // gone, so the coordinator ends too, within its step deadline).
+  const lockstep::RunOutcome& Wait() {
+    if (thread_.joinable()) thread_.join();
+    return outcome_;
+  }
+
+ private:
+  LockstepRun(std::shared_ptr<dds::DdsTransport> transport,
+              std::unique_ptr<lockstep::CoordinatorDriver> driver)
+      : transport_(std::move(transport)), driver_(std::move(driver)) {}
+  std::shared_ptr<dds::DdsTransport> transport_;
+  std::unique_ptr<lockstep::CoordinatorDriver> driver_;
+  std::thread thread_;
+  lockstep::RunOutcome outcome_;
+};
 
 void Error(const std::string& message) {
   std::fprintf(stderr, "cyber_launch: %s\n", message.c_str());
@@ -68,8 +131,13 @@ absl::StatusOr<std::string> FindMainboard(const std::string& flag, const std::st
       "it, e.g. bazel-bin/examples/sensor_polling/mainboard)"));
 }
 
-std::vector<std::string> MainboardCommand(const std::string& mainboard, const ProcessPlan& process) {
+std::vector<std::string> MainboardCommand(const std::string& mainboard, const ProcessPlan& process,
+                                          bool lockstep) {
   std::vector<std::string> argv = {mainboard, absl::StrCat("--process_name=", process.name)};
+  if (lockstep) {
+    argv.push_back("--clock=simulated");
+    argv.push_back("--lockstep");
+  }
   for (const std::string& dag : process.dag_files) {
     argv.push_back("-d");
     argv.push_back(dag);
@@ -78,10 +146,37 @@ std::vector<std::string> MainboardCommand(const std::string& mainboard, const Pr
 }
 
 int RunStart(const StartOptions& options) {
+  const bool simulated = options.clock == "simulated";
+  if (options.clock != "steady" && !simulated) {
+    Error(absl::StrCat("--clock=", options.clock, ": not steady or simulated"));
+    return 2;
+  }
+  if (simulated && options.run_for <= absl::ZeroDuration()) {
+    Error("--clock=simulated needs --run_for (the simulated time to run, e.g. --run_for=60s)");
+    return 2;
+  }
+  if (!simulated && options.run_for > absl::ZeroDuration()) {
+    Error("--run_for is for --clock=simulated (on the real clock, stop with Ctrl-C or "
+          "`cyber_launch stop`)");
+    return 2;
+  }
   absl::StatusOr<LaunchPlan> plan = ParseLaunchFile(options.launch_file);
   if (!plan.ok()) {
     Error(std::string(plan.status().message()));
     return 2;
+  }
+  if (simulated) {
+    // A restarted process is a new one to the coordinator, refused: the
+    // run fails naming the process instead. Readiness is the lockstep
+    // join's: every process starts at once, and the first instant is
+    // granted only when all have joined and every writer has matched every
+    // reader (a process waiting for another's writer before starting would
+    // wait for ever: nothing runs before the first grant).
+    for (ProcessPlan& p : plan->processes) {
+      p.exception_handler = ExceptionHandler::kNone;
+      p.start_after.clear();
+      p.wait_for_writer.clear();
+    }
   }
   char self[4096];
   const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -131,12 +226,27 @@ int RunStart(const StartOptions& options) {
     domain = readiness->Where();
   }
 
+  std::unique_ptr<LockstepRun> lockstep_run;
+  if (simulated) {
+    absl::StatusOr<std::unique_ptr<LockstepRun>> started = LockstepRun::Start(*plan, options);
+    if (!started.ok()) {
+      Error(absl::StrCat("--clock=simulated: the lockstep coordinator: ", started.status().message()));
+      ReleasePidFile(*pid_file);
+      return 2;
+    }
+    lockstep_run = *std::move(started);
+  }
+
   std::vector<std::string> names;
   for (const ProcessPlan& p : plan->processes) names.push_back(p.name);
-  std::printf("cyber_launch: %s: %zu processes (%s) with %s; logs in %s; %s\n",
+  std::printf("cyber_launch: %s: %zu processes (%s) with %s; logs in %s; %s%s\n",
               options.launch_file.c_str(), plan->processes.size(),
               absl::StrJoin(names, ", ").c_str(), mainboard->c_str(), log_dir.c_str(),
-              domain.c_str());
+              domain.c_str(),
+              simulated ? absl::StrCat("; lockstep simulated time for ",
+                                       absl::FormatDuration(options.run_for))
+                              .c_str()
+                        : "");
   std::fflush(stdout);
 
   Supervisor::Options supervisor_options;
@@ -146,24 +256,42 @@ int RunStart(const StartOptions& options) {
   supervisor_options.readiness = readiness.get();
   supervisor_options.stop_signals_wait_for_init = true;  // mainboard: cyber::Init unblocks them
   const std::string program = *mainboard;
-  supervisor_options.command = [program](const ProcessPlan& p) {
-    return MainboardCommand(program, p);
+  supervisor_options.command = [program, simulated](const ProcessPlan& p) {
+    return MainboardCommand(program, p, simulated);
   };
   Supervisor supervisor(*plan, supervisor_options);
   g_supervisor.store(&supervisor);
   struct sigaction action {};
   action.sa_handler = OnStopSignal;
   sigemptyset(&action.sa_mask);
+  if (lockstep_run != nullptr) {
+    g_coordinator.store(lockstep_run->driver());
+    lockstep_run->Run();
+  }
   for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaction(s, &action, nullptr);
 
-  const LaunchOutcome outcome = supervisor.Run();
+  LaunchOutcome outcome = supervisor.Run();
 
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaction(s, &dfl, nullptr);
   g_supervisor.store(nullptr);
+  std::string lockstep_line;
+  if (lockstep_run != nullptr) {
+    // Every process has ended. A run that has not ended with them fails
+    // at its step (or join) deadline, naming the process it waits for
+    // (Ctrl-C has already asked it to stop).
+    const lockstep::RunOutcome& run = lockstep_run->Wait();
+    g_coordinator.store(nullptr);
+    lockstep_line = absl::StrCat(
+        "cyber_launch: lockstep simulated time: ", run.ok ? "reached the end: " : "FAILED: ",
+        run.why, " (", run.steps, " steps, ", absl::FormatDuration(absl::Nanoseconds(run.reached_ns)),
+        " simulated in ", absl::FormatDuration(run.wall), " of real time)\n");
+    if (!run.ok && outcome.exit_code == 0) outcome.exit_code = 1;
+    lockstep_run.reset();
+  }
   readiness.reset();  // leaves the domain before the summary
-  std::printf("\n%s", LaunchSummary(options.launch_file, outcome).c_str());
+  std::printf("\n%s%s", lockstep_line.c_str(), LaunchSummary(options.launch_file, outcome).c_str());
   std::fflush(stdout);
   ReleasePidFile(*pid_file);
   return outcome.exit_code;

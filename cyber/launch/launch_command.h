@@ -6,6 +6,15 @@
 //
 // Each process runs `MAINBOARD --process_name=NAME -d a.dag -d b.dag`.
 //
+// With clock "simulated" the processes share one simulated time: each
+// mainboard runs with --clock=simulated --lockstep, and this process is
+// their lockstep coordinator (cyber/lockstep: it waits for every process
+// of the file, grants one instant after another to `run_for`, names a
+// process that is lost or late). Nothing is respawned (a restarted process
+// could not rejoin the run), start_after and wait_for_writer are left to
+// the lockstep join (nothing runs before the first instant), and the exit
+// code is 1 when the run failed.
+//
 // Output: event lines and errors on stderr ("cyber_launch: ..."), the
 // start line (log directory, domain) and the summary on stdout.
 //
@@ -34,6 +43,15 @@ struct StartOptions {
   std::string log_dir;
   absl::Duration sigint_timeout = absl::Seconds(10);
   absl::Duration sigterm_timeout = absl::Seconds(5);
+  // "steady" (the real clock) or "simulated" (lockstep, see above).
+  std::string clock = "steady";
+  // Simulated: the simulated time to run (required), at most `speed`
+  // times real time (0: as fast as the processes go), and the real time a
+  // process may take to join and for one instant.
+  absl::Duration run_for = absl::ZeroDuration();
+  double speed = 0;
+  absl::Duration join_deadline = absl::Seconds(60);
+  absl::Duration step_deadline = absl::Seconds(10);
 };
 
 // The mainboard to run: `flag` if given (it must be an executable file);
@@ -43,8 +61,10 @@ struct StartOptions {
 // the places looked in.
 absl::StatusOr<std::string> FindMainboard(const std::string& flag, const std::string& self);
 
-// The argv of a process.
-std::vector<std::string> MainboardCommand(const std::string& mainboard, const ProcessPlan& process);
+// The argv of a process (with --clock=simulated --lockstep when
+// `lockstep`).
+std::vector<std::string> MainboardCommand(const std::string& mainboard, const ProcessPlan& process,
+                                          bool lockstep = false);
 
 // `cyber_launch start FILE`: the program's exit code (0: stopped on
 // request or every process ended cleanly; 1: a failure the summary names;

@@ -4,6 +4,7 @@
 //
 //   cyber_launch start FILE.launch [--mainboard=PATH] [--log_dir=DIR]
 //                [--sigint_timeout=10s] [--sigterm_timeout=5s]
+//                [--clock=simulated --run_for=60s [--speed=N]]
 //   cyber_launch stop [FILE.launch] [--stop_wait=60s]
 //
 // docs/tools/cyber_launch.md has the file format; the logic lives in
@@ -14,6 +15,7 @@
 #include <string>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/time/time.h"
 #include "cyber/launch/launch_command.h"
 #include "glog/logging.h"
@@ -23,6 +25,8 @@ namespace {
 constexpr char kUsage[] =
     "usage: cyber_launch start FILE.launch [--mainboard=PATH] [--log_dir=DIR]\n"
     "                    [--sigint_timeout=10s] [--sigterm_timeout=5s]\n"
+    "                    [--clock=simulated --run_for=60s [--speed=N] [--join_deadline=60s]\n"
+    "                     [--step_deadline=10s]]\n"
     "       cyber_launch stop [FILE.launch] [--stop_wait=60s]\n"
     "\n"
     "start  runs each process of FILE.launch (mainboard --process_name=NAME -d a.dag ...),\n"
@@ -39,6 +43,11 @@ constexpr char kUsage[] =
     "  --mainboard=PATH      the mainboard to run (default: beside cyber_launch, then\n"
     "                        bazel-bin/cyber/mainboard/mainboard, then PATH)\n"
     "  --log_dir=DIR         where the per-process logs go\n"
+    "  --clock=simulated     one simulated time for every process, in lockstep: each\n"
+    "                        mainboard runs --clock=simulated --lockstep and cyber_launch\n"
+    "                        grants the instants to --run_for, at most --speed times\n"
+    "                        real time (0: as fast as they go); each prints its trace\n"
+    "                        digest (docs/lockstep.md)\n"
     "The processes join the DDS domain CYBER_DOMAIN_ID (docs/tools/cyber_launch.md).\n";
 
 bool TakeDuration(const char* arg, const char* name, absl::Duration* out, bool* bad) {
@@ -76,6 +85,16 @@ int main(int argc, char** argv) {
       start.mainboard = a + std::strlen("--mainboard=");
     } else if (absl::StartsWith(a, "--log_dir=")) {
       start.log_dir = a + std::strlen("--log_dir=");
+    } else if (absl::StartsWith(a, "--clock=")) {
+      start.clock = a + std::strlen("--clock=");
+    } else if (absl::StartsWith(a, "--speed=")) {
+      if (!absl::SimpleAtod(a + std::strlen("--speed="), &start.speed) || start.speed < 0) {
+        std::fprintf(stderr, "cyber_launch: %s: not 0 or a positive number\n", a);
+        return 2;
+      }
+    } else if (TakeDuration(a, "run_for", &start.run_for, &bad) ||
+               TakeDuration(a, "join_deadline", &start.join_deadline, &bad) ||
+               TakeDuration(a, "step_deadline", &start.step_deadline, &bad)) {
     } else if (TakeDuration(a, "sigint_timeout", &start.sigint_timeout, &bad) ||
                TakeDuration(a, "sigterm_timeout", &start.sigterm_timeout, &bad) ||
                TakeDuration(a, "stop_wait", &stop_wait, &bad)) {

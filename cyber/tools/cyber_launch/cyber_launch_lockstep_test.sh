@@ -1,0 +1,112 @@
+#!/bin/bash
+# cyber_launch start --clock=simulated: the sensor_polling example's launch
+# file as two lockstep mainboards, cyber_launch their coordinator (see
+# BUILD). Two runs: exit 0, every instant granted, equal trace digests in
+# each process. A process killed with -9 mid-run: named, exit 1, nothing
+# left running or in /dev/shm. A missing --run_for is refused.
+set -euo pipefail
+root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
+example="$root/examples/sensor_polling"
+launch="$root/cyber/tools/cyber_launch/cyber_launch"
+source "$example/fastdds_shm.sh"
+out="$TEST_TMPDIR"
+notes="$out/shm_files"
+
+pids=()
+domains=()
+cleanup() {
+  local status=$? pid d
+  trap - EXIT INT TERM
+  for pid in "${pids[@]}"; do
+    if kill -0 "$pid" 2>/dev/null; then stop "$pid" || true; fi
+  done
+  for d in "${domains[@]}"; do fastdds_shm_remove "$notes" "$d" || true; done
+  exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM  # bazel's timeout
+
+fail() {
+  echo "FAIL: $*"
+  local f
+  for f in "$out"/*.out "$out"/*.err; do
+    [ -f "$f" ] || continue
+    echo "--- $f (last 30 lines)"
+    tail -30 "$f"
+  done
+  exit 1
+}
+
+# note_children PID: the mainboards cyber_launch PID runs, for the cleanup
+# of /dev/shm.
+note_children() {
+  # shellcheck disable=SC2046
+  fastdds_shm_note "$notes" "$1" $(ps -o pid= --ppid "$1" 2>/dev/null || true) || true
+}
+
+# run N: a 20 s simulated run on a fresh domain; the digests in
+# $out/digests.N ("pollers <digest>", "fusion <digest>").
+run() {
+  local n=$1 domain status
+  domain=$(fastdds_shm_free_domain)
+  domains+=("$domain")
+  timeout 120 env CYBER_DOMAIN_ID="$domain" "$launch" start "$example/sensor_polling.launch" \
+    --mainboard="$example/mainboard" --log_dir="$out/logs.$n" --clock=simulated --run_for=20s \
+    >"$out/launch.$n.out" 2>"$out/launch.$n.err" &
+  local pid=$!
+  pids+=($pid)
+  while kill -0 "$pid" 2>/dev/null; do
+    note_children "$pid"
+    sleep 0.1  # bounded by the timeout above
+  done
+  status=0
+  wait "$pid" || status=$?
+  cat "$out/launch.$n.out"
+  [ "$status" -eq 0 ] || fail "run $n: cyber_launch exited $status"
+  grep -q "lockstep simulated time: reached the end: the end (20s) reached after 2001 steps" \
+    "$out/launch.$n.out" || fail "run $n: the end not reached"
+  awk '/^== pollers/ { p = "pollers" } /^== fusion/ { p = "fusion" }
+       /^trace digest: / && p != "" { print p, $3 }' "$out/launch.$n.out" >"$out/digests.$n"
+  [ "$(wc -l <"$out/digests.$n")" -eq 2 ] || fail "run $n: not two trace digests"
+  cat "$out/digests.$n"
+}
+
+echo "=== two runs: the same digests in each process"
+run 1
+run 2
+diff "$out/digests.1" "$out/digests.2" || fail "the two runs' digests differ"
+
+echo "=== fusion killed with -9 during a run: named, exit 1"
+domain=$(fastdds_shm_free_domain)
+domains+=("$domain")
+timeout 120 env CYBER_DOMAIN_ID="$domain" "$launch" start "$example/sensor_polling.launch" \
+  --mainboard="$example/mainboard" --log_dir="$out/logs.kill" --clock=simulated --run_for=600s \
+  --speed=10 --step_deadline=5s >"$out/kill.out" 2>"$out/kill.err" &
+pid=$!
+pids+=($pid)
+fusion=""
+for ((i = 0; i < 600; i++)); do
+  note_children "$pid"
+  if grep -q "lockstep: step" "$out/kill.err" 2>/dev/null; then
+    fusion=$(sed -n 's/^cyber_launch: started fusion (pid \([0-9]*\)).*/\1/p' "$out/kill.err" | head -1)
+  fi
+  [ -n "$fusion" ] && break
+  sleep 0.1  # bounded to 60 s
+done
+[ -n "$fusion" ] || fail "no running fusion in a granted run within 60 s"
+kill -9 "$fusion"
+status=0
+wait "$pid" || status=$?
+cat "$out/kill.out"
+[ "$status" -eq 1 ] || fail "cyber_launch exited $status after fusion was killed, not 1"
+grep -q "lockstep simulated time: FAILED: .*fusion" "$out/kill.out" || fail "the failure does not name fusion"
+pgrep -P "$pid" >/dev/null 2>&1 && fail "a child of cyber_launch still runs"
+
+echo "=== --clock=simulated without --run_for is refused"
+status=0
+"$launch" start "$example/sensor_polling.launch" --mainboard="$example/mainboard" --clock=simulated \
+  >/dev/null 2>"$out/norun.err" || status=$?
+[ "$status" -eq 2 ] && grep -q -- "--clock=simulated needs --run_for" "$out/norun.err" ||
+  fail "no --run_for: exit $status, $(cat "$out/norun.err")"
+echo "PASS"
