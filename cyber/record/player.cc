@@ -28,6 +28,10 @@ ChannelQos QosOf(const RecordedChannel& c) {
   if (c.transient_local) q.durability = ChannelQos::Durability::kTransientLocal;
   uint32_t depth;
   if (absl::SimpleAtoi(get("depth"), &depth) && depth > 0) q.depth = depth;
+  // A replay at a rate comes in bursts the writers' own depth was not
+  // chosen for: a deeper history keeps a reliable reader from losing any
+  // (depth does not take part in matching).
+  q.depth = std::max<uint32_t>(q.depth, 256);
   return q;
 }
 
@@ -106,8 +110,9 @@ bool Player::WaitUntil(absl::Time deadline, bool* held, bool for_message) {
         if (for_message) --steps_;
         return true;
       }
-      changed_.Wait(&mu_);
-      if (!paused_ && !stopped_) return true;  // resumed: this one goes now
+      const absl::Time paused_at = SteadyNow();
+      while (paused_ && steps_ == 0 && !stopped_) changed_.Wait(&mu_);
+      if (!paused_) deadline += SteadyNow() - paused_at;  // resumed: the schedule moves
       continue;
     }
     // On the steady clock (SteadyNow's), never the wall clock.
@@ -119,6 +124,13 @@ bool Player::WaitUntil(absl::Time deadline, bool* held, bool for_message) {
 }
 
 absl::Status Player::Run() {
+  absl::Status s = Play();
+  MutexLock lock(&mu_);
+  progress_.done = true;
+  return s;
+}
+
+absl::Status Player::Play() {
   if (selected_.empty() && latched_.empty()) {
     return absl::NotFoundError(absl::StrCat(
         "play: no message selected: the recording has ", recording_->messages().size(),
@@ -185,10 +197,9 @@ absl::Status Player::Run() {
       ++progress_.published;
       progress_.position_ns = m->log_time - begin_ns_;
     }
-    if (!options_.loop) break;
+    // Nothing in the range to loop over (only values from before it).
+    if (!options_.loop || selected_.empty()) break;
   }
-  MutexLock lock(&mu_);
-  progress_.done = true;
   return absl::OkStatus();
 }
 

@@ -13,7 +13,8 @@
 //
 // When: message i goes at start + (log_time_i - begin) / rate on the
 // steady clock; a slow publish delays the following ones, never skips
-// them. Readers must be matched first, or volatile messages go nowhere:
+// them; a pause moves the rest by its length, and a step sends the next
+// message at once, the rest keeping their spacing from it. Readers must be matched first, or volatile messages go nowhere:
 // Run() waits up to `wait_for_readers` for each channel's publisher to
 // see a reader and says which saw none.
 //
@@ -79,7 +80,8 @@ class Player {
                                                         const Recording* recording,
                                                         PlayerOptions options);
   // Plays until the end (every pass if looping) or Stop(). A publish error
-  // ends it, naming the channel and the message.
+  // ends it, naming the channel and the message. Progress().done is set
+  // when it returns, whatever it returns.
   absl::Status Run();
 
   void Pause();
@@ -92,9 +94,11 @@ class Player {
 
  private:
   Player(PublisherFactory publishers, const Recording* recording, PlayerOptions options);
-  // Waits until `deadline`, or while paused until a step or a resume
-  // (`held` then says the schedule must move); false when stopped. A step
-  // is used up only by a wait `for_message` (not by the start's delay).
+  absl::Status Play();
+  // Waits until `deadline`; a pause moves the deadline by its length (a
+  // step sends at once). `held`: it was paused (the caller re-anchors the
+  // schedule); false when stopped. A step is used up only by a wait
+  // `for_message` (not by the start's delay).
   bool WaitUntil(absl::Time deadline, bool* held, bool for_message);
 
   const PublisherFactory publishers_;

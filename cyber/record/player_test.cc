@@ -204,6 +204,38 @@ TEST(Player, PausedItSendsNothingButOneMessagePerStepUntilResumed) {
   }
 }
 
+// A pause shorter than the gap to the next message moves that message by
+// the pause: it never goes early.
+TEST(Player, AShortPauseMovesTheScheduleItNeverSendsEarly) {
+  Recording r = Sample();
+  Sink sink;
+  auto p = Player::Create(Fakes(&sink), &r, {});
+  ASSERT_TRUE(p.ok());
+  absl::Status result;
+  absl::Time start = SteadyNow();
+  std::thread run([&] { result = (*p)->Run(); });
+  ASSERT_TRUE(WaitFor(sink, 3));  // /map 1, /map 2, /imu 10 (at 10 ms)
+  absl::Time third = sink.sent()[2].at;
+  (*p)->Pause();
+  absl::Time paused = SteadyNow();
+  absl::SleepFor(absl::Milliseconds(3));
+  (*p)->Resume();
+  absl::Duration pause = SteadyNow() - paused;
+  run.join();
+  ASSERT_TRUE(result.ok());
+  std::vector<Sent> sent = sink.sent();
+  ASSERT_EQ(sent.size(), 12u);
+  // Every later message at least its recorded offset from the third,
+  // plus the pause (the pause came in the 10 ms gap after the third, or,
+  // on a loaded machine, later: then it can only delay).
+  for (size_t i = 3; i < sent.size(); ++i) {
+    EXPECT_GE(sent[i].at - third,
+              absl::Nanoseconds(r.messages()[i].log_time - r.messages()[2].log_time))
+        << "message " << i << " early after a pause of " << pause;
+    EXPECT_GE(sent[i].at - start, absl::Nanoseconds(r.messages()[i].log_time - kT0)) << i;
+  }
+}
+
 TEST(Player, StopEndsALoopAndNothingIsSentAfterRunReturns) {
   Recording r = Sample();
   Sink sink;
@@ -248,6 +280,7 @@ TEST(Player, BadOptionsAndPublishErrorsAreNamed) {
   auto empty = Player::Create(Fakes(&sink), &r, none);
   ASSERT_TRUE(empty.ok());
   EXPECT_EQ((*empty)->Run().code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE((*empty)->Progress().done) << "the terminal loop waits for done";
 
   auto failing = Player::Create(Fakes(&sink, /*fail=*/true), &r, {});
   ASSERT_TRUE(failing.ok());

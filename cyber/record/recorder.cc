@@ -42,8 +42,17 @@ struct RecorderShared {
   std::deque<Item> queue ABSL_GUARDED_BY(mu);
   uint64_t queued_bytes ABSL_GUARDED_BY(mu) = 0;
   uint64_t peak_queued_bytes ABSL_GUARDED_BY(mu) = 0;
-  std::map<std::string, uint64_t> dropped ABSL_GUARDED_BY(mu);  // not yet counted by the writer
-  absl::Time last_drop_warning ABSL_GUARDED_BY(mu) = absl::InfinitePast();
+  // Bytes of the batch the writing thread is writing: with the queue's,
+  // what the recorder holds, bounded by queue_bytes.
+  uint64_t writing_bytes ABSL_GUARDED_BY(mu) = 0;
+  // Not yet counted by the writer, by channel.
+  std::map<std::string, uint64_t> dropped ABSL_GUARDED_BY(mu);
+  std::map<std::string, uint64_t> lost ABSL_GUARDED_BY(mu);
+  // Each writer's last sequence number as it arrived (by GUID): a gap is a
+  // message lost before it reached the recorder. Counted here, in arrival
+  // order, so that a message the recorder drops is not counted lost too.
+  std::map<std::string, uint64_t> last_sequence ABSL_GUARDED_BY(mu);
+  absl::Time last_drop_warning ABSL_GUARDED_BY(mu) = absl::InfinitePast();  // steady
   bool graph_changed ABSL_GUARDED_BY(mu) = true;
   bool stopping ABSL_GUARDED_BY(mu) = false;
   // Published by the writing thread for Stats().
@@ -80,6 +89,8 @@ class Recorder::Impl {
   }
 
   absl::Status Stop() {
+    // Held for the whole stop: a second caller returns once it is done.
+    MutexLock stopping(&stop_mu_);
     {
       MutexLock lock(&shared_->mu);
       if (stopped_) return shared_->error;
@@ -98,6 +109,7 @@ class Recorder::Impl {
     MutexLock lock(&shared_->mu);
     s.channels = shared_->totals;
     for (const auto& [channel, n] : shared_->dropped) s.channels[channel].dropped += n;
+    for (const auto& [channel, n] : shared_->lost) s.channels[channel].lost += n;
     s.queued_bytes = shared_->queued_bytes;
     s.peak_queued_bytes = shared_->peak_queued_bytes;
     s.bytes_written = shared_->bytes_written;
@@ -167,14 +179,25 @@ class Recorder::Impl {
       std::shared_ptr<const ChannelInfo> channel = info;
       absl::StatusOr<std::unique_ptr<RemoteSubscription>> sub = graph_->Subscribe(
           view.name, [shared, channel, limit](const graph::DomainGraph::Received& r) {
-            absl::Time now = absl::Now();  // the recording's time line, not a schedule
+            const absl::Time now = absl::Now();  // the recording's time line, not a schedule
             MutexLock lock(&shared->mu);
-            if (shared->queued_bytes + r.payload.size() > limit) {
+            if (!r.writer_guid.empty() && r.sequence > 0) {
+              auto [last, first] = shared->last_sequence.try_emplace(r.writer_guid, r.sequence);
+              if (!first) {
+                if (r.sequence > last->second + 1) {
+                  shared->lost[channel->name] += r.sequence - last->second - 1;
+                }
+                last->second = std::max(last->second, r.sequence);
+              }
+            }
+            if (shared->queued_bytes + shared->writing_bytes + r.payload.size() > limit) {
               ++shared->dropped[channel->name];
-              if (now - shared->last_drop_warning >= absl::Seconds(1)) {
-                shared->last_drop_warning = now;
-                LOG(WARNING) << "recorder: cannot keep up: its queue holds "
-                             << shared->queued_bytes << " bytes (the limit is " << limit
+              const absl::Time steady = SteadyNow();  // the warning's rate, on the steady clock
+              if (steady - shared->last_drop_warning >= absl::Seconds(1)) {
+                shared->last_drop_warning = steady;
+                LOG(WARNING) << "recorder: cannot keep up: it holds "
+                             << shared->queued_bytes + shared->writing_bytes
+                             << " bytes (the limit is " << limit
                              << "); dropping messages of \"" << channel->name
                              << "\" (each is counted in the channel's statistics)";
               }
@@ -215,8 +238,10 @@ class Recorder::Impl {
 
   // Writes a batch; after the first error nothing more is written (it is
   // counted as dropped) and the error is kept for Stats() and Stop().
-  void Write(std::deque<Item>* batch, std::map<std::string, uint64_t>* dropped) {
+  void Write(std::deque<Item>* batch, std::map<std::string, uint64_t>* dropped,
+             std::map<std::string, uint64_t>* lost) {
     for (const auto& [channel, n] : *dropped) writer_->CountDropped(channel, n);
+    for (const auto& [channel, n] : *lost) writer_->CountLost(channel, n);
     for (Item& item : *batch) {
       if (failed_) {
         writer_->CountDropped(item.channel->name, 1);
@@ -233,6 +258,9 @@ class Recorder::Impl {
     }
     batch->clear();
     dropped->clear();
+    lost->clear();
+    MutexLock lock(&shared_->mu);
+    shared_->writing_bytes = 0;
   }
 
   void Publish() {
@@ -246,7 +274,7 @@ class Recorder::Impl {
     absl::Time last_refresh = absl::InfinitePast();
     absl::Time last_flush = SteadyNow();
     std::deque<Item> batch;
-    std::map<std::string, uint64_t> dropped;
+    std::map<std::string, uint64_t> dropped, lost;
     while (true) {
       bool changed, stopping;
       {
@@ -258,13 +286,15 @@ class Recorder::Impl {
                                                    std::chrono::milliseconds(100));
         }
         batch.swap(shared_->queue);
+        shared_->writing_bytes = shared_->queued_bytes;
         shared_->queued_bytes = 0;
         dropped.swap(shared_->dropped);
+        lost.swap(shared_->lost);
         changed = shared_->graph_changed;
         shared_->graph_changed = false;
         stopping = shared_->stopping;
       }
-      Write(&batch, &dropped);
+      Write(&batch, &dropped, &lost);
       absl::Time now = SteadyNow();
       if (stopping) break;
       if (changed || now - last_refresh >= absl::Milliseconds(250)) {
@@ -287,10 +317,12 @@ class Recorder::Impl {
     {
       MutexLock lock(&shared_->mu);
       batch.swap(shared_->queue);
+      shared_->writing_bytes = shared_->queued_bytes;
       shared_->queued_bytes = 0;
       dropped.swap(shared_->dropped);
+      lost.swap(shared_->lost);
     }
-    Write(&batch, &dropped);
+    Write(&batch, &dropped, &lost);
     absl::Status closed = writer_->Close();
     Publish();
     if (!closed.ok()) {
@@ -306,6 +338,7 @@ class Recorder::Impl {
   uint64_t listener_ = 0;
   std::map<std::string, std::unique_ptr<RemoteSubscription>> subscriptions_;  // the writing thread's
   bool failed_ = false;                                                     // the writing thread's
+  Mutex stop_mu_;
   bool stopped_ ABSL_GUARDED_BY(shared_->mu) = false;
   std::thread thread_;
 };
@@ -316,6 +349,7 @@ absl::StatusOr<std::unique_ptr<Recorder>> Recorder::Start(graph::DomainGraph* gr
     return absl::InvalidArgumentError(
         "recorder: nothing selected: record all channels (-a) or name some (-c CHANNEL)");
   }
+  options.output.count_sequence_gaps = false;  // counted on arrival, before the queue
   absl::StatusOr<std::unique_ptr<RecordingWriter>> writer = RecordingWriter::Open(options.output);
   if (!writer.ok()) return writer.status();
   auto impl = std::make_unique<Impl>(graph, std::move(options), *std::move(writer));

@@ -1,10 +1,12 @@
 #include "cyber/record/recorder_command.h"
 
 #include <poll.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <thread>
 
@@ -47,7 +49,7 @@ absl::Status Bad(const std::string& what) {
 absl::StatusOr<absl::Duration> Seconds(const std::string& flag, const std::string& text,
                                        bool allow_zero) {
   double s;
-  if (!absl::SimpleAtod(text, &s) || !(s >= 0) || (!allow_zero && s == 0)) {
+  if (!absl::SimpleAtod(text, &s) || !(s >= 0) || !std::isfinite(s) || (!allow_zero && s == 0)) {
     return Bad(absl::StrCat(flag, " \"", text, "\": not a number of seconds ",
                             allow_zero ? ">= 0" : "> 0"));
   }
@@ -403,7 +405,10 @@ absl::StatusOr<uint64_t> ParseRecordingTime(const std::string& flag, const std::
                                             uint64_t first_ns) {
   double seconds;
   if (absl::SimpleAtod(text, &seconds)) {
-    if (!(seconds >= 0)) return Bad(absl::StrCat(flag, " \"", text, "\": negative"));
+    if (!(seconds >= 0) || !std::isfinite(seconds) || seconds > 1e9) {
+      return Bad(absl::StrCat(flag, " \"", text,
+                              "\": not a number of seconds from the first message (0 to 1e9)"));
+    }
     return first_ns + static_cast<uint64_t>(seconds * 1e9);
   }
   absl::Time t;
@@ -496,7 +501,7 @@ absl::StatusOr<RecorderArgs> ParseRecorderArgs(const std::vector<std::string>& a
       a.duration = *d;
     }
     if (flag == "-r") {
-      if (!absl::SimpleAtod(value, &a.rate) || !(a.rate > 0)) {
+      if (!absl::SimpleAtod(value, &a.rate) || !(a.rate > 0) || !std::isfinite(a.rate)) {
         return Bad(absl::StrCat("-r \"", value, "\": not a rate > 0"));
       }
     }
@@ -549,6 +554,16 @@ absl::Status RunOnDomain(const RecorderArgs& args, graph::DomainGraph& graph, st
 }
 
 absl::Status RunOnFiles(const RecorderArgs& args, std::ostream& out) {
+  if (!args.output.empty()) {
+    // The same file under another spelling (./a.mcap, a link): writing it
+    // would truncate what is being read.
+    struct stat in_stat, out_stat;
+    if (stat(args.file.c_str(), &in_stat) == 0 && stat(args.output.c_str(), &out_stat) == 0 &&
+        in_stat.st_dev == out_stat.st_dev && in_stat.st_ino == out_stat.st_ino) {
+      return Bad(absl::StrCat(args.command, ": -o \"", args.output, "\" is the input file \"",
+                              args.file, "\""));
+    }
+  }
   if (args.command == "info") return Info(args, out);
   if (args.command == "split") return Split(args, out);
   return Recover(args, out);

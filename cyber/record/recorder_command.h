@@ -51,7 +51,7 @@ struct RecorderArgs {
   uint64_t split_bytes = 0;                      // -m (MiB)
   std::string compression = "zstd";
   std::optional<absl::Duration> duration;  // record --duration
-  uint64_t queue_bytes = uint64_t{512} << 20;  // record --queue_bytes (tests make it small)
+  uint64_t queue_bytes = uint64_t{512} << 20;  // record --queue_bytes: what it may hold
   double rate = 1.0;
   std::optional<std::string> begin, end;  // -b, -e as typed
   absl::Duration start_offset = absl::ZeroDuration();

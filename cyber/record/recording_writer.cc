@@ -145,7 +145,7 @@ absl::Status RecordingWriter::Write(const ChannelInfo& channel, const MessageOri
     auto [last, first] = last_sequence_.try_emplace(origin.writer_guid, origin.sequence);
     if (first) {
       ++total.writers;
-    } else if (origin.sequence > 0) {
+    } else if (origin.sequence > 0 && options_.count_sequence_gaps) {
       if (origin.sequence > last->second + 1) {
         uint64_t gap = origin.sequence - last->second - 1;
         file.lost += gap;
@@ -169,6 +169,11 @@ absl::Status RecordingWriter::Write(const ChannelInfo& channel, const MessageOri
   ++file.received;
   ++total.received;
   return absl::OkStatus();
+}
+
+void RecordingWriter::CountLost(const std::string& channel, uint64_t n) {
+  file_stats_[channel].lost += n;
+  totals_[channel].lost += n;
 }
 
 void RecordingWriter::CountDropped(const std::string& channel, uint64_t n) {

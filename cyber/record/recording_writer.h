@@ -40,6 +40,10 @@ struct RecordingWriterOptions {
   absl::Duration split_duration = absl::ZeroDuration();  // 0: none by time
   // Written as the "cyber.recording" metadata at the start of each file.
   std::map<std::string, std::string> recording_metadata;
+  // Count gaps in each writer's sequence numbers as lost (split: the
+  // messages come in order). False: the caller counts them (CountLost; the
+  // recorder, which sees the messages in arrival order, before its queue).
+  bool count_sequence_gaps = true;
 };
 
 // What a message's channel is; the first message of a channel in a file
@@ -72,6 +76,8 @@ class RecordingWriter {
   // Messages of `channel` the caller had to drop (its queue was full):
   // counted in the channel's statistics.
   void CountDropped(const std::string& channel, uint64_t n);
+  // Messages of `channel` lost before they reached the caller.
+  void CountLost(const std::string& channel, uint64_t n);
   // Closes the open chunk and flushes it to the file.
   absl::Status Flush();
   absl::Status Close();

@@ -223,7 +223,8 @@ absl::StatusOr<std::string> McapDecompress(absl::string_view compression, absl::
                                             " bytes cannot decompress to the ", uncompressed_size,
                                             " bytes uncompressed_size says"));
   }
-  std::string out(uncompressed_size, '\0');
+  // As zstd's: a buffer that grows with the real output.
+  std::string out(std::min<uint64_t>(uncompressed_size, uint64_t{1} << 20), '\0');
   {
     LZ4F_dctx* ctx = nullptr;
     if (LZ4F_isError(LZ4F_createDecompressionContext(&ctx, LZ4F_VERSION))) {
@@ -233,6 +234,13 @@ absl::StatusOr<std::string> McapDecompress(absl::string_view compression, absl::
         ctx, &LZ4F_freeDecompressionContext);
     size_t in_pos = 0, out_pos = 0;
     while (in_pos < data.size()) {
+      if (out_pos == out.size()) {
+        if (out.size() == uncompressed_size) {
+          return absl::DataLossError(absl::StrCat("lz4: the frame decompresses to more than ",
+                                                  uncompressed_size, " bytes"));
+        }
+        out.resize(std::min<uint64_t>(uncompressed_size, uint64_t{out.size()} * 2));
+      }
       size_t dst = out.size() - out_pos;
       size_t src = data.size() - in_pos;
       size_t hint = LZ4F_decompress(ctx, out.data() + out_pos, &dst, data.data() + in_pos, &src,
@@ -243,9 +251,8 @@ absl::StatusOr<std::string> McapDecompress(absl::string_view compression, absl::
       in_pos += src;
       out_pos += dst;
       if (hint == 0) break;
-      if (src == 0 && dst == 0) {
-        return absl::DataLossError(absl::StrCat("lz4: the frame decompresses to more than ",
-                                                uncompressed_size, " bytes"));
+      if (src == 0 && dst == 0 && out_pos < out.size()) {
+        return absl::DataLossError("lz4: the frame makes no progress");
       }
     }
     if (out_pos != uncompressed_size) {

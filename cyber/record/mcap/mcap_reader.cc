@@ -273,6 +273,14 @@ class McapReader::Impl {
       absl::Status s = SummaryRecord(op, content, at, summary);
       if (!s.ok()) return s;
     }
+    if (!summary->statistics.present) {
+      // Another writer's summary without statistics: counted by a scan.
+      McapSummary header_only;
+      header_only.profile = summary->profile;
+      header_only.library = summary->library;
+      *summary = std::move(header_only);
+      return false;
+    }
     summary->from_summary_section = true;
     return true;
   }
@@ -302,6 +310,7 @@ class McapReader::Impl {
             !in.U16U64Map(&st.channel_message_counts)) {
           return Damaged(at, "Statistics record: a field runs past its length");
         }
+        st.present = true;
         return absl::OkStatus();
       }
       case McapOp::kChunkIndex: {
@@ -392,6 +401,7 @@ class McapReader::Impl {
     absl::StatusOr<McapScanEnd> end = Walk(w);
     if (!failure.ok()) return absl::DataLossError(absl::StrCat(path_, ": ", failure.message()));
     if (!end.ok()) return end.status();
+    st.present = true;
     st.schema_count = static_cast<uint16_t>(summary.schemas.size());
     st.channel_count = static_cast<uint32_t>(summary.channels.size());
     st.metadata_count = static_cast<uint32_t>(summary.metadata.size());

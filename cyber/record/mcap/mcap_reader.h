@@ -79,6 +79,9 @@ struct McapChunkInfo {
 };
 
 struct McapStatistics {
+  // False when a summary section had no Statistics record (it is optional;
+  // Summary() then counts by a scan).
+  bool present = false;
   uint64_t message_count = 0;
   uint16_t schema_count = 0;
   uint32_t channel_count = 0;

@@ -1,6 +1,7 @@
 #include "cyber/record/mcap/mcap_recover.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -39,8 +40,23 @@ class StatsFromOrigins {
 
 }  // namespace
 
+namespace {
+absl::StatusOr<RecoverReport> Rewrite(const std::string& in, const std::string& out,
+                                      const McapWriterOptions& options);
+}  // namespace
+
 absl::StatusOr<RecoverReport> McapRecover(const std::string& in, const std::string& out,
                                           const McapWriterOptions& options) {
+  absl::StatusOr<RecoverReport> r = Rewrite(in, out, options);
+  // A failed rewrite leaves no file that looks complete.
+  if (!r.ok()) std::remove(out.c_str());
+  return r;
+}
+
+namespace {
+
+absl::StatusOr<RecoverReport> Rewrite(const std::string& in, const std::string& out,
+                                      const McapWriterOptions& options) {
   absl::StatusOr<std::unique_ptr<McapReader>> reader = McapReader::Open(in);
   if (!reader.ok()) return reader.status();
   absl::StatusOr<std::unique_ptr<McapWriter>> writer = McapWriter::Open(out, options);
@@ -173,6 +189,8 @@ absl::StatusOr<RecoverReport> McapRecover(const std::string& in, const std::stri
   if (absl::Status s = (*writer)->Close(); !s.ok()) return s;
   return report;
 }
+
+}  // namespace
 
 }  // namespace record
 }  // namespace cyber

@@ -1,5 +1,7 @@
 #include "cyber/record/mcap/mcap_writer.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -175,12 +177,23 @@ class McapWriter::Impl {
   absl::Status Flush() {
     if (absl::Status s = CloseChunk(); !s.ok()) return s;
     if (std::fflush(file_) != 0) return OsError("flush");
+    // On the disk, not only in the page cache: a power loss keeps it.
+    if (fdatasync(fileno(file_)) != 0) return OsError("fdatasync");
     return absl::OkStatus();
   }
 
   absl::Status Close() {
-    if (closed_) return absl::OkStatus();
+    if (closed_) return close_status_;  // the first Close()'s result, every time
     closed_ = true;
+    close_status_ = Finish();
+    if (file_ != nullptr) {  // a failed Finish() left it open
+      std::fclose(file_);
+      file_ = nullptr;
+    }
+    return close_status_;
+  }
+
+  absl::Status Finish() {
     if (absl::Status s = CloseChunk(); !s.ok()) return s;
     std::string data_end;
     McapBytesOut(&data_end).U32(data_crc_);
@@ -369,6 +382,7 @@ class McapWriter::Impl {
   const McapWriterOptions options_;
   std::FILE* file_;
   bool closed_ = false;
+  absl::Status close_status_;
   uint64_t offset_ = 0;
   uint32_t data_crc_ = 0;
   std::vector<std::string> schemas_;   // whole records, for the summary

@@ -74,9 +74,11 @@ class McapWriter {
   // A Metadata record (written in the data section, indexed in the summary).
   absl::Status WriteMetadata(const std::string& name,
                              const std::map<std::string, std::string>& metadata);
-  // Closes the current chunk now (so a kill loses nothing written so far).
+  // Closes the current chunk now and puts it on the disk (fflush and
+  // fdatasync), so a kill or a power loss loses nothing written so far.
   absl::Status Flush();
   // The last chunk, data end, summary, footer, magic; the file is complete.
+  // Later calls return the first one's result.
   absl::Status Close();
 
   // Bytes in the file so far plus the open chunk's uncompressed bytes (for

@@ -81,16 +81,25 @@ lidar=$(count /sensor/lidar "$out/info.out")
 [ "$lidar" -ge 12 ] && [ "$lidar" -le 52 ] || fail "lidar count $lidar"
 foxglove "$out/drive.mcap"
 
-echo "=== 2. a recorder that cannot keep up says so and counts every drop"
-timeout 60 "$recorder" record -c /sensor/imu -o "$out/dropping.mcap" --duration 2 --queue_bytes 1 \
+echo "=== 2. a recorder that cannot keep up says so and counts every drop, and only as dropped"
+# A queue of 300 bytes: a few IMU readings fit between two writes (every
+# 100 ms), the rest are dropped. Nothing is lost before the recorder, so
+# every message is received or dropped, never counted lost.
+timeout 60 "$recorder" record -c /sensor/imu -o "$out/dropping.mcap" --duration 3 --queue_bytes 300 \
   >"$out/dropping.out" 2>"$out/dropping.err" || fail "record exited $?"
+cat "$out/dropping.out"
 grep -q "the recorder cannot keep up" "$out/dropping.out" || fail "no 'cannot keep up' in the status line"
-grep -q "cannot keep up: its queue holds" "$out/dropping.err" || fail "no warning in the log"
-dropped=$(awk '$1 == "/sensor/imu" { print $4 }' "$out/dropping.out")
-[ "${dropped:-0}" -ge 10 ] || fail "dropped ${dropped:-none} on /sensor/imu"
+grep -q "cannot keep up: it holds" "$out/dropping.err" || fail "no warning in the log"
+read -r received lost dropped < <(awk '$1 == "/sensor/imu" { print $2, $3, $4 }' "$out/dropping.out")
+[[ "$received" =~ ^[0-9]+$ && "$lost" =~ ^[0-9]+$ && "$dropped" =~ ^[0-9]+$ ]] || fail "no /sensor/imu row"
+[ "$received" -ge 1 ] || fail "nothing passed a queue of 300 bytes"
+[ "$dropped" -ge 10 ] || fail "dropped $dropped on /sensor/imu"
+[ "$lost" -eq 0 ] || fail "drops counted as lost too ($lost)"
 "$recorder" info "$out/dropping.mcap" >"$out/dropping_info.out"
-awk -v d="$dropped" '$1 == "/sensor/imu" && $6 == d { ok = 1 } END { exit !ok }' "$out/dropping_info.out" ||
-  fail "the file does not store the $dropped drops: $(cat "$out/dropping_info.out")"
+awk -v d="$dropped" -v n="$received" '$1 == "/sensor/imu" && $3 == n && $5 == 0 && $6 == d { ok = 1 }
+  END { exit !ok }' "$out/dropping_info.out" ||
+  fail "the file does not store $received received, 0 lost, $dropped dropped: $(cat "$out/dropping_info.out")"
+foxglove "$out/dropping.mcap"
 
 echo "=== 3. a recorder killed with -9: its complete chunks read; recover makes it whole"
 "$recorder" record -a -k /sensor/lidar -o "$out/killed.mcap" >"$out/killed.out" 2>"$out/killed.err" &
@@ -128,7 +137,9 @@ echo "=== 4. split by time: 0.5 s to 1.5 s after the first message"
   fail "split exited $?"
 "$recorder" info "$out/second.mcap" >"$out/second_info.out"
 n=$(count /sensor/imu "$out/second_info.out")
-[ "$n" -ge 95 ] && [ "$n" -le 102 ] || fail "split of 1 s of 100 Hz gave $n"
+# 100 Hz for 1 s of receive time; a stall of the loaded machine moves a
+# few readings across an edge.
+[ "$n" -ge 85 ] && [ "$n" -le 115 ] || fail "split of 1 s of 100 Hz gave $n"
 grep -qE '^  /sensor/lidar ' "$out/second_info.out" && fail "split kept /sensor/lidar"
 foxglove "$out/second.mcap"
 
@@ -137,17 +148,17 @@ stop "$pollers"
 "$mainboard" --process_name=fusion -d "$example/fusion.dag" >"$out/fusion.out" 2>"$out/fusion.err" &
 fusion=$!
 pids+=($fusion)
-timeout 60 "$recorder" play -f "$out/drive.mcap" -r 4 --wait_for_readers 20 --no_keys \
+timeout 60 "$recorder" play -f "$out/drive.mcap" -r 2 --wait_for_readers 20 --no_keys \
   >"$out/play.out" 2>"$out/play.err" || fail "play exited $?"
 cat "$out/play.out"
 grep -q "played $((imu + lidar)) of $((imu + lidar)) messages" "$out/play.out" || fail "not every message played"
-sleep 0.5
+sleep 1  # the last messages in flight reach fusion before it stops
 fastdds_shm_note "$notes" "$fusion" || true
 stop "$fusion"
 # What fusion's process received on /sensor/imu (its channel table:
 # received, dropped, p99 are the last three columns), and what its
 # component did with them (run, or dropped from its own queue when the
-# 4x burst outran it: counted, not lost).
+# 2x burst outran it: counted, not lost).
 received=$(awk '$1 == "/sensor/imu" { print $(NF - 2) }' "$out/fusion.out")
 [ "$received" = "$imu" ] || fail "fusion's process received $received of $imu recorded IMU messages"
 read -r procs dropped < <(awk '$1 == "fusion" && $2 == "Fusion" { print $3, $9 }' "$out/fusion.out")
