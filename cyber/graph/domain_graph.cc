@@ -640,6 +640,24 @@ absl::StatusOr<std::string> DomainGraph::Encode(const std::string& type_name,
   return bytes;
 }
 
+std::optional<ChannelQos> ReaderQosFor(const ChannelView& channel) {
+  bool any = false, reliable = true, transient = true;
+  uint32_t depth = 16;
+  for (const ChannelEndpointView& w : channel.writers) {
+    if (!w.qos.has_value() || w.type_name != channel.type_name) continue;
+    any = true;
+    reliable &= w.qos->reliability == ChannelQos::Reliability::kReliable;
+    transient &= w.qos->durability == ChannelQos::Durability::kTransientLocal;
+    depth = std::max(depth, w.qos->depth);
+  }
+  if (!any) return std::nullopt;
+  ChannelQos q;
+  q.reliability = reliable ? ChannelQos::Reliability::kReliable : ChannelQos::Reliability::kBestEffort;
+  q.durability = transient ? ChannelQos::Durability::kTransientLocal : ChannelQos::Durability::kVolatile;
+  q.depth = depth;
+  return q;
+}
+
 absl::StatusOr<std::unique_ptr<RemoteSubscription>> DomainGraph::Subscribe(
     const std::string& channel, std::function<void(const Received&)> handler) {
   absl::StatusOr<ChannelView> view = Channel(channel);
@@ -648,23 +666,13 @@ absl::StatusOr<std::unique_ptr<RemoteSubscription>> DomainGraph::Subscribe(
   e.channel = channel;
   e.type_name = view->type_name;
   e.node = impl_->options_.transport.process_name;
-  bool any = false, reliable = true, transient = true;
-  uint32_t depth = 16;
-  for (const ChannelEndpointView& w : view->writers) {
-    if (!w.qos.has_value() || w.type_name != view->type_name) continue;
-    any = true;
-    reliable &= w.qos->reliability == ChannelQos::Reliability::kReliable;
-    transient &= w.qos->durability == ChannelQos::Durability::kTransientLocal;
-    depth = std::max(depth, w.qos->depth);
-  }
-  if (!any) {
+  std::optional<ChannelQos> qos = ReaderQosFor(*view);
+  if (!qos.has_value()) {
     return absl::NotFoundError(absl::StrCat("channel \"", channel, "\" has no writer in another process of ",
                                             impl_->DomainDescription(),
                                             " (a channel of another C++ type never leaves its process)"));
   }
-  e.qos.reliability = reliable ? ChannelQos::Reliability::kReliable : ChannelQos::Reliability::kBestEffort;
-  e.qos.durability = transient ? ChannelQos::Durability::kTransientLocal : ChannelQos::Durability::kVolatile;
-  e.qos.depth = depth;
+  e.qos = *qos;
   const std::string type_name = view->type_name;
   return impl_->transport_->Subscribe(e, [handler = std::move(handler), type_name](const RemoteSample& s) {
     Received r;

@@ -120,6 +120,12 @@ struct ServiceView {
 // transport; other hosts: UDP on CYBER_IP's interface).
 std::string LinkKind(const std::string& writer_host, const std::string& reader_host);
 
+// The QoS a reader of `channel` needs to hear every writer announced on
+// it in another process (those of the channel's type): reliable if they
+// all are, transient local if they all are, the deepest of their
+// histories (at least 16). Nullopt when there is no such writer.
+std::optional<ChannelQos> ReaderQosFor(const ChannelView& channel);
+
 class DomainGraph {
  public:
   // Joins the domain (starts a participant and subscribes to the graph and

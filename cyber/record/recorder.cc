@@ -48,10 +48,10 @@ struct RecorderShared {
   // Not yet counted by the writer, by channel.
   std::map<std::string, uint64_t> dropped ABSL_GUARDED_BY(mu);
   std::map<std::string, uint64_t> lost ABSL_GUARDED_BY(mu);
-  // Each writer's last sequence number as it arrived (by GUID): a gap is a
+  // Each writer's sequence numbers as they arrive (by GUID): a gap is a
   // message lost before it reached the recorder. Counted here, in arrival
   // order, so that a message the recorder drops is not counted lost too.
-  std::map<std::string, uint64_t> last_sequence ABSL_GUARDED_BY(mu);
+  SequenceGaps sequence_gaps ABSL_GUARDED_BY(mu);
   absl::Time last_drop_warning ABSL_GUARDED_BY(mu) = absl::InfinitePast();  // steady
   bool graph_changed ABSL_GUARDED_BY(mu) = true;
   bool stopping ABSL_GUARDED_BY(mu) = false;
@@ -140,11 +140,8 @@ class Recorder::Impl {
     }
     for (const graph::ChannelView& view : channels) {
       if (!Selected(view.name) || subscriptions_.count(view.name) > 0) continue;
-      bool remote_writer = std::any_of(view.writers.begin(), view.writers.end(),
-                                       [](const graph::ChannelEndpointView& w) {
-                                         return w.qos.has_value();
-                                       });
-      if (!remote_writer) {
+      const std::optional<ChannelQos> qos = graph::ReaderQosFor(view);
+      if (!qos.has_value()) {
         waiting[view.name] = "no writer in another process yet";
         continue;
       }
@@ -156,24 +153,12 @@ class Recorder::Impl {
       info->name = view.name;
       info->type_name = view.type_name;
       info->descriptor_set = graph::DescriptorSetOf(view.descriptor).SerializeAsString();
-      bool reliable = true, transient = true;
-      uint32_t depth = 16;
-      for (const graph::ChannelEndpointView& w : view.writers) {
-        if (!w.qos.has_value() || w.type_name != view.type_name) continue;
-        reliable &= w.qos->reliability == ChannelQos::Reliability::kReliable;
-        transient &= w.qos->durability == ChannelQos::Durability::kTransientLocal;
-        depth = std::max(depth, w.qos->depth);
-      }
-      ChannelQos qos;
-      qos.reliability =
-          reliable ? ChannelQos::Reliability::kReliable : ChannelQos::Reliability::kBestEffort;
-      qos.durability =
-          transient ? ChannelQos::Durability::kTransientLocal : ChannelQos::Durability::kVolatile;
-      qos.depth = depth;
-      info->metadata = {{"qos", qos.ToString()},
+      const bool reliable = qos->reliability == ChannelQos::Reliability::kReliable;
+      const bool transient = qos->durability == ChannelQos::Durability::kTransientLocal;
+      info->metadata = {{"qos", qos->ToString()},
                         {"reliable", reliable ? "true" : "false"},
                         {"transient_local", transient ? "true" : "false"},
-                        {"depth", absl::StrCat(depth)}};
+                        {"depth", absl::StrCat(qos->depth)}};
       std::shared_ptr<RecorderShared> shared = shared_;
       const uint64_t limit = options_.queue_bytes;
       std::shared_ptr<const ChannelInfo> channel = info;
@@ -182,12 +167,8 @@ class Recorder::Impl {
             const absl::Time now = absl::Now();  // the recording's time line, not a schedule
             MutexLock lock(&shared->mu);
             if (!r.writer_guid.empty() && r.sequence > 0) {
-              auto [last, first] = shared->last_sequence.try_emplace(r.writer_guid, r.sequence);
-              if (!first) {
-                if (r.sequence > last->second + 1) {
-                  shared->lost[channel->name] += r.sequence - last->second - 1;
-                }
-                last->second = std::max(last->second, r.sequence);
+              if (uint64_t gap = shared->sequence_gaps.Next(r.writer_guid, r.sequence)) {
+                shared->lost[channel->name] += gap;
               }
             }
             if (shared->queued_bytes + shared->writing_bytes + r.payload.size() > limit) {
@@ -230,7 +211,7 @@ class Recorder::Impl {
         }
       }
       LOG(INFO) << "recorder: recording \"" << view.name << "\" (" << view.type_name << ", "
-                << qos.ToString() << ")";
+                << qos->ToString() << ")";
     }
     MutexLock lock(&shared_->mu);
     shared_->waiting = std::move(waiting);

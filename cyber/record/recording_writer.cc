@@ -142,16 +142,11 @@ absl::Status RecordingWriter::Write(const ChannelInfo& channel, const MessageOri
       ++file.writers;
     }
     writer_id = w->second;
-    auto [last, first] = last_sequence_.try_emplace(origin.writer_guid, origin.sequence);
-    if (first) {
-      ++total.writers;
-    } else if (origin.sequence > 0 && options_.count_sequence_gaps) {
-      if (origin.sequence > last->second + 1) {
-        uint64_t gap = origin.sequence - last->second - 1;
-        file.lost += gap;
-        total.lost += gap;
-      }
-      if (origin.sequence > last->second) last->second = origin.sequence;
+    if (!sequence_gaps_.Seen(origin.writer_guid)) ++total.writers;
+    const uint64_t gap = sequence_gaps_.Next(origin.writer_guid, origin.sequence);
+    if (options_.count_sequence_gaps) {
+      file.lost += gap;
+      total.lost += gap;
     }
     if (absl::Status s = mcap_->WritePrivate(kOriginOpcode,
                                              EncodeOriginRecord({writer_id, origin.sequence}));

@@ -107,7 +107,7 @@ class RecordingWriter {
   std::map<std::string, ChannelRecordStats> file_stats_;
   // Across files.
   std::map<std::string, ChannelInfo> declared_;
-  std::map<std::string, uint64_t> last_sequence_;  // by GUID
+  SequenceGaps sequence_gaps_;  // by GUID
   std::map<std::string, ChannelRecordStats> totals_;
   uint32_t next_writer_id_ = 1;
   bool closed_ = false;

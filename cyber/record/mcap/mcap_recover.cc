@@ -17,24 +17,17 @@ namespace {
 // in each writer's sequence numbers.
 class StatsFromOrigins {
  public:
-  void Writer(const WriterRecord& w, const std::string& channel) {
-    channel_of_writer_[w.writer_id] = channel;
-    ++stats_[channel].writers;
-  }
+  void Writer(const std::string& channel) { ++stats_[channel].writers; }
   void Message(const std::string& channel, const std::optional<OriginRecord>& origin) {
     ++stats_[channel].received;
-    if (!origin.has_value()) return;
-    auto [it, first] = last_sequence_.try_emplace(origin->writer_id, origin->sequence);
-    if (!first) {
-      if (origin->sequence > it->second + 1) stats_[channel].lost += origin->sequence - it->second - 1;
-      if (origin->sequence > it->second) it->second = origin->sequence;
+    if (origin.has_value()) {
+      stats_[channel].lost += gaps_.Next(absl::StrCat(origin->writer_id), origin->sequence);
     }
   }
   const std::map<std::string, ChannelRecordStats>& stats() const { return stats_; }
 
  private:
-  std::map<uint32_t, std::string> channel_of_writer_;
-  std::map<uint32_t, uint64_t> last_sequence_;
+  SequenceGaps gaps_;  // by writer id
   std::map<std::string, ChannelRecordStats> stats_;
 };
 
@@ -118,7 +111,7 @@ absl::StatusOr<RecoverReport> Rewrite(const std::string& in, const std::string& 
                   "writer ", w->writer_id, " (", w->process_label, ") names channel_id ",
                   w->channel_id, ", which no Channel record before it defines")));
             }
-            counted.Writer(*w, topics[w->channel_id]);
+            counted.Writer(topics[w->channel_id]);
             w->channel_id = c->second;
             absl::Status s = (*writer)->WritePrivate(kWriterOpcode, EncodeWriterRecord(*w));
             return s.ok() ? true : fail(s);

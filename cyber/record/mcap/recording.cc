@@ -21,6 +21,14 @@ uint64_t* StatField(ChannelRecordStats* s, absl::string_view suffix) {
 
 }  // namespace
 
+uint64_t SequenceGaps::Next(const std::string& writer, uint64_t sequence) {
+  auto [last, first] = last_.try_emplace(writer, sequence);
+  if (first || sequence == 0) return 0;
+  const uint64_t gap = sequence > last->second + 1 ? sequence - last->second - 1 : 0;
+  last->second = std::max(last->second, sequence);
+  return gap;
+}
+
 std::string EncodeWriterRecord(const WriterRecord& w) {
   std::string out;
   McapBytesOut b(&out);

@@ -83,6 +83,21 @@ std::map<std::string, std::string> EncodeChannelStats(
 absl::StatusOr<std::map<std::string, ChannelRecordStats>> DecodeChannelStats(
     const std::map<std::string, std::string>& metadata);
 
+// Gaps in writers' sequence numbers, writer by writer, in the order the
+// messages are seen: the one rule by which the recorder (on arrival),
+// RecordingWriter (split) and recover (from origin records) count
+// messages as lost. A writer's first message starts its count; sequence 0
+// (unknown) and a sequence at or below the last seen are no gap.
+class SequenceGaps {
+ public:
+  // The messages of `writer` missed just before `sequence`.
+  uint64_t Next(const std::string& writer, uint64_t sequence);
+  bool Seen(const std::string& writer) const { return last_.count(writer) > 0; }
+
+ private:
+  std::map<std::string, uint64_t> last_;
+};
+
 // One recorded message, as play and replay use it.
 struct RecordedMessage {
   std::string channel;
