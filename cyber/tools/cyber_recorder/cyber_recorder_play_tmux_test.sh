@@ -75,7 +75,7 @@ saved=\$(stty -g)
 CYBER_DOMAIN_ID=$domain "$recorder" play -f "$recording" --wait_for_readers 0 2>"$out/play.log"
 echo \$? >"$out/exit_status"
 if [ "\$(stty -g)" = "\$saved" ]; then echo same >"$out/tty"; else echo changed >"$out/tty"; fi
-sleep 60
+sleep 60  # keeps the pane (and play's last line) on the screen; the cleanup kills it
 PANE
 tmux_ new-session -d -x 120 -y 10 "bash $out/pane.sh"
 
@@ -97,7 +97,7 @@ tmux_ send-keys s
 until_played $((n + 1))
 tmux_ send-keys s
 until_played $((n + 2))
-sleep 0.5
+sleep 0.5  # paused: a third message in this half second would be a step sending two
 [ "$(played)" = "$((n + 2))" ] || fail "a step sent more than one message"
 echo "two steps: $((n + 2))"
 tmux_ send-keys Space

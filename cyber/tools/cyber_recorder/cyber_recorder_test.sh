@@ -112,7 +112,7 @@ for ((i = 0; i < 600; i++)); do
   sleep 0.1  # bounded to 60 s
 done
 [ "${n:-0}" -ge 200 ] || fail "the recorder to be killed recorded ${n:-nothing} in 60 s"
-sleep 1.5
+sleep 1.5  # past the recorder's 1 s flush, so the messages counted are on disk
 kill -9 "$rec"
 wait "$rec" 2>/dev/null || true
 fastdds_shm_note "$notes" "$rec" || true
