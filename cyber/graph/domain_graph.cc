@@ -86,10 +86,19 @@ absl::StatusOr<DomainGraphOptions> DomainGraphOptionsFromEnvironment(const std::
   return options;
 }
 
+namespace {
+// A DomainGraph looks at the graph; it is not in it (peers' tools must
+// not wait for a graph from it).
+DomainGraphOptions NotAnnouncing(DomainGraphOptions options) {
+  options.transport.announces_graph = false;
+  return options;
+}
+}  // namespace
+
 class DomainGraph::Impl {
  public:
   explicit Impl(DomainGraphOptions options)
-      : options_(std::move(options)),
+      : options_(NotAnnouncing(std::move(options))),
         transport_(std::make_shared<dds::DdsTransport>(options_.transport)) {}
 
   absl::Status Start() {
@@ -118,6 +127,7 @@ class DomainGraph::Impl {
     status_sub_ = *std::move(st);
     MutexLock lock(&mu_);
     last_change_ = Steady();
+    joined_ = last_change_;
     return absl::OkStatus();
   }
 
@@ -201,15 +211,16 @@ class DomainGraph::Impl {
   }
 
   // --- waiting ---------------------------------------------------------------
-  void WaitForDiscovery(absl::Duration settle, absl::Duration max) {
+  void WaitForDiscovery(absl::Duration settle, absl::Duration max, absl::Duration at_least) {
     const SteadyTime deadline = SteadyAfter(max);
     const auto settle_for = absl::ToChronoNanoseconds(settle);
+    const auto at_least_for = absl::ToChronoNanoseconds(at_least);
     for (;;) {
       {
         MutexLock lock(&mu_);
         for (;;) {
           const SteadyTime now = Steady();
-          const SteadyTime settled = last_change_ + settle_for;
+          const SteadyTime settled = std::max(last_change_ + settle_for, joined_ + at_least_for);
           if (now >= deadline) return;
           if (now >= settled) break;
           changed_cv_.WaitUntil(&mu_, std::min(settled, deadline));
@@ -217,8 +228,11 @@ class DomainGraph::Impl {
       }
       // Settled; but a process whose participant is discovered may not
       // have sent its graph yet (a loaded machine): wait for each one
-      // that writes the graph topic, within `max`.
-      const std::vector<RemotePeer> announcing = transport_->RemoteWriters(kGraphTopic);
+      // that writes the graph topic, or said in its discovery data that
+      // it will (its graph writer can be matched hundreds of ms after its
+      // participant), within `max`.
+      std::vector<RemotePeer> announcing = transport_->RemoteWriters(kGraphTopic);
+      for (RemotePeer& p : transport_->GraphAnnouncingPeers()) announcing.push_back(std::move(p));
       MutexLock lock(&mu_);
       bool all = true;
       for (const RemotePeer& p : announcing) {
@@ -550,6 +564,7 @@ class DomainGraph::Impl {
   std::deque<std::string> lost_order_ ABSL_GUARDED_BY(mu_);
   uint64_t changes_ ABSL_GUARDED_BY(mu_) = 0;
   SteadyTime last_change_ ABSL_GUARDED_BY(mu_);
+  SteadyTime joined_ ABSL_GUARDED_BY(mu_);
 
   Mutex listeners_mu_;
   std::map<uint64_t, std::function<void()>> listeners_ ABSL_GUARDED_BY(listeners_mu_);
@@ -573,8 +588,9 @@ absl::StatusOr<std::unique_ptr<DomainGraph>> DomainGraph::Join(DomainGraphOption
 DomainGraph::DomainGraph(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 DomainGraph::~DomainGraph() { Leave(); }
 
-void DomainGraph::WaitForDiscovery(absl::Duration settle, absl::Duration max) {
-  impl_->WaitForDiscovery(settle, max);
+void DomainGraph::WaitForDiscovery(absl::Duration settle, absl::Duration max,
+                                   absl::Duration at_least) {
+  impl_->WaitForDiscovery(settle, max, at_least);
 }
 
 bool DomainGraph::WaitUntil(const std::function<bool(const DomainGraph&)>& predicate,

@@ -136,11 +136,17 @@ class DomainGraph {
   DomainGraph& operator=(const DomainGraph&) = delete;
 
   // Waits until the graph has been stable (no process joined, changed or
-  // left) for `settle` and every participant that writes the graph topic
-  // has sent its graph, at most `max` in all. Discovery on one host takes
-  // ~100-300 ms; the tools wait with settle 300 ms, max 1 s.
+  // left) for `settle`, `at_least` has passed since Join(), and every
+  // participant that writes the graph topic, or was discovered as one that
+  // announces its graph (DdsTransportOptions::announces_graph; a
+  // DomainGraph's own participant says it does not), has sent its graph;
+  // at most `max` in all. Discovery on one host takes ~100-300 ms, but a
+  // participant whose answer to our first announcement was lost is seen
+  // only at its next periodic one (every lease / 3): the tools pass that
+  // period as `at_least` (cyber/inspect/tool_main.h).
   void WaitForDiscovery(absl::Duration settle = absl::Milliseconds(300),
-                        absl::Duration max = absl::Seconds(1));
+                        absl::Duration max = absl::Seconds(1),
+                        absl::Duration at_least = absl::ZeroDuration());
   // Waits until `predicate` (called with the graph unlocked, after each
   // change and at least every 50 ms) returns true, at most `timeout`.
   bool WaitUntil(const std::function<bool(const DomainGraph&)>& predicate,

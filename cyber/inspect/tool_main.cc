@@ -55,13 +55,19 @@ int RunTool(const ToolSpec& spec, int argc, char** argv) {
   // From here a Ctrl-C stops the command and the tool leaves the domain
   // cleanly (Fast-DDS removes its shared-memory files only then).
   CatchSigintOnce();
+  const absl::Duration period = options->transport.lease / 3 + absl::Milliseconds(100);
   absl::StatusOr<std::unique_ptr<graph::DomainGraph>> graph =
       graph::DomainGraph::Join(*std::move(options));
   if (!graph.ok()) {
     std::cerr << spec.name << ": " << graph.status().message() << "\n";
     return 1;
   }
-  (*graph)->WaitForDiscovery();
+  // Fast-DDS answers a new participant's first announcement at once, best
+  // effort; when that answer is lost (seen under ubsan on a loaded machine:
+  // one process of three unseen for the tool's whole 400 ms), the process
+  // is seen at its next periodic announcement, lease / 3 later. So the
+  // tools look for at least that long.
+  (*graph)->WaitForDiscovery(absl::Milliseconds(300), period + absl::Seconds(1), period);
   // Nobody yet: on a loaded machine the first announcement can come after
   // the settle time; give it the rest of the second, then let it settle.
   if ((*graph)->Processes().empty() &&

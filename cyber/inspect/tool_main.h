@@ -1,10 +1,12 @@
 // What the main()s of cyber_channel, cyber_node and cyber_service share:
 // --help, bad arguments (the error and the usage on stderr, exit 2),
 // joining the domain named by the environment and waiting for discovery
-// (DomainGraph::WaitForDiscovery's defaults: settled for 300 ms, 1 s at
-// most; when no process at all was seen by then, up to 700 ms more for a
-// first one, as a loaded machine may announce late, and as long for each
-// process whose graph writer DDS matched but whose graph has not come),
+// (settled for 300 ms, and at least one periodic announcement of the
+// domain's processes, lease / 3 + 100 ms: 1.1 s by default, as a lost
+// answer to the tool's first announcement hides a process until then; when
+// no process at all was seen by then, up to 700 ms more for a first one,
+// and as long for each process that DDS discovered as one announcing its
+// graph, or whose graph writer DDS matched, but whose graph has not come),
 // running the subcommand with std::cout, an error's message on
 // stderr with exit 1, and SIGINT as the stop of echo/hz/bw (exit 0; during
 // discovery, exit 130), after which the tool leaves the domain cleanly (a

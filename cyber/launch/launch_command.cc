@@ -68,6 +68,7 @@ class LockstepRun {
     absl::StatusOr<dds::DdsTransportOptions> dds =
         dds::DdsTransportOptionsFromEnvironment("cyber_launch");
     if (!dds.ok()) return dds.status();
+    dds->announces_graph = false;  // the coordinator is not in the graph
     auto transport = std::make_shared<dds::DdsTransport>(*dds);
     absl::StatusOr<std::unique_ptr<lockstep::CoordinatorDriver>> driver =
         lockstep::CoordinatorDriver::Start(transport, o);

@@ -111,7 +111,9 @@ bool Player::WaitUntil(absl::Time deadline, bool* held, bool for_message) {
         return true;
       }
       const absl::Time paused_at = SteadyNow();
+      progress_.holding = true;
       while (paused_ && steps_ == 0 && !stopped_) changed_.Wait(&mu_);
+      progress_.holding = false;
       if (!paused_) deadline += SteadyNow() - paused_at;  // resumed: the schedule moves
       continue;
     }

@@ -61,6 +61,9 @@ struct PlayerProgress {
   uint64_t duration_ns = 0;   // of the selection
   int pass = 0;
   bool paused = false;
+  // Paused and waiting to send the next message (the pause has reached
+  // the playing thread: a Resume() from here moves the schedule).
+  bool holding = false;
   bool done = false;
   std::vector<std::string> unread_channels;  // no reader matched when playing began
 };

@@ -115,6 +115,8 @@ absl::Status DdsTransport::Impl::StartLocked() {
     server.metatrafficUnicastLocatorList.push_back(locator);
     discovery.m_DiscoveryServers.push_back(server);
   }
+  qos.properties().properties().emplace_back(
+      kAnnouncesGraphProperty, options_.announces_graph ? "true" : "false", /*propagate=*/true);
   if (!options_.security_dir.empty()) {
     absl::StatusOr<DdsSecurityFiles> files = DdsSecurityFilesIn(
         options_.security_dir,
@@ -348,9 +350,14 @@ void DdsTransport::Impl::on_participant_discovery(fdds::DomainParticipant*,
   using Status = frtps::ParticipantDiscoveryInfo::DISCOVERY_STATUS;
   if (info.status == Status::DISCOVERED_PARTICIPANT) {
     RemotePeer peer = PeerFromParticipantName(info.info.m_participantName.to_string());
+    bool announces_graph = false;
+    for (const auto& property : info.info.m_properties) {
+      if (property.first() == kAnnouncesGraphProperty) announces_graph = property.second() == "true";
+    }
     AINFO << "DDS transport: peer " << peer.ToString() << " joined domain " << options_.domain_id;
     MutexLock lock(&mu_);
     peers_[key] = std::move(peer);
+    if (announces_graph) graph_announcers_.insert(key);
     return;
   }
   if (info.status != Status::REMOVED_PARTICIPANT && info.status != Status::DROPPED_PARTICIPANT) {
@@ -376,6 +383,7 @@ void DdsTransport::Impl::on_participant_discovery(fdds::DomainParticipant*,
       EndConflictLocked(gone, crashed ? "was declared dead" : "left the domain");
     }
     peers_.erase(key);
+    graph_announcers_.erase(key);
     for (const auto& l : lost_listeners_) listeners.push_back(l.second);
     if (crashed) {
       lost_peers_.push_back(peer);

@@ -101,6 +101,10 @@ inline RemotePeer PeerFromParticipantName(const std::string& name) {
   return peer;
 }
 
+// The participant property (propagated with discovery) that says whether
+// the process announces its graph: "true" or "false".
+inline constexpr char kAnnouncesGraphProperty[] = "cyber.announces_graph";
+
 inline std::string PrefixKey(const frtps::GuidPrefix_t& prefix) {
   return std::string(reinterpret_cast<const char*>(prefix.value), frtps::GuidPrefix_t::size);
 }
@@ -176,6 +180,14 @@ class DdsTransport::Impl final : public fdds::DomainParticipantListener {
     MutexLock lock(&mu_);
     std::vector<RemotePeer> out;
     for (const auto& p : peers_) out.push_back(p.second);
+    return out;
+  }
+  std::vector<RemotePeer> GraphAnnouncingPeers() const {
+    MutexLock lock(&mu_);
+    std::vector<RemotePeer> out;
+    for (const auto& p : peers_) {
+      if (graph_announcers_.count(p.first) != 0) out.push_back(p.second);
+    }
     return out;
   }
   const RemotePeer& self() const { return self_; }
@@ -283,6 +295,9 @@ class DdsTransport::Impl final : public fdds::DomainParticipantListener {
   std::map<std::string, std::shared_ptr<ChannelState>> channels_ ABSL_GUARDED_BY(mu_);
   frtps::GuidPrefix_t own_prefix_ ABSL_GUARDED_BY(mu_);  // once started
   std::map<std::string, RemotePeer> peers_ ABSL_GUARDED_BY(mu_);  // by prefix
+  // The prefixes of the peers whose discovery data says they announce
+  // their graph.
+  std::set<std::string> graph_announcers_ ABSL_GUARDED_BY(mu_);
   // Participants whose refusal was logged, by prefix.
   std::set<std::string> refused_ ABSL_GUARDED_BY(mu_);
   // By endpoint GUID (GuidKey).

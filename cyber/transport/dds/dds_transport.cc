@@ -147,6 +147,9 @@ bool DdsTransport::participant_started() const { return impl_->started(); }
 bool DdsTransport::linked() const { return impl_->started(); }
 
 std::vector<RemotePeer> DdsTransport::Peers() const { return impl_->Peers(); }
+std::vector<RemotePeer> DdsTransport::GraphAnnouncingPeers() const {
+  return impl_->GraphAnnouncingPeers();
+}
 
 const DdsTransportOptions& DdsTransport::options() const { return impl_->options(); }
 

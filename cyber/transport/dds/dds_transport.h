@@ -101,6 +101,11 @@ struct DdsTransportOptions {
   absl::Duration lease = absl::Seconds(3);
   // Remove shared-memory files of dead processes before starting.
   bool clean_dead_segments = true;
+  // Whether this process announces its graph (cyber::Init's processes do;
+  // the inspection tools, which only look, do not). It travels in the
+  // participant's discovery data, so a tool that has discovered a process
+  // but not yet its graph writer knows to wait for its graph.
+  bool announces_graph = true;
 };
 
 // Options from Cyber RT's environment: CYBER_DOMAIN_ID (0..232), CYBER_IP
@@ -140,6 +145,9 @@ class DdsTransport final : public RemoteTransport {
   bool participant_started() const;
   // Processes of the domain seen alive now.
   std::vector<RemotePeer> Peers() const;
+  // Those of them that said, when discovered, that they announce their
+  // graph (DdsTransportOptions::announces_graph).
+  std::vector<RemotePeer> GraphAnnouncingPeers() const;
   const DdsTransportOptions& options() const;
 
   class Impl;  // dds_transport.cc
