@@ -92,6 +92,8 @@ class LockstepSubscription final : public RemoteSubscription {
     inner_.reset();  // no arrival after this
     MutexLock lock(&subscriber_->call_mu);
     subscriber_->closed = true;  // and no delivery
+    // What the handler holds goes now, not with the last queued message.
+    subscriber_->handler = nullptr;
   }
 
  private:
@@ -106,7 +108,21 @@ LockstepTransport::LockstepTransport(std::shared_ptr<RemoteTransport> inner, std
   state_->now_ns = std::move(now_ns);
 }
 
-LockstepTransport::~LockstepTransport() = default;
+LockstepTransport::~LockstepTransport() { DropQueued(); }
+
+void LockstepTransport::Shutdown() {
+  inner_->Shutdown();
+  DropQueued();
+}
+
+void LockstepTransport::DropQueued() {
+  // A message queued for an instant the run never reached holds its
+  // subscriber, whose handler can hold the publisher that holds this
+  // state: a cycle, broken here. Destroyed outside the lock.
+  std::vector<Queued> dropped;
+  MutexLock lock(&state_->mu);
+  dropped.swap(state_->queue);
+}
 
 void LockstepTransport::SetArrivalListener(std::function<void()> on_arrival) {
   MutexLock lock(&state_->mu);

@@ -66,13 +66,16 @@ class LockstepTransport final : public RemoteTransport {
   std::vector<RemotePeer> LostPeers() const override { return inner_->LostPeers(); }
   RemotePeer self() const override { return inner_->self(); }
   bool linked() const override { return inner_->linked(); }
-  void Shutdown() override { inner_->Shutdown(); }
+  // Also drops the messages still queued (their instants never came).
+  void Shutdown() override;
 
   // Shared with the publishers and subscriptions it hands out, which may
   // outlive it.
   struct State;
 
  private:
+  void DropQueued();
+
   const std::shared_ptr<RemoteTransport> inner_;
   const std::shared_ptr<State> state_;
 };

@@ -154,6 +154,42 @@ TEST(LockstepTransportTest, AClosedReaderGetsNothingButItsMessagesStillCount) {
   EXPECT_EQ(f.transport.Counts()[0].received(), 1u);
 }
 
+// A service client's response handler holds what sends its requests (a
+// publisher of the same transport, which holds the transport's state). A
+// response queued for an instant the run never reaches must not keep it
+// alive for ever through the queue: a closed subscription lets go of its
+// handler, and Shutdown() drops the queue.
+TEST(LockstepTransportTest, NothingQueuedKeepsAClosedReadersHandlerAlive) {
+  Fixture f;
+  struct Requests {
+    std::shared_ptr<RemotePublisher> out;
+  };
+  std::weak_ptr<Requests> held;
+  std::unique_ptr<RemoteSubscription> responses;
+  {
+    auto requests = std::make_shared<Requests>();
+    requests->out = *f.transport.Publisher(On("/route/request"));
+    responses = *f.transport.Subscribe(
+        On("/route/response"), [requests](const RemoteSample&) { return requests != nullptr; });
+    held = requests;
+  }
+  f.inner->Arrive("/route/response", "routing", 5000, 1, "late");
+  EXPECT_FALSE(held.expired()) << "the open subscription's handler holds it";
+  responses.reset();
+  EXPECT_TRUE(held.expired()) << "the queued response still holds the handler";
+}
+
+TEST(LockstepTransportTest, ShutdownDropsMessagesWhoseInstantNeverCame) {
+  Fixture f;
+  auto a = f.Read("/a");
+  f.inner->Arrive("/a", "alpha", 5000, 1, "a1");
+  EXPECT_EQ(f.transport.EarliestQueued(), 5000);
+  f.transport.Shutdown();
+  EXPECT_EQ(f.transport.EarliestQueued(), -1);
+  EXPECT_EQ(f.transport.DeliverDue(10000), 0u);
+  EXPECT_TRUE(f.got.empty());
+}
+
 }  // namespace
 }  // namespace lockstep
 }  // namespace cyber
