@@ -15,6 +15,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "cyber/common/terminal_keys.h"
 #include "cyber/launch/graph_readiness.h"
 #include "cyber/launch/launch_summary.h"
 #include "cyber/launch/pid_file.h"
@@ -46,6 +48,10 @@ void OnStopSignal(int) {
   if (c != nullptr) c->RequestStop();
   Supervisor* s = g_supervisor.load();
   if (s != nullptr) s->RequestStop();
+}
+
+void Error(const std::string& message) {
+  std::fprintf(stderr, "cyber_launch: %s\n", message.c_str());
 }
 
 // The lockstep coordinator of a --clock=simulated launch, on its own
@@ -80,17 +86,24 @@ class LockstepRun {
   }
   ~LockstepRun() {
     if (thread_.joinable()) thread_.join();
+    StopKeys();
     driver_.reset();
     transport_->Shutdown();
   }
   lockstep::CoordinatorDriver* driver() { return driver_.get(); }
-  void Run() {
-    thread_ = std::thread([this] { outcome_ = driver_->Run(); });
+  void Run(bool paused) {
+    if (paused) driver_->Pause();
+    thread_ = std::thread([this] {
+      outcome_ = driver_->Run();
+      ended_.store(true);
+    });
+    keys_ = std::thread([this] { TakeKeys(); });
   }
   // Waits for the run's end (the supervisor has ended: every process is
   // gone, so the coordinator ends too, within its step deadline).
   const lockstep::RunOutcome& Wait() {
     if (thread_.joinable()) thread_.join();
+    StopKeys();
     return outcome_;
   }
 
@@ -98,15 +111,43 @@ class LockstepRun {
   LockstepRun(std::shared_ptr<dds::DdsTransport> transport,
               std::unique_ptr<lockstep::CoordinatorDriver> driver)
       : transport_(std::move(transport)), driver_(std::move(driver)) {}
+  // From a terminal: space pauses and resumes, s lets one step out; each
+  // key answers with a line on stderr. Not a terminal: no keys.
+  void TakeKeys() {
+    TerminalKeys keys;
+    if (!keys.active()) return;  // (--paused was refused without a terminal)
+    std::fprintf(stderr, "cyber_launch: lockstep keys: space pauses and resumes, s runs one step while paused\n");
+    while (!ended_.load()) {
+      const char key = keys.Read(absl::Milliseconds(100));
+      if (key == ' ') driver_->TogglePause();
+      if (key == 's') driver_->Step();
+      if (key != ' ' && key != 's') continue;
+      if (key == 's' && driver_->paused()) {
+        // Once the step is granted, say where it is.
+        const uint64_t was = driver_->step();
+        for (int i = 0; i < 20 && driver_->step() == was && !ended_.load(); ++i) {
+          absl::SleepFor(absl::Milliseconds(10));
+        }
+      }
+      std::fprintf(stderr, "cyber_launch: lockstep %s at step %llu (%s simulated)%s\n",
+                   driver_->paused() ? "paused" : "running",
+                   static_cast<unsigned long long>(driver_->step()),
+                   absl::FormatDuration(absl::Nanoseconds(driver_->instant_ns())).c_str(),
+                   driver_->paused() ? "; space resumes, s runs one step" : "");
+    }
+  }
+  void StopKeys() {
+    ended_.store(true);
+    if (keys_.joinable()) keys_.join();
+  }
+
   std::shared_ptr<dds::DdsTransport> transport_;
   std::unique_ptr<lockstep::CoordinatorDriver> driver_;
   std::thread thread_;
+  std::thread keys_;
+  std::atomic<bool> ended_{false};
   lockstep::RunOutcome outcome_;
 };
-
-void Error(const std::string& message) {
-  std::fprintf(stderr, "cyber_launch: %s\n", message.c_str());
-}
 
 }  // namespace
 
@@ -159,6 +200,11 @@ int RunStart(const StartOptions& options) {
   if (!simulated && options.run_for > absl::ZeroDuration()) {
     Error("--run_for is for --clock=simulated (on the real clock, stop with Ctrl-C or "
           "`cyber_launch stop`)");
+    return 2;
+  }
+  if (options.paused && (!simulated || !isatty(STDIN_FILENO))) {
+    Error(!simulated ? "--paused is for --clock=simulated"
+                     : "--paused needs a terminal on stdin (its keys resume the run)");
     return 2;
   }
   absl::StatusOr<LaunchPlan> plan = ParseLaunchFile(options.launch_file);
@@ -267,7 +313,7 @@ int RunStart(const StartOptions& options) {
   sigemptyset(&action.sa_mask);
   if (lockstep_run != nullptr) {
     g_coordinator.store(lockstep_run->driver());
-    lockstep_run->Run();
+    lockstep_run->Run(options.paused);
   }
   for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaction(s, &action, nullptr);
 

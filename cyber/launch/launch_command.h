@@ -52,6 +52,10 @@ struct StartOptions {
   double speed = 0;
   absl::Duration join_deadline = absl::Seconds(60);
   absl::Duration step_deadline = absl::Seconds(10);
+  // Simulated: hold the first grant until a key says so. From a terminal,
+  // a simulated run takes keys: space pauses and resumes, s lets one step
+  // out while paused (CoordinatorDriver::Pause/Step).
+  bool paused = false;
 };
 
 // The mainboard to run: `flag` if given (it must be an executable file);

@@ -235,6 +235,12 @@ Coordinator::Decision Coordinator::Next(absl::Time now) {
   return grant;
 }
 
+bool Coordinator::ReadyToGrant() const {
+  if (stopped_ || failure_) return false;
+  if (step_ == 0) return AllJoined();
+  return Owed().empty() && instant_ns_ < options_.end_ns;
+}
+
 std::string Coordinator::Waiting() const {
   if (stopped_) return "";
   if (step_ == 0) {

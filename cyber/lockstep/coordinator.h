@@ -93,6 +93,12 @@ class Coordinator {
   // waits for the reports it asks for.
   Decision Next(absl::Time now);
 
+  // Whether Next() would hand out a grant now: every process joined (the
+  // first step) or reported the current step, and the end is not reached.
+  // A paused driver asks this instead of Next(), so a held grant's step
+  // deadline does not run while it is held.
+  bool ReadyToGrant() const;
+
   // Set once the run failed: why (the stop grant's `why` too).
   const std::optional<std::string>& failure() const { return failure_; }
   bool finished() const { return stopped_; }

@@ -90,9 +90,34 @@ void CoordinatorDriver::AwaitLeaves(uint64_t run_id) {
   }
 }
 
+void CoordinatorDriver::Resume() {
+  steps_allowed_.store(0, std::memory_order_relaxed);
+  paused_.store(false, std::memory_order_relaxed);
+  MutexLock lock(&inbox_->mu);
+  inbox_->changed.SignalAll();
+}
+
+void CoordinatorDriver::TogglePause() {
+  if (paused()) {
+    Resume();
+  } else {
+    Pause();
+  }
+}
+
+void CoordinatorDriver::Step() {
+  if (!paused()) return;
+  steps_allowed_.fetch_add(1, std::memory_order_relaxed);
+  MutexLock lock(&inbox_->mu);
+  inbox_->changed.SignalAll();
+}
+
 RunOutcome CoordinatorDriver::Run() {
   RunOutcome outcome;
   std::optional<absl::Time> first_grant;
+  // While paused with a grant ready: since when (the paced schedule moves
+  // by the pause).
+  std::optional<absl::Time> held_since;
   absl::Time next_progress = SteadyNow();
   const int64_t start_ns = options_.coordinator.start_ns;
   for (;;) {
@@ -108,7 +133,31 @@ RunOutcome CoordinatorDriver::Run() {
     for (const std::string& p : lost) coordinator_.OnProcessLost(p, now);
     if (stop_requested_.load(std::memory_order_relaxed)) coordinator_.Abort("stop requested");
 
-    Coordinator::Decision d = coordinator_.Next(now);
+    // Paused: a ready grant is held (Next() is not asked, so its step
+    // deadline does not start) unless a step was asked for.
+    if (paused() && coordinator_.ReadyToGrant()) {
+      uint64_t allowed = steps_allowed_.load(std::memory_order_relaxed);
+      bool take = false;
+      while (allowed > 0 && !take) {
+        take = steps_allowed_.compare_exchange_weak(allowed, allowed - 1, std::memory_order_relaxed);
+      }
+      if (!take) {
+        if (!held_since.has_value()) held_since = now;
+        MutexLock lock(&inbox_->mu);
+        if (inbox_->reports.empty() && inbox_->lost.empty() && paused() &&
+            steps_allowed_.load(std::memory_order_relaxed) == 0) {
+          inbox_->changed.WaitUntil(&inbox_->mu,
+                                    std::chrono::steady_clock::now() + std::chrono::milliseconds(100));
+        }
+        continue;
+      }
+    }
+    if (held_since.has_value()) {
+      if (first_grant.has_value()) *first_grant += SteadyNow() - *held_since;
+      held_since.reset();
+    }
+
+    Coordinator::Decision d = coordinator_.Next(SteadyNow());
     if (d.kind == Coordinator::Decision::Kind::kGrant) {
       if (options_.speed > 0 && first_grant.has_value()) {
         const absl::Time due =
@@ -123,6 +172,8 @@ RunOutcome CoordinatorDriver::Run() {
       Publish(d.grant);
       outcome.steps = d.grant.step();
       outcome.reached_ns = d.grant.instant_ns();
+      granted_ns_.store(d.grant.instant_ns() - start_ns, std::memory_order_relaxed);
+      granted_step_.store(d.grant.step(), std::memory_order_relaxed);
       if (options_.progress && SteadyNow() >= next_progress) {
         options_.progress(absl::StrCat("lockstep: step ", d.grant.step(), ", ",
                                        absl::FormatDuration(absl::Nanoseconds(d.grant.instant_ns() - start_ns)),

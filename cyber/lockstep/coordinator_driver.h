@@ -6,8 +6,16 @@
 // The pacing reads the steady clock (never the wall clock), and only to
 // hold a grant back; the simulation's instants come from the coordinator.
 //
+// Pause, step, resume (a terminal's keys, cyber_launch): paused, the
+// driver hands out no grant (the processes wait, idle, at the instant they
+// reached) but still takes reports and notices a process lost; Step()
+// lets one grant out; Resume() goes on, and a paced run's schedule moves by
+// the time spent paused, so it does not rush to catch up. A held grant's
+// step deadline does not run: it starts when the grant goes out.
+//
 // Threads: Run() blocks its caller; RequestStop() from any thread
-// (async-signal-safe: it only stores an atomic and is polled).
+// (async-signal-safe: it only stores an atomic and is polled); Pause(),
+// Resume(), TogglePause(), Step() and paused() from any thread.
 
 #ifndef CYBER_LOCKSTEP_COORDINATOR_DRIVER_H_
 #define CYBER_LOCKSTEP_COORDINATOR_DRIVER_H_
@@ -66,6 +74,16 @@ class CoordinatorDriver {
   // (Ctrl-C).
   void RequestStop() { stop_requested_.store(true, std::memory_order_relaxed); }
 
+  void Pause() { paused_.store(true, std::memory_order_relaxed); }
+  void Resume();
+  void TogglePause();
+  // Paused: lets one more grant out (and stays paused). Running: nothing.
+  void Step();
+  bool paused() const { return paused_.load(std::memory_order_relaxed); }
+  // The last step granted and its instant (ns from the run's start).
+  uint64_t step() const { return granted_step_.load(std::memory_order_relaxed); }
+  int64_t instant_ns() const { return granted_ns_.load(std::memory_order_relaxed); }
+
  private:
   CoordinatorDriver(std::shared_ptr<RemoteTransport> transport, CoordinatorDriverOptions options,
                     Coordinator coordinator);
@@ -79,6 +97,10 @@ class CoordinatorDriver {
   std::unique_ptr<RemoteSubscription> reports_;
   uint64_t lost_listener_ = 0;
   std::atomic<bool> stop_requested_{false};
+  std::atomic<bool> paused_{false};
+  std::atomic<uint64_t> steps_allowed_{0};  // grants a paused run may still hand out
+  std::atomic<uint64_t> granted_step_{0};
+  std::atomic<int64_t> granted_ns_{0};
 
   // What the transport's threads hand over. Shared with the peer-lost
   // listener, which the transport may still call after its removal.

@@ -69,6 +69,36 @@ Coordinator Joined() {
   return *std::move(c);
 }
 
+// ReadyToGrant() says what Next() would do, without starting a step: a
+// paused driver asks it.
+TEST(CoordinatorTest, ReadyToGrantWhenJoinedOrReportedAndNotAtTheEnd) {
+  absl::StatusOr<Coordinator> c = Coordinator::Create(TwoProcesses(), kT0);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_FALSE(c->ReadyToGrant());
+  c->OnReport(Join("pollers"), kT0);
+  c->OnReport(Join("fusion", 2), kT0);
+  EXPECT_TRUE(c->ReadyToGrant());
+  EXPECT_TRUE(c->ReadyToGrant()) << "asking starts nothing";
+  ASSERT_EQ(c->Next(kT0).kind, Kind::kGrant);  // step 1 at 0
+  EXPECT_FALSE(c->ReadyToGrant()) << "step 1 not reported";
+  c->OnReport(Done("pollers", 1, 0, 100 * kMs), kT0);
+  EXPECT_FALSE(c->ReadyToGrant());
+  c->OnReport(Done("fusion", 1, 0, -1), kT0);
+  EXPECT_TRUE(c->ReadyToGrant());
+  // Held for a minute (a pause): the next grant's deadline starts when it
+  // is asked for, not when the step became ready.
+  const absl::Time later = kT0 + absl::Minutes(1);
+  Coordinator::Decision d = c->Next(later);
+  ASSERT_EQ(d.kind, Kind::kGrant);
+  EXPECT_EQ(d.grant.instant_ns(), 100 * kMs);  // the end
+  EXPECT_EQ(c->Next(later + absl::Seconds(9)).kind, Kind::kWait);
+  c->OnReport(Done("pollers", 2, 100 * kMs, -1), later);
+  c->OnReport(Done("fusion", 2, 100 * kMs, -1), later);
+  EXPECT_FALSE(c->ReadyToGrant()) << "the end is reached: a stop, not a grant";
+  EXPECT_EQ(c->Next(later).kind, Kind::kStop);
+  EXPECT_FALSE(c->ReadyToGrant());
+}
+
 TEST(CoordinatorTest, NoGrantBeforeEveryProcessJoinedThenTheStartInstant) {
   absl::StatusOr<Coordinator> c = Coordinator::Create(TwoProcesses(), kT0);
   ASSERT_TRUE(c.ok()) << c.status();

@@ -1,9 +1,6 @@
 #include "cyber/record/recorder_command.h"
 
-#include <poll.h>
 #include <sys/stat.h>
-#include <termios.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -16,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "cyber/common/steady_time.h"
+#include "cyber/common/terminal_keys.h"
 #include "cyber/record/mcap/mcap_reader.h"
 #include "cyber/record/mcap/mcap_recover.h"
 #include "cyber/record/mcap/recording.h"
@@ -70,34 +68,6 @@ bool Selected(const RecorderArgs& a, const std::string& channel) {
   if (has(a.exclude, channel)) return false;
   return a.channels.empty() || has(a.channels, channel);
 }
-
-// Raw keys from a terminal, restored at destruction.
-class RawKeys {
- public:
-  RawKeys() {
-    if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &saved_) != 0) return;
-    termios raw = saved_;
-    raw.c_lflag &= ~(ICANON | ECHO);
-    raw.c_cc[VMIN] = 0;
-    raw.c_cc[VTIME] = 0;
-    active_ = tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0;
-  }
-  ~RawKeys() {
-    if (active_) tcsetattr(STDIN_FILENO, TCSANOW, &saved_);
-  }
-  bool active() const { return active_; }
-  // A key typed within `timeout`, or 0.
-  char Read(absl::Duration timeout) {
-    pollfd p{STDIN_FILENO, POLLIN, 0};
-    if (poll(&p, 1, static_cast<int>(absl::ToInt64Milliseconds(timeout))) <= 0) return 0;
-    char c = 0;
-    return read(STDIN_FILENO, &c, 1) == 1 ? c : 0;
-  }
-
- private:
-  termios saved_{};
-  bool active_ = false;
-};
 
 std::string StatusLine(const RecorderStats& s, absl::Duration elapsed) {
   uint64_t received = 0, lost = 0, dropped = 0;
@@ -215,7 +185,7 @@ absl::Status Play(const RecorderArgs& a, graph::DomainGraph& graph, std::ostream
   if (!player.ok()) return player.status();
   absl::Status result;
   std::thread runner([&] { result = (*player)->Run(); });
-  RawKeys keys;
+  TerminalKeys keys;
   bool use_keys = a.keys && keys.active();
   out << "playing " << a.file << " (" << recording->messages().size() << " messages) into "
       << graph.DomainDescription() << " at " << a.rate << "x"

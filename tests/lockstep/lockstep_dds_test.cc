@@ -229,6 +229,35 @@ TEST_F(LockstepDdsTest, EveryMessageIsDeliveredAtTheInstantItWasSent) {
               absl::FormatDuration(outcome.wall).c_str());
 }
 
+// Paused, the coordinator grants nothing, however long (longer than the
+// step deadline: a held grant's deadline does not run); each Step() lets
+// one grant out; Resume() runs to the end as if never paused.
+TEST_F(LockstepDdsTest, PausedNothingIsGrantedButOneStepAtATimeThenResumeRunsToTheEnd) {
+  std::unique_ptr<CoordinatorDriver> coordinator = Coordinator(1000 * kMs, absl::Seconds(1));
+  ASSERT_NE(coordinator, nullptr);
+  coordinator->Pause();
+  StartMembers();
+  RunOutcome outcome;
+  std::thread run([&] { outcome = coordinator->Run(); });
+  absl::SleepFor(absl::Milliseconds(1500));  // past the step deadline
+  EXPECT_EQ(coordinator->step(), 0u) << "granted while paused";
+  EXPECT_EQ(a_->step(), 0u);
+  for (uint64_t k = 1; k <= 3; ++k) {
+    coordinator->Step();
+    EXPECT_TRUE(dds_test::Eventually([&] { return a_->step() == k && b_raw_->step() == k; }))
+        << "step " << k << " not granted";
+  }
+  absl::SleepFor(absl::Milliseconds(1500));
+  EXPECT_EQ(coordinator->step(), 3u) << "a step let more than one grant out";
+  EXPECT_EQ(coordinator->instant_ns(), 20 * kMs);
+  EXPECT_TRUE(coordinator->paused());
+  coordinator->Resume();
+  run.join();
+  EXPECT_TRUE(outcome.ok) << outcome.why;
+  EXPECT_THAT(outcome.why, HasSubstr("the end (1s) reached after 101 steps"));
+  EXPECT_EQ(reader_->Delivered().size(), 101u);
+}
+
 TEST_F(LockstepDdsTest, AMemberThatGoesAwayEndsTheRunWithItsName) {
   std::unique_ptr<CoordinatorDriver> coordinator = Coordinator(1000000 * kMs);
   ASSERT_NE(coordinator, nullptr);

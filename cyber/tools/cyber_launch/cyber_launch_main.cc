@@ -26,7 +26,7 @@ constexpr char kUsage[] =
     "usage: cyber_launch start FILE.launch [--mainboard=PATH] [--log_dir=DIR]\n"
     "                    [--sigint_timeout=10s] [--sigterm_timeout=5s]\n"
     "                    [--clock=simulated --run_for=60s [--speed=N] [--join_deadline=60s]\n"
-    "                     [--step_deadline=10s]]\n"
+    "                     [--step_deadline=10s] [--paused]]\n"
     "       cyber_launch stop [FILE.launch] [--stop_wait=60s]\n"
     "\n"
     "start  runs each process of FILE.launch (mainboard --process_name=NAME -d a.dag ...),\n"
@@ -47,7 +47,9 @@ constexpr char kUsage[] =
     "                        mainboard runs --clock=simulated --lockstep and cyber_launch\n"
     "                        grants the instants to --run_for, at most --speed times\n"
     "                        real time (0: as fast as they go); each prints its trace\n"
-    "                        digest (docs/lockstep.md)\n"
+    "                        digest (docs/lockstep.md); from a terminal, space pauses\n"
+    "                        and resumes, s runs one step while paused\n"
+    "  --paused              (simulated) hold the first instant until space or s\n"
     "The processes join the DDS domain CYBER_DOMAIN_ID (docs/tools/cyber_launch.md).\n";
 
 bool TakeDuration(const char* arg, const char* name, absl::Duration* out, bool* bad) {
@@ -87,6 +89,8 @@ int main(int argc, char** argv) {
       start.log_dir = a + std::strlen("--log_dir=");
     } else if (absl::StartsWith(a, "--clock=")) {
       start.clock = a + std::strlen("--clock=");
+    } else if (std::strcmp(a, "--paused") == 0) {
+      start.paused = true;
     } else if (absl::StartsWith(a, "--speed=")) {
       if (!absl::SimpleAtod(a + std::strlen("--speed="), &start.speed) || start.speed < 0) {
         std::fprintf(stderr, "cyber_launch: %s: not 0 or a positive number\n", a);
