@@ -22,6 +22,7 @@
 #include "cyber/launch/pid_file.h"
 #include "cyber/launch/supervisor.h"
 #include "cyber/lockstep/coordinator_driver.h"
+#include "cyber/lockstep/recording_member.h"
 #include "cyber/transport/dds/dds_transport.h"
 
 namespace cyber {
@@ -54,6 +55,9 @@ void Error(const std::string& message) {
   std::fprintf(stderr, "cyber_launch: %s\n", message.c_str());
 }
 
+// The process name a --recording plays under.
+constexpr char kRecordingProcess[] = "recording";
+
 // The lockstep coordinator of a --clock=simulated launch, on its own
 // thread while the supervisor runs the processes.
 class LockstepRun {
@@ -61,7 +65,15 @@ class LockstepRun {
   static absl::StatusOr<std::unique_ptr<LockstepRun>> Start(const LaunchPlan& plan,
                                                             const StartOptions& options) {
     lockstep::CoordinatorDriverOptions o;
-    for (const ProcessPlan& p : plan.processes) o.coordinator.processes.push_back(p.name);
+    for (const ProcessPlan& p : plan.processes) {
+      if (!options.recording.empty() && p.name == kRecordingProcess) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--recording: the launch file has a process named \"", kRecordingProcess,
+            "\", the name the recording plays under"));
+      }
+      o.coordinator.processes.push_back(p.name);
+    }
+    if (!options.recording.empty()) o.coordinator.processes.push_back(kRecordingProcess);
     o.coordinator.end_ns = absl::ToInt64Nanoseconds(options.run_for);
     o.coordinator.join_deadline = options.join_deadline;
     o.coordinator.step_deadline = options.step_deadline;
@@ -75,18 +87,50 @@ class LockstepRun {
         dds::DdsTransportOptionsFromEnvironment("cyber_launch");
     if (!dds.ok()) return dds.status();
     dds->announces_graph = false;  // the coordinator is not in the graph
+    // The recording plays from a participant of its own, as a process.
+    std::shared_ptr<dds::DdsTransport> player_transport;
+    std::unique_ptr<lockstep::RecordingMember> player;
+    if (!options.recording.empty()) {
+      dds::DdsTransportOptions p = *dds;
+      p.process_name = kRecordingProcess;
+      player_transport = std::make_shared<dds::DdsTransport>(p);
+      lockstep::RecordingMemberOptions ro;
+      ro.path = options.recording;
+      ro.channels = options.recording_channels;
+      ro.process = kRecordingProcess;
+      absl::StatusOr<std::unique_ptr<lockstep::RecordingMember>> opened =
+          lockstep::RecordingMember::Open(player_transport, ro);
+      if (!opened.ok()) {
+        player_transport->Shutdown();
+        return opened.status();
+      }
+      player = *std::move(opened);
+    }
     auto transport = std::make_shared<dds::DdsTransport>(*dds);
     absl::StatusOr<std::unique_ptr<lockstep::CoordinatorDriver>> driver =
         lockstep::CoordinatorDriver::Start(transport, o);
     if (!driver.ok()) {
       transport->Shutdown();
+      player.reset();
+      if (player_transport) player_transport->Shutdown();
       return driver.status();
     }
-    return std::unique_ptr<LockstepRun>(new LockstepRun(transport, *std::move(driver)));
+    std::unique_ptr<LockstepRun> run(new LockstepRun(transport, *std::move(driver)));
+    run->player_transport_ = std::move(player_transport);
+    run->player_ = std::move(player);
+    if (run->player_ != nullptr) {
+      if (absl::Status s = run->player_->Join(); !s.ok()) return s;
+      std::fprintf(stderr, "cyber_launch: recording %s plays %llu messages (%s) as process \"%s\"\n",
+                   options.recording.c_str(), static_cast<unsigned long long>(run->player_->total()),
+                   absl::StrJoin(options.recording_channels, ", ").c_str(), kRecordingProcess);
+    }
+    return run;
   }
   ~LockstepRun() {
     if (thread_.joinable()) thread_.join();
     StopKeys();
+    player_.reset();
+    if (player_transport_) player_transport_->Shutdown();
     driver_.reset();
     transport_->Shutdown();
   }
@@ -143,6 +187,8 @@ class LockstepRun {
 
   std::shared_ptr<dds::DdsTransport> transport_;
   std::unique_ptr<lockstep::CoordinatorDriver> driver_;
+  std::shared_ptr<dds::DdsTransport> player_transport_;
+  std::unique_ptr<lockstep::RecordingMember> player_;
   std::thread thread_;
   std::thread keys_;
   std::atomic<bool> ended_{false};
@@ -200,6 +246,15 @@ int RunStart(const StartOptions& options) {
   if (!simulated && options.run_for > absl::ZeroDuration()) {
     Error("--run_for is for --clock=simulated (on the real clock, stop with Ctrl-C or "
           "`cyber_launch stop`)");
+    return 2;
+  }
+  if ((!options.recording.empty() || !options.recording_channels.empty()) && !simulated) {
+    Error("--recording is for --clock=simulated (a recording plays into a lockstep run)");
+    return 2;
+  }
+  if (options.recording.empty() != options.recording_channels.empty()) {
+    Error(options.recording.empty() ? "--recording_channels without --recording"
+                                    : "--recording needs --recording_channels (the channels to play)");
     return 2;
   }
   if (options.paused && (!simulated || !isatty(STDIN_FILENO))) {

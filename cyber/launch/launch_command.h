@@ -56,6 +56,11 @@ struct StartOptions {
   // a simulated run takes keys: space pauses and resumes, s lets one step
   // out while paused (CoordinatorDriver::Pause/Step).
   bool paused = false;
+  // Simulated: a recording (MCAP) played into the run as one more process,
+  // "recording", which sends the messages of `recording_channels` at their
+  // recorded instants (lockstep::RecordingMember). Empty: none.
+  std::string recording;
+  std::vector<std::string> recording_channels;
 };
 
 // The mainboard to run: `flag` if given (it must be an executable file);

@@ -5,6 +5,7 @@
 #
 #   lockstep_graph_test.sh --cyber_launch=P --launch=F --mainboard=M --run_for=D
 #       --runs=N [--digest=PROCESS=HEX]... [--expect=PROCESS=LINE]...
+#       [--launch_arg=ARG]...
 #
 # (paths relative to the runfiles root). Fails, printing the runs' output and
 # the last lines of every log, unless every run exits 0 having reached the
@@ -20,6 +21,7 @@ notes="$out/shm_files"
 launcher="" launch="" mainboard="" run_for="" runs=2
 digests=()
 expects=()
+launch_args=()
 for arg in "$@"; do
   case "$arg" in
     --cyber_launch=*) launcher="$root/${arg#*=}" ;;
@@ -29,6 +31,7 @@ for arg in "$@"; do
     --runs=*) runs="${arg#*=}" ;;
     --digest=*) digests+=("${arg#*=}") ;;
     --expect=*) expects+=("${arg#*=}") ;;
+    --launch_arg=*) launch_args+=("${arg#*=}") ;;
     *) echo "lockstep_graph_test.sh: unknown argument \"$arg\""; exit 2 ;;
   esac
 done
@@ -69,8 +72,8 @@ run() {
   domain=$(fastdds_shm_free_domain)
   domains+=("$domain")
   env CYBER_DOMAIN_ID="$domain" "$launcher" start "$launch" --mainboard="$mainboard" \
-    --log_dir="$out/logs.$n" --clock=simulated --run_for="$run_for" \
-    >"$out/run.$n.out" 2>"$out/run.$n.err" &
+    --log_dir="$out/logs.$n" --clock=simulated --run_for="$run_for" "${launch_args[@]}" \
+    </dev/null >"$out/run.$n.out" 2>"$out/run.$n.err" &
   pid=$!
   pids+=("$pid")
   while kill -0 "$pid" 2>/dev/null; do

@@ -16,7 +16,8 @@
         digests = {"planner": "2427d5dc94a164cf"},  # optional
     )
 
-The test runs `cyber_launch start LAUNCH --clock=simulated --run_for=RUN_FOR`
+The test runs `cyber_launch start LAUNCH --clock=simulated --run_for=RUN_FOR
+[LAUNCH_ARGS]`
 `runs` times (2 by default), each on a DDS domain of its own: every process
 of the launch file is a mainboard on lockstep simulated time and
 cyber_launch is their coordinator (docs/lockstep.md). It fails unless every
@@ -36,6 +37,7 @@ def cyber_lockstep_test(
         runs = 2,
         digests = {},
         expect = {},
+        launch_args = [],
         **kwargs):
     """An sh_test running the processes of `launch` in lockstep, `runs` times.
 
@@ -49,6 +51,9 @@ def cyber_lockstep_test(
       digests: process name -> its expected trace digest (16 hex digits).
       expect: process name -> lines its summary must contain (compared with
         runs of spaces squeezed to one).
+      launch_args: more arguments of `cyber_launch start`, with $(rootpath)
+        of labels in `data`, e.g. a recording to play into the run:
+        ["--recording=$(rootpath drive.mcap)", "--recording_channels=/imu"].
       **kwargs: anything else sh_test takes (size, tags, timeout, ...).
     """
     if runs < 2:
@@ -69,6 +74,10 @@ def cyber_lockstep_test(
                 fail("cyber_lockstep_test %s: an expect line of %s has a ' in it" % (name, process))
             # Quoted: test arguments are split at spaces.
             args.append("'--expect=%s=%s'" % (process, line))
+    for arg in launch_args:
+        if "'" in arg:
+            fail("cyber_lockstep_test %s: a launch argument has a ' in it: %s" % (name, arg))
+        args.append("'--launch_arg=%s'" % arg)
     native.sh_test(
         name = name,
         srcs = [Label("//cyber/testing:lockstep_graph_test.sh")],

@@ -78,4 +78,23 @@ status=0
   >/dev/null 2>"$out/norun.err" || status=$?
 [ "$status" -eq 2 ] && grep -q -- "--clock=simulated needs --run_for" "$out/norun.err" ||
   fail "no --run_for: exit $status, $(cat "$out/norun.err")"
+echo "=== a --recording that cannot be played is refused, naming what is wrong"
+# refused EXPECTED_TEXT ARG...: exit 2 and EXPECTED_TEXT on stderr.
+refused() {
+  local want=$1 status=0 d
+  shift
+  d=$(fastdds_shm_free_domain)
+  domains+=("$d")
+  CYBER_DOMAIN_ID=$d "$launch" start "$example/sensor_polling.launch" --mainboard="$example/mainboard" \
+    --log_dir="$out/logs.refused" "$@" </dev/null >/dev/null 2>"$out/refused.err" || status=$?
+  [ "$status" -eq 2 ] && grep -qF -- "$want" "$out/refused.err" ||
+    fail "$*: exit $status, not 2 with \"$want\": $(cat "$out/refused.err")"
+}
+recording="$example/testdata/pollers_10s.mcap"
+refused "--recording needs --recording_channels" --clock=simulated --run_for=1s --recording="$recording"
+refused "--recording is for --clock=simulated" --recording="$recording" --recording_channels=/sensor/imu
+refused "channel \"/sensor/imo\" is not in it (it has: /sensor/imu, /sensor/lidar)" \
+  --clock=simulated --run_for=1s --recording="$recording" --recording_channels=/sensor/imo
+refused "no-such.mcap" --clock=simulated --run_for=1s --recording="$out/no-such.mcap" \
+  --recording_channels=/sensor/imu
 echo "PASS"

@@ -16,6 +16,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "cyber/launch/launch_command.h"
 #include "glog/logging.h"
@@ -26,7 +27,8 @@ constexpr char kUsage[] =
     "usage: cyber_launch start FILE.launch [--mainboard=PATH] [--log_dir=DIR]\n"
     "                    [--sigint_timeout=10s] [--sigterm_timeout=5s]\n"
     "                    [--clock=simulated --run_for=60s [--speed=N] [--join_deadline=60s]\n"
-    "                     [--step_deadline=10s] [--paused]]\n"
+    "                     [--step_deadline=10s] [--paused]\n"
+    "                     [--recording=F.mcap --recording_channels=/a,/b]]\n"
     "       cyber_launch stop [FILE.launch] [--stop_wait=60s]\n"
     "\n"
     "start  runs each process of FILE.launch (mainboard --process_name=NAME -d a.dag ...),\n"
@@ -50,6 +52,9 @@ constexpr char kUsage[] =
     "                        digest (docs/lockstep.md); from a terminal, space pauses\n"
     "                        and resumes, s runs one step while paused\n"
     "  --paused              (simulated) hold the first instant until space or s\n"
+    "  --recording=F.mcap    (simulated) play these channels of a recording into the run,\n"
+    "  --recording_channels=/a,/b  each message at its recorded instant, as a process\n"
+    "                        named \"recording\"\n"
     "The processes join the DDS domain CYBER_DOMAIN_ID (docs/tools/cyber_launch.md).\n";
 
 bool TakeDuration(const char* arg, const char* name, absl::Duration* out, bool* bad) {
@@ -89,6 +94,11 @@ int main(int argc, char** argv) {
       start.log_dir = a + std::strlen("--log_dir=");
     } else if (absl::StartsWith(a, "--clock=")) {
       start.clock = a + std::strlen("--clock=");
+    } else if (absl::StartsWith(a, "--recording=")) {
+      start.recording = a + std::strlen("--recording=");
+    } else if (absl::StartsWith(a, "--recording_channels=")) {
+      start.recording_channels =
+          absl::StrSplit(a + std::strlen("--recording_channels="), ',', absl::SkipEmpty());
     } else if (std::strcmp(a, "--paused") == 0) {
       start.paused = true;
     } else if (absl::StartsWith(a, "--speed=")) {
