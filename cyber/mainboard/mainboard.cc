@@ -212,6 +212,14 @@ int RunSimulated(const std::vector<std::string>& dags, absl::Duration run_for,
     std::fprintf(stderr, "mainboard: %s\n", std::string(s.message()).c_str());
     return 1;
   }
+  // Said at once: a process on a simulated clock of its own cannot share
+  // the DDS domain (its instants mean nothing to the others), and a reader
+  // waiting for another process's messages would otherwise get none
+  // without a word.
+  std::fprintf(stderr,
+               "mainboard: --clock=simulated: this process runs on a simulated clock of its own and "
+               "stays off the DDS domain (no message to or from other processes); to share "
+               "simulated time with other processes add --lockstep (docs/lockstep.md)\n");
   const auto wall_start = std::chrono::steady_clock::now();
   graph.RunFor(run_for);
   const absl::Duration wall =

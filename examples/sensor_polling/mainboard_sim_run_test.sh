@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # mainboard --clock=simulated on the sensor-polling graph: 60 simulated
 # seconds, exact call counts in the summary (the same every run), twice with
-# the same output; fusion.dag alone fed a recording (--recording): one
+# the same output, and a line saying it stays off DDS; fusion.dag alone fed a recording (--recording): one
 # fusion per recorded IMU reading, the same digest twice; --clock=simulated
 # without --run_for, a bad --clock and bad recording flags are refused with
 # a message naming the flag.
@@ -24,6 +24,9 @@ expect health 60
 expect fusion 6000
 grep -qE '^simulated 1m in .* of wall time \([0-9]+x real time\)$' <<<"$out" || {
   echo "FAIL: no wall-time line"; exit 1; }
+# Off the DDS domain, and it says so (with the way to share time).
+grep -q "stays off the DDS domain .* add --lockstep" "$TEST_TMPDIR/stderr" || {
+  echo "FAIL: no line saying the process stays off DDS"; cat "$TEST_TMPDIR/stderr"; exit 1; }
 # The same run again prints the same table.
 again="$(run)"
 diff <(grep -v '^simulated' <<<"$out") <(grep -v '^simulated' <<<"$again") || {
