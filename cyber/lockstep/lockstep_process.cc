@@ -35,7 +35,9 @@ absl::Status LockstepProcess::Join(MemberOptions options, SimulationHooks hooks)
     if (queued < 0) return own;
     return std::min(own, queued);
   };
-  m.counts = [this] { return transport_->Counts(); };
+  // Matched readers matter to the join only: once granted, the reports
+  // leave them out.
+  m.counts = [this] { return transport_->Counts(/*matched_readers=*/!granted_.load()); };
   m.on_stop = [this](const std::string& why) {
     if (hooks_.on_stop) hooks_.on_stop(why);
   };
@@ -57,6 +59,7 @@ std::string LockstepProcess::WaitForStop() {
 }
 
 void LockstepProcess::RunTo(int64_t instant_ns) {
+  granted_.store(true);
   hooks_.run_until(instant_ns);
   while (transport_->DeliverDue(instant_ns) > 0) hooks_.run_until(instant_ns);
 }

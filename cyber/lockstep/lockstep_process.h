@@ -22,6 +22,7 @@
 #ifndef CYBER_LOCKSTEP_LOCKSTEP_PROCESS_H_
 #define CYBER_LOCKSTEP_LOCKSTEP_PROCESS_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -70,6 +71,7 @@ class LockstepProcess {
   const std::shared_ptr<RemoteTransport> real_;
   std::shared_ptr<LockstepTransport> transport_;
   SimulationHooks hooks_;
+  std::atomic<bool> granted_{false};  // the first grant came
   std::unique_ptr<LockstepMember> member_;
 };
 

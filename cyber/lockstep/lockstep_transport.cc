@@ -214,10 +214,12 @@ size_t LockstepTransport::DeliverDue(int64_t instant_ns) {
   return delivered;
 }
 
-std::vector<ChannelCount> LockstepTransport::Counts() const {
+std::vector<ChannelCount> LockstepTransport::Counts(bool matched_readers) const {
   std::map<std::string, std::vector<std::string>> matched;
-  for (const RemoteChannelStats& s : inner_->ChannelStats()) {
-    for (const RemotePeer& p : s.remote_readers) matched[s.channel].push_back(p.process);
+  if (matched_readers) {
+    for (const RemoteChannelStats& s : inner_->ChannelStats()) {
+      for (const RemotePeer& p : s.remote_readers) matched[s.channel].push_back(p.process);
+    }
   }
   MutexLock lock(&state_->mu);
   std::vector<ChannelCount> out;

@@ -46,8 +46,11 @@ class LockstepTransport final : public RemoteTransport {
   // Hands over every queued message sent at or before `instant_ns`, in
   // (instant, writer, sequence) order; returns how many.
   size_t DeliverDue(int64_t instant_ns);
-  // Per channel: sent to and delivered from other processes.
-  std::vector<ChannelCount> Counts() const;
+  // Per channel: sent to and delivered from other processes; with
+  // `matched_readers`, also the processes whose readers each writer has
+  // matched (what the join needs; it costs a walk over the inner
+  // transport's statistics, so the reports of steps leave it out).
+  std::vector<ChannelCount> Counts(bool matched_readers = true) const;
   // The earliest send instant among queued messages; -1: none.
   int64_t EarliestQueued() const;
 
