@@ -3,7 +3,7 @@
 # example (sensor_polling.launch: pollers and fusion, two mainboards) run
 # RUNS times for SIMULATED of simulated time with cyber_launch as the
 # coordinator; a third of the runs alone, a third with two CPU hogs, a third
-# with two CPU hogs and every process pinned to one CPU (taskset -c 0). Every
+# with two CPU hogs and every process on one CPU, the hogs too (taskset -c 0). Every
 # run must print the same trace digest in each process.
 #
 #   bash tools/lockstep_determinism.sh                 # 20 runs of 60 s
@@ -48,10 +48,12 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# start_hogs [CPU]: two busy loops, on CPU only if given.
 start_hogs() {
-  local i
+  local i pin=()
+  [ $# -gt 0 ] && pin=(taskset -c "$1")
   for i in 1 2; do
-    (while :; do :; done) &
+    "${pin[@]}" bash -c 'while :; do :; done' &
     hogs+=($!)
   done
 }
@@ -70,13 +72,13 @@ echo "run  load                 wall s   speed x  stepping   digests"
 for ((n = 1; n <= runs; n++)); do
   load="alone"
   pin=()
-  if ((n > runs / 3)); then
+  if ((n > 2 * runs / 3)); then
+    load="2 hogs, all on CPU 0"
+    start_hogs 0
+    pin=(taskset -c 0)
+  elif ((n > runs / 3)); then
     load="2 hogs"
     start_hogs
-  fi
-  if ((n > 2 * runs / 3)); then
-    load="2 hogs, taskset -c 0"
-    pin=(taskset -c 0)
   fi
   domain=$(fastdds_shm_free_domain)
   domains+=("$domain")

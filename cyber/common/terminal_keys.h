@@ -4,8 +4,10 @@
 // is in non-canonical mode without echo, so a key arrives without Enter and
 // is not printed; the destructor restores the terminal as it was.
 //
-// When stdin is not a terminal (a pipe, a test, CI), active() is false, the
-// terminal is left alone, and Read() only waits.
+// When stdin is not a terminal (a pipe, a test, CI), or the process runs in
+// the background of a shell (the terminal belongs to another process
+// group), active() is false, the terminal is left alone, and Read() only
+// waits; so it is after the terminal hangs up.
 //
 // Threads: one reader at a time; construct and destroy on the same thread
 // as the program's other terminal settings.

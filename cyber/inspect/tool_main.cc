@@ -55,7 +55,7 @@ int RunTool(const ToolSpec& spec, int argc, char** argv) {
   // From here a Ctrl-C stops the command and the tool leaves the domain
   // cleanly (Fast-DDS removes its shared-memory files only then).
   CatchSigintOnce();
-  const absl::Duration period = options->transport.lease / 3 + absl::Milliseconds(100);
+  const absl::Duration period = options->transport.lease / 3 + absl::Milliseconds(300);
   absl::StatusOr<std::unique_ptr<graph::DomainGraph>> graph =
       graph::DomainGraph::Join(*std::move(options));
   if (!graph.ok()) {

@@ -2,7 +2,7 @@
 // --help, bad arguments (the error and the usage on stderr, exit 2),
 // joining the domain named by the environment and waiting for discovery
 // (settled for 300 ms, and at least one periodic announcement of the
-// domain's processes, lease / 3 + 100 ms: 1.1 s by default, as a lost
+// domain's processes, lease / 3 + 300 ms: 1.3 s by default, as a lost
 // answer to the tool's first announcement hides a process until then; when
 // no process at all was seen by then, up to 700 ms more for a first one,
 // and as long for each process that DDS discovered as one announcing its

@@ -86,7 +86,6 @@ class LockstepRun {
     absl::StatusOr<dds::DdsTransportOptions> dds =
         dds::DdsTransportOptionsFromEnvironment("cyber_launch");
     if (!dds.ok()) return dds.status();
-    dds->announces_graph = false;  // the coordinator is not in the graph
     // The recording plays from a participant of its own, as a process.
     std::shared_ptr<dds::DdsTransport> player_transport;
     std::unique_ptr<lockstep::RecordingMember> player;
@@ -143,6 +142,11 @@ class LockstepRun {
     });
     keys_ = std::thread([this] { TakeKeys(); });
   }
+  // Ends the key reading and restores the terminal (also done by Wait()).
+  void StopKeys() {
+    ended_keys_.store(true);
+    if (keys_.joinable()) keys_.join();
+  }
   // Waits for the run's end (the supervisor has ended: every process is
   // gone, so the coordinator ends too, within its step deadline).
   const lockstep::RunOutcome& Wait() {
@@ -159,20 +163,35 @@ class LockstepRun {
   // key answers with a line on stderr. Not a terminal: no keys.
   void TakeKeys() {
     TerminalKeys keys;
-    if (!keys.active()) return;  // (--paused was refused without a terminal)
-    std::fprintf(stderr, "cyber_launch: lockstep keys: space pauses and resumes, s runs one step while paused\n");
-    while (!ended_.load()) {
-      const char key = keys.Read(absl::Milliseconds(100));
-      if (key == ' ') driver_->TogglePause();
-      if (key == 's') driver_->Step();
-      if (key != ' ' && key != 's') continue;
-      if (key == 's' && driver_->paused()) {
-        // Once the step is granted, say where it is.
-        const uint64_t was = driver_->step();
-        for (int i = 0; i < 20 && driver_->step() == was && !ended_.load(); ++i) {
-          absl::SleepFor(absl::Milliseconds(10));
-        }
+    if (!keys.active()) {
+      // No keys after all (in the background of a shell, a terminal that
+      // cannot be set): a run held by --paused would never go on.
+      if (driver_->paused()) {
+        Error("lockstep: no keys from this terminal (in the background?): --paused ignored, running");
+        driver_->Resume();
       }
+      return;
+    }
+    std::fprintf(stderr, "cyber_launch: lockstep keys: space pauses and resumes, s runs one step while paused\n");
+    // A key is answered with where the run is: at once for space, once
+    // the step it let out was granted for s (the first may wait for every
+    // process to join).
+    bool answer = false;
+    uint64_t stepped_from = 0;
+    while (!ended_.load() && !ended_keys_.load()) {
+      const char key = keys.Read(absl::Milliseconds(50));
+      if (key == ' ') {
+        driver_->TogglePause();
+        answer = true;
+      } else if (key == 's' && driver_->paused()) {
+        if (!answer) stepped_from = driver_->step();
+        driver_->Step();
+        answer = true;
+      }
+      if (!answer) continue;
+      if (driver_->paused() && driver_->step() == stepped_from && key != ' ') continue;
+      answer = false;
+      stepped_from = driver_->step();
       std::fprintf(stderr, "cyber_launch: lockstep %s at step %llu (%s simulated)%s\n",
                    driver_->paused() ? "paused" : "running",
                    static_cast<unsigned long long>(driver_->step()),
@@ -180,18 +199,14 @@ class LockstepRun {
                    driver_->paused() ? "; space resumes, s runs one step" : "");
     }
   }
-  void StopKeys() {
-    ended_.store(true);
-    if (keys_.joinable()) keys_.join();
-  }
-
   std::shared_ptr<dds::DdsTransport> transport_;
   std::unique_ptr<lockstep::CoordinatorDriver> driver_;
   std::shared_ptr<dds::DdsTransport> player_transport_;
   std::unique_ptr<lockstep::RecordingMember> player_;
   std::thread thread_;
   std::thread keys_;
-  std::atomic<bool> ended_{false};
+  std::atomic<bool> ended_{false};       // the run is over
+  std::atomic<bool> ended_keys_{false};  // no more keys
   lockstep::RunOutcome outcome_;
 };
 
@@ -373,6 +388,9 @@ int RunStart(const StartOptions& options) {
   for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaction(s, &action, nullptr);
 
   LaunchOutcome outcome = supervisor.Run();
+  // The terminal back as it was before a Ctrl-C can end this process the
+  // default way (the run may take its step deadline to end).
+  if (lockstep_run != nullptr) lockstep_run->StopKeys();
 
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;

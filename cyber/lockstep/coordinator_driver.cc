@@ -114,7 +114,9 @@ void CoordinatorDriver::Step() {
 
 RunOutcome CoordinatorDriver::Run() {
   RunOutcome outcome;
+  // The pace's reference (moved by pauses) and the real start (not).
   std::optional<absl::Time> first_grant;
+  std::optional<absl::Time> started;
   // While paused with a grant ready: since when (the paced schedule moves
   // by the pause).
   std::optional<absl::Time> held_since;
@@ -168,7 +170,7 @@ RunOutcome CoordinatorDriver::Run() {
                                                std::chrono::nanoseconds(std::chrono::milliseconds(50))));
         }
       }
-      if (!first_grant.has_value()) first_grant = SteadyNow();
+      if (!first_grant.has_value()) first_grant = started = SteadyNow();
       Publish(d.grant);
       outcome.steps = d.grant.step();
       outcome.reached_ns = d.grant.instant_ns();
@@ -188,7 +190,7 @@ RunOutcome CoordinatorDriver::Run() {
       Publish(d.grant);
       outcome.ok = !coordinator_.failure().has_value();
       outcome.why = d.grant.why();
-      outcome.wall = first_grant.has_value() ? SteadyNow() - *first_grant : absl::ZeroDuration();
+      outcome.wall = started.has_value() ? SteadyNow() - *started : absl::ZeroDuration();
       AwaitLeaves(d.grant.run_id());
       return outcome;
     }

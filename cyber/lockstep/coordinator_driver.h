@@ -11,7 +11,9 @@
 // reached) but still takes reports and notices a process lost; Step()
 // lets one grant out; Resume() goes on, and a paced run's schedule moves by
 // the time spent paused, so it does not rush to catch up. A held grant's
-// step deadline does not run: it starts when the grant goes out.
+// step deadline does not run: it starts when the grant goes out. (A pause
+// that comes while a paced grant is already decided and waits for its
+// time takes effect after that grant.)
 //
 // Threads: Run() blocks its caller; RequestStop() from any thread
 // (async-signal-safe: it only stores an atomic and is polled); Pause(),
@@ -55,7 +57,7 @@ struct RunOutcome {
   std::string why;          // the stop grant's reason
   uint64_t steps = 0;
   int64_t reached_ns = 0;   // the last instant granted
-  absl::Duration wall;      // real time from the first grant to the stop
+  absl::Duration wall;      // real time from the first grant to the stop (pauses included)
 };
 
 class CoordinatorDriver {

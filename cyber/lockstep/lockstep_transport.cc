@@ -90,10 +90,15 @@ class LockstepSubscription final : public RemoteSubscription {
       : inner_(std::move(inner)), subscriber_(std::move(subscriber)) {}
   ~LockstepSubscription() override {
     inner_.reset();  // no arrival after this
-    MutexLock lock(&subscriber_->call_mu);
-    subscriber_->closed = true;  // and no delivery
-    // What the handler holds goes now, not with the last queued message.
-    subscriber_->handler = nullptr;
+    // What the handler holds goes now, not with the last queued message;
+    // destroyed outside the lock (its captures are the caller's objects).
+    RemoteTransport::SampleHandler handler;
+    {
+      MutexLock lock(&subscriber_->call_mu);
+      subscriber_->closed = true;  // and no delivery
+      handler = std::move(subscriber_->handler);
+      subscriber_->handler = nullptr;
+    }
   }
 
  private:

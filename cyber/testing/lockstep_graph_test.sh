@@ -17,6 +17,10 @@ root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
 source "$root/examples/sensor_polling/fastdds_shm.sh"
 out="$TEST_TMPDIR"
 notes="$out/shm_files"
+# cyber_launch's pid files (one per launch file) in this test's own
+# directory: other tests run the same launch file at the same time.
+export XDG_RUNTIME_DIR="$out/run"
+mkdir -p "$XDG_RUNTIME_DIR"
 
 launcher="" launch="" mainboard="" run_for="" runs=2
 digests=()

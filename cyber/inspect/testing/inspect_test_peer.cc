@@ -46,6 +46,7 @@ std::unique_ptr<Runtime> MakeRuntime(uint32_t domain, const std::string& process
   dds::DdsTransportOptions t;
   t.domain_id = domain;
   t.process_name = process_name;
+  t.announces_graph = true;  // AnnounceRuntime below
   Runtime::Options o;
   o.name = process_name;
   o.remote = std::make_shared<dds::DdsTransport>(t);

@@ -19,6 +19,10 @@ launch="$root/cyber/tools/cyber_launch/cyber_launch"
 source "$example/fastdds_shm.sh"
 out="$TEST_TMPDIR"
 notes="$out/shm_files"
+# cyber_launch's pid files (one per launch file) in this test's own
+# directory: other tests run the same launch file at the same time.
+export XDG_RUNTIME_DIR="$out/run"
+mkdir -p "$XDG_RUNTIME_DIR"
 domain=$(fastdds_shm_free_domain)
 plain_domain=$(fastdds_shm_free_domain)
 sockdir=$(mktemp -d /tmp/cyber_launch_keys_test.XXXXXX)
@@ -26,9 +30,16 @@ tmux_() { tmux -S "$sockdir/tmux" -f /dev/null "$@"; }
 plain_pid=""
 
 cleanup() {
-  local status=$?
+  local status=$? i
   trap - EXIT INT TERM
   tmux_ kill-server 2>/dev/null || true
+  # The pane's cyber_launch stops its mainboards on SIGHUP: wait for it
+  # (at most 30 s; then kill it) before removing their files.
+  for ((i = 0; i < 300; i++)); do
+    pgrep -f -- "--log_dir=$out/logs " >/dev/null 2>&1 || break
+    sleep 0.1
+  done
+  pkill -KILL -f -- "--log_dir=$out/logs " 2>/dev/null || true
   if [ -n "$plain_pid" ] && kill -0 "$plain_pid" 2>/dev/null; then stop "$plain_pid" || true; fi
   fastdds_shm_remove "$notes" "$domain" || true
   fastdds_shm_remove "$notes" "$plain_domain" || true

@@ -12,6 +12,10 @@ launch="$root/cyber/tools/cyber_launch/cyber_launch"
 source "$example/fastdds_shm.sh"
 out="$TEST_TMPDIR"
 notes="$out/shm_files"
+# cyber_launch's pid files (one per launch file) in this test's own
+# directory: other tests run the same launch file at the same time.
+export XDG_RUNTIME_DIR="$out/run"
+mkdir -p "$XDG_RUNTIME_DIR"
 
 pids=()
 domains=()

@@ -119,7 +119,6 @@ int main(int argc, char** argv) {
     std::cerr << "cyber_lockstep: " << dds.status().message() << "\n";
     return 2;
   }
-  dds->announces_graph = false;  // the coordinator is not in the graph
   auto transport = std::make_shared<cyber::dds::DdsTransport>(*dds);
   absl::StatusOr<std::unique_ptr<cyber::lockstep::CoordinatorDriver>> driver =
       cyber::lockstep::CoordinatorDriver::Start(transport, options);

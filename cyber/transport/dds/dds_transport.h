@@ -101,11 +101,12 @@ struct DdsTransportOptions {
   absl::Duration lease = absl::Seconds(3);
   // Remove shared-memory files of dead processes before starting.
   bool clean_dead_segments = true;
-  // Whether this process announces its graph (cyber::Init's processes do;
-  // the inspection tools, which only look, do not). It travels in the
-  // participant's discovery data, so a tool that has discovered a process
-  // but not yet its graph writer knows to wait for its graph.
-  bool announces_graph = true;
+  // Whether this process announces its graph (cyber::Init's processes do,
+  // through the process runtime's link; the inspection tools, which only
+  // look, and lockstep mainboards do not). It travels in the participant's
+  // discovery data, so a tool that has discovered a process but not yet
+  // its graph writer knows to wait for its graph.
+  bool announces_graph = false;
 };
 
 // Options from Cyber RT's environment: CYBER_DOMAIN_ID (0..232), CYBER_IP

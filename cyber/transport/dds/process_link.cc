@@ -76,6 +76,7 @@ std::shared_ptr<RemoteTransport> MakeFromFlags() {
   }
   options->profile_file = FLAGS_dds_profile_file;
   options->security_dir = FLAGS_security;
+  options->announces_graph = true;  // cyber::Init announces the process's graph on it
   return std::make_shared<DdsTransport>(*std::move(options));
 }
 
