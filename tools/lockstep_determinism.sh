@@ -21,6 +21,9 @@ source examples/sensor_polling/fastdds_shm.sh
 runs="${RUNS:-20}"
 simulated="${SIMULATED:-60s}"
 config="${LOCKSTEP_CONFIG:-opt}"
+# SIMULATED in seconds ("60s", "500ms"), for the speeds.
+simulated_s=$(awk -v s="$simulated" 'BEGIN {
+  if (s ~ /ms$/) print substr(s, 1, length(s) - 2) / 1000; else print substr(s, 1, length(s) - 1) }')
 
 if ! bazel build --config="$config" //examples/sensor_polling:mainboard //cyber/tools/cyber_launch; then
   echo "lockstep determinism: FAIL (build failed, --config=$config)"
@@ -100,14 +103,10 @@ for ((n = 1; n <= runs; n++)); do
   digests=$(awk '/^== [^ ]+ \(.*\) ==$/ { p = $2 } /^trace digest: / && p != "" { printf "%s=%s ", p, $3 }' \
     "$work/run.$n.out")
   wall=$(awk -v a="$begin" -v b="$end" 'BEGIN { printf "%.3f", b - a }')
-  speed=$(awk -v s="$simulated" -v w="$wall" 'BEGIN {
-    if (s ~ /ms$/) t = substr(s, 1, length(s) - 2) / 1000; else t = substr(s, 1, length(s) - 1)
-    printf "%.1f", t / w }')
+  speed=$(awk -v t="$simulated_s" -v w="$wall" 'BEGIN { printf "%.1f", t / w }')
   # The coordinator's own figure: from the first grant to the end.
   stepping=$(sed -n 's/.*simulated in \([0-9.]*\)\(m*s\) of real time.*/\1 \2/p' "$work/run.$n.out" |
-    awk -v s="$simulated" '{ w = ($2 == "ms") ? $1 / 1000 : $1
-      if (s ~ /ms$/) t = substr(s, 1, length(s) - 2) / 1000; else t = substr(s, 1, length(s) - 1)
-      printf "%.1f", t / w }')
+    awk -v t="$simulated_s" '{ w = ($2 == "ms") ? $1 / 1000 : $1; printf "%.1f", t / w }')
   printf "%-4d %-20s %7.2f %9.1f %9s   %s\n" "$n" "$load" "$wall" "$speed" "${stepping:--}" "$digests"
   json_rows+=("{\"run\": $n, \"load\": \"$load\", \"wall_s\": $wall, \"speed\": $speed, \"stepping_speed\": ${stepping:-null}, \"exit\": $status, \"digests\": \"${digests% }\"}")
   if [ "$status" -ne 0 ] || [ -z "$digests" ]; then

@@ -67,11 +67,7 @@ absl::Status RecordingMember::OpenPublishers() {
     if (!out.ok()) return out.status();
     publishers_[channel] = *std::move(out);
   }
-  const std::vector<record::RecordedMessage>& all = recording_.messages();
-  if (!all.empty()) first_log_time_ = all.front().log_time;
-  for (const record::RecordedMessage& m : all) {
-    if (chosen.count(m.channel) != 0) messages_.push_back(&m);
-  }
+  messages_ = recording_.Feed(chosen);
   return absl::OkStatus();
 }
 
@@ -90,8 +86,8 @@ void RecordingMember::RunUntil(int64_t instant_ns) {
   now_ns_.store(instant_ns);
   uint64_t next = next_.load();
   while (next < messages_.size()) {
-    const record::RecordedMessage& m = *messages_[next];
-    const int64_t at = static_cast<int64_t>(m.log_time - first_log_time_);
+    const record::RecordedMessage& m = *messages_[next].message;
+    const int64_t at = static_cast<int64_t>(messages_[next].offset_ns);
     if (at > instant_ns) break;
     // Stamped with its own instant (the grant may be later, when the
     // run jumped: it is not, as NextEvent() named it).
@@ -108,7 +104,7 @@ void RecordingMember::RunUntil(int64_t instant_ns) {
 int64_t RecordingMember::NextEvent() const {
   const uint64_t next = next_.load();
   if (next >= messages_.size()) return -1;
-  return static_cast<int64_t>(messages_[next]->log_time - first_log_time_);
+  return static_cast<int64_t>(messages_[next].offset_ns);
 }
 
 }  // namespace lockstep

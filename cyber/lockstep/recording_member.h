@@ -76,10 +76,9 @@ class RecordingMember {
   const RecordingMemberOptions options_;
   const std::shared_ptr<RemoteTransport> real_;
   record::Recording recording_;
-  uint64_t first_log_time_ = 0;
-  // The messages to send, in the recording's order (pointers into
-  // recording_).
-  std::vector<const record::RecordedMessage*> messages_;
+  // The messages to send, in the recording's order, with their instants
+  // (Recording::Feed: pointers into recording_).
+  std::vector<record::FedMessage> messages_;
   std::atomic<uint64_t> next_{0};  // the member's thread writes it
   std::atomic<int64_t> now_ns_{0};
   std::unique_ptr<LockstepProcess> process_;

@@ -43,16 +43,10 @@ absl::StatusOr<std::unique_ptr<RecordingReplay>> RecordingReplay::Load(
 RecordingReplay::RecordingReplay(std::string path, record::Recording recording,
                                  std::vector<std::string> channels, Instant start)
     : path_(std::move(path)), recording_(std::move(recording)), channels_(std::move(channels)) {
-  const std::vector<record::RecordedMessage>& messages = recording_.messages();
-  if (messages.empty()) return;
   // The first message of the recording, whatever its channel, is at start.
-  const uint64_t first = messages.front().log_time;
-  const std::set<std::string> fed(channels_.begin(), channels_.end());
-  for (const record::RecordedMessage& m : messages) {
-    if (fed.count(m.channel) == 0) continue;
-    const absl::Duration since_first =
-        absl::Nanoseconds(static_cast<int64_t>(m.log_time - first));
-    feed_.push_back(Due{start + since_first, &m});
+  for (const record::FedMessage& f :
+       recording_.Feed(std::set<std::string>(channels_.begin(), channels_.end()))) {
+    feed_.push_back(Due{start + absl::Nanoseconds(static_cast<int64_t>(f.offset_ns)), f.message});
   }
 }
 

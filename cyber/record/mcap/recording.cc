@@ -104,6 +104,16 @@ absl::StatusOr<std::map<std::string, ChannelRecordStats>> DecodeChannelStats(
   return out;
 }
 
+std::vector<FedMessage> Recording::Feed(const std::set<std::string>& channels) const {
+  std::vector<FedMessage> feed;
+  if (messages_.empty()) return feed;
+  const uint64_t first = messages_.front().log_time;
+  for (const RecordedMessage& m : messages_) {
+    if (channels.count(m.channel) != 0) feed.push_back(FedMessage{m.log_time - first, &m});
+  }
+  return feed;
+}
+
 absl::StatusOr<Recording> Recording::Load(const std::string& path) {
   absl::StatusOr<std::unique_ptr<McapReader>> reader = McapReader::Open(path);
   if (!reader.ok()) return reader.status();

@@ -39,6 +39,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -111,6 +112,14 @@ struct RecordedMessage {
   std::string data;       // the serialized protobuf message
 };
 
+// A message as a replay feeds it: its offset from the recording's first
+// message (of any channel), the instant after the replay's start at which
+// it is delivered.
+struct FedMessage {
+  uint64_t offset_ns = 0;
+  const RecordedMessage* message = nullptr;
+};
+
 struct RecordedChannel {
   std::string name;
   std::string type_name;
@@ -130,6 +139,12 @@ class Recording {
 
   const std::vector<RecordedChannel>& channels() const { return channels_; }
   const std::vector<RecordedMessage>& messages() const { return messages_; }
+  // The messages of `channels` in the recording's order, each with its
+  // offset from the first message of the whole recording: the one rule of
+  // every replay (a SimulatedGraph's, a lockstep run's), so the same
+  // recording gives the same instants in one process and across
+  // processes. Pointers into messages(): valid while this lives.
+  std::vector<FedMessage> Feed(const std::set<std::string>& channels) const;
   const McapSummary& summary() const { return summary_; }
   // From the cyber.channel_stats metadata; empty if the file has none.
   const std::map<std::string, ChannelRecordStats>& stats() const { return stats_; }
