@@ -247,6 +247,8 @@ TEST_F(LockstepDdsTest, PausedNothingIsGrantedButOneStepAtATimeThenResumeRunsToT
     EXPECT_TRUE(dds_test::Eventually([&] { return a_->step() == k && b_raw_->step() == k; }))
         << "step " << k << " not granted";
   }
+  // Past the step deadline again: a fourth step, if one went out wrongly,
+  // would be granted and answered (about 100 µs) long before this ends.
   absl::SleepFor(absl::Milliseconds(1500));
   EXPECT_EQ(coordinator->step(), 3u) << "a step let more than one grant out";
   EXPECT_EQ(coordinator->instant_ns(), 20 * kMs);
