@@ -89,7 +89,8 @@ void Coordinator::OnReport(const Report& report, absl::Time /*now*/) {
                           ", but the step granted ", Instant(instant_ns_)));
         return;
       }
-      done_[who] = report;
+      latest_[who] = report;
+      answered_.insert(who);
       return;
     }
     case Report::LEAVE: {
@@ -136,21 +137,33 @@ std::string Coordinator::Unmatched() const {
   return "";
 }
 
+bool Coordinator::Due(const std::string& process) const {
+  // The start and the end: every process runs (each one's clock reaches
+  // the end before its summary).
+  if (step_ <= 1 || instant_ns_ >= options_.end_ns) return true;
+  auto it = latest_.find(process);
+  if (it == latest_.end()) return true;
+  const int64_t next = it->second.next_event_ns();
+  return next >= 0 && next <= instant_ns_;
+}
+
 std::string Coordinator::Owed() const {
   std::vector<std::string> missing;
   for (const std::string& p : expected_) {
-    if (!done_.count(p)) missing.push_back(p);
+    if (Due(p) && !answered_.count(p)) missing.push_back(p);
   }
   if (!missing.empty()) {
     return absl::StrCat("step ", step_, " (", Instant(instant_ns_), "): no DONE yet from ",
                         absl::StrJoin(missing, ", "));
   }
-  // Per channel: what each process sent, then what each reader got.
+  // Per channel: what each process sent, then what each reader got (each
+  // process's latest report: one not due and sent nothing since still
+  // holds).
   std::map<std::string, uint64_t> sent;
-  for (const auto& [p, r] : done_) {
+  for (const auto& [p, r] : latest_) {
     for (const ChannelCount& c : r.channels()) sent[c.channel()] += c.sent();
   }
-  for (const auto& [p, r] : done_) {
+  for (const auto& [p, r] : latest_) {
     for (const ChannelCount& c : r.channels()) {
       if (!c.reads()) continue;
       const uint64_t from_others = sent[c.channel()] - c.sent();
@@ -171,7 +184,7 @@ std::string Coordinator::Owed() const {
 
 int64_t Coordinator::NextInstant() const {
   int64_t next = options_.end_ns;
-  for (const auto& [p, r] : done_) {
+  for (const auto& [p, r] : latest_) {
     if (r.next_event_ns() > instant_ns_) next = std::min<int64_t>(next, r.next_event_ns());
   }
   return next;
@@ -225,13 +238,16 @@ Coordinator::Decision Coordinator::Next(absl::Time now) {
   const int64_t next = step_ == 0 ? options_.start_ns : NextInstant();
   ++step_;
   instant_ns_ = next;
-  done_.clear();
+  answered_.clear();
   phase_began_ = now;
   Decision grant;
   grant.kind = Decision::Kind::kGrant;
   grant.grant.set_run_id(options_.run_id);
   grant.grant.set_step(step_);
   grant.grant.set_instant_ns(instant_ns_);
+  for (const std::string& p : expected_) {
+    if (Due(p)) grant.grant.add_due(p);
+  }
   return grant;
 }
 

@@ -12,12 +12,16 @@
 //   grant). A JOIN on another clock, or from a process
 //   not named, fails the run with its name (a real-clock process must never
 //   share a simulated domain). Joining has a wall-clock deadline.
-//   Stepping. Step k grants instant T_k. It is complete when every process
-//   has reported DONE for step k, and for every channel and every process
-//   that reads it, what that process received equals what the *other*
-//   processes sent on it (so no message is in flight). A process reports
-//   DONE again when a late message made it run more at T_k: its latest
-//   report counts.
+//   Stepping. Step k grants instant T_k to every process and names those
+//   due at it: every process at the first step and at the end, else each
+//   whose latest report put its next event at or before T_k. Step k is complete when
+//   every due process has reported DONE for step k, and for every channel
+//   and every process that reads it, what that process received equals
+//   what the *other* processes sent on it, by each process's latest report
+//   (so no message is in flight). A process not due runs and reports only
+//   when a message of T_k reaches it; until then nothing of its own
+//   changed, and its last report still holds. A process reports DONE again
+//   when a late message made it run more at T_k: its latest report counts.
 //   The next instant. T_{k+1} = the earliest next event any process
 //   reported, or the end when none has one (the simulation is idle until
 //   the end); never later than the end, always later than T_k. The first
@@ -98,6 +102,9 @@ class Coordinator {
   // A paused driver asks this instead of Next(), so a held grant's step
   // deadline does not run while it is held.
   bool ReadyToGrant() const;
+  // Whether the current step is complete (every due process reported it,
+  // nothing in flight) and the run neither stopped nor failed.
+  bool StepComplete() const { return !stopped_ && !failure_ && step_ > 0 && Owed().empty(); }
 
   // Set once the run failed: why (the stop grant's `why` too).
   const std::optional<std::string>& failure() const { return failure_; }
@@ -126,7 +133,11 @@ class Coordinator {
   std::set<std::string> joined_;
   std::map<std::string, int64_t> joined_pids_;
   std::map<std::string, Report> joins_;  // the latest JOIN per process
-  std::map<std::string, Report> done_;  // step_'s latest DONE per process
+  // Whether `process` must report step_ (its next event is due).
+  bool Due(const std::string& process) const;
+
+  std::map<std::string, Report> latest_;  // the latest DONE per process, any step
+  std::set<std::string> answered_;        // who reported DONE for step_
   std::optional<std::string> failure_;
   bool stopped_ = false;
   uint64_t step_ = 0;

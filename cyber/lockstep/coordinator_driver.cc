@@ -29,13 +29,18 @@ absl::StatusOr<std::unique_ptr<CoordinatorDriver>> CoordinatorDriver::Start(
   if (!out.ok()) return out.status();
   d->grants_ = *std::move(out);
   std::shared_ptr<Inbox> inbox = d->inbox_;
+  // The destructor closes the subscription (waiting for a call in
+  // progress) before anything else of the driver goes.
+  CoordinatorDriver* self = d.get();
   absl::StatusOr<std::unique_ptr<RemoteSubscription>> in =
-      d->transport_->Subscribe(ReportEndpoint("lockstep"), [inbox](const RemoteSample& s) {
+      d->transport_->Subscribe(ReportEndpoint("lockstep"), [self, inbox](const RemoteSample& s) {
         Report r;
         if (!r.ParseFromArray(s.payload.data(), static_cast<int>(s.payload.size()))) return false;
-        MutexLock lock(&inbox->mu);
-        inbox->reports.push_back(std::move(r));
-        inbox->changed.SignalAll();
+        {
+          MutexLock lock(&inbox->mu);
+          inbox->reports.push_back(std::move(r));
+        }
+        self->AdvanceFromReport();
         return true;
       });
   if (!in.ok()) return in.status();
@@ -43,6 +48,7 @@ absl::StatusOr<std::unique_ptr<CoordinatorDriver>> CoordinatorDriver::Start(
   d->lost_listener_ = d->transport_->AddPeerLostListener([inbox](const RemotePeer& peer, bool) {
     MutexLock lock(&inbox->mu);
     inbox->lost.push_back(peer.process);
+    inbox->wake_run = true;
     inbox->changed.SignalAll();
   });
   return d;
@@ -53,8 +59,54 @@ CoordinatorDriver::CoordinatorDriver(std::shared_ptr<RemoteTransport> transport,
     : transport_(std::move(transport)), options_(std::move(options)), coordinator_(std::move(coordinator)) {}
 
 CoordinatorDriver::~CoordinatorDriver() {
+  reports_.reset();  // first: its handler reaches this object
   transport_->RemovePeerLostListener(lost_listener_);
-  reports_.reset();
+}
+
+void CoordinatorDriver::WakeRun() {
+  MutexLock lock(&inbox_->mu);
+  inbox_->wake_run = true;
+  inbox_->changed.SignalAll();
+}
+
+void CoordinatorDriver::TakeInbox() {
+  std::deque<Report> reports;
+  std::deque<std::string> lost;
+  {
+    MutexLock lock(&inbox_->mu);
+    reports.swap(inbox_->reports);
+    lost.swap(inbox_->lost);
+  }
+  const absl::Time now = SteadyNow();
+  for (const Report& r : reports) coordinator_.OnReport(r, now);
+  for (const std::string& p : lost) coordinator_.OnProcessLost(p, now);
+}
+
+void CoordinatorDriver::AdvanceFromReport() {
+  bool wake = false;
+  {
+    MutexLock drive(&drive_mu_);
+    if (!inline_grants_) {
+      wake = true;
+    } else {
+      TakeInbox();
+      if (paused() || stop_requested_.load(std::memory_order_relaxed) || coordinator_.failure().has_value()) {
+        wake = true;
+      } else if (coordinator_.ReadyToGrant()) {
+        Coordinator::Decision d = coordinator_.Next(SteadyNow());
+        if (d.kind == Coordinator::Decision::Kind::kGrant) {
+          Publish(d.grant);
+          granted_ns_.store(d.grant.instant_ns() - options_.coordinator.start_ns, std::memory_order_relaxed);
+          granted_step_.store(d.grant.step(), std::memory_order_relaxed);
+        } else {
+          wake = true;  // not expected after ReadyToGrant(); Run() decides
+        }
+      } else if (coordinator_.StepComplete()) {
+        wake = true;  // the end: Run() sends the stop
+      }
+    }
+  }
+  if (wake) WakeRun();
 }
 
 void CoordinatorDriver::Publish(const Grant& grant) {
@@ -121,18 +173,27 @@ RunOutcome CoordinatorDriver::Run() {
   // by the pause).
   std::optional<absl::Time> held_since;
   absl::Time next_progress = SteadyNow();
+  uint64_t progress_step = 0;  // the step of the last progress line
   const int64_t start_ns = options_.coordinator.start_ns;
   for (;;) {
-    std::deque<Report> reports;
-    std::deque<std::string> lost;
     {
       MutexLock lock(&inbox_->mu);
-      reports.swap(inbox_->reports);
-      lost.swap(inbox_->lost);
+      inbox_->wake_run = false;
     }
+    // Progress, from what was granted (here or on the transport's thread).
+    const uint64_t granted = granted_step_.load(std::memory_order_relaxed);
+    if (options_.progress && granted > progress_step && SteadyNow() >= next_progress) {
+      progress_step = granted;
+      options_.progress(absl::StrCat(
+          "lockstep: step ", granted, ", ",
+          absl::FormatDuration(absl::Nanoseconds(granted_ns_.load(std::memory_order_relaxed))), " of ",
+          absl::FormatDuration(absl::Nanoseconds(options_.coordinator.end_ns - start_ns)), " simulated"));
+      next_progress = SteadyNow() + options_.progress_every;
+    }
+
+    drive_mu_.Lock();
+    TakeInbox();
     const absl::Time now = SteadyNow();
-    for (const Report& r : reports) coordinator_.OnReport(r, now);
-    for (const std::string& p : lost) coordinator_.OnProcessLost(p, now);
     if (stop_requested_.load(std::memory_order_relaxed)) coordinator_.Abort("stop requested");
 
     // Paused: a ready grant is held (Next() is not asked, so its step
@@ -145,9 +206,9 @@ RunOutcome CoordinatorDriver::Run() {
       }
       if (!take) {
         if (!held_since.has_value()) held_since = now;
+        drive_mu_.Unlock();
         MutexLock lock(&inbox_->mu);
-        if (inbox_->reports.empty() && inbox_->lost.empty() && paused() &&
-            steps_allowed_.load(std::memory_order_relaxed) == 0) {
+        if (!inbox_->wake_run && paused() && steps_allowed_.load(std::memory_order_relaxed) == 0) {
           inbox_->changed.WaitUntil(&inbox_->mu,
                                     std::chrono::steady_clock::now() + std::chrono::milliseconds(100));
         }
@@ -172,32 +233,34 @@ RunOutcome CoordinatorDriver::Run() {
       }
       if (!first_grant.has_value()) first_grant = started = SteadyNow();
       Publish(d.grant);
-      outcome.steps = d.grant.step();
-      outcome.reached_ns = d.grant.instant_ns();
       granted_ns_.store(d.grant.instant_ns() - start_ns, std::memory_order_relaxed);
       granted_step_.store(d.grant.step(), std::memory_order_relaxed);
-      if (options_.progress && SteadyNow() >= next_progress) {
-        options_.progress(absl::StrCat("lockstep: step ", d.grant.step(), ", ",
-                                       absl::FormatDuration(absl::Nanoseconds(d.grant.instant_ns() - start_ns)),
-                                       " of ",
-                                       absl::FormatDuration(absl::Nanoseconds(options_.coordinator.end_ns - start_ns)),
-                                       " simulated"));
-        next_progress = SteadyNow() + options_.progress_every;
-      }
+      // From now on, reports that complete a step grant the next one at
+      // once, unless the run is paced.
+      inline_grants_ = options_.speed == 0;
+      drive_mu_.Unlock();
       continue;
     }
     if (d.kind == Coordinator::Decision::Kind::kStop) {
+      inline_grants_ = false;
       Publish(d.grant);
       outcome.ok = !coordinator_.failure().has_value();
       outcome.why = d.grant.why();
+      outcome.steps = coordinator_.step();
+      outcome.reached_ns = coordinator_.instant_ns();
       outcome.wall = started.has_value() ? SteadyNow() - *started : absl::ZeroDuration();
+      drive_mu_.Unlock();
       AwaitLeaves(d.grant.run_id());
       return outcome;
     }
-    // Wait for a report, a loss, the deadline, or (polled) a stop request.
-    const auto until = std::min(ToSteadyTimePoint(d.until), std::chrono::steady_clock::now() + std::chrono::milliseconds(100));
+    // Wait for a report, a loss, the deadline, a progress line, or (polled)
+    // a stop request.
+    std::chrono::steady_clock::time_point until =
+        std::min(ToSteadyTimePoint(d.until), std::chrono::steady_clock::now() + std::chrono::milliseconds(100));
+    if (options_.progress) until = std::min(until, ToSteadyTimePoint(std::max(next_progress, SteadyNow())));
+    drive_mu_.Unlock();
     MutexLock lock(&inbox_->mu);
-    if (inbox_->reports.empty() && inbox_->lost.empty()) inbox_->changed.WaitUntil(&inbox_->mu, until);
+    if (!inbox_->wake_run) inbox_->changed.WaitUntil(&inbox_->mu, until);
   }
 }
 

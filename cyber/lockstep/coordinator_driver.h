@@ -15,6 +15,11 @@
 // that comes while a paced grant is already decided and waits for its
 // time takes effect after that grant.)
 //
+// Unpaced and unpaused, a grant goes out on the transport's thread that
+// delivered the report completing the step (no hand-over to Run()'s thread
+// on the step's critical path); Run()'s thread handles everything else:
+// the first grant, pauses, the pace, deadlines, the stop, progress lines.
+//
 // Threads: Run() blocks its caller; RequestStop() from any thread
 // (async-signal-safe: it only stores an atomic and is polled); Pause(),
 // Resume(), TogglePause(), Step() and paused() from any thread.
@@ -89,12 +94,24 @@ class CoordinatorDriver {
  private:
   CoordinatorDriver(std::shared_ptr<RemoteTransport> transport, CoordinatorDriverOptions options,
                     Coordinator coordinator);
-  void Publish(const Grant& grant);
+  // Publishes a grant the coordinator handed out. REQUIRES: drive_mu_
+  // held, so grants go out in their order.
+  void Publish(const Grant& grant) ABSL_EXCLUSIVE_LOCKS_REQUIRED(drive_mu_);
   void AwaitLeaves(uint64_t run_id);
+  // Feeds the queued reports and losses to the coordinator.
+  void TakeInbox() ABSL_EXCLUSIVE_LOCKS_REQUIRED(drive_mu_);
+  // On the transport's thread after a report: grants the next step at once
+  // when it is complete and nothing (pause, pace, stop, end) needs Run()'s
+  // thread; wakes that thread when something does.
+  void AdvanceFromReport();
+  void WakeRun();
 
   const std::shared_ptr<RemoteTransport> transport_;
   const CoordinatorDriverOptions options_;
-  Coordinator coordinator_;  // Run()'s thread only
+  Mutex drive_mu_;
+  Coordinator coordinator_ ABSL_GUARDED_BY(drive_mu_);
+  // Set by Run() once the first grant is out, unpaced; cleared at the stop.
+  bool inline_grants_ ABSL_GUARDED_BY(drive_mu_) = false;
   std::shared_ptr<RemotePublisher> grants_;
   std::unique_ptr<RemoteSubscription> reports_;
   uint64_t lost_listener_ = 0;
@@ -111,6 +128,7 @@ class CoordinatorDriver {
     CondVar changed;
     std::deque<Report> reports ABSL_GUARDED_BY(mu);
     std::deque<std::string> lost ABSL_GUARDED_BY(mu);
+    bool wake_run ABSL_GUARDED_BY(mu) = false;  // Run()'s thread has a decision to make
   };
   const std::shared_ptr<Inbox> inbox_ = std::make_shared<Inbox>();
 };

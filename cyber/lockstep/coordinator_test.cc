@@ -165,6 +165,60 @@ TEST(CoordinatorTest, TimeDoesNotMoveWhileAMessageIsInFlight) {
   EXPECT_EQ(d.grant.instant_ns(), 10 * kMs);
 }
 
+std::vector<std::string> DueIn(const Grant& g) { return {g.due().begin(), g.due().end()}; }
+
+// A process with nothing of its own at an instant is not waited for; its
+// last report stands until a message of the instant reaches it.
+TEST(CoordinatorTest, OnlyTheProcessesDueAtAnInstantMustReportIt) {
+  Coordinator c = Joined();
+  Coordinator::Decision d = c.Next(kT0);
+  ASSERT_EQ(d.kind, Kind::kGrant);
+  EXPECT_THAT(DueIn(d.grant), ::testing::ElementsAre("fusion", "pollers")) << "the start";
+  c.OnReport(Done("pollers", 1, 0, 10 * kMs, {{"/imu", true, false, 0, 0}}), kT0);
+  c.OnReport(Done("fusion", 1, 0, -1, {{"/imu", false, true, 0, 0}}), kT0);
+  d = c.Next(kT0);
+  ASSERT_EQ(d.kind, Kind::kGrant);
+  EXPECT_EQ(d.grant.instant_ns(), 10 * kMs);
+  EXPECT_THAT(DueIn(d.grant), ::testing::ElementsAre("pollers"));
+  // pollers sent nothing to fusion: the step is complete without fusion.
+  c.OnReport(Done("pollers", 2, 10 * kMs, 20 * kMs, {{"/imu", true, false, 0, 0}}), kT0);
+  EXPECT_TRUE(c.StepComplete());
+  d = c.Next(kT0);
+  ASSERT_EQ(d.kind, Kind::kGrant);
+  EXPECT_EQ(d.grant.instant_ns(), 20 * kMs);
+  EXPECT_THAT(DueIn(d.grant), ::testing::ElementsAre("pollers"));
+  // Now pollers sends one: fusion, not due, owes its delivery.
+  c.OnReport(Done("pollers", 3, 20 * kMs, 30 * kMs, {{"/imu", true, false, 1, 0}}), kT0);
+  EXPECT_FALSE(c.StepComplete());
+  EXPECT_EQ(c.Next(kT0).kind, Kind::kWait);
+  EXPECT_THAT(c.Waiting(), HasSubstr("\"fusion\" has received 0 of the 1 messages the others sent on \"/imu\""));
+  // fusion ran at 20 ms for it; its next event (a timer it armed) makes it
+  // due again at 25 ms, before pollers.
+  c.OnReport(Done("fusion", 3, 20 * kMs, 25 * kMs, {{"/imu", false, true, 0, 1}}), kT0);
+  d = c.Next(kT0);
+  ASSERT_EQ(d.kind, Kind::kGrant);
+  EXPECT_EQ(d.grant.instant_ns(), 25 * kMs);
+  EXPECT_THAT(DueIn(d.grant), ::testing::ElementsAre("fusion"));
+  EXPECT_EQ(c.Next(kT0).kind, Kind::kWait);
+  EXPECT_THAT(c.Waiting(), HasSubstr("no DONE yet from fusion"));
+}
+
+TEST(CoordinatorTest, EveryProcessIsDueAtTheEnd) {
+  Coordinator c = Joined();
+  ASSERT_EQ(c.Next(kT0).kind, Kind::kGrant);
+  c.OnReport(Done("pollers", 1, 0, 100 * kMs), kT0);
+  c.OnReport(Done("fusion", 1, 0, -1), kT0);
+  Coordinator::Decision d = c.Next(kT0);
+  ASSERT_EQ(d.kind, Kind::kGrant);
+  EXPECT_EQ(d.grant.instant_ns(), 100 * kMs);
+  EXPECT_THAT(DueIn(d.grant), ::testing::ElementsAre("fusion", "pollers"));
+  c.OnReport(Done("pollers", 2, 100 * kMs, -1), kT0);
+  EXPECT_EQ(c.Next(kT0).kind, Kind::kWait);
+  EXPECT_THAT(c.Waiting(), HasSubstr("no DONE yet from fusion"));
+  c.OnReport(Done("fusion", 2, 100 * kMs, -1), kT0);
+  EXPECT_EQ(c.Next(kT0).kind, Kind::kStop);
+}
+
 TEST(CoordinatorTest, AReaderAheadOfTheWritersReportWaitsForTheWritersNewReport) {
   Coordinator c = Joined();
   ASSERT_EQ(c.Next(kT0).kind, Kind::kGrant);

@@ -86,7 +86,7 @@ void LockstepMember::OnGrant(const Grant& grant, const RemotePeer* sender) {
   const uint64_t newest = pending_ ? pending_->step() : step_;
   if (grant.step() < newest || (grant.step() == newest && !grant.stop())) return;  // seen
   pending_ = grant;
-  changed_.SignalAll();
+  changed_.Signal();
 }
 
 void LockstepMember::OnPeerLost(const RemotePeer& peer) {
@@ -100,13 +100,13 @@ void LockstepMember::OnPeerLost(const RemotePeer& peer) {
   stop.set_failed(true);
   stop.set_why(absl::StrCat("the lockstep coordinator (", peer.ToString(), ") was lost before the end"));
   pending_ = stop;
-  changed_.SignalAll();
+  changed_.Signal();
 }
 
 void LockstepMember::Poke() {
   MutexLock lock(&mu_);
   poked_ = true;
-  changed_.SignalAll();
+  changed_.Signal();
 }
 
 bool LockstepMember::failed() const {
@@ -121,7 +121,7 @@ uint64_t LockstepMember::step() const {
 
 std::string LockstepMember::WaitForStop() {
   MutexLock lock(&mu_);
-  while (!stopped_.has_value()) changed_.Wait(&mu_);
+  while (!stopped_.has_value()) stopped_cv_.Wait(&mu_);
   return *stopped_;
 }
 
@@ -147,6 +147,13 @@ void LockstepMember::Send(Report::Kind kind, uint64_t step, int64_t instant_ns) 
     AERROR << "lockstep member \"" << options_.process << "\": report of step " << step
            << " not sent: " << s.message();
   }
+}
+
+bool LockstepMember::Due(const Grant& grant) const {
+  for (const std::string& p : grant.due()) {
+    if (p == options_.process) return true;
+  }
+  return false;
 }
 
 void LockstepMember::Run() {
@@ -185,7 +192,7 @@ void LockstepMember::Run() {
       MutexLock lock(&mu_);
       stopped_ = grant->why();
       failed_ = grant->failed();
-      changed_.SignalAll();
+      stopped_cv_.SignalAll();
       return;
     }
     uint64_t step;
@@ -198,6 +205,13 @@ void LockstepMember::Run() {
       }
       step = step_;
       instant = instant_ns_;
+    }
+    if (grant && !Due(*grant)) {
+      // Nothing of its own at this instant and nothing from others yet: it
+      // owes no report (the coordinator keeps its last); a message of this
+      // instant pokes it.
+      const int64_t next = hooks_.next_event_ns();
+      if (next < 0 || next > instant) continue;
     }
     hooks_.run_until(instant);
     Send(Report::DONE, step, instant);

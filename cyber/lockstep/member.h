@@ -1,7 +1,9 @@
 // LockstepMember: one process's side of the lockstep protocol
 // (lockstep.proto, coordinator.h). It joins the run, and for each grant
-// runs the process to the granted instant through the caller's hooks and
-// reports DONE with the process's counts and its next event. A message
+// that names it due (or once something of the granted instant is pending:
+// next_event_ns at or before it) runs the process to the granted instant
+// through the caller's hooks and reports DONE with the process's counts and
+// its next event; a grant that does not concern it is not answered. A message
 // from another process that is delivered after the report (Poke) makes it
 // run to the same instant again and report again: the coordinator never
 // moves time while a message is in flight.
@@ -40,7 +42,10 @@ struct MemberHooks {
   // Runs everything due at or before `instant_ns` (again, when called a
   // second time for the same instant: what arrived since). Required.
   std::function<void(int64_t instant_ns)> run_until;
-  // The earliest pending event after the last instant run; -1: none.
+  // The earliest pending event after the last instant run, a message from
+  // another process that arrived and waits for its instant included; -1:
+  // none. A grant that does not name the process due runs it only when
+  // this is at or before the granted instant.
   std::function<int64_t()> next_event_ns;
   // Per channel, what crossed to and from other processes since the start,
   // and whom its writers matched (sent with JOIN and DONE).
@@ -82,6 +87,8 @@ class LockstepMember {
   void OnGrant(const Grant& grant, const RemotePeer* sender);
   void OnPeerLost(const RemotePeer& peer);
   void Run();
+  // Whether `grant` names this process among those due at its instant.
+  bool Due(const Grant& grant) const;
   void Send(Report::Kind kind, uint64_t step, int64_t instant_ns);
 
   const std::shared_ptr<RemoteTransport> transport_;
@@ -100,7 +107,8 @@ class LockstepMember {
   uint64_t lost_listener_ = 0;
 
   mutable Mutex mu_;
-  CondVar changed_;
+  CondVar changed_;     // the member thread's: a grant, a poke, the end
+  CondVar stopped_cv_;  // WaitForStop's: stopped_ set
   std::optional<Grant> pending_ ABSL_GUARDED_BY(mu_);  // the newest grant not yet run
   uint64_t run_id_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t step_ ABSL_GUARDED_BY(mu_) = 0;

@@ -125,7 +125,16 @@ class Reader {
       }
       arrived_.swap(later);
     };
-    h.next_event_ns = [] { return int64_t{-1}; };
+    // Its only events are the messages that arrived and wait for their
+    // instant.
+    h.next_event_ns = [this] {
+      MutexLock lock(&mu_);
+      int64_t earliest = -1;
+      for (int64_t sent_at : arrived_) {
+        if (earliest < 0 || sent_at < earliest) earliest = sent_at;
+      }
+      return earliest;
+    };
     h.counts = [this] {
       MutexLock lock(&mu_);
       ChannelCount c;

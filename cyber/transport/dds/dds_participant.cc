@@ -252,8 +252,10 @@ absl::StatusOr<std::shared_ptr<RemotePublisher>> DdsTransport::Impl::Publisher(
   if (!topic.ok()) return topic.status();
   auto publisher = std::make_shared<PublisherImpl>(this, channel, endpoint.qos,
                                                    options_.max_message_bytes);
+  fdds::DataWriterQos writer_qos = WriterQos(endpoint.qos);
+  writer_qos.reliable_writer_qos().disable_heartbeat_piggyback = !options_.heartbeat_piggyback;
   fdds::DataWriter* writer = publisher_->create_datawriter(
-      *topic, WriterQos(endpoint.qos), publisher.get(), fdds::StatusMask::all());
+      *topic, writer_qos, publisher.get(), fdds::StatusMask::all());
   if (writer == nullptr) {
     return absl::UnavailableError(absl::StrCat(
         "channel \"", endpoint.channel, "\": DDS could not create a writer with qos (",

@@ -107,6 +107,14 @@ struct DdsTransportOptions {
   // discovery data, so a tool that has discovered a process but not yet
   // its graph writer knows to wait for its graph.
   bool announces_graph = false;
+  // Whether a reliable writer asks for acknowledgements with its messages
+  // (a heartbeat riding on a message once its history is full: for a
+  // keep-last writer, every message). Off, acknowledgements come with the
+  // periodic heartbeat only (every 10 ms while anything is unacknowledged),
+  // and a lost message is repaired as fast. Lockstep processes turn it
+  // off: each acknowledgement is one more wake-up of a process per message,
+  // on the step's path.
+  bool heartbeat_piggyback = true;
 };
 
 // Options from Cyber RT's environment: CYBER_DOMAIN_ID (0..232), CYBER_IP
