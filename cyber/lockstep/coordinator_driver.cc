@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cyber/common/log.h"
+#include "cyber/lockstep/inline_scope.h"
 #include "cyber/lockstep/topics.h"
 
 namespace cyber {
@@ -83,6 +84,12 @@ void CoordinatorDriver::TakeInbox() {
 }
 
 void CoordinatorDriver::AdvanceFromReport() {
+  // Inside a grant's publication on this thread (a member of this
+  // process answered at once): drive_mu_ is held here already.
+  if (InlineScope::active()) {
+    WakeRun();
+    return;
+  }
   bool wake = false;
   {
     MutexLock drive(&drive_mu_);
@@ -110,6 +117,9 @@ void CoordinatorDriver::AdvanceFromReport() {
 }
 
 void CoordinatorDriver::Publish(const Grant& grant) {
+  // A member of this process may be handed the grant on this thread: it
+  // must not run its step here, under drive_mu_.
+  const InlineScope publishing;
   absl::Status s = grants_->PublishMessage(grant);
   if (!s.ok()) {
     // The run cannot go on without its grants.
@@ -257,7 +267,9 @@ RunOutcome CoordinatorDriver::Run() {
     // a stop request.
     std::chrono::steady_clock::time_point until =
         std::min(ToSteadyTimePoint(d.until), std::chrono::steady_clock::now() + std::chrono::milliseconds(100));
-    if (options_.progress) until = std::min(until, ToSteadyTimePoint(std::max(next_progress, SteadyNow())));
+    // A progress line due later: wake for it (one due now with nothing new
+    // to say waits for the next wake-up, at most 100 ms on).
+    if (options_.progress && next_progress > SteadyNow()) until = std::min(until, ToSteadyTimePoint(next_progress));
     drive_mu_.Unlock();
     MutexLock lock(&inbox_->mu);
     if (!inbox_->wake_run) inbox_->changed.WaitUntil(&inbox_->mu, until);

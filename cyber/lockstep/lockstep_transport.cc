@@ -34,6 +34,8 @@ struct LockstepTransport::State {
   std::function<int64_t()> now_ns;
   Mutex mu;
   std::function<void()> on_arrival ABSL_GUARDED_BY(mu);
+  int arrivals_calling ABSL_GUARDED_BY(mu) = 0;  // on_arrival calls in progress
+  CondVar arrival_returned;
   std::map<std::string, ChannelCount> counts ABSL_GUARDED_BY(mu);
   std::vector<Queued> queue ABSL_GUARDED_BY(mu);
 
@@ -130,8 +132,12 @@ void LockstepTransport::DropQueued() {
 }
 
 void LockstepTransport::SetArrivalListener(std::function<void()> on_arrival) {
-  MutexLock lock(&state_->mu);
-  state_->on_arrival = std::move(on_arrival);
+  std::function<void()> old;
+  {
+    MutexLock lock(&state_->mu);
+    old = std::exchange(state_->on_arrival, std::move(on_arrival));
+    while (state_->arrivals_calling > 0) state_->arrival_returned.Wait(&state_->mu);
+  }
 }
 
 absl::StatusOr<std::shared_ptr<RemotePublisher>> LockstepTransport::Publisher(const RemoteEndpoint& endpoint) {
@@ -168,8 +174,13 @@ absl::StatusOr<std::unique_ptr<RemoteSubscription>> LockstepTransport::Subscribe
           MutexLock lock(&state->mu);
           state->queue.push_back(std::move(q));
           on_arrival = state->on_arrival;
+          if (on_arrival) ++state->arrivals_calling;
         }
-        if (on_arrival) on_arrival();
+        if (on_arrival) {
+          on_arrival();
+          MutexLock lock(&state->mu);
+          if (--state->arrivals_calling == 0) state->arrival_returned.SignalAll();
+        }
         return true;
       });
   if (!inner.ok()) return inner.status();

@@ -41,7 +41,9 @@ class LockstepTransport final : public RemoteTransport {
   LockstepTransport(std::shared_ptr<RemoteTransport> inner, std::function<int64_t()> now_ns);
   ~LockstepTransport() override;
 
-  // Called (on a transport thread) after each arrival.
+  // Called (on a transport thread) after each arrival. Returns once no
+  // call of the listener it replaces is in progress (so what that listener
+  // reaches may go); never call it from the listener.
   void SetArrivalListener(std::function<void()> on_arrival);
   // Hands over every queued message sent at or before `instant_ns`, in
   // (instant, writer, sequence) order; returns how many.

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cyber/common/log.h"
+#include "cyber/lockstep/inline_scope.h"
 #include "cyber/lockstep/topics.h"
 
 namespace cyber {
@@ -74,19 +75,24 @@ LockstepMember::~LockstepMember() {
     step = step_;
     instant = instant_ns_;
     changed_.SignalAll();
+    // A step running on a transport's thread (a poke) ends first.
+    while (running_) changed_.Wait(&mu_);
   }
   if (thread_.joinable()) thread_.join();
   if (leave) Send(Report::LEAVE, step, instant);
 }
 
 void LockstepMember::OnGrant(const Grant& grant, const RemotePeer* sender) {
-  MutexLock lock(&mu_);
-  if (run_id_ != 0 && grant.run_id() != run_id_) return;  // another run's
-  if (sender != nullptr && coordinator_.empty()) coordinator_ = sender->process;
-  const uint64_t newest = pending_ ? pending_->step() : step_;
-  if (grant.step() < newest || (grant.step() == newest && !grant.stop())) return;  // seen
-  pending_ = grant;
-  changed_.Signal();
+  {
+    MutexLock lock(&mu_);
+    if (run_id_ != 0 && grant.run_id() != run_id_) return;  // another run's
+    if (sender != nullptr && coordinator_.empty()) coordinator_ = sender->process;
+    const uint64_t newest = pending_ ? pending_->step() : step_;
+    if (grant.step() < newest || (grant.step() == newest && !grant.stop())) return;  // seen
+    pending_ = grant;
+    if (!ClaimInline()) return;
+  }
+  RunInline();
 }
 
 void LockstepMember::OnPeerLost(const RemotePeer& peer) {
@@ -104,9 +110,12 @@ void LockstepMember::OnPeerLost(const RemotePeer& peer) {
 }
 
 void LockstepMember::Poke() {
-  MutexLock lock(&mu_);
-  poked_ = true;
-  changed_.Signal();
+  {
+    MutexLock lock(&mu_);
+    poked_ = true;
+    if (!ClaimInline()) return;
+  }
+  RunInline();
 }
 
 bool LockstepMember::failed() const {
@@ -156,65 +165,110 @@ bool LockstepMember::Due(const Grant& grant) const {
   return false;
 }
 
+// Takes the next piece of work, REQUIRES mu_ held and running_ claimed
+// by the caller: the newest grant, else a poke's run again at the current
+// instant. Returns false when there is none.
+bool LockstepMember::TakeWork(Work* work) {
+  work->grant.reset();
+  if (pending_) {
+    work->grant = std::exchange(pending_, std::nullopt);
+    run_id_ = work->grant->run_id();
+  } else if (!(poked_ && step_ > 0)) {
+    return false;
+  }
+  poked_ = false;
+  if (work->grant && !work->grant->stop()) {
+    step_ = work->grant->step();
+    instant_ns_ = work->grant->instant_ns();
+  }
+  work->step = step_;
+  work->instant_ns = instant_ns_;
+  return true;
+}
+
+void LockstepMember::RunStep(const Work& work) {
+  // What this step sends to a member of this process may be delivered on
+  // this thread: that member must not run its step nested in this one.
+  const InlineScope inside;
+  if (work.grant && !Due(*work.grant)) {
+    // Nothing of its own at this instant and nothing from others yet: it
+    // owes no report (the coordinator keeps its last); a message of this
+    // instant pokes it.
+    const int64_t next = hooks_.next_event_ns();
+    if (next < 0 || next > work.instant_ns) return;
+  }
+  hooks_.run_until(work.instant_ns);
+  Send(Report::DONE, work.step, work.instant_ns);
+}
+
+bool LockstepMember::ClaimInline() {
+  if (running_ || quit_ || step_ == 0 || stopped_.has_value() || (pending_ && pending_->stop()) ||
+      InlineScope::active()) {
+    changed_.Signal();  // the member thread's (it handles the join and the stop)
+    return false;
+  }
+  running_ = true;
+  return true;
+}
+
+void LockstepMember::RunInline() {
+  for (;;) {
+    Work work;
+    {
+      MutexLock lock(&mu_);
+      if (quit_ || (pending_ && pending_->stop()) || !TakeWork(&work)) {
+        running_ = false;
+        changed_.SignalAll();  // a stop for the member thread, the destructor waiting
+        return;
+      }
+    }
+    RunStep(work);
+  }
+}
+
 void LockstepMember::Run() {
   auto next_join = std::chrono::steady_clock::now();
   for (;;) {
-    std::optional<Grant> grant;
-    bool again = false;
+    Work work;
+    bool join = false;
     {
       MutexLock lock(&mu_);
       for (;;) {
         if (quit_) return;
-        if (pending_ || (poked_ && step_ > 0)) break;
-        if (step_ == 0 && std::chrono::steady_clock::now() >= next_join) break;
+        if (!running_) {
+          if (TakeWork(&work)) break;
+          if (step_ == 0 && std::chrono::steady_clock::now() >= next_join) {
+            join = true;
+            break;
+          }
+        }
         if (step_ == 0) {
           changed_.WaitUntil(&mu_, next_join);
         } else {
           changed_.Wait(&mu_);
         }
       }
-      if (pending_) {
-        grant = std::exchange(pending_, std::nullopt);
-        run_id_ = grant->run_id();
-      } else if (poked_ && step_ > 0) {
-        again = true;
-      }
-      poked_ = false;
+      running_ = true;
     }
-    if (!grant && !again) {  // not joined yet: say so (again)
+    if (join) {  // not joined yet: say so (again)
       Send(Report::JOIN, 0, 0);
       next_join = std::chrono::steady_clock::now() + absl::ToChronoNanoseconds(options_.join_repeat);
-      continue;
-    }
-    if (grant && grant->stop()) {
-      hooks_.on_stop(grant->why());
-      Send(Report::LEAVE, grant->step(), grant->instant_ns());
+    } else if (work.grant && work.grant->stop()) {
+      hooks_.on_stop(work.grant->why());
+      Send(Report::LEAVE, work.grant->step(), work.grant->instant_ns());
       MutexLock lock(&mu_);
-      stopped_ = grant->why();
-      failed_ = grant->failed();
+      stopped_ = work.grant->why();
+      failed_ = work.grant->failed();
+      running_ = false;
       stopped_cv_.SignalAll();
+      changed_.SignalAll();
       return;
+    } else {
+      RunStep(work);
     }
-    uint64_t step;
-    int64_t instant;
-    {
-      MutexLock lock(&mu_);
-      if (grant) {
-        step_ = grant->step();
-        instant_ns_ = grant->instant_ns();
-      }
-      step = step_;
-      instant = instant_ns_;
-    }
-    if (grant && !Due(*grant)) {
-      // Nothing of its own at this instant and nothing from others yet: it
-      // owes no report (the coordinator keeps its last); a message of this
-      // instant pokes it.
-      const int64_t next = hooks_.next_event_ns();
-      if (next < 0 || next > instant) continue;
-    }
-    hooks_.run_until(instant);
-    Send(Report::DONE, step, instant);
+    MutexLock lock(&mu_);
+    running_ = false;
+    changed_.SignalAll();
   }
 }
 

@@ -11,7 +11,12 @@
 // A coordinator that goes away (its participant lost) ends the run for the
 // member as a failure, as a stop grant would: nothing waits for ever.
 //
-// Hooks run on the member's own thread, one at a time. The member never
+// Hooks run one at a time. A step (run_until, then DONE) runs on the
+// transport's thread that delivered its grant or the message that poked it,
+// when no other step is running (so no hand-over to another thread lies on
+// the run's critical path); otherwise, and for the join, the first grant
+// and the stop, on the member's own thread. So a hook must not wait for a
+// message to arrive, nor close the transport's subscriptions. The member never
 // reads a clock for the simulation: the granted instants are the only
 // time it knows; the steady clock only spaces JOIN's repeats.
 //
@@ -86,7 +91,22 @@ class LockstepMember {
   LockstepMember(std::shared_ptr<RemoteTransport> transport, MemberOptions options, MemberHooks hooks);
   void OnGrant(const Grant& grant, const RemotePeer* sender);
   void OnPeerLost(const RemotePeer& peer);
+  // One piece of work: a grant (or, without one, a poke's run again at the
+  // current step's instant).
+  struct Work {
+    std::optional<Grant> grant;
+    uint64_t step = 0;
+    int64_t instant_ns = 0;
+  };
   void Run();
+  bool TakeWork(Work* work) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Claims running_ for a step on the calling (transport's) thread; false
+  // (and the member thread woken) when it must not: a step is running, not
+  // joined yet, stopping.
+  bool ClaimInline() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Runs steps until no work is left; then releases running_.
+  void RunInline();
+  void RunStep(const Work& work);
   // Whether `grant` names this process among those due at its instant.
   bool Due(const Grant& grant) const;
   void Send(Report::Kind kind, uint64_t step, int64_t instant_ns);
@@ -114,6 +134,7 @@ class LockstepMember {
   uint64_t step_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t instant_ns_ ABSL_GUARDED_BY(mu_) = 0;
   bool poked_ ABSL_GUARDED_BY(mu_) = false;
+  bool running_ ABSL_GUARDED_BY(mu_) = false;  // a thread runs a step (or joins, or stops)
   bool quit_ ABSL_GUARDED_BY(mu_) = false;
   std::optional<std::string> stopped_ ABSL_GUARDED_BY(mu_);
   bool failed_ ABSL_GUARDED_BY(mu_) = false;
