@@ -9,7 +9,7 @@ from that median; the ratio to the bare round trip computed per run (the
 run's median step over the same run's median bare round trip), given as
 the median of the runs and their range; the process's CPU and context
 switches per iteration (medians). Runs with different settings
-(dds_intraprocess_delivery, heartbeat_piggyback) get a table each.
+(dds_intraprocess_delivery, dds_settings) get a table each.
 """
 import json
 import statistics
@@ -34,7 +34,7 @@ def load(path):
     with open(path) as f:
         doc = json.load(f)
     ctx = doc["context"]
-    setting = (ctx.get("dds_intraprocess_delivery", "?"), ctx.get("heartbeat_piggyback", "?"))
+    setting = (ctx.get("dds_intraprocess_delivery", "?"), ctx.get("dds_settings", "?"))
     reps = defaultdict(list)
     for b in doc["benchmarks"]:
         if b.get("run_type") != "iteration" or b.get("error_occurred"):
@@ -88,9 +88,9 @@ def main(paths):
     for p in paths:
         setting, reps = load(p)
         by_setting[setting].append((p, reps))
-    for (intra, piggyback), runs in by_setting.items():
+    for (intra, settings), runs in by_setting.items():
         n = sum(len(r) for _, reps in runs for r in reps.values()) // max(1, len(runs[0][1]))
-        print(f"Intraprocess delivery: {intra}; heartbeat piggyback: {piggyback}; "
+        print(f"Intraprocess delivery: {intra}; DDS settings: {settings}; "
               f"{len(runs)} run(s), {n} repetitions per case in all.")
         print()
         table(runs)

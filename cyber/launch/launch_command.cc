@@ -86,7 +86,7 @@ class LockstepRun {
     absl::StatusOr<dds::DdsTransportOptions> dds =
         dds::DdsTransportOptionsFromEnvironment("cyber_launch");
     if (!dds.ok()) return dds.status();
-    dds->heartbeat_piggyback = false;  // as the lockstep processes (dds_transport.h)
+    dds::SetFewerWakeups(&*dds);  // as the lockstep processes
     // The recording plays from a participant of its own, as a process.
     std::shared_ptr<dds::DdsTransport> player_transport;
     std::unique_ptr<lockstep::RecordingMember> player;

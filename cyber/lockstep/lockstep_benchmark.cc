@@ -15,9 +15,9 @@
 // between processes; --dds_intraprocess (this binary's one flag) keeps
 // Fast-DDS's default, to see what a one-process test sees. Every
 // participant, the bare round trip's too, is made as lockstep processes
-// make theirs: no acknowledgement asked with each message
-// (DdsTransportOptions::heartbeat_piggyback off); --heartbeat_piggyback
-// turns it back on everywhere.
+// make theirs (dds::SetFewerWakeups: no acknowledgement asked with each
+// message, nack suppression 5 ms); --dds_defaults keeps Fast-DDS's
+// defaults everywhere instead.
 // Each benchmark call takes a fresh random domain (dds_test::RandomDomain:
 // claimed for this process, so concurrent tests never meet it) and shuts
 // its participants down at its end, so nothing stays in /dev/shm.
@@ -145,14 +145,14 @@ double ContextSwitches() {
   return static_cast<double>(u.ru_nvcsw + u.ru_nivcsw);
 }
 
-bool g_heartbeat_piggyback = false;  // main() sets it before any benchmark runs
+bool g_dds_defaults = false;  // main() sets it before any benchmark runs
 
 std::shared_ptr<dds::DdsTransport> Participant(uint32_t domain, const std::string& name) {
   dds::DdsTransportOptions o;
   o.domain_id = domain;
   o.process_name = name;
   o.lease = absl::Seconds(2);
-  o.heartbeat_piggyback = g_heartbeat_piggyback;
+  if (!g_dds_defaults) dds::SetFewerWakeups(&o);
   return std::make_shared<dds::DdsTransport>(o);
 }
 
@@ -545,7 +545,7 @@ BENCHMARK(BM_LockstepStep)
 // The flag this binary adds to Google Benchmark's (removed from argv
 // before they are parsed).
 constexpr char kIntraprocessFlag[] = "--dds_intraprocess";
-constexpr char kPiggybackFlag[] = "--heartbeat_piggyback";
+constexpr char kDefaultsFlag[] = "--dds_defaults";
 
 int main(int argc, char** argv) {
   bool intraprocess = false;
@@ -553,8 +553,8 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == kIntraprocessFlag) {
       intraprocess = true;
-    } else if (std::string(argv[i]) == kPiggybackFlag) {
-      cyber::lockstep::g_heartbeat_piggyback = true;
+    } else if (std::string(argv[i]) == kDefaultsFlag) {
+      cyber::lockstep::g_dds_defaults = true;
     } else {
       argv[kept++] = argv[i];
     }
@@ -564,9 +564,9 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("dds_intraprocess_delivery",
                               intraprocess ? "full (Fast-DDS's default: in-process shortcut)"
                                            : "off (samples cross shared memory, as between processes)");
-  benchmark::AddCustomContext("heartbeat_piggyback",
-                              cyber::lockstep::g_heartbeat_piggyback ? "on (Fast-DDS's default)"
-                                                                     : "off (as lockstep processes)");
+  benchmark::AddCustomContext("dds_settings", cyber::lockstep::g_dds_defaults
+                                                 ? "Fast-DDS's defaults"
+                                                 : "fewer wake-ups (as lockstep processes)");
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

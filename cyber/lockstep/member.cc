@@ -202,13 +202,23 @@ void LockstepMember::RunStep(const Work& work) {
 }
 
 bool LockstepMember::ClaimInline() {
-  if (running_ || quit_ || step_ == 0 || stopped_.has_value() || (pending_ && pending_->stop()) ||
-      InlineScope::active()) {
-    changed_.Signal();  // the member thread's (it handles the join and the stop)
+  // A step running (here or on the member thread) takes this work in its
+  // loop before it ends: nothing to wake.
+  if (running_) return false;
+  if (quit_ || step_ == 0 || stopped_.has_value() || (pending_ && pending_->stop()) || InlineScope::active()) {
+    changed_.Signal();  // the member thread's: the join, the stop, or work nested in a step
     return false;
   }
   running_ = true;
   return true;
+}
+
+void LockstepMember::ReleaseRunning() {
+  running_ = false;
+  // Only the member thread (a stop to send) and the destructor (waiting for
+  // running_) need to know; waking the member thread after every step would
+  // cost a wake-up per step for nothing.
+  if (quit_ || (pending_ && pending_->stop())) changed_.SignalAll();
 }
 
 void LockstepMember::RunInline() {
@@ -217,8 +227,7 @@ void LockstepMember::RunInline() {
     {
       MutexLock lock(&mu_);
       if (quit_ || (pending_ && pending_->stop()) || !TakeWork(&work)) {
-        running_ = false;
-        changed_.SignalAll();  // a stop for the member thread, the destructor waiting
+        ReleaseRunning();
         return;
       }
     }
@@ -267,8 +276,7 @@ void LockstepMember::Run() {
       RunStep(work);
     }
     MutexLock lock(&mu_);
-    running_ = false;
-    changed_.SignalAll();
+    ReleaseRunning();
   }
 }
 

@@ -106,6 +106,7 @@ class LockstepMember {
   bool ClaimInline() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Runs steps until no work is left; then releases running_.
   void RunInline();
+  void ReleaseRunning() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void RunStep(const Work& work);
   // Whether `grant` names this process among those due at its instant.
   bool Due(const Grant& grant) const;

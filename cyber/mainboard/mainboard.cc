@@ -253,7 +253,7 @@ int RunLockstep(const std::vector<std::string>& dags, absl::Duration shutdown_de
     std::fprintf(stderr, "mainboard: --lockstep: %s\n", std::string(dds.status().message()).c_str());
     return 2;
   }
-  dds->heartbeat_piggyback = false;  // one wake-up less per message (dds_transport.h)
+  cyber::dds::SetFewerWakeups(&*dds);  // every message is on the step's path
   auto real = std::make_shared<cyber::dds::DdsTransport>(*dds);
   cyber::SimulatedGraph::Options o;
   o.stuck_after = shutdown_deadline;

@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
     std::cerr << "cyber_lockstep: " << dds.status().message() << "\n";
     return 2;
   }
-  dds->heartbeat_piggyback = false;  // as the lockstep processes (dds_transport.h)
+  cyber::dds::SetFewerWakeups(&*dds);  // as the lockstep processes
   auto transport = std::make_shared<cyber::dds::DdsTransport>(*dds);
   absl::StatusOr<std::unique_ptr<cyber::lockstep::CoordinatorDriver>> driver =
       cyber::lockstep::CoordinatorDriver::Start(transport, options);

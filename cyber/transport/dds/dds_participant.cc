@@ -254,6 +254,10 @@ absl::StatusOr<std::shared_ptr<RemotePublisher>> DdsTransport::Impl::Publisher(
                                                    options_.max_message_bytes);
   fdds::DataWriterQos writer_qos = WriterQos(endpoint.qos);
   writer_qos.reliable_writer_qos().disable_heartbeat_piggyback = !options_.heartbeat_piggyback;
+  const int64_t suppression_ns = std::max<int64_t>(absl::ToInt64Nanoseconds(options_.nack_suppression), 0);
+  writer_qos.reliable_writer_qos().times.nackSupressionDuration = eprosima::fastrtps::Duration_t(
+      static_cast<int32_t>(suppression_ns / 1'000'000'000),
+      static_cast<uint32_t>(suppression_ns % 1'000'000'000));
   fdds::DataWriter* writer = publisher_->create_datawriter(
       *topic, writer_qos, publisher.get(), fdds::StatusMask::all());
   if (writer == nullptr) {

@@ -51,6 +51,11 @@ std::vector<std::pair<std::string, std::string>> HostIPv4Addresses() {
 
 }  // namespace
 
+void SetFewerWakeups(DdsTransportOptions* options) {
+  options->heartbeat_piggyback = false;
+  options->nack_suppression = absl::Milliseconds(5);
+}
+
 absl::StatusOr<DdsTransportOptions> DdsTransportOptionsFromEnvironment(
     const std::string& process_name) {
   DdsTransportOptions options;
