@@ -64,7 +64,9 @@ struct MemberOptions {
   std::string process;  // the name the coordinator expects (required)
   std::string host;
   int64_t pid = 0;
-  absl::Duration join_repeat = absl::Milliseconds(100);
+  // JOIN again this often until the first grant (a JOIN sent before every
+  // writer matched its readers cannot start the run; the next one can).
+  absl::Duration join_repeat = absl::Milliseconds(20);
 };
 
 class LockstepMember {
