@@ -16,7 +16,7 @@
 # Leaves nothing running and nothing in /dev/shm.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-source examples/sensor_polling/fastdds_shm.sh
+source cyber/testing/fastdds_shm.sh
 
 runs="${RUNS:-20}"
 simulated="${SIMULATED:-60s}"

@@ -14,7 +14,7 @@
 # summary, spaces squeezed.
 set -euo pipefail
 root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
-source "$root/examples/sensor_polling/fastdds_shm.sh"
+source "$root/cyber/testing/fastdds_shm.sh"
 out="$TEST_TMPDIR"
 notes="$out/shm_files"
 # cyber_launch's pid files (one per launch file) in this test's own

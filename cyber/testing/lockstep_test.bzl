@@ -86,7 +86,7 @@ def cyber_lockstep_test(
             launch,
             mainboard,
             launcher,
-            Label("//examples/sensor_polling:fastdds_shm.sh"),
+            Label("//cyber/testing:fastdds_shm.sh"),
         ] + data,
         **kwargs
     )

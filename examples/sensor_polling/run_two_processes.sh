@@ -21,8 +21,8 @@
 # directory cyber_launch prints at the start.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=examples/sensor_polling/fastdds_shm.sh
-source "$here/fastdds_shm.sh"
+# shellcheck source=cyber/testing/fastdds_shm.sh
+source "$here/../../cyber/testing/fastdds_shm.sh"
 seconds=${1:-10}
 case "$seconds" in '' | *[!0-9]*)
   echo "usage: $0 [SECONDS]  (default 10; 0: until Ctrl-C)" >&2

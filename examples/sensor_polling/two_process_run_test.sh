@@ -20,8 +20,8 @@
 set -euo pipefail
 dir="${TEST_SRCDIR}/${TEST_WORKSPACE}/examples/sensor_polling"
 bin="$dir/mainboard"
-# shellcheck source=examples/sensor_polling/fastdds_shm.sh
-source "$dir/fastdds_shm.sh"
+# shellcheck source=cyber/testing/fastdds_shm.sh
+source "${TEST_SRCDIR}/${TEST_WORKSPACE}/cyber/testing/fastdds_shm.sh"
 out="$TEST_TMPDIR"
 notes="$out/shm_files"
 domain=$(fastdds_shm_free_domain)

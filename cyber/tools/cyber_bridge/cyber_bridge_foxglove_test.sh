@@ -27,8 +27,8 @@ bridge="$root/cyber/tools/cyber_bridge/cyber_bridge"
 check="$root/cyber/bridge/testing/foxglove_client_check.js"
 services_check="$root/cyber/bridge/testing/foxglove_client_services_check.js"
 peer="$root/tests/bridge/bridge_test_peer"
-# shellcheck source=examples/sensor_polling/fastdds_shm.sh
-source "$example/fastdds_shm.sh"
+# shellcheck source=cyber/testing/fastdds_shm.sh
+source "$root/cyber/testing/fastdds_shm.sh"
 out="$TEST_TMPDIR"
 notes="$out/shm_files"
 

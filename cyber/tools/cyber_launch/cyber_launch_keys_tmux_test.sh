@@ -16,7 +16,7 @@ set -euo pipefail
 root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
 example="$root/examples/sensor_polling"
 launch="$root/cyber/tools/cyber_launch/cyber_launch"
-source "$example/fastdds_shm.sh"
+source "$root/cyber/testing/fastdds_shm.sh"
 out="$TEST_TMPDIR"
 notes="$out/shm_files"
 # cyber_launch's pid files (one per launch file) in this test's own

@@ -22,8 +22,8 @@ root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
 launch_bin="$root/cyber/tools/cyber_launch/cyber_launch"
 mainboard="$root/examples/sensor_polling/mainboard"
 example="$root/examples/sensor_polling"
-# shellcheck source=examples/sensor_polling/fastdds_shm.sh
-source "$example/fastdds_shm.sh"
+# shellcheck source=cyber/testing/fastdds_shm.sh
+source "$root/cyber/testing/fastdds_shm.sh"
 out="$TEST_TMPDIR"
 notes="$out/shm_files"
 export XDG_RUNTIME_DIR="$out/run"  # the pid files

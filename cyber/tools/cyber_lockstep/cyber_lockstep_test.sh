@@ -6,7 +6,7 @@ root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
 example="$root/examples/sensor_polling"
 mainboard="$example/mainboard"
 lockstep="$root/cyber/tools/cyber_lockstep/cyber_lockstep"
-source "$example/fastdds_shm.sh"
+source "$root/cyber/testing/fastdds_shm.sh"
 out="$TEST_TMPDIR"
 notes="$out/shm_files"
 

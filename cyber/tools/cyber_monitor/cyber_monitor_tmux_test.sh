@@ -26,8 +26,8 @@ root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
 example="$root/examples/sensor_polling"
 mainboard="$example/mainboard"
 monitor="$root/cyber/tools/cyber_monitor/cyber_monitor"
-# shellcheck source=examples/sensor_polling/fastdds_shm.sh
-source "$example/fastdds_shm.sh"
+# shellcheck source=cyber/testing/fastdds_shm.sh
+source "$root/cyber/testing/fastdds_shm.sh"
 out="$TEST_TMPDIR"
 notes="$out/shm_files"
 domain=$(fastdds_shm_free_domain)

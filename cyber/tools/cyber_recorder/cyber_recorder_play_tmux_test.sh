@@ -16,7 +16,7 @@ root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
 example="$root/examples/sensor_polling"
 recorder="$root/cyber/tools/cyber_recorder/cyber_recorder"
 recording="$example/testdata/pollers_10s.mcap"
-source "$example/fastdds_shm.sh"
+source "$root/cyber/testing/fastdds_shm.sh"
 out="$TEST_TMPDIR"
 notes="$out/shm_files"
 domain=$(fastdds_shm_free_domain)

@@ -6,7 +6,7 @@ example="$root/examples/sensor_polling"
 mainboard="$example/mainboard"
 recorder="$root/cyber/tools/cyber_recorder/cyber_recorder"
 check="$root/cyber/record/mcap/testing/check_mcap.js"
-source "$example/fastdds_shm.sh"
+source "$root/cyber/testing/fastdds_shm.sh"
 out="$TEST_TMPDIR"
 notes="$out/shm_files"
 
