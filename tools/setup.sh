@@ -68,6 +68,8 @@ if ! grep -qs -- '--disk_cache' "$rc"; then
   } >> "$rc"
   echo "setup: Bazel disk cache at ${HOME}/.cache/cyber_timer/bazel-disk-cache (in $rc)" >&2
 fi
+# Bazel 4 never shrinks it: kept to a size here (prune_disk_cache.sh).
+bash "$(dirname "$0")/prune_disk_cache.sh" "${HOME}/.cache/cyber_timer/bazel-disk-cache"
 
 # Settings that need this clone's absolute path (Bazel 4 expands
 # %workspace% only in imports), read by .bazelrc's try-import. Rewritten at

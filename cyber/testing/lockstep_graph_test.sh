@@ -14,7 +14,6 @@
 # summary, spaces squeezed.
 set -euo pipefail
 root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
-source "$root/cyber/testing/fastdds_shm.sh"
 out="$TEST_TMPDIR"
 notes="$out/shm_files"
 # cyber_launch's pid files (one per launch file) in this test's own
@@ -43,20 +42,8 @@ for v in launcher launch mainboard run_for; do
   [ -n "${!v}" ] || { echo "lockstep_graph_test.sh: --$v is missing"; exit 2; }
 done
 
-pids=()
-domains=()
-cleanup() {
-  local status=$? pid d
-  trap - EXIT INT TERM
-  for pid in "${pids[@]}"; do
-    if kill -0 "$pid" 2>/dev/null; then stop "$pid" || true; fi
-  done
-  for d in "${domains[@]}"; do fastdds_shm_remove "$notes" "$d" || true; done
-  exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM  # bazel's timeout
+# shellcheck source=cyber/testing/process_test.sh
+source "$root/cyber/testing/process_test.sh"  # pids, domains, the clean-up, fail
 
 fail() {
   echo "FAIL: $*"

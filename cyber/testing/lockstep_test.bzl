@@ -87,6 +87,7 @@ def cyber_lockstep_test(
             mainboard,
             launcher,
             Label("//cyber/testing:fastdds_shm.sh"),
+            Label("//cyber/testing:process_test.sh"),
         ] + data,
         **kwargs
     )

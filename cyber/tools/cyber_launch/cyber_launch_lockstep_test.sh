@@ -9,7 +9,6 @@ set -euo pipefail
 root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
 example="$root/examples/sensor_polling"
 launch="$root/cyber/tools/cyber_launch/cyber_launch"
-source "$root/cyber/testing/fastdds_shm.sh"
 out="$TEST_TMPDIR"
 notes="$out/shm_files"
 # cyber_launch's pid files (one per launch file) in this test's own
@@ -17,31 +16,8 @@ notes="$out/shm_files"
 export XDG_RUNTIME_DIR="$out/run"
 mkdir -p "$XDG_RUNTIME_DIR"
 
-pids=()
-domains=()
-cleanup() {
-  local status=$? pid d
-  trap - EXIT INT TERM
-  for pid in "${pids[@]}"; do
-    if kill -0 "$pid" 2>/dev/null; then stop "$pid" || true; fi
-  done
-  for d in "${domains[@]}"; do fastdds_shm_remove "$notes" "$d" || true; done
-  exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM  # bazel's timeout
-
-fail() {
-  echo "FAIL: $*"
-  local f
-  for f in "$out"/*.out "$out"/*.err; do
-    [ -f "$f" ] || continue
-    echo "--- $f (last 30 lines)"
-    tail -30 "$f"
-  done
-  exit 1
-}
+# shellcheck source=cyber/testing/process_test.sh
+source "$root/cyber/testing/process_test.sh"  # pids, domains, the clean-up, fail
 
 # note_children PID: the mainboards cyber_launch PID runs, for the cleanup
 # of /dev/shm.

@@ -6,35 +6,11 @@ root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
 example="$root/examples/sensor_polling"
 mainboard="$example/mainboard"
 lockstep="$root/cyber/tools/cyber_lockstep/cyber_lockstep"
-source "$root/cyber/testing/fastdds_shm.sh"
 out="$TEST_TMPDIR"
 notes="$out/shm_files"
 
-pids=()
-domains=()
-cleanup() {
-  local status=$? pid d
-  trap - EXIT INT TERM
-  for pid in "${pids[@]}"; do
-    if kill -0 "$pid" 2>/dev/null; then stop "$pid" || true; fi
-  done
-  for d in "${domains[@]}"; do fastdds_shm_remove "$notes" "$d" || true; done
-  exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM  # bazel's timeout
-
-fail() {
-  echo "FAIL: $*"
-  local f
-  for f in "$out"/*.out "$out"/*.err; do
-    [ -f "$f" ] || continue
-    echo "--- $f (last 30 lines)"
-    tail -30 "$f"
-  done
-  exit 1
-}
+# shellcheck source=cyber/testing/process_test.sh
+source "$root/cyber/testing/process_test.sh"  # pids, domains, the clean-up, fail
 
 # run N: one 20 s simulated run on a fresh domain; the digests in
 # $out/digests.N ("pollers <digest>", "fusion <digest>").
