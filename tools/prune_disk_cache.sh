@@ -10,7 +10,9 @@
 #
 #   bash tools/prune_disk_cache.sh DIR [MAX_GIB [KEEP_GIB]]   # 30 and 20
 #
-# Run it while no Bazel server uses DIR (setup.sh runs it before any build).
+# setup.sh runs it before its builds. A Bazel server of another clone using
+# DIR meanwhile loses nothing but hits: a file gone is a miss, and Bazel
+# writes each entry whole (to a temporary file, then renamed).
 set -euo pipefail
 dir=$1
 max_gib=${2:-30}

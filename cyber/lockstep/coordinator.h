@@ -98,7 +98,8 @@ class Coordinator {
   Decision Next(absl::Time now);
 
   // Whether Next() would hand out a grant now: every process joined (the
-  // first step) or reported the current step, and the end is not reached.
+  // first step), or the current step is complete (every due process
+  // reported it, no message in flight), and the end is not reached.
   // A paused driver asks this instead of Next(), so a held grant's step
   // deadline does not run while it is held.
   bool ReadyToGrant() const;

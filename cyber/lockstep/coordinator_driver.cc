@@ -80,20 +80,25 @@ void CoordinatorDriver::TakeInbox() {
   }
   const absl::Time now = SteadyNow();
   for (const Report& r : reports) coordinator_.OnReport(r, now);
-  for (const std::string& p : lost) coordinator_.OnProcessLost(p, now);
+  for (const std::string& p : lost) {
+    coordinator_.OnProcessLost(p, now);
+    lost_.insert(p);
+  }
 }
 
 void CoordinatorDriver::AdvanceFromReport() {
-  // Inside a grant's publication on this thread (a member of this
-  // process answered at once): drive_mu_ is held here already.
-  if (InlineScope::active()) {
+  // Inside a step or a grant's publication on this thread (a member of
+  // this process reporting, which Fast-DDS delivers on the writer's
+  // thread): drive_mu_ may be held here already, and nothing must nest.
+  // Unpaced runs only: a paced Run() holds drive_mu_ while it waits.
+  if (InlineScope::active() || !inline_grants_.load()) {
     WakeRun();
     return;
   }
   bool wake = false;
   {
     MutexLock drive(&drive_mu_);
-    if (!inline_grants_) {
+    if (!inline_grants_.load()) {
       wake = true;
     } else {
       TakeInbox();
@@ -133,6 +138,10 @@ void CoordinatorDriver::Publish(const Grant& grant) {
 // answered LEAVE or is lost.
 void CoordinatorDriver::AwaitLeaves(uint64_t run_id) {
   std::set<std::string> waiting(options_.coordinator.processes.begin(), options_.coordinator.processes.end());
+  {
+    MutexLock drive(&drive_mu_);
+    for (const std::string& p : lost_) waiting.erase(p);  // gone: no LEAVE to come
+  }
   const absl::Time give_up = SteadyNow() + options_.coordinator.step_deadline;
   while (!waiting.empty() && SteadyNow() < give_up) {
     MutexLock lock(&inbox_->mu);
@@ -247,12 +256,12 @@ RunOutcome CoordinatorDriver::Run() {
       granted_step_.store(d.grant.step(), std::memory_order_relaxed);
       // From now on, reports that complete a step grant the next one at
       // once, unless the run is paced.
-      inline_grants_ = options_.speed == 0;
+      inline_grants_.store(options_.speed == 0);
       drive_mu_.Unlock();
       continue;
     }
     if (d.kind == Coordinator::Decision::Kind::kStop) {
-      inline_grants_ = false;
+      inline_grants_.store(false);
       Publish(d.grant);
       outcome.ok = !coordinator_.failure().has_value();
       outcome.why = d.grant.why();

@@ -12,8 +12,9 @@
 // lets one grant out; Resume() goes on, and a paced run's schedule moves by
 // the time spent paused, so it does not rush to catch up. A held grant's
 // step deadline does not run: it starts when the grant goes out. (A pause
-// that comes while a paced grant is already decided and waits for its
-// time takes effect after that grant.)
+// that comes while a grant is already decided — a paced one waiting for its
+// time, or one being sent on a transport's thread — takes effect after that
+// grant.)
 //
 // Unpaced and unpaused, a grant goes out on the transport's thread that
 // delivered the report completing the step (no hand-over to Run()'s thread
@@ -33,6 +34,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "absl/base/thread_annotations.h"
@@ -111,7 +113,12 @@ class CoordinatorDriver {
   Mutex drive_mu_;
   Coordinator coordinator_ ABSL_GUARDED_BY(drive_mu_);
   // Set by Run() once the first grant is out, unpaced; cleared at the stop.
-  bool inline_grants_ ABSL_GUARDED_BY(drive_mu_) = false;
+  // Read without drive_mu_ first, so that a report never waits for the lock
+  // while Run() holds it through a paced grant's wait.
+  std::atomic<bool> inline_grants_{false};
+  // Processes whose participant went away: AwaitLeaves expects no LEAVE
+  // from them.
+  std::set<std::string> lost_ ABSL_GUARDED_BY(drive_mu_);
   std::shared_ptr<RemotePublisher> grants_;
   std::unique_ptr<RemoteSubscription> reports_;
   uint64_t lost_listener_ = 0;

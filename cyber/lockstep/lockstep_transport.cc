@@ -24,6 +24,10 @@ struct Queued {
   int64_t instant_ns = 0;
   std::string writer;  // the sending process's name: the same in every run
   uint64_t sequence = 0;
+  // Arrival order. One process's messages arrive in the order it sent them
+  // (one sending thread per step, one listening thread per participant),
+  // on every channel: the same in every run.
+  uint64_t arrival = 0;
   std::string payload;
   Correlation correlation;
   SampleOrigin origin;  // sender: null (the peer record is not kept)
@@ -35,6 +39,7 @@ struct LockstepTransport::State {
   Mutex mu;
   std::function<void()> on_arrival ABSL_GUARDED_BY(mu);
   int arrivals_calling ABSL_GUARDED_BY(mu) = 0;  // on_arrival calls in progress
+  uint64_t arrivals ABSL_GUARDED_BY(mu) = 0;
   CondVar arrival_returned;
   std::map<std::string, ChannelCount> counts ABSL_GUARDED_BY(mu);
   std::vector<Queued> queue ABSL_GUARDED_BY(mu);
@@ -76,7 +81,15 @@ class LockstepPublisher final : public RemotePublisher {
   }
   absl::Status PublishAt(absl::string_view payload, absl::Time source_time, Correlation correlation) override {
     absl::Status s = inner_->PublishAt(payload, source_time, correlation);
-    if (s.ok()) state_->Count(channel_, /*sent=*/true);
+    if (s.ok()) {
+      state_->Count(channel_, /*sent=*/true);
+    } else {
+      // Not counted, so the run goes on without it: what the readers do
+      // may now differ from run to run. Said on every failure.
+      AERROR << "lockstep: channel \"" << channel_ << "\": a message of instant "
+             << absl::FormatDuration(source_time - absl::UnixEpoch())
+             << " was not sent (" << s.message() << "); this run is no longer deterministic";
+    }
     return s;
   }
 
@@ -172,6 +185,7 @@ absl::StatusOr<std::unique_ptr<RemoteSubscription>> LockstepTransport::Subscribe
         std::function<void()> on_arrival;
         {
           MutexLock lock(&state->mu);
+          q.arrival = ++state->arrivals;
           state->queue.push_back(std::move(q));
           on_arrival = state->on_arrival;
           if (on_arrival) ++state->arrivals_calling;
@@ -204,8 +218,7 @@ size_t LockstepTransport::DeliverDue(int64_t instant_ns) {
     state_->queue.erase(state_->queue.begin(), later);
   }
   std::sort(due.begin(), due.end(), [](const Queued& a, const Queued& b) {
-    return std::tie(a.instant_ns, a.writer, a.to->channel, a.sequence) <
-           std::tie(b.instant_ns, b.writer, b.to->channel, b.sequence);
+    return std::tie(a.instant_ns, a.writer, a.arrival) < std::tie(b.instant_ns, b.writer, b.arrival);
   });
   size_t delivered = 0;
   for (const Queued& q : due) {

@@ -7,11 +7,17 @@
 // In: a message from another process is not handed to the runtime when it
 // arrives, but queued; DeliverDue(T), called by the lockstep member when it
 // runs to instant T, hands over every queued message whose send instant is
-// at or before T, in one order: (instant, writer, sequence). So a message
-// is delivered at the instant it was sent, whatever the wall-clock order in
-// which samples arrived, and the same in every run. Arrivals are announced
-// (on_arrival) so that the member reports again; delivered messages are
-// counted per channel for its reports.
+// at or before T, in one order: by instant, then by writing process (its
+// name), then in the order that process sent them, across its channels
+// (the order they arrive in). So a message is delivered at the instant it
+// was sent, and one process's messages of an instant in the order it sent
+// them, as within one process, however the member's runs at that instant
+// split them. Between messages of one instant from two processes, the
+// order holds within one run of the member only: one that arrives after
+// the member ran for the other is delivered after it (docs/lockstep.md,
+// "What is and is not deterministic"). Arrivals are announced (on_arrival)
+// so that the member runs again; delivered messages are counted per
+// channel for its reports.
 //
 // Threads: every method is thread-safe. Handlers run on the thread that
 // calls DeliverDue, never under this object's lock.
@@ -43,7 +49,8 @@ class LockstepTransport final : public RemoteTransport {
 
   // Called (on a transport thread) after each arrival. Returns once no
   // call of the listener it replaces is in progress (so what that listener
-  // reaches may go); never call it from the listener.
+  // reaches may go); never call it from the listener, nor from anything a
+  // delivery of this transport runs.
   void SetArrivalListener(std::function<void()> on_arrival);
   // Hands over every queued message sent at or before `instant_ns`, in
   // (instant, writer, sequence) order; returns how many.

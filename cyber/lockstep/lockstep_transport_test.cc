@@ -129,7 +129,7 @@ TEST(LockstepTransportTest, ArrivalsWaitForTheirInstantThenComeInOneOrder) {
   EXPECT_EQ(f.transport.DeliverDue(5), 0u);
   EXPECT_TRUE(f.got.empty());
   EXPECT_EQ(f.transport.DeliverDue(10), 3u);
-  // (instant, writer, channel, sequence)
+  // By instant, then writer, then the order each writer's messages came in.
   EXPECT_THAT(f.got, ElementsAre("/a:a4", "/a:b9", "/b:z1"));
   EXPECT_EQ(f.transport.EarliestQueued(), 20);
   EXPECT_EQ(f.transport.DeliverDue(20), 1u);
@@ -142,6 +142,29 @@ TEST(LockstepTransportTest, ArrivalsWaitForTheirInstantThenComeInOneOrder) {
   }
   EXPECT_EQ(received["/a"], 3u);
   EXPECT_EQ(received["/b"], 1u);
+}
+
+// One process's messages of one instant come in the order it sent them,
+// across channels, whether the member takes them in one run or as they
+// arrive: the two runs of a reader hand over the same sequence.
+TEST(LockstepTransportTest, OneWritersMessagesOfAnInstantKeepItsSendOrderAcrossChannels) {
+  Fixture together;
+  auto a1 = together.Read("/a");
+  auto b1 = together.Read("/b");
+  together.inner->Arrive("/b", "pollers", 10, 1, "lidar");
+  together.inner->Arrive("/a", "pollers", 10, 1, "imu");
+  EXPECT_EQ(together.transport.DeliverDue(10), 2u);
+
+  Fixture apart;
+  auto a2 = apart.Read("/a");
+  auto b2 = apart.Read("/b");
+  apart.inner->Arrive("/b", "pollers", 10, 1, "lidar");
+  EXPECT_EQ(apart.transport.DeliverDue(10), 1u);
+  apart.inner->Arrive("/a", "pollers", 10, 1, "imu");
+  EXPECT_EQ(apart.transport.DeliverDue(10), 1u);
+
+  EXPECT_THAT(together.got, ElementsAre("/b:lidar", "/a:imu"));
+  EXPECT_EQ(together.got, apart.got);
 }
 
 TEST(LockstepTransportTest, AClosedReaderGetsNothingButItsMessagesStillCount) {

@@ -20,7 +20,8 @@
 // reads a clock for the simulation: the granted instants are the only
 // time it knows; the steady clock only spaces JOIN's repeats.
 //
-// Threads: Poke and the destructor may be called from any thread.
+// Threads: Poke and the destructor may be called from any thread but a
+// hook's (the destructor waits for a step in progress to end).
 
 #ifndef CYBER_LOCKSTEP_MEMBER_H_
 #define CYBER_LOCKSTEP_MEMBER_H_

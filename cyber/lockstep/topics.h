@@ -2,7 +2,9 @@
 //
 // Grants are reliable, transient local, keep last 1: a process whose
 // reader matches after the first grant went out still gets it, and the
-// coordinator never sends grant k+1 before every process answered grant k,
+// coordinator never sends grant k+1 before every process due at grant k
+// answered it; a process not due that misses grant k had nothing to do at
+// its instant (a message of that instant makes it run at it all the same),
 // so keeping one loses nothing. Reports are reliable, volatile, keep all:
 // each DONE counts. A process sends JOIN again until the first grant
 // comes, so a JOIN sent before the coordinator's reader matched is not lost
