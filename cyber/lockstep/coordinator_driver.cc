@@ -108,8 +108,6 @@ void CoordinatorDriver::AdvanceFromReport() {
         Coordinator::Decision d = coordinator_.Next(SteadyNow());
         if (d.kind == Coordinator::Decision::Kind::kGrant) {
           Publish(d.grant);
-          granted_ns_.store(d.grant.instant_ns() - options_.coordinator.start_ns, std::memory_order_relaxed);
-          granted_step_.store(d.grant.step(), std::memory_order_relaxed);
         } else {
           wake = true;  // not expected after ReadyToGrant(); Run() decides
         }
@@ -129,6 +127,10 @@ void CoordinatorDriver::Publish(const Grant& grant) {
   if (!s.ok()) {
     // The run cannot go on without its grants.
     coordinator_.Abort(absl::StrCat("grant of step ", grant.step(), " not sent: ", s.message()));
+  }
+  if (!grant.stop()) {  // what step() and instant_ns() say
+    granted_ns_.store(grant.instant_ns() - options_.coordinator.start_ns, std::memory_order_relaxed);
+    granted_step_.store(grant.step(), std::memory_order_relaxed);
   }
 }
 
@@ -252,8 +254,6 @@ RunOutcome CoordinatorDriver::Run() {
       }
       if (!first_grant.has_value()) first_grant = started = SteadyNow();
       Publish(d.grant);
-      granted_ns_.store(d.grant.instant_ns() - start_ns, std::memory_order_relaxed);
-      granted_step_.store(d.grant.step(), std::memory_order_relaxed);
       // From now on, reports that complete a step grant the next one at
       // once, unless the run is paced.
       inline_grants_.store(options_.speed == 0);

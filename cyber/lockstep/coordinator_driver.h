@@ -96,8 +96,9 @@ class CoordinatorDriver {
  private:
   CoordinatorDriver(std::shared_ptr<RemoteTransport> transport, CoordinatorDriverOptions options,
                     Coordinator coordinator);
-  // Publishes a grant the coordinator handed out. REQUIRES: drive_mu_
-  // held, so grants go out in their order.
+  // Publishes a grant the coordinator handed out, and (not a stop) makes
+  // it what step() and instant_ns() say. REQUIRES: drive_mu_ held, so
+  // grants go out in their order.
   void Publish(const Grant& grant) ABSL_EXCLUSIVE_LOCKS_REQUIRED(drive_mu_);
   void AwaitLeaves(uint64_t run_id);
   // Feeds the queued reports and losses to the coordinator.

@@ -6,35 +6,10 @@ example="$root/examples/sensor_polling"
 mainboard="$example/mainboard"
 recorder="$root/cyber/tools/cyber_recorder/cyber_recorder"
 check="$root/cyber/record/mcap/testing/check_mcap.js"
-source "$root/cyber/testing/fastdds_shm.sh"
 out="$TEST_TMPDIR"
 notes="$out/shm_files"
-
-pids=()
-domain=""
-cleanup() {
-  local status=$? pid
-  trap - EXIT INT TERM
-  for pid in "${pids[@]}"; do
-    if kill -0 "$pid" 2>/dev/null; then stop "$pid" || true; fi
-  done
-  [ -z "$domain" ] || fastdds_shm_remove "$notes" "$domain" || true
-  exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM  # bazel's timeout
-
-fail() {
-  echo "FAIL: $*"
-  local f
-  for f in "$out"/*.out "$out"/*.err; do
-    [ -f "$f" ] || continue
-    echo "--- $f (last 30 lines)"
-    tail -30 "$f"
-  done
-  exit 1
-}
+# shellcheck source=cyber/testing/process_test.sh
+source "$root/cyber/testing/process_test.sh"  # pids, domains, the clean-up, fail
 
 # foxglove FILE [--truncated]: Foxglove's own MCAP reader accepts it.
 foxglove() {
@@ -49,6 +24,7 @@ count() {
 }
 
 domain=$(fastdds_shm_free_domain)
+domains+=("$domain")
 export CYBER_DOMAIN_ID=$domain
 echo "=== 1. record -a, started before the graph: the channels that appear are recorded, nothing lost, Foxglove reads the file"
 timeout 60 "$recorder" record -a -o "$out/drive.mcap" --duration 5 >"$out/record.out" 2>"$out/record.err" &

@@ -14,6 +14,13 @@ namespace dds {
 
 namespace {
 
+// A duration as Fast-DDS takes it (seconds and nanoseconds); negative: 0.
+eprosima::fastrtps::Duration_t ToDdsDuration(absl::Duration d) {
+  const int64_t ns = std::max<int64_t>(absl::ToInt64Nanoseconds(d), 0);
+  return eprosima::fastrtps::Duration_t(static_cast<int32_t>(ns / 1'000'000'000),
+                                        static_cast<uint32_t>(ns % 1'000'000'000));
+}
+
 // The participant ids this process's participants hold, per domain: a new
 // participant draws a random one among the others (below 60: see Start).
 class ParticipantIds {
@@ -96,12 +103,8 @@ absl::Status DdsTransport::Impl::StartLocked() {
   qos.transport().user_transports.push_back(udp);
   const int64_t lease_ms = std::max<int64_t>(absl::ToInt64Milliseconds(options_.lease), 300);
   auto& discovery = qos.wire_protocol().builtin.discovery_config;
-  discovery.leaseDuration = eprosima::fastrtps::Duration_t(
-      static_cast<int32_t>(lease_ms / 1000), static_cast<uint32_t>(lease_ms % 1000) * 1'000'000);
-  const int64_t announce_ms = lease_ms / 3;
-  discovery.leaseDuration_announcementperiod = eprosima::fastrtps::Duration_t(
-      static_cast<int32_t>(announce_ms / 1000),
-      static_cast<uint32_t>(announce_ms % 1000) * 1'000'000);
+  discovery.leaseDuration = ToDdsDuration(absl::Milliseconds(lease_ms));
+  discovery.leaseDuration_announcementperiod = ToDdsDuration(absl::Milliseconds(lease_ms / 3));
 
   if (!options_.discovery_server_address.empty()) {
     // A client of one discovery server (id 0, as `fastdds discovery -i 0`
@@ -254,10 +257,7 @@ absl::StatusOr<std::shared_ptr<RemotePublisher>> DdsTransport::Impl::Publisher(
                                                    options_.max_message_bytes);
   fdds::DataWriterQos writer_qos = WriterQos(endpoint.qos);
   writer_qos.reliable_writer_qos().disable_heartbeat_piggyback = !options_.heartbeat_piggyback;
-  const int64_t suppression_ns = std::max<int64_t>(absl::ToInt64Nanoseconds(options_.nack_suppression), 0);
-  writer_qos.reliable_writer_qos().times.nackSupressionDuration = eprosima::fastrtps::Duration_t(
-      static_cast<int32_t>(suppression_ns / 1'000'000'000),
-      static_cast<uint32_t>(suppression_ns % 1'000'000'000));
+  writer_qos.reliable_writer_qos().times.nackSupressionDuration = ToDdsDuration(options_.nack_suppression);
   fdds::DataWriter* writer = publisher_->create_datawriter(
       *topic, writer_qos, publisher.get(), fdds::StatusMask::all());
   if (writer == nullptr) {
