@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "cyber/lockstep/coordinator_driver.h"
 #include "cyber/transport/dds/dds_transport.h"
+#include "cyber/transport/dds/shm_cleanup.h"
 #include "cyber/transport/dds/testing/dds_test_process.h"
 #include "cyber/transport/dds/testing/subprocess.h"
 #include "gmock/gmock.h"
@@ -96,6 +97,11 @@ RunResult RunOnce(absl::Duration simulated,
   for (auto& [name, p] : owned) result.processes[name] = Finish(p.get());
   driver->reset();
   transport->Shutdown();
+  // A process killed with -9 (the run's `during`) leaves its files in
+  // /dev/shm: its ports go now; its segment, which this process still maps
+  // (Fast-DDS lets go of a peer's segment at exit), goes when the next
+  // participant on this host starts (DdsTransportOptions::clean_dead_segments).
+  dds::RemoveDeadPeerSegments();
   return result;
 }
 
