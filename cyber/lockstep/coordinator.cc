@@ -164,25 +164,89 @@ std::string Coordinator::Owed() const {
     for (const ChannelCount& c : r.channels()) sent[c.channel()] += c.sent();
   }
   for (const auto& [p, r] : latest_) {
+    // A gathering process hands over at the next step what has arrived:
+    // arrived is what must balance.
+    const bool gathers = gathering_now_.count(p) > 0;
+    const char* verb = gathers ? "\" has had " : "\" has received ";
     for (const ChannelCount& c : r.channels()) {
       if (!c.reads()) continue;
       const uint64_t from_others = sent[c.channel()] - c.sent();
-      if (c.received() < from_others) {
-        return absl::StrCat("step ", step_, " (", Instant(instant_ns_), "): \"", p, "\" has received ",
-                            c.received(), " of the ", from_others, " messages the others sent on \"",
-                            c.channel(), "\"");
+      const uint64_t got = gathers ? c.arrived() : c.received();
+      if (got < from_others) {
+        return absl::StrCat("step ", step_, " (", Instant(instant_ns_), "): \"", p, verb, got, " of the ",
+                            from_others, " messages the others sent on \"", c.channel(), "\"",
+                            gathers ? " arrive" : "");
       }
-      if (c.received() > from_others) {
-        return absl::StrCat("step ", step_, " (", Instant(instant_ns_), "): \"", p, "\" has received ",
-                            c.received(), " messages on \"", c.channel(), "\", more than the ", from_others,
-                            " the others reported sending (waiting for their new reports)");
+      if (got > from_others) {
+        return absl::StrCat("step ", step_, " (", Instant(instant_ns_), "): \"", p, verb, got,
+                            " messages on \"", c.channel(), "\"", gathers ? " arrive" : "", ", more than the ",
+                            from_others, " the others reported sending (waiting for their new reports)");
       }
     }
   }
   return "";
 }
 
+bool Coordinator::Gathered() const {
+  for (const std::string& p : gathering_) {
+    auto it = latest_.find(p);
+    if (it == latest_.end()) continue;
+    const int64_t next = it->second.next_event_ns();
+    if (next >= 0 && next <= instant_ns_) return true;
+  }
+  return false;
+}
+
+void Coordinator::MapWriters() {
+  for (const auto& [reader, r] : joins_) {
+    for (const ChannelCount& in : r.channels()) {
+      if (!in.reads()) continue;
+      for (const auto& [writer, w] : joins_) {
+        if (writer == reader) continue;
+        for (const ChannelCount& out : w.channels()) {
+          if (out.writes() && out.channel() == in.channel()) {
+            writers_of_[reader].insert(writer);
+            readers_of_[writer].insert(reader);
+          }
+        }
+      }
+    }
+  }
+  for (const auto& [reader, writers] : writers_of_) {
+    if (writers.size() >= 2) gathering_.insert(reader);
+  }
+}
+
+std::set<std::string> Coordinator::GatheringAt(const Grant& grant, bool same_instant) const {
+  if (same_instant) return gathering_;
+  // Who may run at this instant: the due processes, and whoever reads
+  // what one of them may write. A gathering process with at most one of
+  // its writers among them receives messages of this instant from one
+  // process only, in the order sent: it hands them over as they arrive.
+  std::set<std::string> may_run(grant.due().begin(), grant.due().end());
+  std::vector<std::string> todo(may_run.begin(), may_run.end());
+  while (!todo.empty()) {
+    const std::string p = std::move(todo.back());
+    todo.pop_back();
+    auto readers = readers_of_.find(p);
+    if (readers == readers_of_.end()) continue;
+    for (const std::string& r : readers->second) {
+      if (may_run.insert(r).second) todo.push_back(r);
+    }
+  }
+  std::set<std::string> gathering;
+  for (const std::string& g : gathering_) {
+    int running_writers = 0;
+    for (const std::string& w : writers_of_.at(g)) running_writers += may_run.count(w);
+    if (running_writers >= 2) gathering.insert(g);
+  }
+  return gathering;
+}
+
 int64_t Coordinator::NextInstant() const {
+  // Messages of this instant wait to be handed over at a gathering
+  // process: another step at this instant.
+  if (Gathered()) return instant_ns_;
   int64_t next = options_.end_ns;
   for (const auto& [p, r] : latest_) {
     if (r.next_event_ns() > instant_ns_) next = std::min<int64_t>(next, r.next_event_ns());
@@ -231,11 +295,13 @@ Coordinator::Decision Coordinator::Next(absl::Time now) {
       wait.until = phase_began_ + options_.step_deadline;
       return wait;
     }
-    if (instant_ns_ >= options_.end_ns) {
+    if (instant_ns_ >= options_.end_ns && !Gathered()) {
       return Stop(absl::StrCat("the end (", Instant(options_.end_ns), ") reached after ", step_, " steps"));
     }
   }
+  if (step_ == 0) MapWriters();
   const int64_t next = step_ == 0 ? options_.start_ns : NextInstant();
+  const bool same_instant = step_ > 0 && next == instant_ns_;
   ++step_;
   instant_ns_ = next;
   answered_.clear();
@@ -248,13 +314,18 @@ Coordinator::Decision Coordinator::Next(absl::Time now) {
   for (const std::string& p : expected_) {
     if (Due(p)) grant.grant.add_due(p);
   }
+  gathering_now_ = GatheringAt(grant.grant, same_instant);
+  for (const std::string& p : gathering_now_) {
+    auto it = latest_.find(p);
+    (*grant.grant.mutable_deliver_through())[p] = it == latest_.end() ? 0 : it->second.arrivals();
+  }
   return grant;
 }
 
 bool Coordinator::ReadyToGrant() const {
   if (stopped_ || failure_) return false;
   if (step_ == 0) return AllJoined();
-  return Owed().empty() && instant_ns_ < options_.end_ns;
+  return Owed().empty() && (instant_ns_ < options_.end_ns || Gathered());
 }
 
 std::string Coordinator::Waiting() const {

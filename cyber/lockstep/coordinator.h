@@ -22,16 +22,25 @@
 //   when a message of T_k reaches it; until then nothing of its own
 //   changed, and its last report still holds. A process reports DONE again
 //   when a late message made it run more at T_k: its latest report counts.
-//   The next instant. T_{k+1} = the earliest next event any process
-//   reported, or the end when none has one (the simulation is idle until
-//   the end); never later than the end, always later than T_k. The first
-//   grant is the start instant.
+//   Gathering. A process that reads channels written by two or more other
+//   processes (as the JOINs say) gathers: it hands over a message from
+//   another process only at a step after the one in which it arrived, all
+//   that arrived by then at once (the grant's deliver_through: its
+//   arrivals by its latest report), so the order between two writers'
+//   messages of one instant never depends on which arrived first. For it,
+//   "received" above is what arrived.
+//   The next instant. T_{k+1} = T_k again while a gathering process has
+//   messages of T_k to hand over (its latest next event is at or before
+//   T_k); else the earliest next event any process reported, or the end
+//   when none has one (the simulation is idle until the end); never later
+//   than the end. The first grant is the start instant.
 //   Failing. A process that does not complete step k within the step
 //   deadline (wall clock from the grant), or that is lost (its
 //   participant gone, LEAVE before the end), fails the run; the reason
 //   names the process, the step, the instant, and what it owed (its DONE,
 //   or the messages on a channel that did not arrive).
-//   Ending. After the step at the end instant completes: a stop grant.
+//   Ending. After the steps at the end instant complete (no gathering
+//   process has messages left to hand over): a stop grant.
 //
 // The wall clock is never read here: callers pass the steady clock's now
 // (as absl::Time) for the deadlines.
@@ -126,6 +135,15 @@ class Coordinator {
   // Empty when step k is complete; else what it waits for.
   std::string Owed() const;
   int64_t NextInstant() const;
+  // From the JOINs: who writes what whom reads, and gathering_.
+  void MapWriters();
+  // The gathering processes that gather at `grant` (every one at a second
+  // step at one instant; else each with two or more of its writers among
+  // the processes that may run at the instant).
+  std::set<std::string> GatheringAt(const Grant& grant, bool same_instant) const;
+  // Whether a gathering process has messages of instant_ns_ left to hand
+  // over (by its latest report).
+  bool Gathered() const;
   Decision Stop(std::string why);
   void Fail(std::string why);
 
@@ -139,6 +157,12 @@ class Coordinator {
 
   std::map<std::string, Report> latest_;  // the latest DONE per process, any step
   std::set<std::string> answered_;        // who reported DONE for step_
+  // Fixed at the first grant: per process, the other processes that write
+  // what it reads, and that read what it writes; those that read from two
+  // or more.
+  std::map<std::string, std::set<std::string>> writers_of_, readers_of_;
+  std::set<std::string> gathering_;
+  std::set<std::string> gathering_now_;  // those that gather at step_
   std::optional<std::string> failure_;
   bool stopped_ = false;
   uint64_t step_ = 0;

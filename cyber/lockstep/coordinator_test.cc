@@ -1,7 +1,10 @@
 #include "cyber/lockstep/coordinator.h"
 
+#include <map>
 #include <string>
 #include <vector>
+
+#include "absl/strings/str_cat.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -243,6 +246,145 @@ TEST(CoordinatorTest, AProcessOwnMessagesAreNotExpectedBack) {
   c->OnReport(Done("a", 1, 0, -1, {{"/chat", true, true, 2, 5}}), kT0);
   c->OnReport(Done("b", 1, 0, -1, {{"/chat", true, true, 5, 2}}), kT0);
   EXPECT_EQ(c->Next(kT0).kind, Kind::kGrant);
+}
+
+// Three processes: "imu" and "lidar" each write a channel that "fusion"
+// reads, so fusion reads from two processes and gathers.
+Coordinator ThreeJoined() {
+  CoordinatorOptions o = TwoProcesses();
+  o.processes = {"imu", "lidar", "fusion"};
+  absl::StatusOr<Coordinator> c = Coordinator::Create(o, kT0);
+  EXPECT_TRUE(c.ok()) << c.status();
+  for (const char* writer : {"imu", "lidar"}) {
+    Report w = Join(writer);
+    ChannelCount* out = w.add_channels();
+    out->set_channel(absl::StrCat("/", writer));
+    out->set_writes(true);
+    out->add_matched_readers("fusion");
+    c->OnReport(w, kT0);
+  }
+  Report f = Join("fusion", 2);
+  for (const char* channel : {"/imu", "/lidar"}) {
+    ChannelCount* in = f.add_channels();
+    in->set_channel(channel);
+    in->set_reads(true);
+  }
+  c->OnReport(f, kT0);
+  return *std::move(c);
+}
+
+// fusion's report: delivered and arrived per channel, its arrivals in all.
+Report FusionDone(uint64_t step, int64_t reached, int64_t next, uint64_t imu_received, uint64_t imu_arrived,
+                  uint64_t lidar_received, uint64_t lidar_arrived) {
+  Report r = Done("fusion", step, reached, next,
+                  {{"/imu", false, true, 0, imu_received}, {"/lidar", false, true, 0, lidar_received}});
+  r.mutable_channels(0)->set_arrived(imu_arrived);
+  r.mutable_channels(1)->set_arrived(lidar_arrived);
+  r.set_arrivals(imu_arrived + lidar_arrived);
+  return r;
+}
+
+std::map<std::string, uint64_t> ThroughIn(const Grant& g) {
+  return {g.deliver_through().begin(), g.deliver_through().end()};
+}
+
+// Where both writers may send at one instant, the reader hands over
+// nothing that arrives during the step: the step is complete once the
+// messages have arrived, and a second step at the same instant hands over
+// what had arrived, all at once (deliver_through). Where only one of them
+// may send, the reader takes messages as they arrive, as any reader does.
+TEST(CoordinatorTest, AReaderOfTwoProcessesGathersTheirMessagesOfOneInstant) {
+  Coordinator c = ThreeJoined();
+  Coordinator::Decision d = c.Next(kT0);
+  ASSERT_EQ(d.kind, Kind::kGrant);
+  EXPECT_THAT(ThroughIn(d.grant), ::testing::ElementsAre(::testing::Pair("fusion", 0u)))
+      << "both writers are due at the start";
+  c.OnReport(Done("imu", 1, 0, 10 * kMs, {{"/imu", true, false, 1, 0}}), kT0);
+  c.OnReport(Done("lidar", 1, 0, 100 * kMs, {{"/lidar", true, false, 1, 0}}), kT0);
+  // fusion ran its own events; lidar's message has arrived, imu's not yet.
+  c.OnReport(FusionDone(1, 0, 0, 0, 0, 0, 1), kT0);
+  EXPECT_EQ(c.Next(kT0).kind, Kind::kWait);
+  EXPECT_THAT(c.Waiting(), HasSubstr("\"fusion\" has had 0 of the 1 messages the others sent on \"/imu\" arrive"));
+  c.OnReport(FusionDone(1, 0, 0, 0, 1, 0, 1), kT0);
+  d = c.Next(kT0);
+  ASSERT_EQ(d.kind, Kind::kGrant);
+  EXPECT_EQ(d.grant.step(), 2u);
+  EXPECT_EQ(d.grant.instant_ns(), 0) << "the same instant again: fusion hands over what arrived";
+  EXPECT_THAT(DueIn(d.grant), ::testing::ElementsAre("fusion"));
+  EXPECT_THAT(ThroughIn(d.grant), ::testing::ElementsAre(::testing::Pair("fusion", 2u)));
+  c.OnReport(FusionDone(2, 0, 1000 * kMs, 1, 1, 1, 1), kT0);
+  // At 10 ms only imu is due and nothing writes to fusion on its behalf:
+  // fusion takes imu's messages as they arrive, and what it delivered is
+  // what must balance.
+  d = c.Next(kT0);
+  ASSERT_EQ(d.kind, Kind::kGrant);
+  EXPECT_EQ(d.grant.instant_ns(), 10 * kMs);
+  EXPECT_THAT(DueIn(d.grant), ::testing::ElementsAre("imu"));
+  EXPECT_TRUE(d.grant.deliver_through().empty());
+  c.OnReport(Done("imu", 3, 10 * kMs, 100 * kMs, {{"/imu", true, false, 2, 0}}), kT0);
+  c.OnReport(FusionDone(3, 10 * kMs, 1000 * kMs, 1, 2, 1, 1), kT0);
+  EXPECT_EQ(c.Next(kT0).kind, Kind::kWait);
+  EXPECT_THAT(c.Waiting(), HasSubstr("\"fusion\" has received 1 of the 2 messages the others sent on \"/imu\""));
+  c.OnReport(FusionDone(3, 10 * kMs, 1000 * kMs, 2, 2, 1, 1), kT0);
+  // At 100 ms both are due again: gathered.
+  d = c.Next(kT0);
+  ASSERT_EQ(d.kind, Kind::kGrant);
+  EXPECT_EQ(d.grant.instant_ns(), 100 * kMs);
+  EXPECT_THAT(DueIn(d.grant), ::testing::ElementsAre("fusion", "imu", "lidar")) << "the end";
+  EXPECT_THAT(ThroughIn(d.grant), ::testing::ElementsAre(::testing::Pair("fusion", 3u)));
+  c.OnReport(Done("imu", 4, 100 * kMs, -1, {{"/imu", true, false, 3, 0}}), kT0);
+  c.OnReport(Done("lidar", 4, 100 * kMs, -1, {{"/lidar", true, false, 2, 0}}), kT0);
+  c.OnReport(FusionDone(4, 100 * kMs, 100 * kMs, 2, 3, 1, 2), kT0);
+  // The end is reached, but fusion has messages of it to hand over: one
+  // more step at the end before the stop.
+  d = c.Next(kT0);
+  ASSERT_EQ(d.kind, Kind::kGrant);
+  EXPECT_EQ(d.grant.instant_ns(), 100 * kMs);
+  EXPECT_THAT(ThroughIn(d.grant), ::testing::ElementsAre(::testing::Pair("fusion", 5u)));
+  c.OnReport(Done("imu", 5, 100 * kMs, -1, {{"/imu", true, false, 3, 0}}), kT0);
+  c.OnReport(Done("lidar", 5, 100 * kMs, -1, {{"/lidar", true, false, 2, 0}}), kT0);
+  c.OnReport(FusionDone(5, 100 * kMs, -1, 3, 3, 2, 2), kT0);
+  d = c.Next(kT0);
+  EXPECT_EQ(d.kind, Kind::kStop);
+  EXPECT_THAT(d.grant.why(), HasSubstr("after 5 steps"));
+}
+
+// A process that may run at an instant because a due process writes to it
+// counts as a writer that may send: here "relay" forwards imu's messages,
+// so fusion reads from imu and relay, and both may send at 10 ms though
+// only imu is due.
+TEST(CoordinatorTest, AWriterReachedThroughAnotherProcessMaySendToo) {
+  CoordinatorOptions o = TwoProcesses();
+  o.processes = {"imu", "relay", "fusion"};
+  absl::StatusOr<Coordinator> c = Coordinator::Create(o, kT0);
+  ASSERT_TRUE(c.ok());
+  auto channel = [](Report* r, const std::string& name, bool writes, const std::string& reader) {
+    ChannelCount* cc = r->add_channels();
+    cc->set_channel(name);
+    cc->set_writes(writes);
+    cc->set_reads(!writes);
+    if (writes) cc->add_matched_readers(reader);
+  };
+  Report imu = Join("imu");
+  channel(&imu, "/imu", true, "relay");
+  imu.mutable_channels(0)->add_matched_readers("fusion");
+  Report relay = Join("relay", 2);
+  channel(&relay, "/imu", false, "");
+  channel(&relay, "/relayed", true, "fusion");
+  Report fusion = Join("fusion", 3);
+  channel(&fusion, "/imu", false, "");
+  channel(&fusion, "/relayed", false, "");
+  c->OnReport(imu, kT0);
+  c->OnReport(relay, kT0);
+  c->OnReport(fusion, kT0);
+  ASSERT_EQ(c->Next(kT0).kind, Kind::kGrant);
+  c->OnReport(Done("imu", 1, 0, 10 * kMs, {{"/imu", true, false, 0, 0}}), kT0);
+  c->OnReport(Done("relay", 1, 0, -1, {{"/imu", false, true, 0, 0}, {"/relayed", true, false, 0, 0}}), kT0);
+  c->OnReport(Done("fusion", 1, 0, -1, {{"/imu", false, true, 0, 0}, {"/relayed", false, true, 0, 0}}), kT0);
+  Coordinator::Decision d = c->Next(kT0);
+  ASSERT_EQ(d.kind, Kind::kGrant);
+  EXPECT_THAT(DueIn(d.grant), ::testing::ElementsAre("imu"));
+  EXPECT_THAT(ThroughIn(d.grant), ::testing::ElementsAre(::testing::Pair("fusion", 0u)));
 }
 
 TEST(CoordinatorTest, IdleUntilTheEndThenStop) {

@@ -387,12 +387,12 @@ struct BenchMember {
 
 MemberHooks NoGraphHooks(BenchMember* m, StepGate* gate) {
   MemberHooks h;
-  h.run_until = [m, gate](int64_t instant_ns) {
+  h.run_until = [m, gate](int64_t instant_ns, uint64_t /*through*/) {
     m->reached_ns = instant_ns;
     if (gate != nullptr) gate->OnStep();
   };
   h.next_event_ns = [m] { return m->reached_ns + absl::ToInt64Nanoseconds(kStepInstant); };
-  h.counts = [] { return std::vector<ChannelCount>{}; };
+  h.counts = [](uint64_t*) { return std::vector<ChannelCount>{}; };
   h.on_stop = [gate](const std::string&) {
     if (gate != nullptr) gate->OnStop();
   };

@@ -27,7 +27,7 @@ absl::Status LockstepProcess::Join(MemberOptions options, SimulationHooks hooks)
   }
   hooks_ = std::move(hooks);
   MemberHooks m;
-  m.run_until = [this](int64_t t) { RunTo(t); };
+  m.run_until = [this](int64_t t, uint64_t through) { RunTo(t, through); };
   m.next_event_ns = [this] {
     const int64_t own = hooks_.next_event_ns();
     const int64_t queued = transport_->EarliestQueued();
@@ -37,7 +37,9 @@ absl::Status LockstepProcess::Join(MemberOptions options, SimulationHooks hooks)
   };
   // Matched readers matter to the join only: once granted, the reports
   // leave them out.
-  m.counts = [this] { return transport_->Counts(/*matched_readers=*/!granted_.load()); };
+  m.counts = [this](uint64_t* arrivals) {
+    return transport_->Counts(/*matched_readers=*/!granted_.load(), arrivals);
+  };
   m.on_stop = [this](const std::string& why) {
     if (hooks_.on_stop) hooks_.on_stop(why);
   };
@@ -58,9 +60,15 @@ std::string LockstepProcess::WaitForStop() {
   return member_ != nullptr ? member_->WaitForStop() : std::string("never joined");
 }
 
-void LockstepProcess::RunTo(int64_t instant_ns) {
+void LockstepProcess::RunTo(int64_t instant_ns, uint64_t through) {
   granted_.store(true);
   hooks_.run_until(instant_ns);
+  if (through != kDeliverAll) {
+    // Gathering: what had arrived when the step before completed, at once;
+    // what arrives later waits for the next step's `through`.
+    if (transport_->DeliverDue(instant_ns, through) > 0) hooks_.run_until(instant_ns);
+    return;
+  }
   while (transport_->DeliverDue(instant_ns) > 0) hooks_.run_until(instant_ns);
 }
 

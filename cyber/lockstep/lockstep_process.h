@@ -7,12 +7,15 @@
 //      routines they wake, the messages they write to readers in this
 //      process), until nothing is left to run at T;
 //   2. the messages other processes sent at T are handed to this process's
-//      readers in (instant, writer process, channel, sequence) order;
+//      readers in (instant, writer process, order sent) order: as they
+//      arrive when one process writes what this process reads; when two or
+//      more do, at the next step at T, all those that arrived before it,
+//      at once (the coordinator's deliver_through);
 //   3. what they woke runs, as in 1;
 // and 2-3 again for messages that arrive later during T (the coordinator
 // does not move time while one is in flight). Then the process reports
 // DONE with its counts and its next event: the earlier of its simulation's
-// next planned event and the earliest message already queued for later.
+// next planned event and the earliest message already queued.
 //
 // The simulation is the caller's (a SimulatedGraph in mainboard): it is
 // reached only through SimulationHooks, on the member's thread.
@@ -64,7 +67,7 @@ class LockstepProcess {
   uint64_t steps() const { return member_ ? member_->step() : 0; }
 
  private:
-  void RunTo(int64_t instant_ns);
+  void RunTo(int64_t instant_ns, uint64_t through);
 
   // The member speaks the protocol on the real transport: its grants and
   // reports are not the simulation's messages.

@@ -1,6 +1,7 @@
 #include "cyber/lockstep/lockstep_transport.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <tuple>
 #include <utility>
 
@@ -43,17 +44,50 @@ struct LockstepTransport::State {
   CondVar arrival_returned;
   std::map<std::string, ChannelCount> counts ABSL_GUARDED_BY(mu);
   std::vector<Queued> queue ABSL_GUARDED_BY(mu);
+  // FNV-1a, 64 bits, over the deliveries in order (DeliveryDigest()).
+  uint64_t digest ABSL_GUARDED_BY(mu) = 1469598103934665603ull;
+  uint64_t delivered ABSL_GUARDED_BY(mu) = 0;
 
-  void Count(const std::string& channel, bool sent) {
+  void Delivered(const Queued& q) {
     MutexLock lock(&mu);
+    CountLocked(q.to->channel, What::kDelivered);
+    ++delivered;
+    auto mix = [this](const void* data, size_t n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+      const unsigned char* p = static_cast<const unsigned char*>(data);
+      for (size_t i = 0; i < n; ++i) {
+        digest ^= p[i];
+        digest *= 1099511628211ull;
+      }
+    };
+    mix(&q.instant_ns, sizeof(q.instant_ns));
+    mix(q.writer.c_str(), q.writer.size() + 1);
+    mix(q.to->channel.c_str(), q.to->channel.size() + 1);
+    mix(&q.sequence, sizeof(q.sequence));
+    const uint64_t size = q.payload.size();
+    mix(&size, sizeof(size));
+    mix(q.payload.data(), q.payload.size());
+  }
+
+  enum class What { kSent, kArrived, kDelivered };
+  void CountLocked(const std::string& channel, What what) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     ChannelCount& c = counts[channel];
     c.set_channel(channel);
-    if (sent) {
-      c.set_writes(true);
-      c.set_sent(c.sent() + 1);
-    } else {
-      c.set_received(c.received() + 1);
+    switch (what) {
+      case What::kSent:
+        c.set_writes(true);
+        c.set_sent(c.sent() + 1);
+        break;
+      case What::kArrived:
+        c.set_arrived(c.arrived() + 1);
+        break;
+      case What::kDelivered:
+        c.set_received(c.received() + 1);
+        break;
     }
+  }
+  void Count(const std::string& channel, What what) ABSL_LOCKS_EXCLUDED(mu) {
+    MutexLock lock(&mu);
+    CountLocked(channel, what);
   }
 };
 
@@ -82,7 +116,7 @@ class LockstepPublisher final : public RemotePublisher {
   absl::Status PublishAt(absl::string_view payload, absl::Time source_time, Correlation correlation) override {
     absl::Status s = inner_->PublishAt(payload, source_time, correlation);
     if (s.ok()) {
-      state_->Count(channel_, /*sent=*/true);
+      state_->Count(channel_, LockstepTransport::State::What::kSent);
     } else {
       // Not counted, so the run goes on without it: what the readers do
       // may now differ from run to run. Said on every failure.
@@ -186,6 +220,7 @@ absl::StatusOr<std::unique_ptr<RemoteSubscription>> LockstepTransport::Subscribe
         {
           MutexLock lock(&state->mu);
           q.arrival = ++state->arrivals;
+          state->CountLocked(subscriber->channel, State::What::kArrived);
           state->queue.push_back(std::move(q));
           on_arrival = state->on_arrival;
           if (on_arrival) ++state->arrivals_calling;
@@ -208,12 +243,13 @@ absl::StatusOr<std::unique_ptr<RemoteSubscription>> LockstepTransport::Subscribe
       new LockstepSubscription(*std::move(inner), std::move(subscriber)));
 }
 
-size_t LockstepTransport::DeliverDue(int64_t instant_ns) {
+size_t LockstepTransport::DeliverDue(int64_t instant_ns, uint64_t through) {
   std::vector<Queued> due;
   {
     MutexLock lock(&state_->mu);
-    auto later = std::stable_partition(state_->queue.begin(), state_->queue.end(),
-                                       [instant_ns](const Queued& q) { return q.instant_ns <= instant_ns; });
+    auto later = std::stable_partition(
+        state_->queue.begin(), state_->queue.end(),
+        [instant_ns, through](const Queued& q) { return q.instant_ns <= instant_ns && q.arrival <= through; });
     due.assign(std::make_move_iterator(state_->queue.begin()), std::make_move_iterator(later));
     state_->queue.erase(state_->queue.begin(), later);
   }
@@ -237,13 +273,13 @@ size_t LockstepTransport::DeliverDue(int64_t instant_ns) {
     }
     // Counted either way (a closed reader's too): the coordinator balances
     // what arrived against what was sent.
-    state_->Count(q.to->channel, /*sent=*/false);
+    state_->Delivered(q);
     ++delivered;
   }
   return delivered;
 }
 
-std::vector<ChannelCount> LockstepTransport::Counts(bool matched_readers) const {
+std::vector<ChannelCount> LockstepTransport::Counts(bool matched_readers, uint64_t* arrivals) const {
   std::map<std::string, std::vector<std::string>> matched;
   if (matched_readers) {
     for (const RemoteChannelStats& s : inner_->ChannelStats()) {
@@ -251,6 +287,7 @@ std::vector<ChannelCount> LockstepTransport::Counts(bool matched_readers) const 
     }
   }
   MutexLock lock(&state_->mu);
+  if (arrivals != nullptr) *arrivals = state_->arrivals;
   std::vector<ChannelCount> out;
   for (const auto& [name, c] : state_->counts) {
     out.push_back(c);
@@ -258,6 +295,14 @@ std::vector<ChannelCount> LockstepTransport::Counts(bool matched_readers) const 
       for (const std::string& p : matched[name]) out.back().add_matched_readers(p);
     }
   }
+  return out;
+}
+
+std::string LockstepTransport::DeliveryDigest(uint64_t* delivered) const {
+  MutexLock lock(&state_->mu);
+  if (delivered != nullptr) *delivered = state_->delivered;
+  char out[17];
+  std::snprintf(out, sizeof(out), "%016llx", static_cast<unsigned long long>(state_->digest));
   return out;
 }
 

@@ -5,19 +5,20 @@
 // (PublishAt: the DDS source timestamp carries it, as ns since the
 // simulation's epoch mapped onto the Unix epoch), and counted per channel.
 // In: a message from another process is not handed to the runtime when it
-// arrives, but queued; DeliverDue(T), called by the lockstep member when it
-// runs to instant T, hands over every queued message whose send instant is
-// at or before T, in one order: by instant, then by writing process (its
-// name), then in the order that process sent them, across its channels
-// (the order they arrive in). So a message is delivered at the instant it
-// was sent, and one process's messages of an instant in the order it sent
-// them, as within one process, however the member's runs at that instant
-// split them. Between messages of one instant from two processes, the
-// order holds within one run of the member only: one that arrives after
-// the member ran for the other is delivered after it (docs/lockstep.md,
-// "What is and is not deterministic"). Arrivals are announced (on_arrival)
-// so that the member runs again; delivered messages are counted per
-// channel for its reports.
+// arrives, but queued and counted (arrived); DeliverDue(T, through), called
+// by the lockstep member when it runs to instant T, hands over every queued
+// message whose send instant is at or before T and that arrived `through`th
+// or earlier, in one order: by instant, then by writing process (its name),
+// then in the order that process sent them, across its channels (the order
+// they arrive in). So a message is delivered at the instant it was sent,
+// and one process's messages of an instant in the order it sent them, as
+// within one process, however the member's runs at that instant split
+// them. A process that reads from two or more processes is run with the
+// `through` its grant gives (what had arrived when the step before
+// completed), so their messages of one instant are handed over together,
+// in writer order, in every run (docs/lockstep.md, "One order for
+// everything"). Arrivals are announced (on_arrival) so that the member
+// reports again; delivered messages are counted per channel.
 //
 // Threads: every method is thread-safe. Handlers run on the thread that
 // calls DeliverDue, never under this object's lock.
@@ -52,16 +53,24 @@ class LockstepTransport final : public RemoteTransport {
   // reaches may go); never call it from the listener, nor from anything a
   // delivery of this transport runs.
   void SetArrivalListener(std::function<void()> on_arrival);
-  // Hands over every queued message sent at or before `instant_ns`, in
+  // Hands over every queued message sent at or before `instant_ns` that
+  // arrived `through`th or earlier (arrivals are numbered from 1), in
   // (instant, writer, sequence) order; returns how many.
-  size_t DeliverDue(int64_t instant_ns);
-  // Per channel: sent to and delivered from other processes; with
-  // `matched_readers`, also the processes whose readers each writer has
-  // matched (what the join needs; it costs a walk over the inner
+  size_t DeliverDue(int64_t instant_ns, uint64_t through = UINT64_MAX);
+  // Per channel: sent to, arrived from and delivered from other processes;
+  // with `matched_readers`, also the processes whose readers each writer
+  // has matched (what the join needs; it costs a walk over the inner
   // transport's statistics, so the reports of steps leave it out).
-  std::vector<ChannelCount> Counts(bool matched_readers = true) const;
+  // `arrivals`, when given: how many messages had arrived, taken with the
+  // counts.
+  std::vector<ChannelCount> Counts(bool matched_readers = true, uint64_t* arrivals = nullptr) const;
   // The earliest send instant among queued messages; -1: none.
   int64_t EarliestQueued() const;
+  // A digest of every message handed over so far, in the order handed
+  // over: its instant, writer, channel, sequence and bytes (FNV-1a, 64
+  // bits, as 16 hex digits). Two runs handed the same messages over in the
+  // same order when their digests are equal. `delivered`: how many.
+  std::string DeliveryDigest(uint64_t* delivered = nullptr) const;
 
   // RemoteTransport
   absl::StatusOr<std::shared_ptr<RemotePublisher>> Publisher(const RemoteEndpoint& endpoint) override;

@@ -167,6 +167,63 @@ TEST(LockstepTransportTest, OneWritersMessagesOfAnInstantKeepItsSendOrderAcrossC
   EXPECT_EQ(together.got, apart.got);
 }
 
+// A gathering reader is run with `through`: what arrived after that is
+// held back, however early its instant, and counted as arrived, not
+// delivered. The arrivals counter comes with the counts.
+TEST(LockstepTransportTest, ThroughHoldsBackWhatArrivedLaterAndArrivedIsCountedApart) {
+  Fixture f;
+  auto a = f.Read("/a");
+  auto b = f.Read("/b");
+  f.inner->Arrive("/b", "lidar", 10, 1, "l1");
+  f.inner->Arrive("/a", "imu", 10, 1, "i1");
+  uint64_t arrivals = 0;
+  f.transport.Counts(false, &arrivals);
+  EXPECT_EQ(arrivals, 2u);
+  f.inner->Arrive("/a", "imu", 10, 2, "i2");  // after the counts: a later step's
+  EXPECT_EQ(f.transport.DeliverDue(10, arrivals), 2u);
+  EXPECT_THAT(f.got, ElementsAre("/a:i1", "/b:l1")) << "writer order, not arrival order";
+  EXPECT_EQ(f.transport.EarliestQueued(), 10) << "i2 still waits";
+  std::map<std::string, std::pair<uint64_t, uint64_t>> counts;  // channel -> (arrived, received)
+  for (const ChannelCount& c : f.transport.Counts(false, &arrivals)) {
+    counts[c.channel()] = {c.arrived(), c.received()};
+  }
+  EXPECT_EQ(arrivals, 3u);
+  EXPECT_EQ(counts["/a"], std::make_pair(uint64_t{2}, uint64_t{1}));
+  EXPECT_EQ(counts["/b"], std::make_pair(uint64_t{1}, uint64_t{1}));
+  EXPECT_EQ(f.transport.DeliverDue(10, arrivals), 1u);
+  EXPECT_THAT(f.got, ElementsAre("/a:i1", "/b:l1", "/a:i2"));
+}
+
+// The delivery digest follows what was handed over and in which order.
+TEST(LockstepTransportTest, TheDeliveryDigestDiffersWithTheOrder) {
+  auto run = [](bool imu_first, uint64_t* delivered) {
+    Fixture f;
+    auto a = f.Read("/a");
+    auto b = f.Read("/b");
+    f.inner->Arrive("/a", "imu", 10, 1, "i1");
+    if (!imu_first) f.transport.DeliverDue(10);
+    f.inner->Arrive("/b", "lidar", 10, 1, "l1");
+    if (!imu_first) f.transport.DeliverDue(10);
+    f.transport.DeliverDue(10);
+    return f.transport.DeliveryDigest(delivered);
+  };
+  uint64_t n1 = 0, n2 = 0;
+  EXPECT_EQ(run(true, &n1), run(true, &n2));
+  EXPECT_EQ(n1, 2u);
+  // Handed over one by one as they came: imu, then lidar -- the same order.
+  EXPECT_EQ(run(true, &n1), run(false, &n2));
+  Fixture empty;
+  EXPECT_NE(run(true, &n1), empty.transport.DeliveryDigest());
+  Fixture reversed;
+  auto a = reversed.Read("/a");
+  auto b = reversed.Read("/b");
+  reversed.inner->Arrive("/b", "lidar", 10, 1, "l1");
+  reversed.transport.DeliverDue(10);
+  reversed.inner->Arrive("/a", "imu", 10, 1, "i1");
+  reversed.transport.DeliverDue(10);
+  EXPECT_NE(reversed.transport.DeliveryDigest(), run(true, &n1)) << "lidar before imu";
+}
+
 TEST(LockstepTransportTest, AClosedReaderGetsNothingButItsMessagesStillCount) {
   Fixture f;
   auto a = f.Read("/a");

@@ -147,10 +147,15 @@ void LockstepMember::Send(Report::Kind kind, uint64_t step, int64_t instant_ns) 
   }
   r.set_step(step);
   r.set_reached_ns(instant_ns);
-  if (kind == Report::DONE) r.set_next_event_ns(hooks_.next_event_ns());
   if (kind == Report::DONE || kind == Report::JOIN) {
-    for (ChannelCount& c : hooks_.counts()) *r.add_channels() = std::move(c);
+    uint64_t arrivals = 0;
+    for (ChannelCount& c : hooks_.counts(&arrivals)) *r.add_channels() = std::move(c);
+    r.set_arrivals(arrivals);
   }
+  // After the counts: a message they count that is not delivered yet is
+  // in the next event (the coordinator must not see it arrived, and no
+  // event left at this instant).
+  if (kind == Report::DONE) r.set_next_event_ns(hooks_.next_event_ns());
   absl::Status s = reports_->PublishMessage(r);
   if (!s.ok()) {
     AERROR << "lockstep member \"" << options_.process << "\": report of step " << step
@@ -180,9 +185,12 @@ bool LockstepMember::TakeWork(Work* work) {
   if (work->grant && !work->grant->stop()) {
     step_ = work->grant->step();
     instant_ns_ = work->grant->instant_ns();
+    auto through = work->grant->deliver_through().find(options_.process);
+    through_ = through == work->grant->deliver_through().end() ? kDeliverAll : through->second;
   }
   work->step = step_;
   work->instant_ns = instant_ns_;
+  work->through = through_;
   return true;
 }
 
@@ -197,7 +205,7 @@ void LockstepMember::RunStep(const Work& work) {
     const int64_t next = hooks_.next_event_ns();
     if (next < 0 || next > work.instant_ns) return;
   }
-  hooks_.run_until(work.instant_ns);
+  hooks_.run_until(work.instant_ns, work.through);
   Send(Report::DONE, work.step, work.instant_ns);
 }
 

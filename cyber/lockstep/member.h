@@ -4,9 +4,10 @@
 // next_event_ns at or before it) runs the process to the granted instant
 // through the caller's hooks and reports DONE with the process's counts and
 // its next event; a grant that does not concern it is not answered. A message
-// from another process that is delivered after the report (Poke) makes it
-// run to the same instant again and report again: the coordinator never
-// moves time while a message is in flight.
+// from another process that arrives after the report (Poke) makes it run to
+// the same instant again and report again (what it hands over, as far as
+// the grant's deliver_through allows, and its new counts): the coordinator
+// never moves time while a message is in flight.
 //
 // A coordinator that goes away (its participant lost) ends the run for the
 // member as a failure, as a stop grant would: nothing waits for ever.
@@ -44,18 +45,26 @@
 namespace cyber {
 namespace lockstep {
 
+// A member's run_until `through` when the coordinator does not name the
+// process as gathering: hand over what has arrived as it arrives.
+inline constexpr uint64_t kDeliverAll = UINT64_MAX;
+
 struct MemberHooks {
   // Runs everything due at or before `instant_ns` (again, when called a
-  // second time for the same instant: what arrived since). Required.
-  std::function<void(int64_t instant_ns)> run_until;
+  // second time for the same instant: what arrived since), handing over
+  // messages from other processes only up to the `through`th arrival
+  // (kDeliverAll: every one). Required.
+  std::function<void(int64_t instant_ns, uint64_t through)> run_until;
   // The earliest pending event after the last instant run, a message from
   // another process that arrived and waits for its instant included; -1:
   // none. A grant that does not name the process due runs it only when
   // this is at or before the granted instant.
   std::function<int64_t()> next_event_ns;
   // Per channel, what crossed to and from other processes since the start,
-  // and whom its writers matched (sent with JOIN and DONE).
-  std::function<std::vector<ChannelCount>()> counts;
+  // and whom its writers matched (sent with JOIN and DONE); and into
+  // `*arrivals`, how many messages from other processes had arrived, taken
+  // with the counts.
+  std::function<std::vector<ChannelCount>(uint64_t* arrivals)> counts;
   // The run is over: `why`, and whether it failed (a stop grant before
   // the end, or the coordinator lost). Called once, then no hook again.
   std::function<void(const std::string& why)> on_stop;
@@ -100,6 +109,7 @@ class LockstepMember {
     std::optional<Grant> grant;
     uint64_t step = 0;
     int64_t instant_ns = 0;
+    uint64_t through = kDeliverAll;
   };
   void Run();
   bool TakeWork(Work* work) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -137,6 +147,7 @@ class LockstepMember {
   uint64_t run_id_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t step_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t instant_ns_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t through_ ABSL_GUARDED_BY(mu_) = kDeliverAll;  // the current step's
   bool poked_ ABSL_GUARDED_BY(mu_) = false;
   bool running_ ABSL_GUARDED_BY(mu_) = false;  // a thread runs a step (or joins, or stops)
   bool quit_ ABSL_GUARDED_BY(mu_) = false;

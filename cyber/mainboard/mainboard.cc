@@ -299,6 +299,8 @@ int RunLockstep(const std::vector<std::string>& dags, absl::Duration shutdown_de
   const absl::Duration wall = absl::FromChrono(std::chrono::steady_clock::now() - wall_start);
   const std::vector<cyber::ComponentStats> stats = graph.Stats();
   const std::string digest = graph.TraceDigest();
+  uint64_t delivered = 0;
+  const std::string deliveries = lockstep.transport()->DeliveryDigest(&delivered);
   graph.Stop();
   PrintSummary(stats, graph.launcher().ChannelWarnings(), "",
                cyber::ServiceTable(graph.launcher().FinalServices()));
@@ -306,6 +308,8 @@ int RunLockstep(const std::vector<std::string>& dags, absl::Duration shutdown_de
   std::printf("simulated %s in %s of wall time, %llu steps\n", absl::FormatDuration(simulated).c_str(),
               absl::FormatDuration(wall).c_str(), static_cast<unsigned long long>(lockstep.steps()));
   std::printf("trace digest: %s\n", digest.c_str());
+  std::printf("delivery digest: %s (%llu messages from other processes)\n", deliveries.c_str(),
+              static_cast<unsigned long long>(delivered));
   std::fflush(stdout);
   real->Shutdown();
   return failed ? 1 : 0;

@@ -9,9 +9,9 @@
 #
 # (paths relative to the runfiles root). Fails, printing the runs' output and
 # the last lines of every log, unless every run exits 0 having reached the
-# end, every process prints one trace digest, the digests agree across runs
-# (and with each --digest), and each --expect line is in its process's
-# summary, spaces squeezed.
+# end, every process prints one trace digest and one delivery digest, both
+# agree across runs (the trace digests also with each --digest), and each
+# --expect line is in its process's summary, spaces squeezed.
 set -euo pipefail
 root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
 out="$TEST_TMPDIR"
@@ -83,12 +83,15 @@ run() {
   awk -v dir="$out" -v n="$n" '
     /^== [^ ]+ \(.*\) ==$/ { p = $2; next }
     p != "" { line = $0; gsub(/[ \t]+/, " ", line); print line > (dir "/summary." n "." p) }
-    /^trace digest: / && p != "" { print p, $3 > (dir "/digests." n) }' "$out/run.$n.out"
+    /^trace digest: / && p != "" { print p, $3 > (dir "/digests." n) }
+    /^delivery digest: / && p != "" { print p, $3, $4 > (dir "/deliveries." n) }' "$out/run.$n.out"
   [ -s "$out/digests.$n" ] || fail "run $n: no process printed a trace digest"
   local processes
   processes=$(grep -c '^== [^ ]* (.*) ==$' "$out/run.$n.out" || true)
   [ "$(wc -l <"$out/digests.$n")" -eq "$processes" ] ||
     fail "run $n: $processes processes but $(wc -l <"$out/digests.$n") trace digests"
+  [ -f "$out/deliveries.$n" ] && [ "$(wc -l <"$out/deliveries.$n")" -eq "$processes" ] ||
+    fail "run $n: $processes processes but not as many delivery digests"
 }
 
 for ((n = 1; n <= runs; n++)); do run "$n"; done
@@ -96,7 +99,13 @@ for ((n = 1; n <= runs; n++)); do run "$n"; done
 echo "=== digests"
 cat "$out/digests.1"
 for ((n = 2; n <= runs; n++)); do
-  diff "$out/digests.1" "$out/digests.$n" || fail "the digests of runs 1 and $n differ"
+  diff "$out/digests.1" "$out/digests.$n" || fail "the trace digests of runs 1 and $n differ"
+done
+echo "=== delivery digests (process, digest, messages from other processes)"
+cat "$out/deliveries.1"
+for ((n = 2; n <= runs; n++)); do
+  diff "$out/deliveries.1" "$out/deliveries.$n" ||
+    fail "the delivery digests of runs 1 and $n differ: a process was handed other processes' messages in another order"
 done
 for d in "${digests[@]}"; do
   process=${d%%=*} want=${d#*=}

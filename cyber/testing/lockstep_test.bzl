@@ -21,9 +21,11 @@ The test runs `cyber_launch start LAUNCH --clock=simulated --run_for=RUN_FOR
 `runs` times (2 by default), each on a DDS domain of its own: every process
 of the launch file is a mainboard on lockstep simulated time and
 cyber_launch is their coordinator (docs/lockstep.md). It fails unless every
-run reaches the end with exit 0, every process prints a trace digest, the
-digests are equal in every run (and to `digests`, where given), and each
-`expect` line is in its process's summary. Nothing is left running or in
+run reaches the end with exit 0, every process prints a trace digest (its
+Proc() calls) and a delivery digest (the messages other processes sent it,
+in the order handed over), each equal in every run (the trace digests also
+to `digests`, where given), and each `expect` line is in its process's
+summary (a delivery digest can be asserted there). Nothing is left running or in
 /dev/shm. The launch file's respawn and start order do not apply: nothing
 is respawned, and the lockstep join replaces start_after/wait_for_writer.
 """

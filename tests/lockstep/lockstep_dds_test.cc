@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -59,7 +60,7 @@ class Writer {
   }
   MemberHooks Hooks() {
     MemberHooks h;
-    h.run_until = [this](int64_t t) {
+    h.run_until = [this](int64_t t, uint64_t /*through*/) {
       while (next_ <= t) {
         dds_test::Ping p;
         p.set_seq(static_cast<uint64_t>(next_));  // its send instant
@@ -69,7 +70,7 @@ class Writer {
       }
     };
     h.next_event_ns = [this] { return next_; };
-    h.counts = [this] {
+    h.counts = [this](uint64_t*) {
       ChannelCount c;
       c.set_channel("/tick");
       c.set_writes(true);
@@ -113,7 +114,7 @@ class Reader {
     // A message is due at its send instant: one that arrives before this
     // process got the grant for that instant waits for it (the writer may
     // be granted, and send, first).
-    h.run_until = [this](int64_t t) {
+    h.run_until = [this](int64_t t, uint64_t /*through*/) {
       MutexLock lock(&mu_);
       std::vector<int64_t> later;
       for (int64_t sent_at : arrived_) {
@@ -135,7 +136,7 @@ class Reader {
       }
       return earliest;
     };
-    h.counts = [this] {
+    h.counts = [this](uint64_t*) {
       MutexLock lock(&mu_);
       ChannelCount c;
       c.set_channel("/tick");
@@ -315,7 +316,7 @@ TEST_F(LockstepDdsTest, AMemberThatNeverAnswersIsNamedAtTheDeadline) {
   Mutex gate_mu;
   CondVar gate;
   bool release = false;
-  hang.run_until = [&](int64_t) {
+  hang.run_until = [&](int64_t, uint64_t) {
     MutexLock lock(&gate_mu);
     while (!release) gate.Wait(&gate_mu);
   };
@@ -399,6 +400,107 @@ TEST(LockstepProcessTest, TwoProcessesOnOneSimulatedTime) {
     }
   }
   for (auto* t : {&coordinator_transport, &a_real, &b_real}) (*t)->Shutdown();
+}
+
+RemoteEndpoint Channel(const std::string& channel, const std::string& node) {
+  RemoteEndpoint e = Tick(node);
+  e.channel = channel;
+  return e;
+}
+
+// Two writers, one reader of both: "a" writes /tick and "c" writes /tock,
+// both every 10 simulated ms, each after a random pause of up to 300 µs
+// of real time, so their messages of one instant reach "b" in either
+// order, now one first, now the other. "b" gathers: it hands them over at
+// a second step at the instant, all at once, in writer order ("a" before
+// "c"), in every run. (Handed over as they arrive, the order here would
+// follow the pauses.)
+TEST(LockstepProcessTest, AReaderOfTwoProcessesGetsTheirMessagesOfOneInstantInWriterOrder) {
+  const uint32_t domain = dds_test::RandomDomain();
+  auto coordinator_transport = Participant(domain, "lockstep_coordinator");
+  auto a_real = Participant(domain, "a");
+  auto b_real = Participant(domain, "b");
+  auto c_real = Participant(domain, "c");
+  int64_t a_now = 0, b_now = 0, c_now = 0;
+  LockstepProcess a(a_real, [&a_now] { return a_now; });
+  LockstepProcess b(b_real, [&b_now] { return b_now; });
+  LockstepProcess c(c_real, [&c_now] { return c_now; });
+  std::shared_ptr<RemotePublisher> a_out = *a.transport()->Publisher(Channel("/tick", "a"));
+  std::shared_ptr<RemotePublisher> c_out = *c.transport()->Publisher(Channel("/tock", "c"));
+  Mutex mu;
+  std::vector<std::string> got;  // "<instant ms> <channel> at <delivered ms>", in delivery order
+  auto record = [&](const std::string& channel) {
+    return [&, channel](const RemoteSample& s) {
+      MutexLock lock(&mu);
+      got.push_back(absl::StrCat(s.origin.source_time_ns / kMs, " ", channel, " at ", b_now / kMs));
+      return true;
+    };
+  };
+  std::unique_ptr<RemoteSubscription> tick = *b.transport()->Subscribe(Channel("/tick", "b"), record("/tick"));
+  std::unique_ptr<RemoteSubscription> tock = *b.transport()->Subscribe(Channel("/tock", "b"), record("/tock"));
+  ASSERT_TRUE(dds_test::Eventually([&] { return a_out->Wanted() && c_out->Wanted(); }));
+
+  constexpr int64_t kEnd = 300 * kMs;
+  CoordinatorDriverOptions o;
+  o.coordinator.processes = {"a", "b", "c"};
+  o.coordinator.end_ns = kEnd;
+  o.coordinator.run_id = 5;
+  auto driver = CoordinatorDriver::Start(coordinator_transport, o);
+  ASSERT_TRUE(driver.ok()) << driver.status();
+
+  // A writer's hooks: one message per 10 ms instant, after a random pause.
+  struct Ticker {
+    std::shared_ptr<RemotePublisher> out;
+    int64_t* now;
+    int64_t next = 0;
+    std::mt19937 random;
+  };
+  Ticker at{a_out, &a_now, 0, std::mt19937(1)}, ct{c_out, &c_now, 0, std::mt19937(2)};
+  auto hooks = [](Ticker* t) {
+    SimulationHooks h;
+    h.run_until = [t](int64_t instant) {
+      *t->now = instant;
+      while (t->next <= instant) {
+        absl::SleepFor(absl::Microseconds(std::uniform_int_distribution<int>(0, 300)(t->random)));
+        dds_test::Ping p;
+        p.set_seq(static_cast<uint64_t>(t->next));
+        EXPECT_TRUE(t->out->PublishMessage(p).ok());
+        t->next += 10 * kMs;
+      }
+    };
+    h.next_event_ns = [t] { return t->next; };
+    return h;
+  };
+  SimulationHooks bh;
+  bh.run_until = [&](int64_t t) { b_now = t; };
+  bh.next_event_ns = [] { return int64_t{-1}; };
+  MemberOptions ao, bo, co;
+  ao.process = "a";
+  bo.process = "b";
+  co.process = "c";
+  ASSERT_TRUE(a.Join(ao, hooks(&at)).ok());
+  ASSERT_TRUE(b.Join(bo, bh).ok());
+  ASSERT_TRUE(c.Join(co, hooks(&ct)).ok());
+  const RunOutcome outcome = (*driver)->Run();
+  EXPECT_TRUE(outcome.ok) << outcome.why;
+  // Each instant: one step for the writers, one to hand over (at the end,
+  // every process is due at both).
+  EXPECT_THAT(outcome.why, HasSubstr("after 62 steps"));
+  EXPECT_EQ(a.WaitForStop(), outcome.why);
+  EXPECT_EQ(b.WaitForStop(), outcome.why);
+  EXPECT_EQ(c.WaitForStop(), outcome.why);
+  tick.reset();
+  tock.reset();
+  std::vector<std::string> expected;
+  for (int64_t ms = 0; ms <= kEnd / kMs; ms += 10) {
+    expected.push_back(absl::StrCat(ms, " /tick at ", ms));
+    expected.push_back(absl::StrCat(ms, " /tock at ", ms));
+  }
+  {
+    MutexLock lock(&mu);
+    EXPECT_EQ(got, expected);
+  }
+  for (auto* t : {&coordinator_transport, &a_real, &b_real, &c_real}) (*t)->Shutdown();
 }
 
 }  // namespace
