@@ -89,6 +89,11 @@ void Coordinator::OnReport(const Report& report, absl::Time /*now*/) {
                           ", but the step granted ", Instant(instant_ns_)));
         return;
       }
+      // A channel opened since (or a writer of a channel it read): who
+      // reads from whom is mapped again before the next grant.
+      if (Endpoints(report) != Endpoints(latest_.count(who) ? latest_[who] : joins_[who])) {
+        remap_ = true;
+      }
       latest_[who] = report;
       answered_.insert(who);
       return;
@@ -197,13 +202,28 @@ bool Coordinator::Gathered() const {
   return false;
 }
 
+int Coordinator::Endpoints(const Report& report) {
+  // Channels are never closed in the counts, nor their flags cleared: the
+  // sum grows with every change.
+  int n = 0;
+  for (const ChannelCount& c : report.channels()) n += 1 + c.writes() + c.reads();
+  return n;
+}
+
 void Coordinator::MapWriters() {
-  for (const auto& [reader, r] : joins_) {
-    for (const ChannelCount& in : r.channels()) {
+  writers_of_.clear();
+  readers_of_.clear();
+  gathering_.clear();
+  // Each process's latest report, its JOIN before the first.
+  std::map<std::string, const Report*> reports;
+  for (const auto& [p, r] : joins_) reports[p] = &r;
+  for (const auto& [p, r] : latest_) reports[p] = &r;
+  for (const auto& [reader, r] : reports) {
+    for (const ChannelCount& in : r->channels()) {
       if (!in.reads()) continue;
-      for (const auto& [writer, w] : joins_) {
+      for (const auto& [writer, w] : reports) {
         if (writer == reader) continue;
-        for (const ChannelCount& out : w.channels()) {
+        for (const ChannelCount& out : w->channels()) {
           if (out.writes() && out.channel() == in.channel()) {
             writers_of_[reader].insert(writer);
             readers_of_[writer].insert(reader);
@@ -299,7 +319,10 @@ Coordinator::Decision Coordinator::Next(absl::Time now) {
       return Stop(absl::StrCat("the end (", Instant(options_.end_ns), ") reached after ", step_, " steps"));
     }
   }
-  if (step_ == 0) MapWriters();
+  if (step_ == 0 || remap_) {
+    MapWriters();
+    remap_ = false;
+  }
   const int64_t next = step_ == 0 ? options_.start_ns : NextInstant();
   const bool same_instant = step_ > 0 && next == instant_ns_;
   ++step_;

@@ -135,8 +135,12 @@ class Coordinator {
   // Empty when step k is complete; else what it waits for.
   std::string Owed() const;
   int64_t NextInstant() const;
-  // From the JOINs: who writes what whom reads, and gathering_.
+  // From the latest reports (the JOINs before the first step): who writes
+  // what whom reads, and gathering_.
   void MapWriters();
+  // A report's channels and their directions, as one number that grows
+  // when one is added.
+  static int Endpoints(const Report& report);
   // The gathering processes that gather at `grant` (every one at a second
   // step at one instant; else each with two or more of its writers among
   // the processes that may run at the instant).
@@ -157,11 +161,12 @@ class Coordinator {
 
   std::map<std::string, Report> latest_;  // the latest DONE per process, any step
   std::set<std::string> answered_;        // who reported DONE for step_
-  // Fixed at the first grant: per process, the other processes that write
-  // what it reads, and that read what it writes; those that read from two
-  // or more.
+  // Mapped at the first grant, and again after a report with a channel
+  // opened since: per process, the other processes that write what it
+  // reads, and that read what it writes; those that read from two or more.
   std::map<std::string, std::set<std::string>> writers_of_, readers_of_;
   std::set<std::string> gathering_;
+  bool remap_ = false;
   std::set<std::string> gathering_now_;  // those that gather at step_
   std::optional<std::string> failure_;
   bool stopped_ = false;

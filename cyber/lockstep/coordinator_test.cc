@@ -387,6 +387,37 @@ TEST(CoordinatorTest, AWriterReachedThroughAnotherProcessMaySendToo) {
   EXPECT_THAT(ThroughIn(d.grant), ::testing::ElementsAre(::testing::Pair("fusion", 0u)));
 }
 
+// Who reads from whom follows the reports: a channel opened after the
+// join counts from the next grant.
+TEST(CoordinatorTest, AChannelOpenedAfterTheJoinCanMakeAReaderGather) {
+  CoordinatorOptions o = TwoProcesses();
+  o.processes = {"imu", "lidar", "fusion"};
+  absl::StatusOr<Coordinator> c = Coordinator::Create(o, kT0);
+  ASSERT_TRUE(c.ok());
+  Report imu = Join("imu");
+  ChannelCount* out = imu.add_channels();
+  out->set_channel("/imu");
+  out->set_writes(true);
+  out->add_matched_readers("fusion");
+  Report fusion = Join("fusion", 2);
+  ChannelCount* in = fusion.add_channels();
+  in->set_channel("/imu");
+  in->set_reads(true);
+  c->OnReport(imu, kT0);
+  c->OnReport(Join("lidar", 3), kT0);
+  c->OnReport(fusion, kT0);
+  Coordinator::Decision d = c->Next(kT0);
+  ASSERT_EQ(d.kind, Kind::kGrant);
+  EXPECT_TRUE(d.grant.deliver_through().empty()) << "one writer only";
+  c->OnReport(Done("imu", 1, 0, 100 * kMs, {{"/imu", true, false, 0, 0}}), kT0);
+  c->OnReport(Done("lidar", 1, 0, 100 * kMs, {{"/lidar", true, false, 0, 0}}), kT0);
+  c->OnReport(FusionDone(1, 0, -1, 0, 0, 0, 0), kT0);
+  d = c->Next(kT0);
+  ASSERT_EQ(d.kind, Kind::kGrant);
+  EXPECT_EQ(d.grant.instant_ns(), 100 * kMs);
+  EXPECT_THAT(ThroughIn(d.grant), ::testing::ElementsAre(::testing::Pair("fusion", 0u)));
+}
+
 TEST(CoordinatorTest, IdleUntilTheEndThenStop) {
   Coordinator c = Joined();
   ASSERT_EQ(c.Next(kT0).kind, Kind::kGrant);
