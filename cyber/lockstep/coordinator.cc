@@ -238,7 +238,7 @@ void Coordinator::MapWriters() {
 }
 
 std::set<std::string> Coordinator::GatheringAt(const Grant& grant, bool same_instant) const {
-  if (same_instant) return gathering_;
+  if (same_instant || gathering_.empty()) return gathering_;
   // Who may run at this instant: the due processes, and whoever reads
   // what one of them may write. A gathering process with at most one of
   // its writers among them receives messages of this instant from one

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <tuple>
 #include <utility>
 
@@ -65,7 +66,15 @@ struct LockstepTransport::State {
     mix(&q.sequence, sizeof(q.sequence));
     const uint64_t size = q.payload.size();
     mix(&size, sizeof(size));
-    mix(q.payload.data(), q.payload.size());
+    // The bytes 8 at a time (a camera image is megabytes), the tail bytewise.
+    size_t i = 0;
+    for (; i + 8 <= q.payload.size(); i += 8) {
+      uint64_t word;
+      std::memcpy(&word, q.payload.data() + i, 8);
+      digest ^= word;
+      digest *= 1099511628211ull;
+    }
+    mix(q.payload.data() + i, q.payload.size() - i);
   }
 
   enum class What { kSent, kArrived, kDelivered };
