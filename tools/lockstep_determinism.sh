@@ -4,14 +4,17 @@
 # RUNS times for SIMULATED of simulated time with cyber_launch as the
 # coordinator; a third of the runs alone, a third with two CPU hogs, a third
 # with two CPU hogs and every process on one CPU, the hogs too (taskset -c 0). Every
-# run must print the same trace digest in each process.
+# run must print the same trace digest and the same delivery digest in each
+# process. LAUNCH names another launch file of the example (the three-process
+# split, where fusion gathers its two writers' messages).
 #
 #   bash tools/lockstep_determinism.sh                 # 20 runs of 60 s
 #   RUNS=6 SIMULATED=20s bash tools/lockstep_determinism.sh
+#   LAUNCH=sensor_polling_three_processes.launch bash tools/lockstep_determinism.sh
 #   LOCKSTEP_JSON=out.json bash tools/lockstep_determinism.sh
 #
 # Prints a line per run (load, wall time, speed, digests) and ends with
-#   lockstep determinism: PASS (N runs, one digest per process)
+#   lockstep determinism: PASS (N runs, ..., one trace/delivery digest per process)
 # or FAIL (what differed); exit status 0 on PASS. Builds with --config=opt.
 # Leaves nothing running and nothing in /dev/shm.
 set -uo pipefail
@@ -19,6 +22,8 @@ cd "$(dirname "$0")/.."
 source cyber/testing/fastdds_shm.sh
 
 runs="${RUNS:-20}"
+launch_file="examples/sensor_polling/${LAUNCH:-sensor_polling.launch}"
+[ -f "$launch_file" ] || { echo "lockstep determinism: FAIL (no $launch_file)"; exit 2; }
 simulated="${SIMULATED:-60s}"
 config="${LOCKSTEP_CONFIG:-opt}"
 # SIMULATED in seconds ("60s", "500ms"), for the speeds.
@@ -86,7 +91,7 @@ for ((n = 1; n <= runs; n++)); do
   domain=$(fastdds_shm_free_domain)
   domains+=("$domain")
   begin=$(date +%s.%N)
-  env CYBER_DOMAIN_ID="$domain" "${pin[@]}" "$launch" start examples/sensor_polling/sensor_polling.launch \
+  env CYBER_DOMAIN_ID="$domain" "${pin[@]}" "$launch" start "$launch_file" \
     --mainboard="$mainboard" --log_dir="$work/logs.$n" --clock=simulated --run_for="$simulated" \
     >"$work/run.$n.out" 2>"$work/run.$n.err" &
   launcher_pid=$!
@@ -107,8 +112,9 @@ for ((n = 1; n <= runs; n++)); do
   launcher_pid=""
   end=$(date +%s.%N)
   stop_hogs
-  digests=$(awk '/^== [^ ]+ \(.*\) ==$/ { p = $2 } /^trace digest: / && p != "" { printf "%s=%s ", p, $3 }' \
-    "$work/run.$n.out")
+  # <process>=<trace digest>/<delivery digest>
+  digests=$(awk '/^== [^ ]+ \(.*\) ==$/ { p = $2 } /^trace digest: / && p != "" { t = $3 }
+    /^delivery digest: / && p != "" { printf "%s=%s/%s ", p, t, $3 }' "$work/run.$n.out")
   wall=$(awk -v a="$begin" -v b="$end" 'BEGIN { printf "%.3f", b - a }')
   speed=$(awk -v t="$simulated_s" -v w="$wall" 'BEGIN { printf "%.1f", t / w }')
   # The coordinator's own figure: from the first grant to the end.
@@ -136,4 +142,4 @@ if [ "$failed" -ne 0 ]; then
   echo "lockstep determinism: FAIL (see the runs above)"
   exit 1
 fi
-echo "lockstep determinism: PASS ($runs runs of $simulated, one digest per process: ${first% })"
+echo "lockstep determinism: PASS ($runs runs of $simulated, $launch_file, one trace/delivery digest per process: ${first% })"

@@ -65,7 +65,8 @@
 #                    tools/lockstep_table.py), then the two-process
 #                    sensor_polling example 20 times for 60 simulated s,
 #                    alone, with two CPU hogs, and all on one CPU: digests
-#                    and speed (tools/lockstep_determinism.sh) (~3 min)
+#                    and speed (tools/lockstep_determinism.sh), and the
+#                    three-process split's (~4 min)
 #   timer_benchmark.txt, wheel_benchmark.txt, scheduler_benchmark.txt
 #                    raw Google Benchmark output
 #
@@ -288,6 +289,8 @@ if has_part lockstep; then
   determinism_status=0
   LOCKSTEP_JSON="$ls_dir/determinism.json" bash tools/lockstep_determinism.sh \
     | tee "$ls_dir/determinism.txt" || determinism_status=$?
+  RUNS=12 LAUNCH=sensor_polling_three_processes.launch bash tools/lockstep_determinism.sh \
+    | tee "$ls_dir/determinism3.txt" || determinism_status=$?
   {
     echo "# Lockstep: a step's cost, determinism and speed"
     echo
@@ -312,6 +315,17 @@ if has_part lockstep; then
     echo
     echo '```'
     cat "$ls_dir/determinism.txt"
+    echo '```'
+    echo
+    echo "## The same graph as three processes (imu, lidar, fusion), 60 simulated seconds"
+    echo
+    echo "\`RUNS=12 LAUNCH=sensor_polling_three_processes.launch bash tools/lockstep_determinism.sh\`:"
+    echo "fusion reads from two processes and gathers their messages of each 100 ms"
+    echo "instant (docs/lockstep.md, \"One order for everything\"); each process's"
+    echo "digests are trace/delivery."
+    echo
+    echo '```'
+    cat "$ls_dir/determinism3.txt"
     echo '```'
   } > "$OUT/lockstep_runs.md"
   rm -rf "$ls_dir"

@@ -242,7 +242,7 @@ std::set<std::string> Coordinator::GatheringAt(const Grant& grant, bool same_ins
   // Who may run at this instant: the due processes, and whoever reads
   // what one of them may write. A gathering process with at most one of
   // its writers among them receives messages of this instant from one
-  // process only, in the order sent: it hands them over as they arrive.
+  // process only, in the order sent: it may hand them over as they arrive.
   std::set<std::string> may_run(grant.due().begin(), grant.due().end());
   std::vector<std::string> todo(may_run.begin(), may_run.end());
   while (!todo.empty()) {
@@ -254,13 +254,17 @@ std::set<std::string> Coordinator::GatheringAt(const Grant& grant, bool same_ins
       if (may_run.insert(r).second) todo.push_back(r);
     }
   }
-  std::set<std::string> gathering;
+  // One that gathers makes every one gather: a second step at this
+  // instant may follow, and a process that took messages as they arrived
+  // at this step would still do so with a message of that second step
+  // that reaches it before its grant does (the instant is the same, so
+  // only deliver_through holds such a message back).
   for (const std::string& g : gathering_) {
     int running_writers = 0;
     for (const std::string& w : writers_of_.at(g)) running_writers += may_run.count(w);
-    if (running_writers >= 2) gathering.insert(g);
+    if (running_writers >= 2) return gathering_;
   }
-  return gathering;
+  return {};
 }
 
 int64_t Coordinator::NextInstant() const {

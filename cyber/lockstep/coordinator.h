@@ -23,12 +23,14 @@
 //   changed, and its last report still holds. A process reports DONE again
 //   when a late message made it run more at T_k: its latest report counts.
 //   Gathering. A process that reads channels written by two or more other
-//   processes (as the JOINs say) gathers: it hands over a message from
+//   processes (as the latest reports say) gathers: it hands over a message from
 //   another process only at a step after the one in which it arrived, all
 //   that arrived by then at once (the grant's deliver_through: its
 //   arrivals by its latest report), so the order between two writers'
 //   messages of one instant never depends on which arrived first. For it,
-//   "received" above is what arrived.
+//   "received" above is what arrived. At an instant where none of them
+//   has two writers that may run (due, or reading what a due process
+//   writes), none gathers: each takes messages as they arrive.
 //   The next instant. T_{k+1} = T_k again while a gathering process has
 //   messages of T_k to hand over (its latest next event is at or before
 //   T_k); else the earliest next event any process reported, or the end
@@ -141,9 +143,9 @@ class Coordinator {
   // A report's channels and their directions, as one number that grows
   // when one is added.
   static int Endpoints(const Report& report);
-  // The gathering processes that gather at `grant` (every one at a second
-  // step at one instant; else each with two or more of its writers among
-  // the processes that may run at the instant).
+  // The gathering processes that gather at `grant`: every one at a second
+  // step at one instant, or when one of them has two or more of its
+  // writers among the processes that may run at the instant; else none.
   std::set<std::string> GatheringAt(const Grant& grant, bool same_instant) const;
   // Whether a gathering process has messages of instant_ns_ left to hand
   // over (by its latest report).

@@ -418,6 +418,57 @@ TEST(CoordinatorTest, AChannelOpenedAfterTheJoinCanMakeAReaderGather) {
   EXPECT_THAT(ThroughIn(d.grant), ::testing::ElementsAre(::testing::Pair("fusion", 0u)));
 }
 
+// "f1" reads from a and b, "f2" from a and c. At an instant where a and b
+// are due, f1 gathers, and so does f2 though only one of its writers may
+// send: a second step at the instant follows, and f2 must not take a
+// message of that step as it arrives.
+TEST(CoordinatorTest, WhenOneReaderGathersEveryGatheringReaderDoes) {
+  CoordinatorOptions o = TwoProcesses();
+  o.processes = {"a", "b", "c", "f1", "f2"};
+  absl::StatusOr<Coordinator> c = Coordinator::Create(o, kT0);
+  ASSERT_TRUE(c.ok());
+  auto writer = [](const std::string& name, std::vector<std::string> readers) {
+    Report r = Join(name);
+    ChannelCount* out = r.add_channels();
+    out->set_channel("/" + name);
+    out->set_writes(true);
+    for (const std::string& reader : readers) out->add_matched_readers(reader);
+    return r;
+  };
+  auto reader = [](const std::string& name, std::vector<std::string> channels) {
+    Report r = Join(name, 9);
+    for (const std::string& ch : channels) {
+      ChannelCount* in = r.add_channels();
+      in->set_channel(ch);
+      in->set_reads(true);
+    }
+    return r;
+  };
+  c->OnReport(writer("a", {"f1", "f2"}), kT0);
+  c->OnReport(writer("b", {"f1"}), kT0);
+  c->OnReport(writer("c", {"f2"}), kT0);
+  c->OnReport(reader("f1", {"/a", "/b"}), kT0);
+  c->OnReport(reader("f2", {"/a", "/c"}), kT0);
+  ASSERT_EQ(c->Next(kT0).kind, Kind::kGrant);
+  c->OnReport(Done("a", 1, 0, 10 * kMs, {{"/a", true, false, 0, 0}}), kT0);
+  c->OnReport(Done("b", 1, 0, 10 * kMs, {{"/b", true, false, 0, 0}}), kT0);
+  c->OnReport(Done("c", 1, 0, 50 * kMs, {{"/c", true, false, 0, 0}}), kT0);
+  c->OnReport(Done("f1", 1, 0, -1, {{"/a", false, true, 0, 0}, {"/b", false, true, 0, 0}}), kT0);
+  c->OnReport(Done("f2", 1, 0, -1, {{"/a", false, true, 0, 0}, {"/c", false, true, 0, 0}}), kT0);
+  Coordinator::Decision d = c->Next(kT0);
+  ASSERT_EQ(d.kind, Kind::kGrant);
+  EXPECT_EQ(d.grant.instant_ns(), 10 * kMs);
+  EXPECT_THAT(DueIn(d.grant), ::testing::ElementsAre("a", "b"));
+  EXPECT_THAT(ThroughIn(d.grant), ::testing::ElementsAre(::testing::Pair("f1", 0u), ::testing::Pair("f2", 0u)));
+  // Only a at 20 ms: nobody gathers.
+  c->OnReport(Done("a", 2, 10 * kMs, 20 * kMs, {{"/a", true, false, 0, 0}}), kT0);
+  c->OnReport(Done("b", 2, 10 * kMs, 100 * kMs, {{"/b", true, false, 0, 0}}), kT0);
+  d = c->Next(kT0);
+  ASSERT_EQ(d.kind, Kind::kGrant);
+  EXPECT_EQ(d.grant.instant_ns(), 20 * kMs);
+  EXPECT_TRUE(d.grant.deliver_through().empty());
+}
+
 TEST(CoordinatorTest, IdleUntilTheEndThenStop) {
   Coordinator c = Joined();
   ASSERT_EQ(c.Next(kT0).kind, Kind::kGrant);
