@@ -1,0 +1,331 @@
+#include "cyber/transport/loan/loan_segment.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+
+namespace cyber {
+namespace loan {
+namespace {
+
+bool Exists(const std::string& name) {
+  return access(absl::StrCat("/dev/shm/", name).c_str(), F_OK) == 0;
+}
+
+std::string Message(const absl::Status& s) { return std::string(s.message()); }
+
+TEST(LoanSegmentTest, AReaderSeesTheWritersBytesInPlace) {
+  auto segment = LoanSegment::Create("/camera", 4, 4096);
+  ASSERT_TRUE(segment.ok()) << segment.status();
+  EXPECT_TRUE(Exists((*segment)->name()));
+  absl::StatusOr<SlotClaim> claim = (*segment)->Claim();
+  ASSERT_TRUE(claim.ok()) << claim.status();
+  EXPECT_EQ(claim->generation % 2, 1u);
+  std::memset(claim->data, 0x5a, 4096);
+  const uint32_t generation = (*segment)->Publish(*claim, /*local_pin=*/false);
+
+  auto mapping = LoanMapping::Open((*segment)->name());
+  ASSERT_TRUE(mapping.ok()) << mapping.status();
+  EXPECT_EQ((*mapping)->channel(), "/camera");
+  EXPECT_EQ((*mapping)->slots(), 4u);
+  absl::StatusOr<const uint8_t*> data = (*mapping)->Pin(claim->slot, generation, 4096);
+  ASSERT_TRUE(data.ok()) << data.status();
+  EXPECT_EQ((*data)[0], 0x5a);
+  EXPECT_EQ((*data)[4095], 0x5a);
+  // The same memory, not a copy: a write on the writer's side shows.
+  claim->data[100] = 0x11;
+  EXPECT_EQ((*data)[100], 0x11);
+  EXPECT_EQ((*segment)->PinnedSlots(), 1);
+  (*mapping)->Unpin(claim->slot);
+  EXPECT_EQ((*segment)->PinnedSlots(), 0);
+}
+
+TEST(LoanSegmentTest, APinnedSlotIsNeverClaimedAndAReusedOneIsRefused) {
+  auto segment = LoanSegment::Create("/lidar", 3, 64);
+  ASSERT_TRUE(segment.ok());
+  auto mapping = LoanMapping::Open((*segment)->name());
+  ASSERT_TRUE(mapping.ok());
+  absl::StatusOr<SlotClaim> first = (*segment)->Claim();
+  ASSERT_TRUE(first.ok());
+  const uint32_t first_generation = (*segment)->Publish(*first, false);
+  ASSERT_TRUE((*mapping)->Pin(first->slot, first_generation, 64).ok());
+  absl::StatusOr<SlotClaim> second = (*segment)->Claim();
+  ASSERT_TRUE(second.ok());
+  const uint32_t second_generation = (*segment)->Publish(*second, false);
+  for (int i = 0; i < 20; ++i) {
+    absl::StatusOr<SlotClaim> c = (*segment)->Claim();
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_NE(c->slot, first->slot) << "a pinned slot was claimed";
+    (*segment)->Publish(*c, false);
+  }
+  // The second message's slot was written over since: refused, not torn.
+  absl::StatusOr<const uint8_t*> stale = (*mapping)->Pin(second->slot, second_generation, 64);
+  ASSERT_FALSE(stale.ok());
+  EXPECT_EQ(stale.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(Message(stale.status()).find(absl::StrCat("not ", second_generation)),
+            std::string::npos)
+      << stale.status();
+  EXPECT_NE(Message(stale.status()).find("\"/lidar\""), std::string::npos);
+  (*mapping)->Unpin(first->slot);
+}
+
+TEST(LoanSegmentTest, WhenEverySlotIsHeldTheWriterIsToldWhy) {
+  auto segment = LoanSegment::Create("/points", 2, 64);
+  ASSERT_TRUE(segment.ok());
+  auto mapping = LoanMapping::Open((*segment)->name());
+  ASSERT_TRUE(mapping.ok());
+  absl::StatusOr<SlotClaim> a = (*segment)->Claim();
+  ASSERT_TRUE(a.ok());
+  const uint32_t ga = (*segment)->Publish(*a, false);
+  ASSERT_TRUE((*mapping)->Pin(a->slot, ga, 1).ok());
+  absl::StatusOr<SlotClaim> b = (*segment)->Claim();  // loaned, not published
+  ASSERT_TRUE(b.ok());
+  absl::StatusOr<SlotClaim> none = (*segment)->Claim();
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(Message(none.status()).find("\"/points\": all 2 slots are in use (1 held by "
+                                        "readers, 1 loaned and not yet published)"),
+            std::string::npos)
+      << none.status();
+  EXPECT_NE(Message(none.status()).find((*segment)->name()), std::string::npos);
+  // A live reader in this very process is not taken for a dead one.
+  EXPECT_EQ((*segment)->ReclaimDeadReaders(), 0);
+  (*segment)->Abandon(*b);
+  EXPECT_TRUE((*segment)->Claim().ok());
+  (*mapping)->Unpin(a->slot);
+}
+
+TEST(LoanSegmentTest, TheWritersOwnReadersHoldTheSlotUntilReleased) {
+  auto segment = LoanSegment::Create("/c", 1, 64);
+  ASSERT_TRUE(segment.ok());
+  absl::StatusOr<SlotClaim> a = (*segment)->Claim();
+  ASSERT_TRUE(a.ok());
+  (*segment)->Publish(*a, /*local_pin=*/true);
+  EXPECT_FALSE((*segment)->Claim().ok());
+  (*segment)->ReleaseLocalPin(a->slot);
+  EXPECT_TRUE((*segment)->Claim().ok());
+}
+
+TEST(LoanSegmentTest, PinsTakenTwiceInOneProcessHoldUntilTheLastUnpin) {
+  auto segment = LoanSegment::Create("/c", 1, 64);
+  ASSERT_TRUE(segment.ok());
+  auto mapping = LoanMapping::Open((*segment)->name());
+  ASSERT_TRUE(mapping.ok());
+  absl::StatusOr<SlotClaim> a = (*segment)->Claim();
+  ASSERT_TRUE(a.ok());
+  const uint32_t g = (*segment)->Publish(*a, false);
+  ASSERT_TRUE((*mapping)->Pin(0, g, 64).ok());
+  ASSERT_TRUE((*mapping)->Pin(0, g, 64).ok());
+  (*mapping)->Unpin(0);
+  EXPECT_FALSE((*segment)->Claim().ok());
+  (*mapping)->Unpin(0);
+  EXPECT_TRUE((*segment)->Claim().ok());
+}
+
+TEST(LoanSegmentTest, AReaderKilledWithNineHoldingAPinLosesIt) {
+  auto segment = LoanSegment::Create("/camera", 1, 4096);
+  ASSERT_TRUE(segment.ok());
+  absl::StatusOr<SlotClaim> a = (*segment)->Claim();
+  ASSERT_TRUE(a.ok());
+  const uint32_t g = (*segment)->Publish(*a, false);
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto mapping = LoanMapping::Open((*segment)->name());
+    const bool pinned = mapping.ok() && (*mapping)->Pin(0, g, 4096).ok();
+    const char answer = pinned ? 'p' : 'x';
+    if (write(ready[1], &answer, 1) != 1) _exit(2);
+    pause();
+    _exit(0);
+  }
+  char answer = 0;
+  ASSERT_EQ(read(ready[0], &answer, 1), 1);
+  ASSERT_EQ(answer, 'p') << "the child could not pin";
+  close(ready[0]);
+  close(ready[1]);
+  EXPECT_EQ((*segment)->ReclaimDeadReaders(), 0) << "the child is alive";
+  EXPECT_EQ((*segment)->PinnedSlots(), 1);
+  kill(child, SIGKILL);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  // Claim finds the slot pinned, clears the dead reader's pin, and takes it.
+  absl::StatusOr<SlotClaim> b = (*segment)->Claim();
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->slot, 0u);
+}
+
+TEST(LoanSegmentTest, ANewReaderOnADeadReadersEntryClearsItsPins) {
+  auto segment = LoanSegment::Create("/c", 1, 64);
+  ASSERT_TRUE(segment.ok());
+  absl::StatusOr<SlotClaim> a = (*segment)->Claim();
+  ASSERT_TRUE(a.ok());
+  const uint32_t g = (*segment)->Publish(*a, false);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto mapping = LoanMapping::Open((*segment)->name());
+    if (!mapping.ok() || !(*mapping)->Pin(0, g, 1).ok()) _exit(1);
+    _exit(0);  // dies holding the pin (no destructors run)
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_EQ((*segment)->PinnedSlots(), 1);
+  auto mapping = LoanMapping::Open((*segment)->name());
+  ASSERT_TRUE(mapping.ok());
+  EXPECT_EQ((*mapping)->entry(), 0);
+  EXPECT_EQ((*segment)->PinnedSlots(), 0);
+}
+
+TEST(LoanSegmentTest, AWriterLeavesNothingInDevShm) {
+  std::string name;
+  {
+    auto segment = LoanSegment::Create("/c", 2, 1 << 20);
+    ASSERT_TRUE(segment.ok());
+    name = (*segment)->name();
+    EXPECT_TRUE(Exists(name));
+  }
+  EXPECT_FALSE(Exists(name));
+  absl::StatusOr<std::shared_ptr<LoanMapping>> gone = LoanMapping::Open(name);
+  EXPECT_EQ(gone.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(Message(gone.status()).find("its writer is gone"), std::string::npos);
+}
+
+TEST(LoanSegmentTest, AWriterKilledWithNineIsSweptAndALiveOneIsNot) {
+  auto live = LoanSegment::Create("/live", 1, 64);
+  ASSERT_TRUE(live.ok());
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto segment = LoanSegment::Create("/dead", 1, 64);
+    if (!segment.ok()) _exit(1);
+    const std::string& n = (*segment)->name();
+    const uint8_t len = static_cast<uint8_t>(n.size());
+    if (write(ready[1], &len, 1) != 1 || write(ready[1], n.data(), n.size()) < 0) _exit(2);
+    pause();
+    _exit(0);
+  }
+  uint8_t len = 0;
+  ASSERT_EQ(read(ready[0], &len, 1), 1);
+  std::string dead(len, '\0');
+  ASSERT_EQ(read(ready[0], dead.data(), len), len);
+  close(ready[0]);
+  close(ready[1]);
+  SweepAbandonedSegments();
+  EXPECT_TRUE(Exists(dead)) << "swept while its writer lived";
+  kill(child, SIGKILL);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(Exists(dead));
+  const std::vector<std::string> removed = SweepAbandonedSegments();
+  EXPECT_NE(std::find(removed.begin(), removed.end(), dead), removed.end());
+  EXPECT_FALSE(Exists(dead));
+  EXPECT_TRUE(Exists((*live)->name()));
+}
+
+TEST(LoanSegmentTest, BadGeometryIsRefusedNamingTheFieldAndValue) {
+  auto zero = LoanSegment::Create("/cam", 0, 64);
+  EXPECT_EQ(zero.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(Message(zero.status()).find("channel \"/cam\": slots 0 is outside 1..256"),
+            std::string::npos)
+      << zero.status();
+  EXPECT_NE(Message(LoanSegment::Create("/cam", 300, 64).status()).find("slots 300"),
+            std::string::npos);
+  EXPECT_NE(Message(LoanSegment::Create("/cam", 1, 0).status()).find("slot_bytes 0"),
+            std::string::npos);
+  EXPECT_NE(Message(LoanSegment::Create("/cam", 1, (uint64_t{1} << 30) + 1).status())
+                .find("slot_bytes 1073741825"),
+            std::string::npos);
+  EXPECT_NE(Message(LoanSegment::Create("/cam", 256, uint64_t{1} << 30).status())
+                .find("over the 16 GiB"),
+            std::string::npos);
+}
+
+TEST(LoanSegmentTest, ABadReferenceOrFileIsRefusedNamingIt) {
+  auto segment = LoanSegment::Create("/c", 2, 64);
+  ASSERT_TRUE(segment.ok());
+  auto mapping = LoanMapping::Open((*segment)->name());
+  ASSERT_TRUE(mapping.ok());
+  auto past = (*mapping)->Pin(2, 2, 1);
+  EXPECT_EQ(past.status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_NE(Message(past.status()).find("slot 2 is past its 2 slots"), std::string::npos);
+  auto big = (*mapping)->Pin(0, 0, 65);
+  EXPECT_NE(Message(big.status()).find("size 65 is over its slot_bytes 64"), std::string::npos);
+  EXPECT_EQ(LoanMapping::Open("../etc/passwd").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  // A file under our prefix that is not a segment.
+  const std::string fake = absl::StrCat(kSegmentPrefix, "fake.", getpid());
+  const int fd = shm_open(("/" + fake).c_str(), O_CREAT | O_RDWR, 0600);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(ftruncate(fd, 8192), 0);
+  auto bad = LoanMapping::Open(fake);
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(Message(bad.status()).find("magic"), std::string::npos) << bad.status();
+  close(fd);
+  shm_unlink(("/" + fake).c_str());
+}
+
+// A writer publishing flat out and a reader pinning what it last saw: the
+// reader reads a slot only while pinned, and then every byte is the one of
+// the generation it pinned (never a half-written slot).
+TEST(LoanSegmentTest, UnderRacesAPinnedSlotIsNeverTorn) {
+  constexpr uint64_t kBytes = 16384;
+  auto segment = LoanSegment::Create("/race", 4, kBytes);
+  ASSERT_TRUE(segment.ok());
+  auto mapping = LoanMapping::Open((*segment)->name());
+  ASSERT_TRUE(mapping.ok());
+  std::atomic<uint64_t> latest{0};  // slot << 32 | generation
+  std::atomic<bool> done{false};
+  std::thread writer([&] {
+    for (int i = 0; i < 20000; ++i) {
+      absl::StatusOr<SlotClaim> c = (*segment)->Claim();
+      if (!c.ok()) continue;  // every slot pinned for a moment
+      std::memset(c->data, static_cast<uint8_t>(c->generation + 1), kBytes);
+      const uint32_t g = (*segment)->Publish(*c, false);
+      latest.store((uint64_t{c->slot} << 32) | g, std::memory_order_release);
+    }
+    done.store(true);
+  });
+  uint64_t pinned = 0;
+  uint64_t refused = 0;
+  while (!done.load()) {
+    const uint64_t l = latest.load(std::memory_order_acquire);
+    if (l == 0) continue;
+    const uint32_t slot = static_cast<uint32_t>(l >> 32);
+    const uint32_t g = static_cast<uint32_t>(l);
+    absl::StatusOr<const uint8_t*> data = (*mapping)->Pin(slot, g, kBytes);
+    if (!data.ok()) {
+      ASSERT_EQ(data.status().code(), absl::StatusCode::kDataLoss);
+      ++refused;
+      continue;
+    }
+    for (uint64_t k = 0; k < kBytes; k += 512) {
+      ASSERT_EQ((*data)[k], static_cast<uint8_t>(g)) << "torn at byte " << k;
+    }
+    ASSERT_EQ((*data)[kBytes - 1], static_cast<uint8_t>(g));
+    (*mapping)->Unpin(slot);
+    ++pinned;
+  }
+  writer.join();
+  EXPECT_GT(pinned, 0u);
+  RecordProperty("pinned", static_cast<int>(pinned));
+  RecordProperty("refused", static_cast<int>(refused));
+}
+
+}  // namespace
+}  // namespace loan
+}  // namespace cyber
