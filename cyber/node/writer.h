@@ -20,7 +20,10 @@
 // a reader in another process is matched (or the channel keeps messages
 // for late joiners). A failure there (a message over the transport's size
 // limit, the transport shut down) does not undo the local delivery: it is
-// counted (remote_failures) and logged, naming node and channel.
+// counted (remote_failures) and logged, naming node and channel. A
+// Writer<SharedBytes> sends a loaned message (cyber/node/loan_writer.h) as
+// a reference its readers on this host read in place, any other as its
+// bytes.
 //
 // Threads: every method is thread-safe; one Writer may be used from many
 // threads and routines at once (each reader sees each thread's messages in
@@ -102,7 +105,15 @@ class Writer {
       : node_(std::move(node)), channel_(std::move(channel)), remote_(std::move(remote)) {}
 
   void SendRemote(const M& message) {
-    const absl::Status sent = remote_->PublishMessage(message);
+    absl::Status sent;
+    if constexpr (transport_internal::kIsSharedBytes<M>) {
+      // A loaned message travels as its reference (the readers of this host
+      // read it in place); any other as its bytes.
+      sent = remote_->Publish(message.loan().has_value() ? loan::EncodeLoan(*message.loan())
+                                                         : loan::EncodeInline(message.view()));
+    } else {
+      sent = remote_->PublishMessage(message);
+    }
     if (sent.ok()) return;
     const uint64_t failures = remote_failures_.fetch_add(1, std::memory_order_relaxed) + 1;
     AERROR_EVERY(100) << "node \"" << node_->name << "\": writer on channel \""

@@ -61,8 +61,11 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "cyber/common/log.h"
 #include "cyber/common/mutex.h"
 #include "cyber/transport/channel_qos.h"
+#include "cyber/transport/loan/loan_inlet.h"
+#include "cyber/transport/loan/shared_bytes.h"
 #include "cyber/transport/remote_transport.h"
 #include "cyber/transport/service_registry.h"
 #include "google/protobuf/message.h"
@@ -155,9 +158,24 @@ const google::protobuf::Descriptor* DescriptorOf() {
   }
 }
 
-// Whether messages of type M can cross processes (protobuf messages only).
+// Whether messages of type M can cross processes: protobuf messages (their
+// serialized form) and SharedBytes (a reference to a loan segment, or the
+// bytes inline: cyber/transport/loan/).
 template <typename M>
-inline constexpr bool kCrossesProcesses = std::is_base_of_v<google::protobuf::Message, M>;
+inline constexpr bool kIsSharedBytes = std::is_same_v<M, SharedBytes>;
+template <typename M>
+inline constexpr bool kCrossesProcesses =
+    std::is_base_of_v<google::protobuf::Message, M> || kIsSharedBytes<M>;
+
+// The DDS type name of M's channels.
+template <typename M>
+std::string RemoteTypeName() {
+  if constexpr (kIsSharedBytes<M>) {
+    return std::string(SharedBytes::kTypeName);
+  } else {
+    return M::descriptor()->full_name();
+  }
+}
 
 // One channel carrying messages of type M: the readers a write goes to.
 template <typename M>
@@ -217,14 +235,33 @@ class Channel final : public ChannelBase {
       // Each message from another process is parsed once and shared by every
       // local reader, as a local write is. `this` outlives the subscription
       // (the channel owns it, and destroying it waits for the handler).
+      // A SharedBytes channel's samples go through its loan inlet: a loan is
+      // pinned and read in place (the sample holds only the reference).
+      std::shared_ptr<loan::LoanInlet> loans;
+      if constexpr (kIsSharedBytes<M>) loans = std::make_shared<loan::LoanInlet>(name());
       absl::StatusOr<std::unique_ptr<RemoteSubscription>> sub = remote->Subscribe(
-          Endpoint(qos, node), [this](const RemoteSample& sample) {
-            auto message = std::make_shared<M>();
-            if (!message->ParseFromArray(sample.payload.data(),
-                                         static_cast<int>(sample.payload.size()))) {
-              return false;
+          Endpoint(qos, node), [this, loans](const RemoteSample& sample) {
+            std::shared_ptr<const M> shared;
+            if constexpr (kIsSharedBytes<M>) {
+              absl::StatusOr<std::shared_ptr<const SharedBytes>> resolved =
+                  loans->Resolve(sample.payload);
+              if (!resolved.ok()) {
+                AERROR_EVERY(100) << resolved.status().message() << " (from "
+                                  << (sample.origin.sender != nullptr
+                                          ? sample.origin.sender->ToString()
+                                          : std::string("a process not yet discovered"))
+                                  << ")";
+                return false;
+              }
+              shared = *std::move(resolved);
+            } else {
+              auto message = std::make_shared<M>();
+              if (!message->ParseFromArray(sample.payload.data(),
+                                           static_cast<int>(sample.payload.size()))) {
+                return false;
+              }
+              shared = std::move(message);
             }
-            std::shared_ptr<const M> shared = std::move(message);
             const std::shared_ptr<const ReaderList> readers = Snapshot();
             for (const auto& reader : *readers) reader->Deliver(shared);
             return true;
@@ -263,6 +300,12 @@ class Channel final : public ChannelBase {
   bool DeliverSerialized(absl::string_view payload) override {
     if constexpr (!kCrossesProcesses<M>) {
       return false;
+    } else if constexpr (kIsSharedBytes<M>) {
+      // The bytes themselves (a replay's payload), copied once.
+      const std::shared_ptr<const M> shared = SharedBytes::Copy(payload);
+      const std::shared_ptr<const ReaderList> readers = Snapshot();
+      for (const auto& reader : *readers) reader->Deliver(shared);
+      return true;
     } else {
       auto message = std::make_shared<M>();
       if (!message->ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
@@ -299,7 +342,7 @@ class Channel final : public ChannelBase {
   RemoteEndpoint Endpoint(const ChannelQos& qos, const std::string& node) const {
     RemoteEndpoint e;
     e.channel = name();
-    if constexpr (kCrossesProcesses<M>) e.type_name = M::descriptor()->full_name();
+    if constexpr (kCrossesProcesses<M>) e.type_name = RemoteTypeName<M>();
     e.qos = qos;
     e.node = node;
     return e;

@@ -34,6 +34,7 @@
 // All print "ready" once their endpoints exist and run until stdin closes.
 
 #include <algorithm>
+#include <cstring>
 #include <atomic>
 #include <memory>
 #include <stdexcept>
@@ -52,6 +53,7 @@
 #include "cyber/transport/dds/testing/peer_main.h"
 #include "cyber/transport/dds/testing/service_messages.pb.h"
 #include "cyber/transport/dds/testing/test_messages.pb.h"
+#include "cyber/node/loan_writer.h"
 #include "cyber/node/node.h"
 #include "scheduler/croutine.h"
 #include "timer/timer.h"
@@ -408,6 +410,65 @@ int Serve(Runtime* rt, const std::vector<std::string>& args) {
   return 0;
 }
 
+// Loaned frames on /camera (cross_process_test's loan tests): frame i is
+// kLoanFrameBytes long, starts with i (8 bytes, little-endian) and is
+// filled with the byte i & 0xff; one every 10 ms until stdin closes.
+constexpr size_t kLoanFrameBytes = size_t{4} << 20;
+
+int LoanCamera(Runtime* rt) {
+  Node node("camera", rt->scheduler(), rt->bus());
+  LoanWriterOptions options;
+  options.slots = 4;
+  options.slot_bytes = kLoanFrameBytes;
+  auto camera = LoanWriter::Create(&node, "/camera", options);
+  if (!camera.ok()) {
+    Say(absl::StrCat("error ", camera.status().message()));
+    return 1;
+  }
+  Say(absl::StrCat("ready segment=", (*camera)->segment_name()));
+  std::atomic<bool> stop{false};
+  std::thread eof([&] {
+    WaitForStdinEof();
+    stop.store(true);
+  });
+  for (uint64_t i = 1; !stop.load(); ++i) {
+    absl::SleepFor(absl::Milliseconds(10));
+    absl::StatusOr<LoanedBuffer> frame = (*camera)->Loan();
+    if (!frame.ok()) continue;  // the readers hold every slot: skip a frame
+    std::memset(frame->data() + 8, static_cast<int>(i & 0xff), kLoanFrameBytes - 8);
+    for (int b = 0; b < 8; ++b) frame->data()[b] = static_cast<uint8_t>(i >> (8 * b));
+    const absl::Status sent = (*camera)->Publish(*std::move(frame), kLoanFrameBytes);
+    if (!sent.ok()) Say(absl::StrCat("error ", sent.message()));
+  }
+  eof.join();
+  return 0;
+}
+
+// Reads /camera and keeps every message (so every slot it was sent stays
+// pinned) until stdin closes; says "held N" at each tenth.
+int LoanHold(Runtime* rt) {
+  Node node("holder", rt->scheduler(), rt->bus());
+  Mutex mu;
+  std::vector<std::shared_ptr<const SharedBytes>> held;
+  ReaderConfig config;
+  config.channel_name = "/camera";
+  config.pending_queue_size = 100;
+  auto reader = node.TryCreateReader<SharedBytes>(
+      config, [&](const std::shared_ptr<const SharedBytes>& frame) {
+        MutexLock lock(&mu);
+        held.push_back(frame);
+        Say(absl::StrCat("held ", held.size()));
+      });
+  if (!reader.ok()) {
+    Say(absl::StrCat("error ", reader.status().message()));
+    return 1;
+  }
+  Say("ready");
+  WaitForStdinEof();
+  (*reader)->Shutdown();
+  return 0;
+}
+
 }  // namespace
 }  // namespace dds_test
 }  // namespace cyber
@@ -423,6 +484,8 @@ int main(int argc, char** argv) {
   if (args.mode == "telemetry_reader") rc = TelemetryReaderOnPing(rt.get());
   if (args.mode == "origins") rc = PrintOrigins(rt.get());
   if (args.mode == "serve") rc = Serve(rt.get(), args.options);
+  if (args.mode == "loan_camera") rc = LoanCamera(rt.get());
+  if (args.mode == "loan_hold") rc = LoanHold(rt.get());
   rt->Shutdown();
   return rc;
 }
