@@ -14,7 +14,7 @@
 # layering check, the programs check, the clang build, the opt build, each fuzzer, the soak, the external workspace,
 # each multi-host scenario and the
 # /dev/shm check count as one check each) and exits non-zero if anything
-# failed. The /dev/shm check: no Fast-DDS file the run added is left (the
+# failed. The /dev/shm check: no Fast-DDS file or loan segment the run added is left (the
 # transport tests kill peers with -9).
 #
 #   tools/run_tests.sh                     # everything
@@ -43,7 +43,7 @@ extra_checks_failed=0
 # Fast-DDS's files in /dev/shm before the run: any other one left at the end
 # is this run's (checked below).
 fastdds_shm_files() {
-  ls /dev/shm 2>/dev/null | grep -E '^(fastrtps_|sem\.fastrtps_|fast_datasharing_)' | sort || true
+  ls /dev/shm 2>/dev/null | grep -E '^(fastrtps_|sem\.fastrtps_|fast_datasharing_|cyber_loan\.)' | sort || true
 }
 fastdds_shm_files > "$work/shm.before"
 for config in $CONFIGS; do

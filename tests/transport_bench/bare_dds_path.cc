@@ -32,7 +32,6 @@ namespace {
 namespace fdds = eprosima::fastdds::dds;
 using ReturnCode = eprosima::fastrtps::types::ReturnCode_t;
 
-constexpr uint32_t kShmSegmentBytes = 8u << 20;
 constexpr int32_t kDepth = 16;
 
 // The participant, publisher or subscriber and topic of one end.
@@ -50,7 +49,7 @@ class BareEnd {
     qos.name(name);
     qos.transport().use_builtin_transports = false;
     auto shm = std::make_shared<eprosima::fastdds::rtps::SharedMemTransportDescriptor>();
-    shm->segment_size(kShmSegmentBytes);
+    shm->segment_size(ShmSegmentBytes(config.payload_bytes));
     qos.transport().user_transports.push_back(shm);
     auto udp = std::make_shared<eprosima::fastdds::rtps::UDPv4TransportDescriptor>();
     udp->interfaceWhiteList.push_back(config.address.empty() ? "127.0.0.1" : config.address);

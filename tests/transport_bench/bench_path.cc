@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "tests/transport_bench/bare_dds_path.h"
+#include "tests/transport_bench/loan_path.h"
 #include "tests/transport_bench/ours_path.h"
 #include "tests/transport_bench/udp_path.h"
 
@@ -18,16 +19,18 @@ const char* PathName(PathKind kind) {
       return "dds";
     case PathKind::kUdp:
       return "udp";
+    case PathKind::kLoan:
+      return "loan";
   }
   return "?";
 }
 
 absl::StatusOr<PathKind> ParsePathKind(absl::string_view text) {
-  for (PathKind k : {PathKind::kOurs, PathKind::kBareDds, PathKind::kUdp}) {
+  for (PathKind k : {PathKind::kOurs, PathKind::kBareDds, PathKind::kUdp, PathKind::kLoan}) {
     if (text == PathName(k)) return k;
   }
   return absl::InvalidArgumentError(
-      absl::StrCat("path \"", text, "\" is not one of ours, dds, udp"));
+      absl::StrCat("path \"", text, "\" is not one of ours, dds, udp, loan"));
 }
 
 size_t PayloadBytes(PathKind kind, size_t requested) {
@@ -43,6 +46,8 @@ absl::StatusOr<std::unique_ptr<MessageSink>> StartSink(const PathConfig& config,
       return StartBareDdsSink(config, log);
     case PathKind::kUdp:
       return StartUdpSink(config, log);
+    case PathKind::kLoan:
+      return StartLoanSink(config, log);
   }
   return absl::InvalidArgumentError("unknown path");
 }
@@ -55,6 +60,8 @@ absl::StatusOr<std::unique_ptr<MessageSource>> StartSource(const PathConfig& con
       return StartBareDdsSource(config);
     case PathKind::kUdp:
       return StartUdpSource(config);
+    case PathKind::kLoan:
+      return StartLoanSource(config);
   }
   return absl::InvalidArgumentError("unknown path");
 }

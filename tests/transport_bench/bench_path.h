@@ -7,6 +7,8 @@
 //   dds       bare Fast-DDS, configured like DdsTransport: a raw-bytes
 //             type, DataWriter::write -> DataReaderListener (bare_dds_path.h)
 //   udp       a bare UDP socket on 127.0.0.1 (udp_path.h)
+//   loan      LoanWriter -> Reader<SharedBytes>: the bytes written once in
+//             the source's loan segment, read in place (loan_path.h)
 //
 // Across hosts (PathConfig::address) the same paths use the hosts' network
 // instead of loopback and shared memory.
@@ -38,9 +40,9 @@
 namespace cyber {
 namespace transport_bench {
 
-enum class PathKind { kOurs, kBareDds, kUdp };
+enum class PathKind { kOurs, kBareDds, kUdp, kLoan };
 
-// "ours", "dds", "udp".
+// "ours", "dds", "udp", "loan".
 const char* PathName(PathKind kind);
 // InvalidArgument naming the text and the choices.
 absl::StatusOr<PathKind> ParsePathKind(absl::string_view text);
@@ -52,6 +54,15 @@ inline constexpr size_t kMaxUdpPayload = 60'000;
 // The bytes a message of `requested` bytes is on `kind`: the same, but
 // capped at kMaxUdpPayload on UDP.
 size_t PayloadBytes(PathKind kind, size_t requested);
+
+// Fast-DDS's shared-memory segment for a message of `payload_bytes` (ours
+// and dds, configured alike): DdsTransport's 8 MiB, or enough for four such
+// messages and their headers when that is more, so a 4 MiB frame is not
+// refused by a segment sized for smaller messages.
+inline uint32_t ShmSegmentBytes(size_t payload_bytes) {
+  const size_t wanted = 4 * payload_bytes + (size_t{1} << 20);
+  return static_cast<uint32_t>(wanted > (size_t{8} << 20) ? wanted : (size_t{8} << 20));
+}
 
 struct PathConfig {
   PathKind kind = PathKind::kOurs;

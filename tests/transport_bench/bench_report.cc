@@ -147,6 +147,42 @@ std::string MarkdownReport(const std::vector<CaseRow>& rows, const ReportContext
                     verdict, " |\n");
   }
 
+  // The loan path against bare DDS and ours, where it was measured.
+  bool loan_header = false;
+  for (const CaseRow& loan_row : rows) {
+    const CaseResult& loan = loan_row.median;
+    if (loan.spec.path != PathKind::kLoan || loan_row.runs == 0) continue;
+    auto find = [&](PathKind kind) -> const CaseResult* {
+      CaseSpec spec = loan.spec;
+      spec.path = kind;
+      auto it = std::find_if(rows.begin(), rows.end(), [&](const CaseRow& r) {
+        return r.median.spec == spec && r.runs > 0;
+      });
+      return it == rows.end() ? nullptr : &it->median;
+    };
+    if (!loan_header) {
+      absl::StrAppend(&out,
+                      "\n| message | rate | p50 loan/dds | p99 loan/dds | p50 loan/ours | "
+                      "p99 loan/ours | sink CPU loan/dds |\n|---:|---|---:|---:|---:|---:|---:|\n");
+      loan_header = true;
+    }
+    const CaseResult* bare = find(PathKind::kBareDds);
+    const CaseResult* ours = find(PathKind::kOurs);
+    auto p = [&](const CaseResult* other, bool p99) {
+      if (other == nullptr) return std::string("-");
+      const double mine = absl::ToDoubleNanoseconds(p99 ? loan.rx.p99 : loan.rx.p50);
+      const double theirs = absl::ToDoubleNanoseconds(p99 ? other->rx.p99 : other->rx.p50);
+      return Ratio(mine, theirs);
+    };
+    const std::string cpu =
+        bare == nullptr ? std::string("-")
+                        : Ratio(absl::ToDoubleSeconds(loan.sink_cpu),
+                                absl::ToDoubleSeconds(bare->sink_cpu));
+    absl::StrAppend(&out, "| ", Bytes(loan.spec.message_bytes), " | ", Rate(loan.spec.rate_hz),
+                    " | ", p(bare, false), " | ", p(bare, true), " | ", p(ours, false), " | ",
+                    p(ours, true), " | ", cpu, " |\n");
+  }
+
   absl::StrAppend(
       &out, "\nEach case ran ", context.repetitions,
       " time(s), in rounds; a row is its median run (by p50 at 100 Hz, by received msg/s flat "
@@ -161,7 +197,9 @@ std::string MarkdownReport(const std::vector<CaseRow>& rows, const ReportContext
       "Writer -> Reader of two cyber::Runtimes on DdsTransport, the callback a scheduler "
       "routine (reader queue 1024), a fresh message per write (its body copied before the "
       "stamp); dds: bare Fast-DDS configured like DdsTransport (shared memory + loopback UDP, "
-      "reliable, keep last 16), raw bytes, DataWriter::write -> on_data_available; udp: one "
+      "reliable, keep last 16), raw bytes, DataWriter::write -> on_data_available; loan: LoanWriter -> "
+      "Reader<SharedBytes> on the same runtimes, the payload written into a loaned slot "
+      "before the stamp and read in place (16 slots); udp: one "
       "datagram per message on 127.0.0.1 (60,000 B for the 64 KiB case), default socket "
       "buffers. Flat out, a reliable keep-last-16 writer does not wait for its reader (it "
       "blocks only when its history is full of samples it must keep, which keep-last never "

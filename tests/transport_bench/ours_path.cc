@@ -21,6 +21,7 @@ std::unique_ptr<Runtime> MakeRuntime(const PathConfig& config, const std::string
   t.process_name = name;
   t.interface_address = config.address;
   t.security_dir = config.security_dir;
+  t.shm_segment_bytes = ShmSegmentBytes(config.payload_bytes);
   *transport = std::make_shared<dds::DdsTransport>(t);
   Runtime::Options o;
   o.name = name;

@@ -1,6 +1,7 @@
 // shm_clean: removes the /dev/shm files of dead Fast-DDS participants
-// (RemoveDeadPeerSegments, shm_cleanup.h) and prints what it did, one file a
-// line. For users after a crash, and for CI after the tests:
+// (RemoveDeadPeerSegments, shm_cleanup.h) and the loan segments of dead
+// loan writers (SweepAbandonedSegments, cyber/transport/loan/loan_segment.h),
+// and prints what it did, one file a line. For users after a crash, and for CI after the tests:
 //
 //   bazel run //cyber/transport/dds:shm_clean
 //   bazel-bin/cyber/transport/dds/shm_clean --fail_if_left
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "cyber/transport/dds/shm_cleanup.h"
+#include "cyber/transport/loan/loan_segment.h"
 
 namespace {
 
@@ -39,10 +41,13 @@ int main(int argc, char** argv) {
   const cyber::dds::ShmCleanupReport report =
       cyber::dds::RemoveDeadPeerSegments();
   PrintEach("removed", report.removed);
+  const std::vector<std::string> loans = cyber::loan::SweepAbandonedSegments();
+  PrintEach("removed loan segment", loans);
   PrintEach("kept (in use)", report.kept_in_use);
   PrintEach("error", report.errors);
   const std::vector<std::string> left = cyber::dds::FastDdsShmFiles();
-  std::cout << "shm_clean: " << report.removed.size() << " removed, "
+  std::cout << "shm_clean: " << report.removed.size() << " removed, " << loans.size()
+            << " loan segments of dead writers removed, "
             << report.kept_in_use.size() << " kept in use, "
             << report.errors.size() << " errors; " << left.size()
             << " Fast-DDS files left in /dev/shm\n";
