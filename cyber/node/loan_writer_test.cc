@@ -81,7 +81,7 @@ TEST_F(LoanWriterTest, AReaderInTheProcessGetsTheWritersBufferItself) {
   EXPECT_EQ(held.frames[0]->data(), where) << "the reader got a copy";
   EXPECT_EQ(held.frames[0]->size(), 1000u);
   EXPECT_EQ(held.frames[0]->data()[999], 7);
-  ASSERT_TRUE(held.frames[0]->loan().has_value());
+  ASSERT_TRUE(held.frames[0]->loan() != nullptr);
   EXPECT_EQ(held.frames[0]->loan()->segment, (*camera)->segment_name());
   EXPECT_EQ(held.outside_routine, 0);
   EXPECT_EQ((*camera)->stats().published, 1u);

@@ -109,7 +109,7 @@ class Writer {
     if constexpr (transport_internal::kIsSharedBytes<M>) {
       // A loaned message travels as its reference (the readers of this host
       // read it in place); any other as its bytes.
-      sent = remote_->Publish(message.loan().has_value() ? loan::EncodeLoan(*message.loan())
+      sent = remote_->Publish(message.loan() != nullptr ? loan::EncodeLoan(*message.loan())
                                                          : loan::EncodeInline(message.view()));
     } else {
       sent = remote_->PublishMessage(message);

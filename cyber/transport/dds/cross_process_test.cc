@@ -515,7 +515,7 @@ TEST_F(CrossProcessTest, ALoanedFrameIsReadInPlaceInAnotherProcess) {
         if (frame->data()[frame->size() - 1] != fill) problem = "last byte";
         if (i <= last) problem = absl::StrCat("frame ", i, " after ", last);
         last = i;
-        if (!frame->loan().has_value()) problem = "not a loan";
+        if (frame->loan() == nullptr) problem = "not a loan";
         if (!InLoanSegment(frame->data())) problem = "not in a loan segment mapping";
         MutexLock l(&frames.mu);
         if (frames.held.size() < 1) frames.held.push_back(frame);  // keeps the first
@@ -589,7 +589,7 @@ TEST_F(CrossProcessTest, AWriterKilledWithNineLeavesNothingInDevShmAfterTheSweep
   std::string segment;
   {
     MutexLock l(&frames.mu);
-    ASSERT_TRUE(frames.held[0]->loan().has_value());
+    ASSERT_TRUE(frames.held[0]->loan() != nullptr);
     segment = frames.held[0]->loan()->segment;
   }
   const std::string path = absl::StrCat("/dev/shm/", segment);

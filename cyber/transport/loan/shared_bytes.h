@@ -33,7 +33,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include "absl/strings/string_view.h"
@@ -49,25 +48,31 @@ class SharedBytes {
   // A copy of `bytes` on the heap.
   static std::shared_ptr<const SharedBytes> Copy(absl::string_view bytes);
 
-  // `data` stays valid while `keeper` lives; `loan`: where the bytes lie in
-  // a loan segment (what a writer sends instead of them).
+  // `data` stays valid while `keeper` lives.
+  SharedBytes(const uint8_t* data, size_t size, std::shared_ptr<const void> keeper)
+      : data_(data), size_(size), keeper_(std::move(keeper)) {}
+  // The same for bytes that lie in a loan segment at `loan` (what a writer
+  // sends instead of them).
   SharedBytes(const uint8_t* data, size_t size, std::shared_ptr<const void> keeper,
-              std::optional<loan::LoanReference> loan = std::nullopt)
-      : data_(data), size_(size), keeper_(std::move(keeper)), loan_(std::move(loan)) {}
+              loan::LoanReference loan)
+      : data_(data), size_(size), keeper_(std::move(keeper)), loaned_(true),
+        loan_(std::move(loan)) {}
 
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
   absl::string_view view() const {
     return absl::string_view(reinterpret_cast<const char*>(data_), size_);
   }
-  // Set when the bytes lie in a loan segment (this process's or another's).
-  const std::optional<loan::LoanReference>& loan() const { return loan_; }
+  // Where the bytes lie in a loan segment (this process's or another's);
+  // null for bytes on the heap.
+  const loan::LoanReference* loan() const { return loaned_ ? &loan_ : nullptr; }
 
  private:
   const uint8_t* data_;
   size_t size_;
   std::shared_ptr<const void> keeper_;
-  std::optional<loan::LoanReference> loan_;
+  bool loaned_ = false;
+  loan::LoanReference loan_;
 };
 
 }  // namespace cyber
