@@ -48,6 +48,10 @@ class LockstepTransport final : public RemoteTransport {
   LockstepTransport(std::shared_ptr<RemoteTransport> inner, std::function<int64_t()> now_ns);
   ~LockstepTransport() override;
 
+  // Messages are handed over at DeliverDue only (a loan segment's doorbell
+  // must not bypass it).
+  bool ControlsDeliveryTime() const override { return true; }
+
   // Called (on a transport thread) after each arrival. Returns once no
   // call of the listener it replaces is in progress (so what that listener
   // reaches may go); never call it from the listener, nor from anything a

@@ -88,12 +88,13 @@ absl::Status LoanWriter::Publish(LoanedBuffer buffer, size_t size) {
   }
   const loan::SlotClaim claim = buffer.claim_;
   buffer.segment_ = nullptr;  // published from here on: not abandoned
-  const uint32_t generation = segment_->Publish(claim, /*local_pin=*/true);
+  const loan::Published published = segment_->Publish(claim, size, /*local_pin=*/true);
   loan::LoanReference reference;
   reference.segment = segment_->name();
-  reference.slot = claim.slot;
-  reference.generation = generation;
+  reference.slot = published.slot;
+  reference.generation = published.generation;
   reference.size = size;
+  reference.sequence = published.sequence;
   reference.host = loan::ThisHostBootId();
   auto message = std::make_shared<const SharedBytes>(
       claim.data, size, std::make_shared<const LocalPin>(segment_, claim.slot),

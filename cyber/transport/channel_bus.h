@@ -188,11 +188,17 @@ class Channel final : public ChannelBase {
 
   ~Channel() override {
     std::unique_ptr<RemoteSubscription> inlet;
+    std::shared_ptr<loan::LoanInlet> loans;
     {
       MutexLock lock(&remote_mu_);
       inlet = std::move(inlet_);
+      loans = std::move(loans_);
     }
-    // Destroyed outside the lock: it waits for a handler in progress.
+    // Destroyed outside the lock: it waits for a handler in progress. Then
+    // the loan inlet's doorbell threads end (they hand over to this
+    // channel's readers until then).
+    inlet.reset();
+    if (loans != nullptr) loans->Stop();
   }
 
   // The outlet to other processes for a writer of node `node` asking for
@@ -223,7 +229,10 @@ class Channel final : public ChannelBase {
       return absl::OkStatus();
     } else {
       if (remote == nullptr) return absl::OkStatus();
-      std::unique_ptr<RemoteSubscription> replaced;  // released outside the lock
+      // Released outside the lock (declared before it), the subscription
+      // first.
+      std::shared_ptr<loan::LoanInlet> replaced_loans;
+      std::unique_ptr<RemoteSubscription> replaced;
       MutexLock lock(&remote_mu_);
       if (inlet_ != nullptr && inlet_transport_ == remote.get()) {
         if (inlet_qos_ == qos) return absl::OkStatus();
@@ -236,9 +245,21 @@ class Channel final : public ChannelBase {
       // local reader, as a local write is. `this` outlives the subscription
       // (the channel owns it, and destroying it waits for the handler).
       // A SharedBytes channel's samples go through its loan inlet: a loan is
-      // pinned and read in place (the sample holds only the reference).
+      // pinned and read in place (the sample holds only the reference), and
+      // later publishes of its segment are handed over at the segment's
+      // doorbell, unless the transport decides when messages are handed
+      // over (lockstep).
       std::shared_ptr<loan::LoanInlet> loans;
-      if constexpr (kIsSharedBytes<M>) loans = std::make_shared<loan::LoanInlet>(name());
+      if constexpr (kIsSharedBytes<M>) {
+        loan::LoanInlet::Deliver deliver;
+        if (!remote->ControlsDeliveryTime()) {
+          deliver = [this](std::shared_ptr<const SharedBytes> message) {
+            const std::shared_ptr<const ReaderList> readers = Snapshot();
+            for (const auto& reader : *readers) reader->Deliver(message);
+          };
+        }
+        loans = std::make_shared<loan::LoanInlet>(name(), std::move(deliver));
+      }
       absl::StatusOr<std::unique_ptr<RemoteSubscription>> sub = remote->Subscribe(
           Endpoint(qos, node), [this, loans](const RemoteSample& sample) {
             std::shared_ptr<const M> shared;
@@ -253,6 +274,7 @@ class Channel final : public ChannelBase {
                                   << ")";
                 return false;
               }
+              if (*resolved == nullptr) return true;  // the inlet handed it over
               shared = *std::move(resolved);
             } else {
               auto message = std::make_shared<M>();
@@ -268,6 +290,7 @@ class Channel final : public ChannelBase {
           });
       if (!sub.ok()) return sub.status();
       replaced = std::exchange(inlet_, *std::move(sub));
+      replaced_loans = std::exchange(loans_, std::move(loans));
       inlet_transport_ = remote.get();
       inlet_qos_ = qos;
       NoteRemoteQos(/*writer=*/false, qos);
@@ -355,6 +378,9 @@ class Channel final : public ChannelBase {
   // remote_mu_ protects the inlet from other processes.
   Mutex remote_mu_;
   std::unique_ptr<RemoteSubscription> inlet_ ABSL_GUARDED_BY(remote_mu_);
+  // A SharedBytes channel's loan inlet (the subscription's handler holds it
+  // too); null otherwise.
+  std::shared_ptr<loan::LoanInlet> loans_ ABSL_GUARDED_BY(remote_mu_);
   // Compared only, never dereferenced: a later runtime's transport replaces
   // the inlet.
   const RemoteTransport* inlet_transport_ ABSL_GUARDED_BY(remote_mu_) = nullptr;

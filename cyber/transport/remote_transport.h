@@ -162,6 +162,11 @@ class RemoteTransport {
 
   virtual ~RemoteTransport() = default;
 
+  // True when the transport decides when each message is handed over (a
+  // lockstep run's): nothing may reach readers around it, e.g. a loan
+  // segment's doorbell (cyber/transport/loan/loan_inlet.h).
+  virtual bool ControlsDeliveryTime() const { return false; }
+
   // The outlet of `endpoint.channel` in this process (one per channel: the
   // second call returns the first one's). FailedPrecondition after
   // Shutdown(), or when the channel's QoS differs from the first caller's

@@ -15,7 +15,7 @@ constexpr uint8_t kVersion = 1;
 constexpr uint8_t kInline = 0;
 constexpr uint8_t kLoan = 1;
 constexpr size_t kPrefix = 8;
-constexpr size_t kLoanFixed = 4 + 4 + 8 + 16 + 1;
+constexpr size_t kLoanFixed = 4 + 4 + 8 + 8 + 16 + 1;
 
 void PutLe(std::string* out, uint64_t v, int bytes) {
   for (int i = 0; i < bytes; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
@@ -74,6 +74,7 @@ std::string EncodeLoan(const LoanReference& r) {
   PutLe(&out, r.slot, 4);
   PutLe(&out, r.generation, 4);
   PutLe(&out, r.size, 8);
+  PutLe(&out, r.sequence, 8);
   out.append(reinterpret_cast<const char*>(r.host.data()), r.host.size());
   const size_t n = std::min<size_t>(r.segment.size(), 255);
   out.push_back(static_cast<char>(n));
@@ -110,8 +111,9 @@ absl::StatusOr<DecodedReference> DecodeReference(absl::string_view wire) {
   out.loan.slot = static_cast<uint32_t>(GetLe(p, 4));
   out.loan.generation = static_cast<uint32_t>(GetLe(p + 4, 4));
   out.loan.size = GetLe(p + 8, 8);
-  std::memcpy(out.loan.host.data(), p + 16, 16);
-  const size_t n = static_cast<uint8_t>(p[32]);
+  out.loan.sequence = GetLe(p + 16, 8);
+  std::memcpy(out.loan.host.data(), p + 24, 16);
+  const size_t n = static_cast<uint8_t>(p[40]);
   if (wire.size() != kPrefix + kLoanFixed + n) {
     return absl::InvalidArgumentError(absl::StrCat(
         "SharedBytes sample: segment name length ", n, " does not match the ",

@@ -10,7 +10,8 @@
 //
 // Layout (little-endian): "CYLR", version (1), kind (0 inline, 1 loan),
 // 2 bytes zero; inline: the bytes follow; loan: slot u32, generation u32,
-// size u64, host boot id (16 bytes), name length u8, the name.
+// size u64, sequence u64 (the writer's publish number), host boot id (16
+// bytes), name length u8, the name.
 //
 // Decoding never reads past the bytes it is given, and refuses what is not
 // a reference with the field and value named.
@@ -45,6 +46,7 @@ struct LoanReference {
   uint32_t slot = 0;
   uint32_t generation = 0;
   uint64_t size = 0;
+  uint64_t sequence = 0;  // the publish's number in its segment, from 1
   BootId host{};
 };
 

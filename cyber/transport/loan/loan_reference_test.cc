@@ -15,6 +15,7 @@ TEST(LoanReferenceTest, ALoanRoundTrips) {
   r.slot = 7;
   r.generation = 4242;
   r.size = 6u << 20;
+  r.sequence = 123456789012ull;
   r.host = ThisHostBootId();
   absl::StatusOr<DecodedReference> d = DecodeReference(EncodeLoan(r));
   ASSERT_TRUE(d.ok()) << d.status();
@@ -23,6 +24,7 @@ TEST(LoanReferenceTest, ALoanRoundTrips) {
   EXPECT_EQ(d->loan.slot, 7u);
   EXPECT_EQ(d->loan.generation, 4242u);
   EXPECT_EQ(d->loan.size, 6u << 20);
+  EXPECT_EQ(d->loan.sequence, 123456789012ull);
   EXPECT_EQ(d->loan.host, r.host);
 }
 

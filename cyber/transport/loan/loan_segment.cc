@@ -3,6 +3,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,11 +21,14 @@ namespace cyber {
 namespace loan {
 namespace {
 
-// Page 0 of a segment: the header, then the slot words; slots from page 1.
+// Page 0 of a segment: the header, then the slot words; page 1: the
+// doorbell's ring; slots from page 2.
 constexpr uint64_t kMagic = 0x31304e414f4c5943ull;  // "CYLOAN01"
 constexpr uint32_t kVersion = 1;
 constexpr size_t kPage = 4096;
 constexpr size_t kWordsOffset = 512;
+constexpr size_t kRingOffset = kPage;
+constexpr size_t kDataOffset = 2 * kPage;
 constexpr off_t kOwnerLockByte = 64;
 constexpr uint64_t kLocalPinBit = uint64_t{1} << 31;
 constexpr uint64_t kPinMask = 0xffffffffull;
@@ -36,8 +41,30 @@ struct Header {
   uint64_t slot_stride;
   uint64_t data_offset;
   char channel[256];
+  std::atomic<uint32_t> doorbell;       // futex word: bumped by every publish
+  std::atomic<uint64_t> last_sequence;  // the last publish's sequence
 };
 static_assert(sizeof(Header) <= kWordsOffset, "header fits before the words");
+
+// A ring entry; `sequence` is written last (release) and read first and
+// again after the fields (a seqlock: an entry overwritten meanwhile reads
+// as missing).
+struct RingEntry {
+  std::atomic<uint64_t> sequence;
+  std::atomic<uint64_t> slot_and_generation;
+  std::atomic<uint64_t> size;
+  uint64_t reserved;
+};
+static_assert(sizeof(RingEntry) * kRingEntries <= kPage, "the ring fits page 1");
+static_assert(std::atomic<uint32_t>::is_always_lock_free, "the doorbell is a futex word");
+
+RingEntry* Ring(uint8_t* base) { return reinterpret_cast<RingEntry*>(base + kRingOffset); }
+
+long Futex(const std::atomic<uint32_t>* word, int op, uint32_t value, const timespec* timeout) {
+  // Shared (not FUTEX_PRIVATE_FLAG): waiters are in other processes.
+  return syscall(SYS_futex, reinterpret_cast<const uint32_t*>(word), op, value, timeout,
+                 nullptr, 0);
+}
 static_assert(kWordsOffset + kMaxSlots * sizeof(uint64_t) <= kPage,
               "the words of 256 slots fit in page 0");
 
@@ -93,7 +120,7 @@ absl::StatusOr<std::shared_ptr<LoanSegment>> LoanSegment::Create(
     return absl::InvalidArgumentError(absl::StrCat(
         who, ": slot_bytes ", slot_bytes, " is outside 1..", kMaxSlotBytes, " (1 GiB)"));
   }
-  const uint64_t total = kPage + Stride(slot_bytes) * slots;
+  const uint64_t total = kDataOffset + Stride(slot_bytes) * slots;
   if (total > kMaxSegmentBytes) {
     return absl::InvalidArgumentError(absl::StrCat(
         who, ": slots ", slots, " x slot_bytes ", slot_bytes, " = ", total,
@@ -139,7 +166,7 @@ absl::StatusOr<std::shared_ptr<LoanSegment>> LoanSegment::Create(
     header->slots = slots;
     header->slot_bytes = slot_bytes;
     header->slot_stride = Stride(slot_bytes);
-    header->data_offset = kPage;
+    header->data_offset = kDataOffset;
     const size_t n = std::min(channel.size(), sizeof(header->channel) - 1);
     std::memcpy(header->channel, channel.data(), n);
     header->channel[n] = '\0';
@@ -184,7 +211,7 @@ absl::StatusOr<SlotClaim> LoanSegment::Claim() {
         continue;  // pinned just now
       }
       next_ = (i + 1) % slots_;
-      return SlotClaim{i, generation + 1, base_ + kPage + Stride(slot_bytes_) * i};
+      return SlotClaim{i, generation + 1, base_ + kDataOffset + Stride(slot_bytes_) * i};
     }
     if (pass == 0 && ReclaimDeadReaders() == 0) break;
   }
@@ -202,11 +229,30 @@ absl::StatusOr<SlotClaim> LoanSegment::Claim() {
       "writer needs more slots"));
 }
 
-uint32_t LoanSegment::Publish(const SlotClaim& claim, bool local_pin) {
+Published LoanSegment::Publish(const SlotClaim& claim, uint64_t size, bool local_pin) {
   const uint32_t generation = claim.generation + 1;
   word(claim.slot)->store(WordOf(generation, local_pin ? kLocalPinBit : 0),
                           std::memory_order_release);
-  return generation;
+  Published published;
+  published.slot = claim.slot;
+  published.generation = generation;
+  published.size = size;
+  auto* header = reinterpret_cast<Header*>(base_);
+  {
+    MutexLock lock(&publish_mu_);
+    published.sequence = ++sequence_;
+    RingEntry& entry = Ring(base_)[published.sequence % kRingEntries];
+    entry.sequence.store(0, std::memory_order_relaxed);  // being rewritten
+    std::atomic_thread_fence(std::memory_order_release);
+    entry.slot_and_generation.store((uint64_t{claim.slot} << 32) | generation,
+                                    std::memory_order_relaxed);
+    entry.size.store(size, std::memory_order_relaxed);
+    entry.sequence.store(published.sequence, std::memory_order_release);
+    header->last_sequence.store(published.sequence, std::memory_order_release);
+  }
+  header->doorbell.fetch_add(1, std::memory_order_release);
+  Futex(&header->doorbell, FUTEX_WAKE, INT32_MAX, nullptr);
+  return published;
 }
 
 void LoanSegment::Abandon(const SlotClaim& claim) {
@@ -293,10 +339,10 @@ absl::StatusOr<std::shared_ptr<LoanMapping>> LoanMapping::Open(const std::string
   } else if (slots < 1 || slots > kMaxSlots) {
     bad = absl::StrCat("slots ", slots, " is outside 1..", kMaxSlots);
   } else if (slot_bytes < 1 || slot_bytes > kMaxSlotBytes || stride != Stride(slot_bytes) ||
-             data_offset != kPage) {
+             data_offset != kDataOffset) {
     bad = absl::StrCat("slot_bytes ", slot_bytes, " / stride ", stride, " / data offset ",
                        data_offset, " are inconsistent");
-  } else if (static_cast<uint64_t>(st.st_size) < kPage + stride * slots) {
+  } else if (static_cast<uint64_t>(st.st_size) < kDataOffset + stride * slots) {
     bad = absl::StrCat("size ", st.st_size, " is smaller than ", slots, " slots of ",
                        stride, " bytes");
   }
@@ -304,7 +350,7 @@ absl::StatusOr<std::shared_ptr<LoanMapping>> LoanMapping::Open(const std::string
     close(fd);
     return absl::InvalidArgumentError(absl::StrCat("loan segment ", name, ": ", bad));
   }
-  const size_t mapped = kPage + stride * slots;
+  const size_t mapped = kDataOffset + stride * slots;
   void* base = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (base == MAP_FAILED) {
     const int err = errno;
@@ -391,7 +437,52 @@ absl::StatusOr<const uint8_t*> LoanMapping::Pin(uint32_t slot, uint32_t generati
         " messages behind)"));
   }
   ++local_pins_[slot];
-  return base_ + kPage + Stride(slot_bytes_) * slot;
+  return base_ + kDataOffset + Stride(slot_bytes_) * slot;
+}
+
+uint64_t LoanMapping::LastSequence() const {
+  return reinterpret_cast<const Header*>(base_)->last_sequence.load(std::memory_order_acquire);
+}
+
+bool LoanMapping::ReadRing(uint64_t sequence, Published* out) const {
+  if (sequence == 0) return false;
+  const RingEntry& entry = Ring(base_)[sequence % kRingEntries];
+  if (entry.sequence.load(std::memory_order_acquire) != sequence) return false;
+  const uint64_t slot_and_generation = entry.slot_and_generation.load(std::memory_order_relaxed);
+  const uint64_t size = entry.size.load(std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (entry.sequence.load(std::memory_order_relaxed) != sequence) return false;
+  out->sequence = sequence;
+  out->slot = static_cast<uint32_t>(slot_and_generation >> 32);
+  out->generation = static_cast<uint32_t>(slot_and_generation);
+  out->size = size;
+  return true;
+}
+
+uint32_t LoanMapping::Doorbell() const {
+  return reinterpret_cast<const Header*>(base_)->doorbell.load(std::memory_order_acquire);
+}
+
+void LoanMapping::WaitDoorbell(uint32_t seen, int timeout_ms) const {
+  timespec timeout;
+  timeout.tv_sec = timeout_ms / 1000;
+  timeout.tv_nsec = static_cast<long>(timeout_ms % 1000) * 1000000;
+  Futex(&reinterpret_cast<const Header*>(base_)->doorbell, FUTEX_WAIT, seen, &timeout);
+}
+
+void LoanMapping::RingDoorbell() const {
+  Futex(&reinterpret_cast<const Header*>(base_)->doorbell, FUTEX_WAKE, INT32_MAX, nullptr);
+}
+
+bool LoanMapping::WriterAlive() const {
+  struct flock fl;
+  std::memset(&fl, 0, sizeof(fl));
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+  fl.l_start = kOwnerLockByte;
+  fl.l_len = 1;
+  if (fcntl(fd_, F_OFD_GETLK, &fl) != 0) return true;  // cannot tell: assume so
+  return fl.l_type != F_UNLCK;
 }
 
 void LoanMapping::Unpin(uint32_t slot) {

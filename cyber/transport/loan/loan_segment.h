@@ -34,6 +34,14 @@
 // the time of `slots - 1` further messages to pin one: a ring of the last
 // `slots` messages, as a keep-last history of that depth.
 //
+// The doorbell. Every Publish also appends (sequence, slot, generation,
+// size) to a ring of the last 64 publishes in the segment and bumps a futex
+// word there; a reader process may wait on that word (WaitDoorbell) and take
+// new messages from the ring (ReadRing) instead of waiting for DDS to carry
+// each reference: a wake-up across processes, not a DDS round (on this
+// machine ~50 us against ~200 us). DDS still carries every reference: it is
+// how readers find a segment, and what a lockstep run orders.
+//
 // Processes that die. No PIDs (they mean nothing across the PID namespaces
 // of sandboxes and containers, and are reused): every claim on the segment
 // is an open-file-description lock (fcntl F_OFD_SETLK) on one byte of the
@@ -81,11 +89,23 @@ inline constexpr absl::string_view kSegmentPrefix = "cyber_loan.";
 static_assert(std::atomic<uint64_t>::is_always_lock_free,
               "slot words are shared between processes");
 
+// Publishes the doorbell's ring remembers.
+inline constexpr uint64_t kRingEntries = 64;
+
 // What a writer holds between Claim and Publish/Abandon.
 struct SlotClaim {
   uint32_t slot = 0;
   uint32_t generation = 0;  // odd: being written
   uint8_t* data = nullptr;
+};
+
+// One publish: what a reference names, and its place in the writer's order
+// (from 1).
+struct Published {
+  uint64_t sequence = 0;
+  uint32_t slot = 0;
+  uint32_t generation = 0;
+  uint64_t size = 0;
 };
 
 class LoanSegment {
@@ -111,10 +131,11 @@ class LoanSegment {
   // pins of dead reader processes are cleared and the slots tried again;
   // then ResourceExhausted naming the channel, the segment and the slots.
   absl::StatusOr<SlotClaim> Claim();
-  // Makes the claimed slot readable at generation claim.generation + 1,
-  // returned; `local_pin`: the writer's process holds it (bit 31) until
-  // ReleaseLocalPin.
-  uint32_t Publish(const SlotClaim& claim, bool local_pin);
+  // Makes the first `size` bytes of the claimed slot readable at generation
+  // claim.generation + 1, records the publish in the ring and rings the
+  // doorbell; `local_pin`: the writer's process holds it (bit 31) until
+  // ReleaseLocalPin. Publishes are numbered in the order of their calls.
+  Published Publish(const SlotClaim& claim, uint64_t size, bool local_pin);
   // Gives a claimed slot back unpublished (its old references stay stale).
   void Abandon(const SlotClaim& claim);
   void ReleaseLocalPin(uint32_t slot);
@@ -139,6 +160,8 @@ class LoanSegment {
   const uint64_t slot_bytes_;
   Mutex claim_mu_;  // one Claim scan at a time; next_ is its cursor
   uint32_t next_ ABSL_GUARDED_BY(claim_mu_) = 0;
+  Mutex publish_mu_;  // one ring append at a time
+  uint64_t sequence_ ABSL_GUARDED_BY(publish_mu_) = 0;
 };
 
 // A reader process's view of another process's segment.
@@ -166,6 +189,22 @@ class LoanMapping {
   absl::StatusOr<const uint8_t*> Pin(uint32_t slot, uint32_t generation,
                                      uint64_t size);
   void Unpin(uint32_t slot);
+
+  // The doorbell (see the header comment). The last publish's sequence (0:
+  // none yet).
+  uint64_t LastSequence() const;
+  // The ring's entry for publish `sequence`: false when it is not there
+  // (not published yet, or more than kRingEntries publishes ago).
+  bool ReadRing(uint64_t sequence, Published* out) const;
+  // The futex word's value now; WaitDoorbell sleeps while it still holds
+  // `seen`, at most `timeout_ms` (and may return early).
+  uint32_t Doorbell() const;
+  void WaitDoorbell(uint32_t seen, int timeout_ms) const;
+  // Wakes every waiter on the doorbell (in every process: harmless, they
+  // find nothing new and wait again).
+  void RingDoorbell() const;
+  // Whether the segment's writer still lives (its byte-64 lock is held).
+  bool WriterAlive() const;
 
  private:
   LoanMapping(std::string name, std::string channel, int fd, uint8_t* base,

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -32,7 +33,7 @@ TEST(LoanSegmentTest, AReaderSeesTheWritersBytesInPlace) {
   ASSERT_TRUE(claim.ok()) << claim.status();
   EXPECT_EQ(claim->generation % 2, 1u);
   std::memset(claim->data, 0x5a, 4096);
-  const uint32_t generation = (*segment)->Publish(*claim, /*local_pin=*/false);
+  const uint32_t generation = (*segment)->Publish(*claim, 1, /*local_pin=*/false).generation;
 
   auto mapping = LoanMapping::Open((*segment)->name());
   ASSERT_TRUE(mapping.ok()) << mapping.status();
@@ -57,16 +58,16 @@ TEST(LoanSegmentTest, APinnedSlotIsNeverClaimedAndAReusedOneIsRefused) {
   ASSERT_TRUE(mapping.ok());
   absl::StatusOr<SlotClaim> first = (*segment)->Claim();
   ASSERT_TRUE(first.ok());
-  const uint32_t first_generation = (*segment)->Publish(*first, false);
+  const uint32_t first_generation = (*segment)->Publish(*first, 1, false).generation;
   ASSERT_TRUE((*mapping)->Pin(first->slot, first_generation, 64).ok());
   absl::StatusOr<SlotClaim> second = (*segment)->Claim();
   ASSERT_TRUE(second.ok());
-  const uint32_t second_generation = (*segment)->Publish(*second, false);
+  const uint32_t second_generation = (*segment)->Publish(*second, 1, false).generation;
   for (int i = 0; i < 20; ++i) {
     absl::StatusOr<SlotClaim> c = (*segment)->Claim();
     ASSERT_TRUE(c.ok()) << c.status();
     EXPECT_NE(c->slot, first->slot) << "a pinned slot was claimed";
-    (*segment)->Publish(*c, false);
+    (*segment)->Publish(*c, 1, false).generation;
   }
   // The second message's slot was written over since: refused, not torn.
   absl::StatusOr<const uint8_t*> stale = (*mapping)->Pin(second->slot, second_generation, 64);
@@ -86,7 +87,7 @@ TEST(LoanSegmentTest, WhenEverySlotIsHeldTheWriterIsToldWhy) {
   ASSERT_TRUE(mapping.ok());
   absl::StatusOr<SlotClaim> a = (*segment)->Claim();
   ASSERT_TRUE(a.ok());
-  const uint32_t ga = (*segment)->Publish(*a, false);
+  const uint32_t ga = (*segment)->Publish(*a, 1, false).generation;
   ASSERT_TRUE((*mapping)->Pin(a->slot, ga, 1).ok());
   absl::StatusOr<SlotClaim> b = (*segment)->Claim();  // loaned, not published
   ASSERT_TRUE(b.ok());
@@ -110,7 +111,7 @@ TEST(LoanSegmentTest, TheWritersOwnReadersHoldTheSlotUntilReleased) {
   ASSERT_TRUE(segment.ok());
   absl::StatusOr<SlotClaim> a = (*segment)->Claim();
   ASSERT_TRUE(a.ok());
-  (*segment)->Publish(*a, /*local_pin=*/true);
+  (*segment)->Publish(*a, 1, /*local_pin=*/true).generation;
   EXPECT_FALSE((*segment)->Claim().ok());
   (*segment)->ReleaseLocalPin(a->slot);
   EXPECT_TRUE((*segment)->Claim().ok());
@@ -123,7 +124,7 @@ TEST(LoanSegmentTest, PinsTakenTwiceInOneProcessHoldUntilTheLastUnpin) {
   ASSERT_TRUE(mapping.ok());
   absl::StatusOr<SlotClaim> a = (*segment)->Claim();
   ASSERT_TRUE(a.ok());
-  const uint32_t g = (*segment)->Publish(*a, false);
+  const uint32_t g = (*segment)->Publish(*a, 1, false).generation;
   ASSERT_TRUE((*mapping)->Pin(0, g, 64).ok());
   ASSERT_TRUE((*mapping)->Pin(0, g, 64).ok());
   (*mapping)->Unpin(0);
@@ -137,7 +138,7 @@ TEST(LoanSegmentTest, AReaderKilledWithNineHoldingAPinLosesIt) {
   ASSERT_TRUE(segment.ok());
   absl::StatusOr<SlotClaim> a = (*segment)->Claim();
   ASSERT_TRUE(a.ok());
-  const uint32_t g = (*segment)->Publish(*a, false);
+  const uint32_t g = (*segment)->Publish(*a, 1, false).generation;
   int ready[2];
   ASSERT_EQ(pipe(ready), 0);
   const pid_t child = fork();
@@ -171,7 +172,7 @@ TEST(LoanSegmentTest, ANewReaderOnADeadReadersEntryClearsItsPins) {
   ASSERT_TRUE(segment.ok());
   absl::StatusOr<SlotClaim> a = (*segment)->Claim();
   ASSERT_TRUE(a.ok());
-  const uint32_t g = (*segment)->Publish(*a, false);
+  const uint32_t g = (*segment)->Publish(*a, 1, false).generation;
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
@@ -295,7 +296,7 @@ TEST(LoanSegmentTest, UnderRacesAPinnedSlotIsNeverTorn) {
       absl::StatusOr<SlotClaim> c = (*segment)->Claim();
       if (!c.ok()) continue;  // every slot pinned for a moment
       std::memset(c->data, static_cast<uint8_t>(c->generation + 1), kBytes);
-      const uint32_t g = (*segment)->Publish(*c, false);
+      const uint32_t g = (*segment)->Publish(*c, 1, false).generation;
       latest.store((uint64_t{c->slot} << 32) | g, std::memory_order_release);
     }
     done.store(true);
@@ -324,6 +325,70 @@ TEST(LoanSegmentTest, UnderRacesAPinnedSlotIsNeverTorn) {
   EXPECT_GT(pinned, 0u);
   RecordProperty("pinned", static_cast<int>(pinned));
   RecordProperty("refused", static_cast<int>(refused));
+}
+
+
+TEST(LoanSegmentTest, TheDoorbellRingHoldsTheLastPublishesInOrder) {
+  auto segment = LoanSegment::Create("/ring", 4, 64);
+  ASSERT_TRUE(segment.ok());
+  auto mapping = LoanMapping::Open((*segment)->name());
+  ASSERT_TRUE(mapping.ok());
+  EXPECT_EQ((*mapping)->LastSequence(), 0u);
+  Published none;
+  EXPECT_FALSE((*mapping)->ReadRing(1, &none));
+  const uint32_t bell = (*mapping)->Doorbell();
+  std::vector<Published> sent;
+  for (uint64_t i = 0; i < kRingEntries + 10; ++i) {
+    absl::StatusOr<SlotClaim> c = (*segment)->Claim();
+    ASSERT_TRUE(c.ok());
+    sent.push_back((*segment)->Publish(*c, 10 + i, false));
+    EXPECT_EQ(sent.back().sequence, i + 1);
+  }
+  EXPECT_EQ((*mapping)->Doorbell(), bell + kRingEntries + 10);
+  EXPECT_EQ((*mapping)->LastSequence(), kRingEntries + 10);
+  // The oldest ten are overwritten; the last 64 are there as published.
+  for (uint64_t seq = 1; seq <= 10; ++seq) {
+    Published p;
+    EXPECT_FALSE((*mapping)->ReadRing(seq, &p)) << seq;
+  }
+  for (uint64_t seq = 11; seq <= kRingEntries + 10; ++seq) {
+    Published p;
+    ASSERT_TRUE((*mapping)->ReadRing(seq, &p)) << seq;
+    EXPECT_EQ(p.slot, sent[seq - 1].slot);
+    EXPECT_EQ(p.generation, sent[seq - 1].generation);
+    EXPECT_EQ(p.size, sent[seq - 1].size);
+  }
+  EXPECT_FALSE((*mapping)->ReadRing(kRingEntries + 11, &none));
+  EXPECT_TRUE((*mapping)->WriterAlive());
+}
+
+TEST(LoanSegmentTest, AWaiterOnTheDoorbellWakesAtAPublish) {
+  auto segment = LoanSegment::Create("/bell", 2, 64);
+  ASSERT_TRUE(segment.ok());
+  auto mapping = LoanMapping::Open((*segment)->name());
+  ASSERT_TRUE(mapping.ok());
+  std::atomic<bool> woke{false};
+  const uint32_t seen = (*mapping)->Doorbell();
+  std::thread waiter([&] {
+    // Waits (in slices: a wait may return early) until the bell changes.
+    while ((*mapping)->Doorbell() == seen) (*mapping)->WaitDoorbell(seen, 1000);
+    woke.store(true);
+  });
+  absl::StatusOr<SlotClaim> c = (*segment)->Claim();
+  ASSERT_TRUE(c.ok());
+  (*segment)->Publish(*c, 1, false);
+  waiter.join();
+  EXPECT_TRUE(woke.load());
+}
+
+TEST(LoanSegmentTest, AMappingSeesItsWriterGo) {
+  auto segment = LoanSegment::Create("/c", 1, 64);
+  ASSERT_TRUE(segment.ok());
+  auto mapping = LoanMapping::Open((*segment)->name());
+  ASSERT_TRUE(mapping.ok());
+  EXPECT_TRUE((*mapping)->WriterAlive());
+  segment->reset();
+  EXPECT_FALSE((*mapping)->WriterAlive());
 }
 
 }  // namespace
