@@ -427,6 +427,13 @@ fi
     echo "bare Fast-DDS and UDP, and the 1 kHz soak."
     echo
   fi
+  if [ -f "$OUT/large_messages.md" ]; then
+    echo "## Camera-sized messages between processes"
+    echo
+    echo "See [large_messages.md](large_messages.md): 1 and 4 MiB at 10 and 30 Hz,"
+    echo "ours (protobuf), bare Fast-DDS and loaned (read in place), p50/p99 and CPU."
+    echo
+  fi
   if [ -f "$OUT/hosts.md" ]; then
     echo "## Across a link (two hosts as network namespaces)"
     echo
