@@ -9,31 +9,17 @@
 #include "cyber/node/node.h"
 #include "cyber/runtime/runtime.h"
 #include "cyber/transport/dds/dds_transport.h"
+#include "tests/transport_bench/ours_path.h"
 #include "tests/transport_bench/wire_stamp.h"
 
 namespace cyber {
 namespace transport_bench {
 namespace {
 
-std::unique_ptr<Runtime> MakeRuntime(const PathConfig& config, const std::string& name,
-                                     std::shared_ptr<dds::DdsTransport>* transport) {
-  dds::DdsTransportOptions t;
-  t.domain_id = config.domain;
-  t.process_name = name;
-  t.interface_address = config.address;
-  t.security_dir = config.security_dir;
-  t.shm_segment_bytes = ShmSegmentBytes(config.payload_bytes);
-  *transport = std::make_shared<dds::DdsTransport>(t);
-  Runtime::Options o;
-  o.name = name;
-  o.remote = *transport;
-  return std::make_unique<Runtime>(std::move(o));
-}
-
 class LoanSink final : public MessageSink {
  public:
   explicit LoanSink(const PathConfig& config)
-      : runtime_(MakeRuntime(config, "bench_sink", &transport_)),
+      : runtime_(MakeBenchRuntime(config, "bench_sink", &transport_)),
         node_("bench_sink", runtime_->scheduler(), runtime_->bus()) {}
 
   ~LoanSink() override {
@@ -80,7 +66,7 @@ class LoanSink final : public MessageSink {
 class LoanSource final : public MessageSource {
  public:
   explicit LoanSource(const PathConfig& config)
-      : runtime_(MakeRuntime(config, "bench_source", &transport_)),
+      : runtime_(MakeBenchRuntime(config, "bench_source", &transport_)),
         node_("bench_source", runtime_->scheduler(), runtime_->bus()),
         bytes_(std::max(config.payload_bytes, kStampPrefixBytes)) {}
 

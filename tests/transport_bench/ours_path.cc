@@ -14,25 +14,10 @@ namespace cyber {
 namespace transport_bench {
 namespace {
 
-std::unique_ptr<Runtime> MakeRuntime(const PathConfig& config, const std::string& name,
-                                     std::shared_ptr<dds::DdsTransport>* transport) {
-  dds::DdsTransportOptions t;
-  t.domain_id = config.domain;
-  t.process_name = name;
-  t.interface_address = config.address;
-  t.security_dir = config.security_dir;
-  t.shm_segment_bytes = ShmSegmentBytes(config.payload_bytes);
-  *transport = std::make_shared<dds::DdsTransport>(t);
-  Runtime::Options o;
-  o.name = name;
-  o.remote = *transport;
-  return std::make_unique<Runtime>(std::move(o));
-}
-
 class OursSink final : public MessageSink {
  public:
   explicit OursSink(const PathConfig& config)
-      : runtime_(MakeRuntime(config, "bench_sink", &transport_)),
+      : runtime_(MakeBenchRuntime(config, "bench_sink", &transport_)),
         node_("bench_sink", runtime_->scheduler(), runtime_->bus()) {}
 
   ~OursSink() override {
@@ -79,7 +64,7 @@ class OursSink final : public MessageSink {
 class OursSource final : public MessageSource {
  public:
   explicit OursSource(const PathConfig& config)
-      : runtime_(MakeRuntime(config, "bench_source", &transport_)),
+      : runtime_(MakeBenchRuntime(config, "bench_source", &transport_)),
         node_("bench_source", runtime_->scheduler(), runtime_->bus()),
         body_(config.payload_bytes, 'x') {}
 
@@ -122,6 +107,21 @@ class OursSource final : public MessageSource {
 };
 
 }  // namespace
+
+std::unique_ptr<Runtime> MakeBenchRuntime(const PathConfig& config, const std::string& name,
+                                          std::shared_ptr<dds::DdsTransport>* transport) {
+  dds::DdsTransportOptions t;
+  t.domain_id = config.domain;
+  t.process_name = name;
+  t.interface_address = config.address;
+  t.security_dir = config.security_dir;
+  t.shm_segment_bytes = ShmSegmentBytes(config.payload_bytes);
+  *transport = std::make_shared<dds::DdsTransport>(t);
+  Runtime::Options o;
+  o.name = name;
+  o.remote = *transport;
+  return std::make_unique<Runtime>(std::move(o));
+}
 
 absl::StatusOr<std::unique_ptr<MessageSink>> StartOursSink(const PathConfig& config,
                                                            ReceiveLog* log) {

@@ -16,8 +16,11 @@
 #define TESTS_TRANSPORT_BENCH_OURS_PATH_H_
 
 #include <memory>
+#include <string>
 
 #include "absl/status/statusor.h"
+#include "cyber/runtime/runtime.h"
+#include "cyber/transport/dds/dds_transport.h"
 #include "tests/transport_bench/bench_path.h"
 
 namespace cyber {
@@ -25,6 +28,12 @@ namespace transport_bench {
 
 // The channel both ends use.
 inline constexpr char kOursChannel[] = "/transport_bench/ours";
+
+// A runtime named `name` on a DdsTransport set up from `config` (domain,
+// address, security, segment size), which `transport` receives: one end of
+// the ours and loan paths.
+std::unique_ptr<Runtime> MakeBenchRuntime(const PathConfig& config, const std::string& name,
+                                          std::shared_ptr<dds::DdsTransport>* transport);
 
 absl::StatusOr<std::unique_ptr<MessageSink>> StartOursSink(const PathConfig& config,
                                                            ReceiveLog* log);

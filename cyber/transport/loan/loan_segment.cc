@@ -76,23 +76,23 @@ uint64_t WordOf(uint32_t generation, uint64_t pins) {
 }
 
 // An open-file-description lock on one byte: see the header comment.
-bool TryLockByte(int fd, off_t byte) {
+struct flock ByteLock(off_t byte, short type) {
   struct flock fl;
   std::memset(&fl, 0, sizeof(fl));
-  fl.l_type = F_WRLCK;
+  fl.l_type = type;
   fl.l_whence = SEEK_SET;
   fl.l_start = byte;
   fl.l_len = 1;
+  return fl;
+}
+
+bool TryLockByte(int fd, off_t byte) {
+  struct flock fl = ByteLock(byte, F_WRLCK);
   return fcntl(fd, F_OFD_SETLK, &fl) == 0;
 }
 
 void UnlockByte(int fd, off_t byte) {
-  struct flock fl;
-  std::memset(&fl, 0, sizeof(fl));
-  fl.l_type = F_UNLCK;
-  fl.l_whence = SEEK_SET;
-  fl.l_start = byte;
-  fl.l_len = 1;
+  struct flock fl = ByteLock(byte, F_UNLCK);
   fcntl(fd, F_OFD_SETLK, &fl);
 }
 
@@ -171,59 +171,71 @@ absl::StatusOr<std::shared_ptr<LoanSegment>> LoanSegment::Create(
     std::memcpy(header->channel, channel.data(), n);
     header->channel[n] = '\0';
     header->magic.store(kMagic, std::memory_order_release);
-    return std::shared_ptr<LoanSegment>(new LoanSegment(
-        name, std::string(channel), fd, static_cast<uint8_t*>(base), total, slots, slot_bytes));
+    return std::shared_ptr<LoanSegment>(new LoanSegment(std::make_unique<loan_internal::MappedFile>(
+        name, std::string(channel), fd, static_cast<uint8_t*>(base), total, slots, slot_bytes)));
   }
   return absl::InternalError(
       absl::StrCat(who, ": no free segment name after 8 attempts in /dev/shm"));
 }
 
-LoanSegment::LoanSegment(std::string name, std::string channel, int fd, uint8_t* base,
-                         size_t mapped, uint32_t slots, uint64_t slot_bytes)
-    : name_(std::move(name)),
-      channel_(std::move(channel)),
-      fd_(fd),
-      base_(base),
-      mapped_(mapped),
-      slots_(slots),
-      slot_bytes_(slot_bytes) {}
+namespace loan_internal {
 
-LoanSegment::~LoanSegment() {
-  shm_unlink(("/" + name_).c_str());
-  munmap(base_, mapped_);
-  close(fd_);  // drops byte 64 last: the name is gone by then
+MappedFile::MappedFile(std::string name_in, std::string channel_in, int fd_in, uint8_t* base_in,
+                       size_t mapped_in, uint32_t slots_in, uint64_t slot_bytes_in)
+    : name(std::move(name_in)),
+      channel(std::move(channel_in)),
+      fd(fd_in),
+      base(base_in),
+      mapped(mapped_in),
+      slots(slots_in),
+      slot_bytes(slot_bytes_in) {}
+
+MappedFile::~MappedFile() {
+  munmap(base, mapped);
+  close(fd);
 }
 
-std::atomic<uint64_t>* LoanSegment::word(uint32_t slot) const {
-  return reinterpret_cast<std::atomic<uint64_t>*>(base_ + kWordsOffset) + slot;
+std::atomic<uint64_t>* MappedFile::word(uint32_t slot) const {
+  return reinterpret_cast<std::atomic<uint64_t>*>(base + kWordsOffset) + slot;
+}
+
+uint8_t* MappedFile::slot_data(uint32_t slot) const {
+  return base + kDataOffset + Stride(slot_bytes) * slot;
+}
+
+}  // namespace loan_internal
+
+LoanSegment::~LoanSegment() {
+  // The name goes first; file_ then unmaps and closes, dropping byte 64.
+  shm_unlink(("/" + file_->name).c_str());
 }
 
 absl::StatusOr<SlotClaim> LoanSegment::Claim() {
   MutexLock lock(&claim_mu_);
   for (int pass = 0; pass < 2; ++pass) {
-    for (uint32_t k = 0; k < slots_; ++k) {
-      const uint32_t i = (next_ + k) % slots_;
-      uint64_t w = word(i)->load(std::memory_order_acquire);
+    for (uint32_t k = 0; k < file_->slots; ++k) {
+      const uint32_t i = (next_ + k) % file_->slots;
+      uint64_t w = file_->word(i)->load(std::memory_order_acquire);
       const uint32_t generation = GenerationOf(w);
       if ((w & kPinMask) != 0 || (generation & 1) != 0) continue;
-      if (!word(i)->compare_exchange_strong(w, WordOf(generation + 1, 0),
+      if (!file_->word(i)->compare_exchange_strong(w, WordOf(generation + 1, 0),
                                             std::memory_order_acq_rel)) {
         continue;  // pinned just now
       }
-      next_ = (i + 1) % slots_;
-      return SlotClaim{i, generation + 1, base_ + kDataOffset + Stride(slot_bytes_) * i};
+      next_ = (i + 1) % file_->slots;
+      return SlotClaim{i, generation + 1, file_->slot_data(i)};
     }
     if (pass == 0 && ReclaimDeadReaders() == 0) break;
   }
   int pinned = 0;
   int writing = 0;
-  for (uint32_t i = 0; i < slots_; ++i) {
-    const uint64_t w = word(i)->load(std::memory_order_relaxed);
+  for (uint32_t i = 0; i < file_->slots; ++i) {
+    const uint64_t w = file_->word(i)->load(std::memory_order_relaxed);
     pinned += (w & kPinMask) != 0;
     writing += (GenerationOf(w) & 1) != 0;
   }
   return absl::ResourceExhaustedError(absl::StrCat(
-      "loan segment ", name_, " of channel \"", channel_, "\": all ", slots_,
+      "loan segment ", file_->name, " of channel \"", file_->channel, "\": all ", file_->slots,
       " slots are in use (", pinned, " held by readers, ", writing,
       " loaned and not yet published); readers keep messages too long, or the "
       "writer needs more slots"));
@@ -231,17 +243,17 @@ absl::StatusOr<SlotClaim> LoanSegment::Claim() {
 
 Published LoanSegment::Publish(const SlotClaim& claim, uint64_t size, bool local_pin) {
   const uint32_t generation = claim.generation + 1;
-  word(claim.slot)->store(WordOf(generation, local_pin ? kLocalPinBit : 0),
+  file_->word(claim.slot)->store(WordOf(generation, local_pin ? kLocalPinBit : 0),
                           std::memory_order_release);
   Published published;
   published.slot = claim.slot;
   published.generation = generation;
   published.size = size;
-  auto* header = reinterpret_cast<Header*>(base_);
+  auto* header = reinterpret_cast<Header*>(file_->base);
   {
     MutexLock lock(&publish_mu_);
     published.sequence = ++sequence_;
-    RingEntry& entry = Ring(base_)[published.sequence % kRingEntries];
+    RingEntry& entry = Ring(file_->base)[published.sequence % kRingEntries];
     entry.sequence.store(0, std::memory_order_relaxed);  // being rewritten
     std::atomic_thread_fence(std::memory_order_release);
     entry.slot_and_generation.store((uint64_t{claim.slot} << 32) | generation,
@@ -256,30 +268,30 @@ Published LoanSegment::Publish(const SlotClaim& claim, uint64_t size, bool local
 }
 
 void LoanSegment::Abandon(const SlotClaim& claim) {
-  word(claim.slot)->store(WordOf(claim.generation + 1, 0), std::memory_order_release);
+  file_->word(claim.slot)->store(WordOf(claim.generation + 1, 0), std::memory_order_release);
 }
 
 void LoanSegment::ReleaseLocalPin(uint32_t slot) {
-  word(slot)->fetch_and(~kLocalPinBit, std::memory_order_release);
+  file_->word(slot)->fetch_and(~kLocalPinBit, std::memory_order_release);
 }
 
 int LoanSegment::ReclaimDeadReaders() {
   uint64_t bits = 0;
-  for (uint32_t i = 0; i < slots_; ++i) {
-    bits |= word(i)->load(std::memory_order_relaxed) & (kLocalPinBit - 1);
+  for (uint32_t i = 0; i < file_->slots; ++i) {
+    bits |= file_->word(i)->load(std::memory_order_relaxed) & (kLocalPinBit - 1);
   }
   int freed = 0;
   for (int e = 0; e < kMaxReaderProcesses; ++e) {
     if ((bits & (uint64_t{1} << e)) == 0) continue;
     // Holding the entry's byte ourselves: its reader is gone, and no new
     // reader can take the entry until we let go.
-    if (!TryLockByte(fd_, e)) continue;
-    for (uint32_t i = 0; i < slots_; ++i) {
-      word(i)->fetch_and(~(uint64_t{1} << e), std::memory_order_acq_rel);
+    if (!TryLockByte(file_->fd, e)) continue;
+    for (uint32_t i = 0; i < file_->slots; ++i) {
+      file_->word(i)->fetch_and(~(uint64_t{1} << e), std::memory_order_acq_rel);
     }
-    UnlockByte(fd_, e);
+    UnlockByte(file_->fd, e);
     ++freed;
-    AWARN << "loan segment " << name_ << " of channel \"" << channel_
+    AWARN << "loan segment " << file_->name << " of channel \"" << file_->channel
           << "\": reader entry " << e
           << " belonged to a process that is gone; its pins are cleared";
   }
@@ -288,8 +300,8 @@ int LoanSegment::ReclaimDeadReaders() {
 
 int LoanSegment::PinnedSlots() const {
   int pinned = 0;
-  for (uint32_t i = 0; i < slots_; ++i) {
-    pinned += (word(i)->load(std::memory_order_relaxed) & kPinMask) != 0;
+  for (uint32_t i = 0; i < file_->slots; ++i) {
+    pinned += (file_->word(i)->load(std::memory_order_relaxed) & kPinMask) != 0;
   }
   return pinned;
 }
@@ -372,53 +384,39 @@ absl::StatusOr<std::shared_ptr<LoanMapping>> LoanMapping::Open(const std::string
         "loan segment ", name, " of channel \"", channel, "\": all ",
         kMaxReaderProcesses, " reader entries are taken by live processes"));
   }
-  auto mapping = std::shared_ptr<LoanMapping>(new LoanMapping(
-      name, std::move(channel), fd, static_cast<uint8_t*>(base), mapped, slots,
-      slot_bytes, entry));
+  auto file = std::make_unique<loan_internal::MappedFile>(
+      name, std::move(channel), fd, static_cast<uint8_t*>(base), mapped, slots, slot_bytes);
   // Pins a dead predecessor on this entry left behind.
   for (uint32_t i = 0; i < slots; ++i) {
-    mapping->word(i)->fetch_and(~(uint64_t{1} << entry), std::memory_order_acq_rel);
+    file->word(i)->fetch_and(~(uint64_t{1} << entry), std::memory_order_acq_rel);
   }
+  auto mapping = std::shared_ptr<LoanMapping>(new LoanMapping(std::move(file), entry));
   return mapping;
 }
 
-LoanMapping::LoanMapping(std::string name, std::string channel, int fd, uint8_t* base,
-                         size_t mapped, uint32_t slots, uint64_t slot_bytes, int entry)
-    : name_(std::move(name)),
-      channel_(std::move(channel)),
-      fd_(fd),
-      base_(base),
-      mapped_(mapped),
-      slots_(slots),
-      slot_bytes_(slot_bytes),
-      entry_(entry),
-      local_pins_(slots, 0) {}
+LoanMapping::LoanMapping(std::unique_ptr<loan_internal::MappedFile> file, int entry)
+    : file_(std::move(file)), entry_(entry), local_pins_(file_->slots, 0) {}
 
 LoanMapping::~LoanMapping() {
-  for (uint32_t i = 0; i < slots_; ++i) {
-    word(i)->fetch_and(~(uint64_t{1} << entry_), std::memory_order_release);
+  for (uint32_t i = 0; i < file_->slots; ++i) {
+    file_->word(i)->fetch_and(~(uint64_t{1} << entry_), std::memory_order_release);
   }
-  munmap(base_, mapped_);
-  close(fd_);  // drops the entry's byte
-}
-
-std::atomic<uint64_t>* LoanMapping::word(uint32_t slot) const {
-  return reinterpret_cast<std::atomic<uint64_t>*>(base_ + kWordsOffset) + slot;
+  // file_ unmaps and closes, dropping the entry's byte.
 }
 
 absl::StatusOr<const uint8_t*> LoanMapping::Pin(uint32_t slot, uint32_t generation,
                                                 uint64_t size) {
-  if (slot >= slots_) {
-    return absl::OutOfRangeError(absl::StrCat("loan segment ", name_, ": slot ", slot,
-                                              " is past its ", slots_, " slots"));
+  if (slot >= file_->slots) {
+    return absl::OutOfRangeError(absl::StrCat("loan segment ", file_->name, ": slot ", slot,
+                                              " is past its ", file_->slots, " slots"));
   }
-  if (size > slot_bytes_) {
-    return absl::OutOfRangeError(absl::StrCat("loan segment ", name_, ": size ", size,
-                                              " is over its slot_bytes ", slot_bytes_));
+  if (size > file_->slot_bytes) {
+    return absl::OutOfRangeError(absl::StrCat("loan segment ", file_->name, ": size ", size,
+                                              " is over its slot_bytes ", file_->slot_bytes));
   }
   const uint64_t bit = uint64_t{1} << entry_;
   MutexLock lock(&mu_);
-  std::atomic<uint64_t>* w = word(slot);
+  std::atomic<uint64_t>* w = file_->word(slot);
   uint64_t current = w->load(std::memory_order_acquire);
   if (local_pins_[slot] == 0) {
     while (true) {
@@ -431,22 +429,22 @@ absl::StatusOr<const uint8_t*> LoanMapping::Pin(uint32_t slot, uint32_t generati
   }
   if (GenerationOf(current) != generation) {
     return absl::DataLossError(absl::StrCat(
-        "loan segment ", name_, " of channel \"", channel_, "\": slot ", slot,
+        "loan segment ", file_->name, " of channel \"", file_->channel, "\": slot ", slot,
         " holds generation ", GenerationOf(current), ", not ", generation,
-        " (the writer reused it: this reader was more than ", slots_,
+        " (the writer reused it: this reader was more than ", file_->slots,
         " messages behind)"));
   }
   ++local_pins_[slot];
-  return base_ + kDataOffset + Stride(slot_bytes_) * slot;
+  return file_->slot_data(slot);
 }
 
 uint64_t LoanMapping::LastSequence() const {
-  return reinterpret_cast<const Header*>(base_)->last_sequence.load(std::memory_order_acquire);
+  return reinterpret_cast<const Header*>(file_->base)->last_sequence.load(std::memory_order_acquire);
 }
 
 bool LoanMapping::ReadRing(uint64_t sequence, Published* out) const {
   if (sequence == 0) return false;
-  const RingEntry& entry = Ring(base_)[sequence % kRingEntries];
+  const RingEntry& entry = Ring(file_->base)[sequence % kRingEntries];
   if (entry.sequence.load(std::memory_order_acquire) != sequence) return false;
   const uint64_t slot_and_generation = entry.slot_and_generation.load(std::memory_order_relaxed);
   const uint64_t size = entry.size.load(std::memory_order_relaxed);
@@ -460,36 +458,31 @@ bool LoanMapping::ReadRing(uint64_t sequence, Published* out) const {
 }
 
 uint32_t LoanMapping::Doorbell() const {
-  return reinterpret_cast<const Header*>(base_)->doorbell.load(std::memory_order_acquire);
+  return reinterpret_cast<const Header*>(file_->base)->doorbell.load(std::memory_order_acquire);
 }
 
 void LoanMapping::WaitDoorbell(uint32_t seen, int timeout_ms) const {
   timespec timeout;
   timeout.tv_sec = timeout_ms / 1000;
   timeout.tv_nsec = static_cast<long>(timeout_ms % 1000) * 1000000;
-  Futex(&reinterpret_cast<const Header*>(base_)->doorbell, FUTEX_WAIT, seen, &timeout);
+  Futex(&reinterpret_cast<const Header*>(file_->base)->doorbell, FUTEX_WAIT, seen, &timeout);
 }
 
 void LoanMapping::RingDoorbell() const {
-  Futex(&reinterpret_cast<const Header*>(base_)->doorbell, FUTEX_WAKE, INT32_MAX, nullptr);
+  Futex(&reinterpret_cast<const Header*>(file_->base)->doorbell, FUTEX_WAKE, INT32_MAX, nullptr);
 }
 
 bool LoanMapping::WriterAlive() const {
-  struct flock fl;
-  std::memset(&fl, 0, sizeof(fl));
-  fl.l_type = F_WRLCK;
-  fl.l_whence = SEEK_SET;
-  fl.l_start = kOwnerLockByte;
-  fl.l_len = 1;
-  if (fcntl(fd_, F_OFD_GETLK, &fl) != 0) return true;  // cannot tell: assume so
+  struct flock fl = ByteLock(kOwnerLockByte, F_WRLCK);
+  if (fcntl(file_->fd, F_OFD_GETLK, &fl) != 0) return true;  // cannot tell: assume so
   return fl.l_type != F_UNLCK;
 }
 
 void LoanMapping::Unpin(uint32_t slot) {
   MutexLock lock(&mu_);
-  if (slot >= slots_ || local_pins_[slot] == 0) return;
+  if (slot >= file_->slots || local_pins_[slot] == 0) return;
   if (--local_pins_[slot] == 0) {
-    word(slot)->fetch_and(~(uint64_t{1} << entry_), std::memory_order_release);
+    file_->word(slot)->fetch_and(~(uint64_t{1} << entry_), std::memory_order_release);
   }
 }
 

@@ -108,6 +108,32 @@ struct Published {
   uint64_t size = 0;
 };
 
+namespace loan_internal {
+
+// A segment file, mapped: what a writer's and a reader's view share. Unmaps
+// and closes on destruction (closing drops the byte locks taken through
+// `fd`).
+struct MappedFile {
+  MappedFile(std::string name, std::string channel, int fd, uint8_t* base, size_t mapped,
+             uint32_t slots, uint64_t slot_bytes);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  std::atomic<uint64_t>* word(uint32_t slot) const;
+  uint8_t* slot_data(uint32_t slot) const;
+
+  const std::string name;
+  const std::string channel;
+  const int fd;
+  uint8_t* const base;
+  const size_t mapped;
+  const uint32_t slots;
+  const uint64_t slot_bytes;
+};
+
+}  // namespace loan_internal
+
 class LoanSegment {
  public:
   // Creates a segment of `slots` x `slot_bytes` for `channel` (the name is
@@ -122,10 +148,10 @@ class LoanSegment {
   LoanSegment& operator=(const LoanSegment&) = delete;
 
   // The name readers open (no leading '/', as in /dev/shm).
-  const std::string& name() const { return name_; }
-  const std::string& channel() const { return channel_; }
-  uint32_t slots() const { return slots_; }
-  uint64_t slot_bytes() const { return slot_bytes_; }
+  const std::string& name() const { return file_->name; }
+  const std::string& channel() const { return file_->channel; }
+  uint32_t slots() const { return file_->slots; }
+  uint64_t slot_bytes() const { return file_->slot_bytes; }
 
   // A slot to write: no process pins it. When every slot is pinned, the
   // pins of dead reader processes are cleared and the slots tried again;
@@ -147,17 +173,10 @@ class LoanSegment {
   int PinnedSlots() const;
 
  private:
-  LoanSegment(std::string name, std::string channel, int fd, uint8_t* base,
-              size_t mapped, uint32_t slots, uint64_t slot_bytes);
-  std::atomic<uint64_t>* word(uint32_t slot) const;
+  explicit LoanSegment(std::unique_ptr<loan_internal::MappedFile> file)
+      : file_(std::move(file)) {}
 
-  const std::string name_;
-  const std::string channel_;
-  const int fd_;
-  uint8_t* const base_;
-  const size_t mapped_;
-  const uint32_t slots_;
-  const uint64_t slot_bytes_;
+  const std::unique_ptr<loan_internal::MappedFile> file_;
   Mutex claim_mu_;  // one Claim scan at a time; next_ is its cursor
   uint32_t next_ ABSL_GUARDED_BY(claim_mu_) = 0;
   Mutex publish_mu_;  // one ring append at a time
@@ -176,10 +195,10 @@ class LoanMapping {
   LoanMapping(const LoanMapping&) = delete;
   LoanMapping& operator=(const LoanMapping&) = delete;
 
-  const std::string& name() const { return name_; }
-  const std::string& channel() const { return channel_; }
-  uint32_t slots() const { return slots_; }
-  uint64_t slot_bytes() const { return slot_bytes_; }
+  const std::string& name() const { return file_->name; }
+  const std::string& channel() const { return file_->channel; }
+  uint32_t slots() const { return file_->slots; }
+  uint64_t slot_bytes() const { return file_->slot_bytes; }
   int entry() const { return entry_; }
 
   // Pins `slot` at `generation`: the returned bytes stay as published until
@@ -207,17 +226,9 @@ class LoanMapping {
   bool WriterAlive() const;
 
  private:
-  LoanMapping(std::string name, std::string channel, int fd, uint8_t* base,
-              size_t mapped, uint32_t slots, uint64_t slot_bytes, int entry);
-  std::atomic<uint64_t>* word(uint32_t slot) const;
+  LoanMapping(std::unique_ptr<loan_internal::MappedFile> file, int entry);
 
-  const std::string name_;
-  const std::string channel_;
-  const int fd_;
-  uint8_t* const base_;
-  const size_t mapped_;
-  const uint32_t slots_;
-  const uint64_t slot_bytes_;
+  const std::unique_ptr<loan_internal::MappedFile> file_;
   const int entry_;
   Mutex mu_;
   // Pins of this process per slot: the shared bit is set while any is held.
