@@ -141,13 +141,14 @@ absl::StatusOr<std::shared_ptr<const SharedBytes>> LoanInlet::Resolve(absl::stri
     // Started under the lock so that Stop() cannot miss it.
     if (!stopped_ && !(*watched)->thread.joinable()) {
       (*watched)->thread = std::thread(&LoanInlet::Watch, this, *watched, ref);
+      // Named here, not in the thread: it is known by name when this returns.
+      pthread_setname_np((*watched)->thread.native_handle(), "cyber_loan_bell");
     }
   }
   return std::shared_ptr<const SharedBytes>();
 }
 
 void LoanInlet::Watch(std::shared_ptr<Watched> watched, LoanReference first) {
-  pthread_setname_np(pthread_self(), "cyber_loan_bell");
   const std::shared_ptr<LoanMapping>& mapping = watched->mapping;
   uint64_t last = first.sequence;  // delivered through Resolve
   while (!watched->stop.load(std::memory_order_acquire)) {
