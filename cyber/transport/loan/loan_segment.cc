@@ -46,9 +46,10 @@ struct Header {
 };
 static_assert(sizeof(Header) <= kWordsOffset, "header fits before the words");
 
-// A ring entry; `sequence` is written last (release) and read first and
-// again after the fields (a seqlock: an entry overwritten meanwhile reads
-// as missing).
+// A ring entry; `sequence` is set to 0, the fields written (release), then
+// `sequence` (release); a reader loads `sequence`, the fields and `sequence`
+// again (acquire): an entry overwritten meanwhile reads as missing (a
+// seqlock without fences, which ThreadSanitizer does not model).
 struct RingEntry {
   std::atomic<uint64_t> sequence;
   std::atomic<uint64_t> slot_and_generation;
@@ -254,11 +255,12 @@ Published LoanSegment::Publish(const SlotClaim& claim, uint64_t size, bool local
     MutexLock lock(&publish_mu_);
     published.sequence = ++sequence_;
     RingEntry& entry = Ring(file_->base)[published.sequence % kRingEntries];
-    entry.sequence.store(0, std::memory_order_relaxed);  // being rewritten
-    std::atomic_thread_fence(std::memory_order_release);
+    // Being rewritten: 0 first; a reader that sees either new field (each
+    // stored with release) then sees a sequence other than the old one.
+    entry.sequence.store(0, std::memory_order_relaxed);
     entry.slot_and_generation.store((uint64_t{claim.slot} << 32) | generation,
-                                    std::memory_order_relaxed);
-    entry.size.store(size, std::memory_order_relaxed);
+                                    std::memory_order_release);
+    entry.size.store(size, std::memory_order_release);
     entry.sequence.store(published.sequence, std::memory_order_release);
     header->last_sequence.store(published.sequence, std::memory_order_release);
   }
@@ -446,10 +448,9 @@ bool LoanMapping::ReadRing(uint64_t sequence, Published* out) const {
   if (sequence == 0) return false;
   const RingEntry& entry = Ring(file_->base)[sequence % kRingEntries];
   if (entry.sequence.load(std::memory_order_acquire) != sequence) return false;
-  const uint64_t slot_and_generation = entry.slot_and_generation.load(std::memory_order_relaxed);
-  const uint64_t size = entry.size.load(std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_acquire);
-  if (entry.sequence.load(std::memory_order_relaxed) != sequence) return false;
+  const uint64_t slot_and_generation = entry.slot_and_generation.load(std::memory_order_acquire);
+  const uint64_t size = entry.size.load(std::memory_order_acquire);
+  if (entry.sequence.load(std::memory_order_acquire) != sequence) return false;
   out->sequence = sequence;
   out->slot = static_cast<uint32_t>(slot_and_generation >> 32);
   out->generation = static_cast<uint32_t>(slot_and_generation);
