@@ -67,7 +67,7 @@ TEST(LoanSegmentTest, APinnedSlotIsNeverClaimedAndAReusedOneIsRefused) {
     absl::StatusOr<SlotClaim> c = (*segment)->Claim();
     ASSERT_TRUE(c.ok()) << c.status();
     EXPECT_NE(c->slot, first->slot) << "a pinned slot was claimed";
-    (*segment)->Publish(*c, 1, false).generation;
+    (*segment)->Publish(*c, 1, false);
   }
   // The second message's slot was written over since: refused, not torn.
   absl::StatusOr<const uint8_t*> stale = (*mapping)->Pin(second->slot, second_generation, 64);
@@ -111,7 +111,7 @@ TEST(LoanSegmentTest, TheWritersOwnReadersHoldTheSlotUntilReleased) {
   ASSERT_TRUE(segment.ok());
   absl::StatusOr<SlotClaim> a = (*segment)->Claim();
   ASSERT_TRUE(a.ok());
-  (*segment)->Publish(*a, 1, /*local_pin=*/true).generation;
+  (*segment)->Publish(*a, 1, /*local_pin=*/true);
   EXPECT_FALSE((*segment)->Claim().ok());
   (*segment)->ReleaseLocalPin(a->slot);
   EXPECT_TRUE((*segment)->Claim().ok());
