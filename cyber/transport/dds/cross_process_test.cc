@@ -596,9 +596,9 @@ TEST_F(CrossProcessTest, AWriterKilledWithNineLeavesNothingInDevShmAfterTheSweep
   peer->Kill(SIGKILL);
   ASSERT_TRUE(peer->Wait(kPatience).has_value());
   (*reader)->Shutdown();
-  EXPECT_EQ(access(path.c_str(), F_OK), 0) << "a killed writer cannot remove its own";
-  const std::vector<std::string> removed = loan::SweepAbandonedSegments();
-  EXPECT_NE(std::find(removed.begin(), removed.end(), segment), removed.end());
+  // A killed writer cannot remove its own; a sweep (this one, or another
+  // test process's) does.
+  loan::SweepAbandonedSegments();
   EXPECT_NE(access(path.c_str(), F_OK), 0) << path << " is still there";
   // The frame this process holds is still readable: its mapping stays.
   MutexLock l(&frames.mu);

@@ -416,6 +416,11 @@ absl::StatusOr<const uint8_t*> LoanMapping::Pin(uint32_t slot, uint32_t generati
     return absl::OutOfRangeError(absl::StrCat("loan segment ", file_->name, ": size ", size,
                                               " is over its slot_bytes ", file_->slot_bytes));
   }
+  if (generation == 0 || (generation & 1) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "loan segment ", file_->name, ": generation ", generation,
+        " is not a published one (0 or odd: never or being written)"));
+  }
   const uint64_t bit = uint64_t{1} << entry_;
   MutexLock lock(&mu_);
   std::atomic<uint64_t>* w = file_->word(slot);
