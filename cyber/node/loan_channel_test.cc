@@ -178,6 +178,9 @@ TEST_F(LoanChannelTest, AfterTheFirstSampleTheDoorbellDeliversWithoutTheTranspor
   ASSERT_TRUE(test::Eventually([&] { return received_.size() == 5; }));
   // Their samples, arriving now, only confirm.
   for (const std::string& w : late) EXPECT_TRUE(transport_->Arrive(w));
+  // Arrive() hands over synchronously: a duplicate would already be in the
+  // reader's queue; the pause only lets its routine run, so a slow machine
+  // can miss a duplicate, never fail a correct run.
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_EQ(received_.all(), (std::vector<int>{1, 2, 3, 4, 5}));
 }
@@ -190,6 +193,9 @@ TEST_F(LoanChannelTest, ATransportThatControlsDeliveryTimeGetsNoDoorbell) {
   const std::string second = writer.Publish(2);
   // Published, rung, but not handed over: only its sample may bring it.
   EXPECT_EQ(DoorbellThreads(), 0);
+  // With no doorbell thread nothing can hand it over; the pause gives a
+  // wrong one time to show (a slow machine can only miss it, never fail a
+  // correct run).
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_EQ(received_.size(), 1u);
   ASSERT_TRUE(transport_->Arrive(second));
