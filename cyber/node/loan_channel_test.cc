@@ -89,11 +89,14 @@ class FakeTransport final : public RemoteTransport {
 };
 
 // Another process's LoanWriter, as far as the reader can tell: a segment
-// and the references its samples carry.
+// and the references its samples carry. Eight slots: the first test has five
+// publishes unread at once (the reader's routine may still hold the first
+// while the doorbell thread has not pinned the others), and a slot written
+// over before its reader pinned it is lost by design.
 class RemoteWriter {
  public:
   RemoteWriter() {
-    auto s = loan::LoanSegment::Create("/camera", 4, 64);
+    auto s = loan::LoanSegment::Create("/camera", 8, 64);
     EXPECT_TRUE(s.ok()) << s.status();
     segment_ = *s;
   }
