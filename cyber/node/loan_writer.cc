@@ -86,6 +86,12 @@ absl::Status LoanWriter::Publish(LoanedBuffer buffer, size_t size) {
                                                    " is over the buffer's capacity ",
                                                    buffer.capacity()));
   }
+  // Before the segment's doorbell rings: its readers in other processes
+  // take a rung publish at once, so one the node refuses must not ring.
+  if (writer_->closed()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(who, ": not published (the node is shut down)"));
+  }
   const loan::SlotClaim claim = buffer.claim_;
   buffer.segment_ = nullptr;  // published from here on: not abandoned
   const loan::Published published = segment_->Publish(claim, size, /*local_pin=*/true);
@@ -98,9 +104,11 @@ absl::Status LoanWriter::Publish(LoanedBuffer buffer, size_t size) {
   reference.host = loan::ThisHostBootId();
   auto message = std::make_shared<const SharedBytes>(
       claim.data, size, std::make_shared<const LocalPin>(segment_, claim.slot),
-      std::move(reference));
+      std::move(reference), segment_->channel());
   if (!writer_->Write(std::move(message))) {
-    return absl::FailedPreconditionError(absl::StrCat(who, ": not published (the node is shut down)"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        who, ": the node shut down during this publish: this process's readers did not get it; "
+             "readers in other processes on this host may have"));
   }
   published_.fetch_add(1, std::memory_order_relaxed);
   return absl::OkStatus();

@@ -94,7 +94,9 @@ class LoanWriter {
   // Publishes the first `size` bytes of `buffer` to every reader.
   // InvalidArgument (naming the channel and values) for an empty buffer,
   // one of another writer, or a size over its capacity; FailedPrecondition
-  // when the node is shut down. The slot is given back on every error.
+  // when the node is shut down (nothing rung; a shutdown racing this call
+  // is named as such: other processes may have the message). The slot is
+  // given back on every error.
   absl::Status Publish(LoanedBuffer buffer, size_t size);
 
   const std::string& channel_name() const { return writer_->channel_name(); }

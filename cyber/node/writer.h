@@ -21,8 +21,9 @@
 // for late joiners). A failure there (a message over the transport's size
 // limit, the transport shut down) does not undo the local delivery: it is
 // counted (remote_failures) and logged, naming node and channel. A
-// Writer<SharedBytes> sends a loaned message (cyber/node/loan_writer.h) as
-// a reference its readers on this host read in place, any other as its
+// Writer<SharedBytes> sends a message its process loaned for this channel
+// (cyber/node/loan_writer.h) as a reference its readers on this host read
+// in place, any other (one received from another process, too) as its
 // bytes.
 //
 // Threads: every method is thread-safe; one Writer may be used from many
@@ -87,6 +88,8 @@ class Writer {
 
   const std::string& channel_name() const { return channel_->name(); }
   const std::string& node_name() const { return node_->name; }
+  // True once the node is shut down: every Write from then on returns false.
+  bool closed() const { return node_->shut_down.load(std::memory_order_acquire); }
 
   WriterStats stats() const {
     WriterStats s;
@@ -107,10 +110,11 @@ class Writer {
   void SendRemote(const M& message) {
     absl::Status sent;
     if constexpr (transport_internal::kIsSharedBytes<M>) {
-      // A loaned message travels as its reference (the readers of this host
-      // read it in place); any other as its bytes.
-      sent = remote_->Publish(message.loan() != nullptr ? loan::EncodeLoan(*message.loan())
-                                                         : loan::EncodeInline(message.view()));
+      // This process's loan on this channel travels as its reference (the
+      // readers of this host read it in place); anything else as its bytes.
+      sent = remote_->Publish(message.SendsAsLoanOn(channel_name())
+                                  ? loan::EncodeLoan(*message.loan())
+                                  : loan::EncodeInline(message.view()));
     } else {
       sent = remote_->PublishMessage(message);
     }

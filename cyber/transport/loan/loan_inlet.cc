@@ -2,6 +2,8 @@
 
 #include <pthread.h>
 
+#include <chrono>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -12,7 +14,10 @@ namespace cyber {
 namespace loan {
 namespace {
 
-constexpr size_t kMappingsKept = 16;
+// Segments mapped at once, and segments remembered (what their doorbell
+// handled) after their mapping is let go.
+constexpr size_t kMapped = 16;
+constexpr size_t kRemembered = 256;
 // A doorbell thread looks whether its writer is still there this often
 // when nothing is published.
 constexpr int kIdleCheckMs = 200;
@@ -29,10 +34,26 @@ struct Pin {
 
 LoanInlet::~LoanInlet() { Stop(); }
 
-void LoanInlet::End(const std::shared_ptr<Watched>& watched) {
+void LoanInlet::Signal(const std::shared_ptr<Watched>& watched, bool drain) {
+  MutexLock lock(&watched->mu);
+  watched->drain.store(drain, std::memory_order_relaxed);
   watched->stop.store(true, std::memory_order_release);
-  watched->mapping->RingDoorbell();
-  if (watched->thread.joinable()) watched->thread.join();
+  // After the stop: the ring moves the doorbell word, so a thread that has
+  // not reached its wait yet does not sleep through it.
+  if (watched->rung != nullptr) watched->rung->RingDoorbell();
+}
+
+void LoanInlet::Join(const std::shared_ptr<Watched>& watched) {
+  MutexLock lock(&watched->mu);
+  if (!watched->thread.joinable()) return;
+  // The doorbell thread itself (its `deliver` dropped the last reader of
+  // the channel): it sees `stop` when `deliver` returns and touches nothing
+  // of the inlet after that.
+  if (watched->thread.get_id() == std::this_thread::get_id()) {
+    watched->thread.detach();
+    return;
+  }
+  watched->thread.join();
 }
 
 void LoanInlet::Stop() {
@@ -40,36 +61,84 @@ void LoanInlet::Stop() {
   {
     MutexLock lock(&mu_);
     stopped_ = true;
-    all = mappings_;
+    all = watched_;
   }
-  for (const auto& w : all) End(w);
+  // Every stop first, then the waits: no doorbell waits for another.
+  for (const auto& w : all) Signal(w, /*drain=*/false);
+  for (const auto& w : all) Join(w);
 }
 
-absl::StatusOr<std::shared_ptr<LoanInlet::Watched>> LoanInlet::WatchedFor(
-    const std::string& segment) {
+absl::StatusOr<std::pair<std::shared_ptr<LoanInlet::Watched>, std::shared_ptr<LoanMapping>>>
+LoanInlet::Find(const std::string& segment) {
+  std::shared_ptr<Watched> watched;
   {
     MutexLock lock(&mu_);
-    for (const auto& w : mappings_) {
-      if (w->mapping->name() == segment) return w;
+    for (auto it = watched_.begin(); it != watched_.end(); ++it) {
+      if ((*it)->segment != segment) continue;
+      watched = *it;
+      // Most recently used last: the oldest is let go first.
+      watched_.erase(it);
+      watched_.push_back(watched);
+      if (watched->mapping != nullptr) return std::make_pair(watched, watched->mapping);
+      break;
     }
   }
   // Opened outside the lock (a few system calls); a race opens it twice
-  // and keeps both, which is harmless.
+  // and keeps one, which is harmless.
   absl::StatusOr<std::shared_ptr<LoanMapping>> opened = LoanMapping::Open(segment);
   if (!opened.ok()) return opened.status();
-  auto watched = std::make_shared<Watched>();
-  watched->mapping = *std::move(opened);
-  std::shared_ptr<Watched> dropped;  // ended outside the lock
+  if (!(*opened)->ForChannel(channel_)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "loan segment ", segment, " belongs to channel \"", (*opened)->channel(),
+        "\", not to this one (a reference sent on the wrong channel)"));
+  }
+  std::shared_ptr<LoanMapping> mapping;
+  std::vector<std::shared_ptr<Watched>> let_go;  // ended outside the lock
   {
     MutexLock lock(&mu_);
-    mappings_.push_back(watched);
-    if (mappings_.size() > kMappingsKept) {
-      dropped = std::move(mappings_.front());
-      mappings_.pop_front();
+    if (watched == nullptr) {
+      for (const auto& w : watched_) {
+        if (w->segment == segment) watched = w;
+      }
+    }
+    if (watched == nullptr) {
+      watched = std::make_shared<Watched>(segment);
+      watched_.push_back(watched);
+    }
+    if (watched->mapping == nullptr) watched->mapping = *std::move(opened);
+    mapping = watched->mapping;
+    size_t mapped = 0;
+    for (const auto& w : watched_) mapped += w->mapping != nullptr;
+    // Over the limit: let go of segments whose writer is gone (their
+    // doorbell ended), then the least recently used.
+    for (int pass = 0; pass < 2 && mapped > kMapped; ++pass) {
+      for (const auto& w : watched_) {
+        if (mapped <= kMapped) break;
+        if (w == watched || w->mapping == nullptr) continue;
+        if (pass == 0 && !w->ended.load(std::memory_order_acquire)) continue;
+        let_go.push_back(w);
+        --mapped;
+      }
+    }
+    // Forget the oldest records beyond kRemembered (never a mapped one).
+    size_t excess = watched_.size() > kRemembered ? watched_.size() - kRemembered : 0;
+    for (auto it = watched_.begin(); it != watched_.end() && excess > 0;) {
+      if ((*it)->mapping == nullptr) {
+        let_go.push_back(*it);
+        it = watched_.erase(it);
+        --excess;
+      } else {
+        ++it;
+      }
     }
   }
-  if (dropped != nullptr) End(dropped);
-  return watched;
+  for (const auto& w : let_go) Signal(w, /*drain=*/true);
+  for (const auto& w : let_go) {
+    Join(w);
+    MutexLock lock(&mu_);
+    w->mapping.reset();  // the last pins' messages keep it mapped until dropped
+  }
+  return std::make_pair(watched, mapping);
 }
 
 std::shared_ptr<const SharedBytes> LoanInlet::PinToMessage(
@@ -82,7 +151,8 @@ std::shared_ptr<const SharedBytes> LoanInlet::PinToMessage(
   }
   auto pin = std::make_shared<const Pin>(mapping, reference.slot);
   const uint64_t size = reference.size;
-  return std::make_shared<const SharedBytes>(*data, size, std::move(pin), std::move(reference));
+  return std::make_shared<const SharedBytes>(*data, size, std::move(pin), std::move(reference),
+                                             /*written_here_for=*/std::string());
 }
 
 absl::StatusOr<std::shared_ptr<const SharedBytes>> LoanInlet::Resolve(absl::string_view wire) {
@@ -109,59 +179,103 @@ absl::StatusOr<std::shared_ptr<const SharedBytes>> LoanInlet::Resolve(absl::stri
         "): loaned bytes are read on the writer's host only; across hosts publish "
         "SharedBytes::Copy (inline) or a protobuf message")));
   }
-  absl::StatusOr<std::shared_ptr<Watched>> watched = WatchedFor(ref.segment);
-  if (!watched.ok()) return refuse(watched.status());
-  bool start_doorbell = false;
-  {
-    MutexLock lock(&mu_);
-    const bool ringing = (*watched)->thread.joinable() &&
-                         !(*watched)->stop.load(std::memory_order_acquire) &&
-                         !(*watched)->ended.load(std::memory_order_acquire);
-    if (ringing) {
-      ++stats_.confirmed;
-      return std::shared_ptr<const SharedBytes>();
-    }
-    start_doorbell = deliver_ != nullptr && !stopped_ && !(*watched)->thread.joinable();
+  if (ref.sequence == 0) {
+    return refuse(absl::InvalidArgumentError(
+        absl::StrCat("loan reference to segment ", ref.segment, ": sequence 0 (publishes count "
+                     "from 1)")));
   }
-  absl::Status error;
-  std::shared_ptr<const SharedBytes> message = PinToMessage((*watched)->mapping, ref, &error);
-  if (message == nullptr) return refuse(error);
+  auto found = Find(ref.segment);
+  if (!found.ok()) return refuse(found.status());
+  const std::shared_ptr<Watched> watched = found->first;
+  const std::shared_ptr<LoanMapping> mapping = found->second;
   bool stopped;
   {
     MutexLock lock(&mu_);
-    ++stats_.loaned;
     stopped = stopped_;
   }
-  if (deliver_ == nullptr || stopped) return message;
-  // Handed over here, before the doorbell thread starts: it hands over
-  // what comes after, so the readers see the publish order.
-  deliver_(std::move(message));
-  if (start_doorbell) {
-    MutexLock lock(&mu_);
-    // Started under the lock so that Stop() cannot miss it.
-    if (!stopped_ && !(*watched)->thread.joinable()) {
-      (*watched)->thread = std::thread(&LoanInlet::Watch, this, *watched, ref);
-      // Named here, not in the thread: it is known by name when this returns.
-      pthread_setname_np((*watched)->thread.native_handle(), "cyber_loan_bell");
+  const bool doorbells = deliver_ != nullptr && !stopped;
+  bool start_doorbell = false;
+  {
+    MutexLock lock(&watched->mu);
+    if (watched->start != 0) {
+      // Running (not asked to stop, not ended) it handles every later
+      // publish; stopped, those it handled (`through` is final once it has
+      // ended: asked to stop, it ends after the hand-over in progress, or
+      // after its drain).
+      if (watched->stop.load(std::memory_order_relaxed) && watched->thread.joinable()) {
+        while (!watched->ended.load(std::memory_order_acquire)) {
+          std::this_thread::sleep_for(std::chrono::microseconds(100));
+        }
+      }
+      const bool ended = watched->ended.load(std::memory_order_acquire);
+      const bool running = !watched->stop.load(std::memory_order_relaxed) && !ended;
+      const bool doorbells_it =
+          ref.sequence == watched->start ||  // DDS brought it twice
+          (ref.sequence > watched->start &&
+           (running || ref.sequence <= watched->through.load(std::memory_order_acquire)));
+      if (doorbells_it) {
+        MutexLock l(&mu_);
+        ++stats_.confirmed;
+        return std::shared_ptr<const SharedBytes>();
+      }
+    } else if (doorbells) {
+      // Claimed before the pin: a concurrent sample of a later publish is
+      // then the doorbell's.
+      watched->start = ref.sequence;
+      watched->through.store(ref.sequence, std::memory_order_release);
+      start_doorbell = true;
     }
   }
+  absl::Status error;
+  std::shared_ptr<const SharedBytes> message = PinToMessage(mapping, ref, &error);
+  if (message != nullptr) {
+    MutexLock lock(&mu_);
+    ++stats_.loaned;
+  }
+  if (!doorbells) {
+    if (message == nullptr) return refuse(error);
+    return message;
+  }
+  // Handed over here, before the doorbell thread starts: it hands over
+  // what comes after, so the readers see the publish order.
+  const bool pinned = message != nullptr;
+  if (pinned) deliver_(std::move(message));
+  if (start_doorbell) {
+    MutexLock lock(&watched->mu);
+    // Not after End() (stop): that doorbell would never be joined.
+    if (!watched->stop.load(std::memory_order_relaxed)) {
+      watched->rung = mapping;
+      watched->thread = std::thread(&LoanInlet::Watch, this, watched, mapping, ref);
+      // Named here, not in the thread: it is known by name when this returns.
+      pthread_setname_np(watched->thread.native_handle(), "cyber_loan_bell");
+    }
+  }
+  if (!pinned) return refuse(error);
   return std::shared_ptr<const SharedBytes>();
 }
 
-void LoanInlet::Watch(std::shared_ptr<Watched> watched, LoanReference first) {
-  const std::shared_ptr<LoanMapping>& mapping = watched->mapping;
-  uint64_t last = first.sequence;  // delivered through Resolve
-  while (!watched->stop.load(std::memory_order_acquire)) {
+void LoanInlet::Watch(std::shared_ptr<Watched> watched, std::shared_ptr<LoanMapping> mapping,
+                      LoanReference first) {
+  uint64_t last = first.sequence;  // handed over by Resolve
+  // `stop` is looked at before anything of the inlet is touched: a thread
+  // detached by End() from its own `deliver` must not touch it again.
+  for (;;) {
+    const bool stopping = watched->stop.load(std::memory_order_acquire);
+    const bool drain = watched->drain.load(std::memory_order_relaxed);
+    if (stopping && !drain) break;
     const uint32_t bell = mapping->Doorbell();
     const uint64_t newest = mapping->LastSequence();
-    while (last < newest && !watched->stop.load(std::memory_order_acquire)) {
+    while (last < newest) {
+      if (watched->stop.load(std::memory_order_acquire) &&
+          !watched->drain.load(std::memory_order_relaxed)) {
+        break;
+      }
       uint64_t next = last + 1;
       uint64_t lost = 0;
       if (newest - next >= kRingEntries) {  // fell behind the ring
         lost = newest - kRingEntries + 1 - next;
         next = newest - kRingEntries + 1;
       }
-      last = next;
       Published p;
       absl::Status error;
       std::shared_ptr<const SharedBytes> message;
@@ -178,6 +292,8 @@ void LoanInlet::Watch(std::shared_ptr<Watched> watched, LoanReference first) {
         stats_.overwritten += lost + (message == nullptr ? 1 : 0);
         if (message != nullptr) ++stats_.doorbell;
       }
+      last = next;
+      watched->through.store(last, std::memory_order_release);
       if (message == nullptr) {
         AWARN_EVERY(100) << "channel \"" << channel_ << "\": publish " << next
                          << " of loan segment " << mapping->name()
@@ -186,6 +302,10 @@ void LoanInlet::Watch(std::shared_ptr<Watched> watched, LoanReference first) {
       }
       deliver_(std::move(message));
     }
+    // Asked to stop and to drain: drained through what was published when
+    // the stop was seen (any sample Resolve confirmed was published before).
+    if (stopping) break;
+    if (watched->stop.load(std::memory_order_acquire)) continue;
     if (mapping->LastSequence() != newest) continue;
     mapping->WaitDoorbell(bell, kIdleCheckMs);
     if (mapping->Doorbell() == bell && !mapping->WriterAlive()) break;

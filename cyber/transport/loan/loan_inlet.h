@@ -14,11 +14,21 @@
 // run, whose transport decides when each message is handed over), every
 // message comes through Resolve, as DDS delivers it.
 //
-// A doorbell thread ends with the inlet (Stop), when its segment is let go
-// (the inlet keeps the last 16 it mapped) or when its writer is gone. A
-// reader that falls more than 64 publishes behind the ring, or whose slot
-// was written again before it pinned it, counts the messages lost; it never
-// reads one half-written.
+// Each publish is handed over once. A DDS sample only confirms a publish
+// its segment's doorbell handles (one after the doorbell's first, published
+// before the doorbell ended); any other sample is handed over by Resolve: one that DDS brings after the doorbell's first
+// although published before it (two threads publishing on one writer), or
+// one published after its doorbell ended. What a segment's doorbell handled
+// is remembered after its mapping is let go (the last 256 segments), so a
+// late sample never hands a publish over twice.
+//
+// A doorbell thread ends with the inlet (Stop), when its writer is gone, or
+// when its segment's mapping is let go: the inlet maps at most 16 segments
+// and lets go of one whose writer is gone first, else the oldest; that
+// doorbell first hands over what was published until then. A reader that
+// falls more than 64 publishes behind the ring, or whose slot was written
+// again before it pinned it, counts the messages lost; it never reads one
+// half-written. A reference to a segment of another channel is refused.
 //
 // Why per channel: the segments a channel's readers map are its writers'.
 //
@@ -35,6 +45,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
@@ -71,23 +82,46 @@ class LoanInlet {
   // first of a segment here, then its doorbell thread). Errors name the channel and the reason (another host, a
   // segment that is gone, a reused slot: DataLoss, a malformed reference).
   absl::StatusOr<std::shared_ptr<const SharedBytes>> Resolve(absl::string_view wire);
-  // Ends the doorbell threads (waits for them) and `deliver`'s use: from
-  // then on Resolve returns every message for its caller to hand over. Not
-  // from `deliver`.
+  // Ends the doorbell threads (waits for them; from `deliver` itself, the
+  // calling one ends when `deliver` returns) and `deliver`'s use: from then
+  // on Resolve returns every message for its caller to hand over.
   void Stop();
   LoanInletStats stats() const;
 
  private:
+  // One segment this inlet has seen: its mapping (while kept) and its
+  // doorbell.
   struct Watched {
+    explicit Watched(std::string name) : segment(std::move(name)) {}
+    const std::string segment;
+    // The inlet's mu_ guards `mapping` (null: let go, or not opened yet).
     std::shared_ptr<LoanMapping> mapping;
-    std::thread thread;  // not joinable: no doorbell thread
-    std::atomic<bool> stop{false};
-    std::atomic<bool> ended{false};
+    // Held by Signal() while it stops the doorbell, by Join() until it has
+    // ended, and by Resolve while it decides who hands a publish over: a
+    // decision never falls between a stop and the doorbell's last
+    // hand-over.
+    Mutex mu;
+    // The publish the doorbell starts after (it handles every later one
+    // while it runs); 0: no doorbell (yet).
+    uint64_t start ABSL_GUARDED_BY(mu) = 0;
+    std::thread thread ABSL_GUARDED_BY(mu);  // not joinable: not started
+    std::shared_ptr<LoanMapping> rung ABSL_GUARDED_BY(mu);  // the thread's
+    // The doorbell handled every publish in (start, through].
+    std::atomic<uint64_t> through{0};
+    std::atomic<bool> stop{false};   // set under `mu`
+    std::atomic<bool> drain{false};  // hand over what is published first
+    std::atomic<bool> ended{false};     // the thread is done; `through` final
   };
 
-  absl::StatusOr<std::shared_ptr<Watched>> WatchedFor(const std::string& segment);
-  void Watch(std::shared_ptr<Watched> watched, LoanReference first);
-  static void End(const std::shared_ptr<Watched>& watched);
+  // The segment's record (made if new) and its mapping (opened if let go).
+  absl::StatusOr<std::pair<std::shared_ptr<Watched>, std::shared_ptr<LoanMapping>>> Find(
+      const std::string& segment);
+  void Watch(std::shared_ptr<Watched> watched, std::shared_ptr<LoanMapping> mapping,
+             LoanReference first);
+  // Asks `watched`'s doorbell to stop (after handing over what is
+  // published by then, when `drain`), then waits for it.
+  static void Signal(const std::shared_ptr<Watched>& watched, bool drain);
+  static void Join(const std::shared_ptr<Watched>& watched);
   std::shared_ptr<const SharedBytes> PinToMessage(const std::shared_ptr<LoanMapping>& mapping,
                                                   LoanReference reference,
                                                   absl::Status* error);
@@ -96,7 +130,8 @@ class LoanInlet {
   const Deliver deliver_;
   mutable Mutex mu_;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
-  std::deque<std::shared_ptr<Watched>> mappings_ ABSL_GUARDED_BY(mu_);
+  // Oldest first; at most kMapped of them have a mapping.
+  std::deque<std::shared_ptr<Watched>> watched_ ABSL_GUARDED_BY(mu_);
   LoanInletStats stats_ ABSL_GUARDED_BY(mu_);
 };
 

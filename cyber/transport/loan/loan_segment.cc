@@ -154,6 +154,22 @@ absl::StatusOr<std::shared_ptr<LoanSegment>> LoanSegment::Create(
       return absl::ResourceExhaustedError(absl::StrCat(
           who, ": cannot size ", name, " to ", total, " bytes: ", ErrnoText(err)));
     }
+    // Every page now: tmpfs sizes a file sparsely, and a /dev/shm too small
+    // for it (a container's is 64 MB unless told otherwise) would otherwise
+    // kill the writer with SIGBUS at its first write into a missing page.
+    int reserved;
+    do {
+      reserved = posix_fallocate(fd, 0, static_cast<off_t>(total));
+    } while (reserved == EINTR);
+    if (reserved != 0) {
+      shm_unlink(shm_name.c_str());
+      close(fd);
+      return absl::ResourceExhaustedError(absl::StrCat(
+          who, ": cannot reserve ", total, " bytes for ", name, " in /dev/shm (slots ", slots,
+          " x slot_bytes ", slot_bytes, "): ", ErrnoText(reserved),
+          "; give /dev/shm more room (a container's is 64 MB by default) or the writer fewer "
+          "or smaller slots"));
+    }
     void* base = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (base == MAP_FAILED) {
       const int err = errno;
@@ -213,6 +229,13 @@ LoanSegment::~LoanSegment() {
 
 absl::StatusOr<SlotClaim> LoanSegment::Claim() {
   MutexLock lock(&claim_mu_);
+  // A dead reader's pins leave its slots out of the rotation (later
+  // readers get less time before a slot comes round again): looked for
+  // every kReclaimEvery claims, and whenever no slot is free.
+  if (++claims_since_reclaim_ >= kReclaimEvery) {
+    claims_since_reclaim_ = 0;
+    ReclaimDeadReaders();
+  }
   for (int pass = 0; pass < 2; ++pass) {
     for (uint32_t k = 0; k < file_->slots; ++k) {
       const uint32_t i = (next_ + k) % file_->slots;
@@ -474,8 +497,16 @@ void LoanMapping::WaitDoorbell(uint32_t seen, int timeout_ms) const {
   Futex(&reinterpret_cast<const Header*>(file_->base)->doorbell, FUTEX_WAIT, seen, &timeout);
 }
 
+bool LoanMapping::ForChannel(absl::string_view channel) const {
+  // The header keeps the first sizeof(Header::channel) - 1 bytes.
+  return file_->channel ==
+         channel.substr(0, sizeof(Header::channel) - 1);
+}
+
 void LoanMapping::RingDoorbell() const {
-  Futex(&reinterpret_cast<const Header*>(file_->base)->doorbell, FUTEX_WAKE, INT32_MAX, nullptr);
+  auto* header = reinterpret_cast<Header*>(file_->base);
+  header->doorbell.fetch_add(1, std::memory_order_release);
+  Futex(&header->doorbell, FUTEX_WAKE, INT32_MAX, nullptr);
 }
 
 bool LoanMapping::WriterAlive() const {

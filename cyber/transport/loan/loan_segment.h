@@ -139,8 +139,9 @@ class LoanSegment {
   // Creates a segment of `slots` x `slot_bytes` for `channel` (the name is
   // for messages and for the segment's header). InvalidArgument naming the
   // field and value for slots outside 1..256, slot_bytes outside 1..1 GiB
-  // or a total over 16 GiB; Internal (with errno's text) when /dev/shm
-  // refuses.
+  // or a total over 16 GiB; ResourceExhausted when /dev/shm has no room
+  // for every page (reserved here, so a full /dev/shm fails now, not with
+  // SIGBUS at a write); Internal (with errno's text) when /dev/shm refuses.
   static absl::StatusOr<std::shared_ptr<LoanSegment>> Create(
       absl::string_view channel, uint32_t slots, uint64_t slot_bytes);
   ~LoanSegment();  // removes the name and unmaps
@@ -153,9 +154,10 @@ class LoanSegment {
   uint32_t slots() const { return file_->slots; }
   uint64_t slot_bytes() const { return file_->slot_bytes; }
 
-  // A slot to write: no process pins it. When every slot is pinned, the
-  // pins of dead reader processes are cleared and the slots tried again;
-  // then ResourceExhausted naming the channel, the segment and the slots.
+  // A slot to write: no process pins it. The pins of dead reader
+  // processes are cleared every 64 claims and when every slot is pinned
+  // (then the slots are tried again); then ResourceExhausted naming the
+  // channel, the segment and the slots.
   absl::StatusOr<SlotClaim> Claim();
   // Makes the first `size` bytes of the claimed slot readable at generation
   // claim.generation + 1, records the publish in the ring and rings the
@@ -178,7 +180,9 @@ class LoanSegment {
 
   const std::unique_ptr<loan_internal::MappedFile> file_;
   Mutex claim_mu_;  // one Claim scan at a time; next_ is its cursor
+  static constexpr uint32_t kReclaimEvery = 64;
   uint32_t next_ ABSL_GUARDED_BY(claim_mu_) = 0;
+  uint32_t claims_since_reclaim_ ABSL_GUARDED_BY(claim_mu_) = 0;
   Mutex publish_mu_;  // one ring append at a time
   uint64_t sequence_ ABSL_GUARDED_BY(publish_mu_) = 0;
 };
@@ -197,6 +201,8 @@ class LoanMapping {
 
   const std::string& name() const { return file_->name; }
   const std::string& channel() const { return file_->channel; }
+  // Whether the segment is `channel`'s (as far as its header keeps names).
+  bool ForChannel(absl::string_view channel) const;
   uint32_t slots() const { return file_->slots; }
   uint64_t slot_bytes() const { return file_->slot_bytes; }
   int entry() const { return entry_; }
@@ -219,8 +225,9 @@ class LoanMapping {
   // `seen`, at most `timeout_ms` (and may return early).
   uint32_t Doorbell() const;
   void WaitDoorbell(uint32_t seen, int timeout_ms) const;
-  // Wakes every waiter on the doorbell (in every process: harmless, they
-  // find nothing new and wait again).
+  // Moves the doorbell word and wakes every waiter (in every process:
+  // harmless, they find nothing new and wait again); a waiter that read the
+  // word before and has not reached its wait yet does not wait at all.
   void RingDoorbell() const;
   // Whether the segment's writer still lives (its byte-64 lock is held).
   bool WriterAlive() const;

@@ -51,12 +51,13 @@ class SharedBytes {
   // `data` stays valid while `keeper` lives.
   SharedBytes(const uint8_t* data, size_t size, std::shared_ptr<const void> keeper)
       : data_(data), size_(size), keeper_(std::move(keeper)) {}
-  // The same for bytes that lie in a loan segment at `loan` (what a writer
-  // sends instead of them).
+  // The same for bytes that lie in a loan segment at `loan`.
+  // `written_here_for`: the channel whose segment this process writes
+  // (a LoanWriter's message); empty for another process's segment.
   SharedBytes(const uint8_t* data, size_t size, std::shared_ptr<const void> keeper,
-              loan::LoanReference loan)
+              loan::LoanReference loan, std::string written_here_for)
       : data_(data), size_(size), keeper_(std::move(keeper)), loaned_(true),
-        loan_(std::move(loan)) {}
+        loan_(std::move(loan)), written_here_for_(std::move(written_here_for)) {}
 
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
@@ -66,6 +67,15 @@ class SharedBytes {
   // Where the bytes lie in a loan segment (this process's or another's);
   // null for bytes on the heap.
   const loan::LoanReference* loan() const { return loaned_ ? &loan_ : nullptr; }
+  // Whether a writer on `channel` sends the loan reference (its readers on
+  // this host read in place) rather than the bytes: only for this
+  // process's own segment of that channel. Bytes received from another
+  // process, or loaned for another channel, and written again go inline:
+  // their segment's doorbell and slots are another channel's, and its
+  // writer may reuse them at any time.
+  bool SendsAsLoanOn(absl::string_view channel) const {
+    return loaned_ && !written_here_for_.empty() && written_here_for_ == channel;
+  }
 
  private:
   const uint8_t* data_;
@@ -73,6 +83,7 @@ class SharedBytes {
   std::shared_ptr<const void> keeper_;
   bool loaned_ = false;
   loan::LoanReference loan_;
+  std::string written_here_for_;
 };
 
 }  // namespace cyber
