@@ -1,9 +1,9 @@
-// A SharedBytes channel's receiving end behind a transport (a fake one that
-// hands the channel's handler to the test): the first reference of a
-// segment through the transport, later publishes at the segment's doorbell
-// without it; a transport that controls delivery time (lockstep) gets no
-// doorbell, every message waits for its sample; a channel destroyed with a
-// doorbell running ends it.
+// A SharedBytes channel's ends behind a transport (a fake one: the test
+// plays the other processes): the first reference of a segment through the
+// transport, later publishes at the segment's doorbell without it; a
+// transport that controls delivery time (lockstep) gets no doorbell, every
+// message waits for its sample; a channel destroyed with a doorbell running
+// ends it; what goes out as a reference and what as bytes.
 
 #include <dirent.h>
 
@@ -16,12 +16,13 @@
 
 #include "cyber/common/mutex.h"
 #include "cyber/common/test_waits.h"
+#include "cyber/node/loan_writer.h"
 #include "cyber/node/node.h"
 #include "cyber/runtime/runtime.h"
 #include "cyber/transport/loan/loan_reference.h"
 #include "cyber/transport/loan/loan_segment.h"
 #include "cyber/transport/loan/shared_bytes.h"
-#include "cyber/transport/remote_transport.h"
+#include "cyber/transport/testing/fake_transport.h"
 #include "gtest/gtest.h"
 
 namespace cyber {
@@ -42,51 +43,6 @@ int DoorbellThreads() {
   closedir(dir);
   return n;
 }
-
-class FakeTransport final : public RemoteTransport {
- public:
-  explicit FakeTransport(bool controls_delivery_time) : controls_(controls_delivery_time) {}
-  bool ControlsDeliveryTime() const override { return controls_; }
-  absl::StatusOr<std::shared_ptr<RemotePublisher>> Publisher(const RemoteEndpoint&) override {
-    return absl::UnimplementedError("reader side only");
-  }
-  absl::StatusOr<std::unique_ptr<RemoteSubscription>> Subscribe(const RemoteEndpoint& e,
-                                                                SampleHandler handler) override {
-    MutexLock l(&mu_);
-    type_name_ = e.type_name;
-    handler_ = std::move(handler);
-    return std::make_unique<RemoteSubscription>();
-  }
-  uint64_t AddPeerLostListener(std::function<void(const RemotePeer&, bool)>) override { return 0; }
-  void RemovePeerLostListener(uint64_t) override {}
-  std::vector<RemotePeer> RemoteWriters(const std::string&) const override { return {}; }
-  std::vector<RemoteChannelStats> ChannelStats() const override { return {}; }
-  std::vector<RemotePeer> LostPeers() const override { return {}; }
-  RemotePeer self() const override { return {}; }
-  void Shutdown() override {}
-
-  // A sample arriving, as the DDS transport hands it over.
-  bool Arrive(const std::string& wire) {
-    SampleHandler handler;
-    {
-      MutexLock l(&mu_);
-      handler = handler_;
-    }
-    RemoteSample sample;
-    sample.payload = wire;
-    return handler(sample);
-  }
-  std::string type_name() {
-    MutexLock l(&mu_);
-    return type_name_;
-  }
-
- private:
-  const bool controls_;
-  Mutex mu_;
-  SampleHandler handler_ ABSL_GUARDED_BY(mu_);
-  std::string type_name_ ABSL_GUARDED_BY(mu_);
-};
 
 // Another process's LoanWriter, as far as the reader can tell: a segment
 // and the references its samples carry. Eight slots: the first test has five
@@ -136,7 +92,9 @@ struct Received {
 class LoanChannelTest : public ::testing::Test {
  protected:
   void Start(bool controls_delivery_time) {
-    transport_ = std::make_shared<FakeTransport>(controls_delivery_time);
+    test::FakeTransportOptions options;
+    options.controls_delivery_time = controls_delivery_time;
+    transport_ = std::make_shared<test::FakeTransport>(options);
     Runtime::Options o;
     o.name = "loan_channel_test";
     o.remote = transport_;
@@ -161,7 +119,7 @@ class LoanChannelTest : public ::testing::Test {
     runtime_.reset();
   }
 
-  std::shared_ptr<FakeTransport> transport_;
+  std::shared_ptr<test::FakeTransport> transport_;
   std::unique_ptr<Runtime> runtime_;
   std::unique_ptr<Node> node_;
   std::shared_ptr<Reader<SharedBytes>> reader_;
@@ -170,9 +128,9 @@ class LoanChannelTest : public ::testing::Test {
 
 TEST_F(LoanChannelTest, AfterTheFirstSampleTheDoorbellDeliversWithoutTheTransport) {
   Start(/*controls_delivery_time=*/false);
-  EXPECT_EQ(transport_->type_name(), "cyber.SharedBytes");
+  EXPECT_EQ(transport_->SubscribedType("/camera"), "cyber.SharedBytes");
   RemoteWriter writer;
-  ASSERT_TRUE(transport_->Arrive(writer.Publish(1)));
+  ASSERT_TRUE(transport_->Arrive("/camera", writer.Publish(1)));
   ASSERT_TRUE(test::Eventually([&] { return received_.size() == 1; }));
   EXPECT_EQ(DoorbellThreads(), 1);
   // No sample for these: the doorbell brings them.
@@ -180,7 +138,7 @@ TEST_F(LoanChannelTest, AfterTheFirstSampleTheDoorbellDeliversWithoutTheTranspor
   for (int v = 2; v <= 5; ++v) late.push_back(writer.Publish(static_cast<uint8_t>(v)));
   ASSERT_TRUE(test::Eventually([&] { return received_.size() == 5; }));
   // Their samples, arriving now, only confirm.
-  for (const std::string& w : late) EXPECT_TRUE(transport_->Arrive(w));
+  for (const std::string& w : late) EXPECT_TRUE(transport_->Arrive("/camera", w));
   // Arrive() hands over synchronously: a duplicate would already be in the
   // reader's queue; the pause only lets its routine run, so a slow machine
   // can miss a duplicate, never fail a correct run.
@@ -191,7 +149,7 @@ TEST_F(LoanChannelTest, AfterTheFirstSampleTheDoorbellDeliversWithoutTheTranspor
 TEST_F(LoanChannelTest, ATransportThatControlsDeliveryTimeGetsNoDoorbell) {
   Start(/*controls_delivery_time=*/true);
   RemoteWriter writer;
-  ASSERT_TRUE(transport_->Arrive(writer.Publish(1)));
+  ASSERT_TRUE(transport_->Arrive("/camera", writer.Publish(1)));
   ASSERT_TRUE(test::Eventually([&] { return received_.size() == 1; }));
   const std::string second = writer.Publish(2);
   // Published, rung, but not handed over: only its sample may bring it.
@@ -201,7 +159,7 @@ TEST_F(LoanChannelTest, ATransportThatControlsDeliveryTimeGetsNoDoorbell) {
   // correct run).
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_EQ(received_.size(), 1u);
-  ASSERT_TRUE(transport_->Arrive(second));
+  ASSERT_TRUE(transport_->Arrive("/camera", second));
   ASSERT_TRUE(test::Eventually([&] { return received_.size() == 2; }));
   EXPECT_EQ(received_.all(), (std::vector<int>{1, 2}));
 }
@@ -209,13 +167,104 @@ TEST_F(LoanChannelTest, ATransportThatControlsDeliveryTimeGetsNoDoorbell) {
 TEST_F(LoanChannelTest, AChannelGoneWithItsDoorbellRunningEndsIt) {
   Start(/*controls_delivery_time=*/false);
   RemoteWriter writer;
-  ASSERT_TRUE(transport_->Arrive(writer.Publish(1)));
+  ASSERT_TRUE(transport_->Arrive("/camera", writer.Publish(1)));
   ASSERT_TRUE(test::Eventually([&] { return received_.size() == 1; }));
   ASSERT_EQ(DoorbellThreads(), 1);
   TearDown();  // the runtime and its bus go; the doorbell thread ends
   EXPECT_EQ(DoorbellThreads(), 0);
   for (int v = 2; v < 10; ++v) writer.Publish(static_cast<uint8_t>(v));
   EXPECT_EQ(received_.size(), 1u);
+}
+
+// A message read in place from another process's segment, written again on
+// another channel (a relay), must not go out as that segment's reference:
+// the segment is the first channel's (its doorbell, its slots, which its
+// writer reuses), so it goes as bytes. This process's own loan on its own
+// channel goes as a reference.
+TEST_F(LoanChannelTest, OnlyThisProcesssOwnLoanOnItsChannelGoesOutAsAReference) {
+  Start(/*controls_delivery_time=*/false);
+  auto relay = node_->TryCreateWriter<SharedBytes>("/camera/relayed");
+  ASSERT_TRUE(relay.ok()) << relay.status();
+  auto keeper = node_->TryCreateReader<SharedBytes>(
+      "/camera", [&](const std::shared_ptr<const SharedBytes>& m) {
+        if ((*relay)->Write(m)) {
+          MutexLock l(&received_.mu);
+          received_.values.push_back(-1);
+        }
+      });
+  ASSERT_TRUE(keeper.ok()) << keeper.status();
+  RemoteWriter writer;
+  ASSERT_TRUE(transport_->Arrive("/camera", writer.Publish(7)));
+  // Both readers: the plain one and the relay.
+  ASSERT_TRUE(test::Eventually([&] { return received_.size() == 2; }));
+  std::vector<std::string> relayed = transport_->Published("/camera/relayed");
+  ASSERT_EQ(relayed.size(), 1u);
+  absl::StatusOr<loan::DecodedReference> decoded = loan::DecodeReference(relayed[0]);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_FALSE(decoded->loaned);
+  EXPECT_EQ(decoded->inline_bytes, std::string(1, '\x07'));
+
+  // This process's LoanWriter: its own channel gets the reference; the
+  // same message written on another channel goes as bytes.
+  LoanWriterOptions options;
+  options.slots = 2;
+  options.slot_bytes = 16;
+  auto own = LoanWriter::Create(node_.get(), "/camera/own", options);
+  ASSERT_TRUE(own.ok()) << own.status();
+  std::shared_ptr<const SharedBytes> local;
+  auto local_reader = node_->TryCreateReader<SharedBytes>(
+      "/camera/own", [&](const std::shared_ptr<const SharedBytes>& m) {
+        MutexLock l(&received_.mu);
+        local = m;
+      });
+  ASSERT_TRUE(local_reader.ok()) << local_reader.status();
+  absl::StatusOr<LoanedBuffer> buffer = (*own)->Loan();
+  ASSERT_TRUE(buffer.ok()) << buffer.status();
+  buffer->data()[0] = 9;
+  ASSERT_TRUE((*own)->Publish(*std::move(buffer), 1).ok());
+  std::vector<std::string> sent = transport_->Published("/camera/own");
+  ASSERT_EQ(sent.size(), 1u);
+  decoded = loan::DecodeReference(sent[0]);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_TRUE(decoded->loaned);
+  EXPECT_EQ(decoded->loan.segment, (*own)->segment_name());
+  ASSERT_TRUE(test::Eventually([&] {
+    MutexLock l(&received_.mu);
+    return local != nullptr;
+  }));
+  std::shared_ptr<const SharedBytes> message;
+  {
+    MutexLock l(&received_.mu);
+    message = local;
+  }
+  ASSERT_TRUE((*relay)->Write(message));
+  relayed = transport_->Published("/camera/relayed");
+  ASSERT_EQ(relayed.size(), 2u);
+  decoded = loan::DecodeReference(relayed[1]);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_FALSE(decoded->loaned);
+  EXPECT_EQ(decoded->inline_bytes, std::string(1, '\x09'));
+}
+
+// A reference naming a segment of another channel (a writer that sent it
+// on the wrong channel) is refused, naming both channels; nothing is read.
+TEST_F(LoanChannelTest, AReferenceToAnotherChannelsSegmentIsRefused) {
+  Start(/*controls_delivery_time=*/false);
+  auto other = loan::LoanSegment::Create("/lidar", 2, 16);
+  ASSERT_TRUE(other.ok()) << other.status();
+  absl::StatusOr<loan::SlotClaim> claim = (*other)->Claim();
+  ASSERT_TRUE(claim.ok()) << claim.status();
+  const loan::Published p = (*other)->Publish(*claim, 1, false);
+  loan::LoanReference r;
+  r.segment = (*other)->name();
+  r.slot = p.slot;
+  r.generation = p.generation;
+  r.size = 1;
+  r.sequence = p.sequence;
+  r.host = loan::ThisHostBootId();
+  EXPECT_FALSE(transport_->Arrive("/camera", loan::EncodeLoan(r)));
+  EXPECT_EQ(DoorbellThreads(), 0);
+  EXPECT_EQ(received_.size(), 0u);
 }
 
 }  // namespace

@@ -176,7 +176,7 @@ TEST_F(LoanWriterTest, BadInputIsAnErrorNamingTheChannelAndTheValue) {
   EXPECT_FALSE(wrong.ok());
 }
 
-TEST_F(LoanWriterTest, AfterShutdownPublishIsRefusedAndTheSlotComesBack) {
+TEST_F(LoanWriterTest, AfterShutdownPublishIsRefusedRingsNothingAndTheSlotComesBack) {
   LoanWriterOptions options;
   options.slots = 1;
   options.slot_bytes = 64;
@@ -189,6 +189,11 @@ TEST_F(LoanWriterTest, AfterShutdownPublishIsRefusedAndTheSlotComesBack) {
   EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(refused.message().find("node is shut down"), std::string::npos) << refused;
   EXPECT_TRUE((*camera)->Loan().ok());
+  // Nothing rang: a reader process at the segment's doorbell would have
+  // taken a publish the caller was told failed.
+  auto mapping = loan::LoanMapping::Open((*camera)->segment_name());
+  ASSERT_TRUE(mapping.ok()) << mapping.status();
+  EXPECT_EQ((*mapping)->LastSequence(), 0u);
 }
 
 TEST_F(LoanWriterTest, TheSegmentIsRemovedWithItsWriter) {

@@ -44,7 +44,7 @@
 #include "cyber/transport/loan/loan_reference.h"
 #include "cyber/transport/loan/loan_segment.h"
 #include "cyber/transport/loan/shared_bytes.h"
-#include "cyber/transport/remote_transport.h"
+#include "cyber/transport/testing/fake_transport.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/quiet_logging.h"
 
@@ -54,33 +54,6 @@ namespace {
 
 constexpr uint32_t kSlots = 4;
 constexpr uint64_t kSlotBytes = 64;
-
-// Hands the channel's handler to the fuzzer instead of a network; decides
-// delivery time (as a lockstep run does), so there is no doorbell thread.
-class CapturingTransport final : public RemoteTransport {
- public:
-  bool ControlsDeliveryTime() const override { return true; }
-  absl::StatusOr<std::shared_ptr<RemotePublisher>> Publisher(const RemoteEndpoint&) override {
-    return absl::UnimplementedError("not in this fuzzer");
-  }
-  absl::StatusOr<std::unique_ptr<RemoteSubscription>> Subscribe(const RemoteEndpoint&,
-                                                                SampleHandler handler) override {
-    handler_ = std::move(handler);
-    return std::make_unique<RemoteSubscription>();
-  }
-  uint64_t AddPeerLostListener(std::function<void(const RemotePeer&, bool)>) override { return 0; }
-  void RemovePeerLostListener(uint64_t) override {}
-  std::vector<RemotePeer> RemoteWriters(const std::string&) const override { return {}; }
-  std::vector<RemoteChannelStats> ChannelStats() const override { return {}; }
-  std::vector<RemotePeer> LostPeers() const override { return {}; }
-  RemotePeer self() const override { return {}; }
-  void Shutdown() override {}
-
-  const SampleHandler& handler() const { return handler_; }
-
- private:
-  SampleHandler handler_;
-};
 
 struct World {
   World() {
@@ -101,7 +74,7 @@ struct World {
         });
     FUZZ_CHECK(r.ok()) << r.status();
     reader = *r;
-    FUZZ_CHECK(transport->handler() != nullptr);
+    FUZZ_CHECK(transport->SubscribedType("/fuzz") == SharedBytes::kTypeName);
     auto s = loan::LoanSegment::Create("/fuzz", kSlots, kSlotBytes);
     FUZZ_CHECK(s.ok()) << s.status();
     segment = *s;
@@ -114,7 +87,13 @@ struct World {
     }
     scratch = absl::StrCat(loan::kSegmentPrefix, "fuzz_scratch.", getpid());
   }
-  std::shared_ptr<CapturingTransport> transport = std::make_shared<CapturingTransport>();
+  // Decides delivery time (as a lockstep run does): no doorbell thread,
+  // every message comes through the channel's handler.
+  std::shared_ptr<test::FakeTransport> transport = [] {
+    test::FakeTransportOptions options;
+    options.controls_delivery_time = true;
+    return std::make_shared<test::FakeTransport>(options);
+  }();
   std::unique_ptr<Runtime> runtime;
   std::unique_ptr<Node> node;
   std::shared_ptr<Reader<SharedBytes>> reader;
@@ -176,16 +155,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const loan::LoanReference& r = decoded->loan;
     for (const loan::Published& p : w.published) {
       if (r.segment == w.segment->name() && r.host == loan::ThisHostBootId() &&
-          r.slot == p.slot && r.generation == p.generation && r.size <= kSlotBytes) {
+          r.sequence != 0 && r.slot == p.slot && r.generation == p.generation && r.size <= kSlotBytes) {
         acceptable = true;
         expected.assign(r.size, static_cast<char>(p.slot + 1));
       }
     }
   }
-  RemoteSample remote;
-  remote.payload = wire;
   const int before = w.delivered;
-  const bool accepted = w.transport->handler()(remote);
+  const bool accepted = w.transport->Arrive("/fuzz", wire);
   w.runtime->scheduler()->RunReady();
   // A reference to another live segment of this host could be accepted
   // too; none exists here but the own one.

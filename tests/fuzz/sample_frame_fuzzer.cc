@@ -37,7 +37,7 @@
 #include "cyber/transport/dds/sample_frame.h"
 #include "cyber/transport/dds/testing/test_messages.pb.h"
 #include "cyber/node/node.h"
-#include "cyber/transport/remote_transport.h"
+#include "cyber/transport/testing/fake_transport.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/quiet_logging.h"
 
@@ -46,31 +46,6 @@ namespace fuzz {
 namespace {
 
 using dds_test::Ping;
-
-// Hands the channel's handler to the fuzzer instead of a network.
-class CapturingTransport final : public RemoteTransport {
- public:
-  absl::StatusOr<std::shared_ptr<RemotePublisher>> Publisher(const RemoteEndpoint&) override {
-    return absl::UnimplementedError("not in this fuzzer");
-  }
-  absl::StatusOr<std::unique_ptr<RemoteSubscription>> Subscribe(const RemoteEndpoint&,
-                                                                SampleHandler handler) override {
-    handler_ = std::move(handler);
-    return std::make_unique<RemoteSubscription>();
-  }
-  uint64_t AddPeerLostListener(std::function<void(const RemotePeer&, bool)>) override { return 0; }
-  void RemovePeerLostListener(uint64_t) override {}
-  std::vector<RemotePeer> RemoteWriters(const std::string&) const override { return {}; }
-  std::vector<RemoteChannelStats> ChannelStats() const override { return {}; }
-  std::vector<RemotePeer> LostPeers() const override { return {}; }
-  RemotePeer self() const override { return {}; }
-  void Shutdown() override {}
-
-  const SampleHandler& handler() const { return handler_; }
-
- private:
-  SampleHandler handler_;
-};
 
 struct World {
   World() {
@@ -90,9 +65,10 @@ struct World {
     });
     FUZZ_CHECK(r.ok()) << r.status();
     reader = *r;
-    FUZZ_CHECK(transport->handler() != nullptr);
+    FUZZ_CHECK(!transport->SubscribedType("/fuzz").empty());
   }
-  std::shared_ptr<CapturingTransport> transport = std::make_shared<CapturingTransport>();
+  // Hands the channel's handler to the fuzzer instead of a network.
+  std::shared_ptr<test::FakeTransport> transport = std::make_shared<test::FakeTransport>();
   std::unique_ptr<Runtime> runtime;
   std::unique_ptr<Node> node;
   std::shared_ptr<Reader<Ping>> reader;
@@ -155,10 +131,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   dds_test::Ping expected;
   const bool parses =
       expected.ParseFromArray(frame->payload.data(), static_cast<int>(frame->payload.size()));
-  RemoteSample remote;
-  remote.payload = frame->payload;
   const int before = w.delivered;
-  const bool accepted = w.transport->handler()(remote);
+  const bool accepted = w.transport->Arrive("/fuzz", frame->payload);
   FUZZ_CHECK(accepted == parses);
   w.runtime->scheduler()->RunReady();
   FUZZ_CHECK(w.delivered == before + (accepted ? 1 : 0));

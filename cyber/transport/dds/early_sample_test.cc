@@ -11,7 +11,7 @@
 #include "cyber/node/node.h"
 #include "cyber/runtime/runtime.h"
 #include "cyber/transport/dds/testing/test_messages.pb.h"
-#include "cyber/transport/remote_transport.h"
+#include "cyber/transport/testing/fake_transport.h"
 #include "gtest/gtest.h"
 
 namespace cyber {
@@ -19,35 +19,17 @@ namespace {
 
 using dds_test::Ping;
 
-class ReplayingTransport final : public RemoteTransport {
- public:
-  absl::StatusOr<std::shared_ptr<RemotePublisher>> Publisher(const RemoteEndpoint&) override {
-    return absl::UnimplementedError("not in this test");
-  }
-  absl::StatusOr<std::unique_ptr<RemoteSubscription>> Subscribe(const RemoteEndpoint&,
-                                                                SampleHandler handler) override {
-    Ping replayed;
-    replayed.set_seq(7);
-    const std::string bytes = replayed.SerializeAsString();
-    RemoteSample sample;
-    sample.payload = bytes;
-    handler(sample);
-    return std::make_unique<RemoteSubscription>();
-  }
-  uint64_t AddPeerLostListener(std::function<void(const RemotePeer&, bool)>) override { return 0; }
-  void RemovePeerLostListener(uint64_t) override {}
-  std::vector<RemotePeer> RemoteWriters(const std::string&) const override { return {}; }
-  std::vector<RemoteChannelStats> ChannelStats() const override { return {}; }
-  std::vector<RemotePeer> LostPeers() const override { return {}; }
-  RemotePeer self() const override { return {}; }
-  void Shutdown() override {}
-};
-
 TEST(EarlySampleTest, AMessageArrivingWhileTheReaderSubscribesReachesIt) {
   Runtime::Options o;
   o.name = "early";
   o.run_threads = false;
-  o.remote = std::make_shared<ReplayingTransport>();
+  // A sample that arrives while the reader subscribes (before Subscribe
+  // returns).
+  Ping replayed;
+  replayed.set_seq(7);
+  test::FakeTransportOptions options;
+  options.arrive_on_subscribe.push_back(replayed.SerializeAsString());
+  o.remote = std::make_shared<test::FakeTransport>(options);
   Runtime runtime(std::move(o));
   Node node("early", runtime.scheduler(), runtime.bus());
   ReaderConfig config;

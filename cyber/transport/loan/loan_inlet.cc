@@ -243,7 +243,7 @@ absl::StatusOr<std::shared_ptr<const SharedBytes>> LoanInlet::Resolve(absl::stri
   if (start_doorbell) {
     MutexLock lock(&watched->mu);
     // Not after End() (stop): that doorbell would never be joined.
-    if (!watched->stop.load(std::memory_order_relaxed)) {
+    if (!watched->stop.load(std::memory_order_relaxed) && !watched->thread.joinable()) {
       watched->rung = mapping;
       watched->thread = std::thread(&LoanInlet::Watch, this, watched, mapping, ref);
       // Named here, not in the thread: it is known by name when this returns.

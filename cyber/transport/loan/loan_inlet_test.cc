@@ -1,6 +1,8 @@
 // LoanInlet over a real segment in this process (the writer's side is the
 // segment itself): the first reference through Resolve, the rest at the
-// doorbell, in publish order, each once.
+// doorbell, in publish order, each once — also when DDS brings a sample
+// out of publish order, when a segment's mapping is let go and its late
+// samples arrive, and when `deliver` stops the inlet itself.
 
 #include "cyber/transport/loan/loan_inlet.h"
 
@@ -28,8 +30,8 @@ bool Eventually(const std::function<bool()>& done) {
 
 class Writer {
  public:
-  explicit Writer(uint32_t slots) {
-    auto segment = LoanSegment::Create("/cam", slots, 64);
+  explicit Writer(uint32_t slots, const char* channel = "/cam") {
+    auto segment = LoanSegment::Create(channel, slots, 64);
     EXPECT_TRUE(segment.ok()) << segment.status();
     segment_ = *segment;
   }
@@ -170,6 +172,138 @@ TEST(LoanInletTest, StopEndsTheDoorbellAndResolveHandsOverAgain) {
   ASSERT_NE(*m, nullptr);
   EXPECT_EQ((*m)->data()[0], 1);
   EXPECT_EQ(got.size(), 1u);  // only the first, before Stop()
+}
+
+// Two threads publishing on one writer can reach DDS out of publish order:
+// the doorbell starts after the first sample DDS brings (publish 2 here),
+// and publish 1's sample, arriving later, is handed over, not taken for
+// one the doorbell handled.
+TEST(LoanInletTest, ASamplePublishedBeforeTheDoorbellsFirstIsHandedOverNotConfirmed) {
+  Writer writer(8);
+  Got got;
+  LoanInlet inlet("/cam", [&](std::shared_ptr<const SharedBytes> m) {
+    MutexLock l(&got.mu);
+    got.values.push_back(m->data()[0]);
+  });
+  const std::string one = writer.Publish(1);
+  const std::string two = writer.Publish(2);
+  ASSERT_TRUE(inlet.Resolve(two).ok());
+  ASSERT_EQ(got.size(), 1u);
+  const std::string three = writer.Publish(3);
+  ASSERT_TRUE(Eventually([&] { return got.size() == 2; }));
+  absl::StatusOr<std::shared_ptr<const SharedBytes>> m = inlet.Resolve(one);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(*m, nullptr);  // handed over by the inlet
+  ASSERT_TRUE(inlet.Resolve(three).ok());
+  {
+    MutexLock l(&got.mu);
+    EXPECT_EQ(got.values, (std::vector<int>{2, 3, 1}));
+  }
+  const LoanInletStats s = inlet.stats();
+  EXPECT_EQ(s.loaned, 2u);
+  EXPECT_EQ(s.doorbell, 1u);
+  EXPECT_EQ(s.confirmed, 1u);
+}
+
+// More segments than the inlet maps: the oldest is let go. Its doorbell
+// hands over what was published before it stopped (publish 3, confirmed
+// while the doorbell was held in `deliver`), its late samples confirm what
+// it handed over, and a later publish comes through Resolve: every publish
+// once.
+TEST(LoanInletTest, ALetGoSegmentHandsEveryPublishOverOnce) {
+  Writer first(8);
+  Got got;
+  std::atomic<bool> hold{false};
+  std::atomic<bool> holding{false};
+  LoanInlet inlet("/cam", [&](std::shared_ptr<const SharedBytes> m) {
+    if (m->data()[0] == 102 && hold.load()) {
+      holding.store(true);
+      while (hold.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    MutexLock l(&got.mu);
+    got.values.push_back(m->data()[0]);
+  });
+  ASSERT_TRUE(inlet.Resolve(first.Publish(101)).ok());
+  hold.store(true);
+  const std::string two = first.Publish(102);
+  ASSERT_TRUE(Eventually([&] { return holding.load(); }));
+  const std::string three = first.Publish(103);
+  // The doorbell runs (held in its hand-over of 102): 103 is its to hand over.
+  ASSERT_TRUE(inlet.Resolve(three).ok());
+  EXPECT_EQ(inlet.stats().confirmed, 1u);
+  // Sixteen more segments, from another thread (letting go waits for the
+  // held doorbell); the hold ends after a while.
+  std::vector<std::unique_ptr<Writer>> others;
+  std::vector<std::string> firsts;
+  for (int i = 0; i < 16; ++i) {
+    others.push_back(std::make_unique<Writer>(2));
+    firsts.push_back(others.back()->Publish(static_cast<uint8_t>(i)));
+  }
+  std::thread more([&] {
+    for (const std::string& w : firsts) EXPECT_TRUE(inlet.Resolve(w).ok());
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  hold.store(false);
+  more.join();
+  // 101, 102 and 103 once each (103 by the drain), and the sixteen others.
+  ASSERT_TRUE(Eventually([&] { return got.size() == 19; })) << got.size();
+  // Late samples of the let-go segment: confirmed, not handed over again.
+  for (const std::string& w : {two, three}) {
+    absl::StatusOr<std::shared_ptr<const SharedBytes>> m = inlet.Resolve(w);
+    ASSERT_TRUE(m.ok()) << m.status();
+    EXPECT_EQ(*m, nullptr);
+  }
+  // A publish after its doorbell ended comes through Resolve, once.
+  ASSERT_TRUE(inlet.Resolve(first.Publish(104)).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  MutexLock l(&got.mu);
+  std::vector<int> mine;
+  for (int v : got.values) {
+    if (v > 100) mine.push_back(v);
+  }
+  EXPECT_EQ(mine, (std::vector<int>{101, 102, 103, 104}));
+  EXPECT_EQ(got.values.size(), 20u);
+}
+
+// A reference to a segment of another channel: refused, naming both.
+TEST(LoanInletTest, ASegmentOfAnotherChannelIsRefused) {
+  Writer lidar(2, "/lidar");
+  LoanInlet inlet("/cam", [](std::shared_ptr<const SharedBytes>) { ADD_FAILURE(); });
+  absl::StatusOr<std::shared_ptr<const SharedBytes>> m = inlet.Resolve(lidar.Publish(1));
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(m.status().message().find("\"/lidar\""), std::string::npos) << m.status();
+  EXPECT_NE(m.status().message().find("\"/cam\""), std::string::npos) << m.status();
+  EXPECT_EQ(inlet.stats().refused, 1u);
+}
+
+// `deliver` stopping the inlet (its channel's last reader gone on the
+// doorbell thread): Stop() returns (the doorbell thread cannot wait for
+// itself), and Resolve then hands every message back to its caller.
+TEST(LoanInletTest, DeliverMayStopTheInlet) {
+  Writer writer(8);
+  Got got;
+  LoanInlet* self = nullptr;
+  std::atomic<bool> stopped{false};
+  LoanInlet inlet("/cam", [&](std::shared_ptr<const SharedBytes> m) {
+    {
+      MutexLock l(&got.mu);
+      got.values.push_back(m->data()[0]);
+    }
+    if (m->data()[0] == 2) {
+      self->Stop();
+      stopped.store(true);
+    }
+  });
+  self = &inlet;
+  ASSERT_TRUE(inlet.Resolve(writer.Publish(1)).ok());
+  writer.Publish(2);
+  ASSERT_TRUE(Eventually([&] { return stopped.load(); }));
+  absl::StatusOr<std::shared_ptr<const SharedBytes>> m = inlet.Resolve(writer.Publish(3));
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_NE(*m, nullptr);
+  EXPECT_EQ((*m)->data()[0], 3);
+  EXPECT_EQ(got.size(), 2u);
 }
 
 }  // namespace
