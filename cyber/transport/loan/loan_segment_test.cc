@@ -2,12 +2,18 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <cerrno>
 #include <cstring>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -161,10 +167,109 @@ TEST(LoanSegmentTest, AReaderKilledWithNineHoldingAPinLosesIt) {
   kill(child, SIGKILL);
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
-  // Claim finds the slot pinned, clears the dead reader's pin, and takes it.
+  // Claim finds the slot pinned, clears the dead reader's pin, and takes it
+  // (once the kernel has dropped the child's lock: that can come a moment
+  // after waitpid, when another process held the child's memory map, e.g.
+  // reading its /proc/<pid>/cmdline, and so the mapped file).
   absl::StatusOr<SlotClaim> b = (*segment)->Claim();
+  for (int i = 0; i < 10000 && !b.ok(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    b = (*segment)->Claim();
+  }
   ASSERT_TRUE(b.ok()) << b.status();
   EXPECT_EQ(b->slot, 0u);
+}
+
+// A dead reader's pins come off while other slots are still free: its
+// slot is back in the writer's rotation within 64 claims (a writer that
+// waited until every slot was pinned would rotate over fewer slots, giving
+// live readers less time).
+TEST(LoanSegmentTest, ADeadReadersSlotComesBackBeforeEverySlotIsHeld) {
+  auto segment = LoanSegment::Create("/camera", 4, 64);
+  ASSERT_TRUE(segment.ok());
+  absl::StatusOr<SlotClaim> a = (*segment)->Claim();
+  ASSERT_TRUE(a.ok());
+  const uint32_t slot = a->slot;
+  const uint32_t g = (*segment)->Publish(*a, 1, false).generation;
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto mapping = LoanMapping::Open((*segment)->name());
+    const bool pinned = mapping.ok() && (*mapping)->Pin(slot, g, 1).ok();
+    const char answer = pinned ? 'p' : 'x';
+    if (write(ready[1], &answer, 1) != 1) _exit(2);
+    pause();
+    _exit(0);
+  }
+  char answer = 0;
+  ASSERT_EQ(read(ready[0], &answer, 1), 1);
+  ASSERT_EQ(answer, 'p') << "the child could not pin";
+  close(ready[0]);
+  close(ready[1]);
+  kill(child, SIGKILL);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  // Within 64 claims of the kernel dropping the child's lock (a moment
+  // after waitpid at worst: see AReaderKilledWithNineHoldingAPinLosesIt).
+  bool back = false;
+  for (int i = 0; i < 10000 && !back; ++i) {
+    absl::StatusOr<SlotClaim> c = (*segment)->Claim();
+    ASSERT_TRUE(c.ok()) << c.status();
+    back = c->slot == slot;
+    (*segment)->Publish(*c, 1, false);
+    if (i > 70) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_TRUE(back) << "slot " << slot << " stayed pinned by the dead reader";
+  EXPECT_EQ((*segment)->PinnedSlots(), 0);
+}
+
+// A /dev/shm too small for the segment (a container's 64 MB; 1 MiB here,
+// in a mount namespace of a child process): ResourceExhausted at Create,
+// naming the size, never SIGBUS at the first write.
+TEST(LoanSegmentTest, ADevShmTooSmallIsAnErrorAtCreateNotASigbusLater) {
+  int result[2];
+  ASSERT_EQ(pipe(result), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::string answer;
+    if (unshare(CLONE_NEWNS) != 0 ||
+        mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+        mount("tmpfs", "/dev/shm", "tmpfs", 0, "size=1m") != 0) {
+      answer = absl::StrCat("m", std::strerror(errno));
+    } else {
+      auto segment = LoanSegment::Create("/camera", 4, 1 << 20);
+      if (segment.ok()) {
+        // The old failure: a sparse file; this write would raise SIGBUS.
+        absl::StatusOr<SlotClaim> c = (*segment)->Claim();
+        if (c.ok()) std::memset(c->data, 1, 1 << 20);
+        answer = "o";
+      } else {
+        answer = absl::StrCat(segment.status().code() == absl::StatusCode::kResourceExhausted
+                                  ? "r"
+                                  : "e",
+                              segment.status().message());
+      }
+    }
+    if (write(result[1], answer.data(), answer.size()) < 0) _exit(2);
+    _exit(0);
+  }
+  close(result[1]);
+  std::string answer;
+  char buf[512];
+  ssize_t n;
+  while ((n = read(result[0], buf, sizeof(buf))) > 0) answer.append(buf, n);
+  close(result[0]);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status);
+  ASSERT_FALSE(answer.empty());
+  ASSERT_NE(answer[0], 'm') << "cannot mount a small /dev/shm here: " << answer.substr(1);
+  ASSERT_EQ(answer[0], 'r') << answer;
+  EXPECT_NE(answer.find("cannot reserve"), std::string::npos) << answer;
+  EXPECT_NE(answer.find("\"/camera\""), std::string::npos) << answer;
 }
 
 TEST(LoanSegmentTest, ANewReaderOnADeadReadersEntryClearsItsPins) {
@@ -184,7 +289,14 @@ TEST(LoanSegmentTest, ANewReaderOnADeadReadersEntryClearsItsPins) {
   ASSERT_EQ(waitpid(child, &status, 0), child);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   EXPECT_EQ((*segment)->PinnedSlots(), 1);
+  // Entry 0 is free once the kernel has dropped the child's lock (a moment
+  // after waitpid at worst: see AReaderKilledWithNineHoldingAPinLosesIt).
   auto mapping = LoanMapping::Open((*segment)->name());
+  for (int i = 0; i < 10000 && mapping.ok() && (*mapping)->entry() != 0; ++i) {
+    mapping = absl::UnknownError("");  // let go of entry 1 first
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    mapping = LoanMapping::Open((*segment)->name());
+  }
   ASSERT_TRUE(mapping.ok());
   EXPECT_EQ((*mapping)->entry(), 0);
   EXPECT_EQ((*segment)->PinnedSlots(), 0);
@@ -232,8 +344,13 @@ TEST(LoanSegmentTest, AWriterKilledWithNineIsSweptAndALiveOneIsNot) {
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
   // (Another test process's sweep may remove it first: only "gone after a
-  // sweep" is asserted.)
+  // sweep" is asserted; the kernel may drop the child's lock a moment after
+  // waitpid, see AReaderKilledWithNineHoldingAPinLosesIt.)
   SweepAbandonedSegments();
+  for (int i = 0; i < 10000 && Exists(dead); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    SweepAbandonedSegments();
+  }
   EXPECT_FALSE(Exists(dead));
   EXPECT_TRUE(Exists((*live)->name()));
 }
@@ -274,17 +391,33 @@ TEST(LoanSegmentTest, ABadReferenceOrFileIsRefusedNamingIt) {
   EXPECT_EQ(LoanMapping::Open("../etc/passwd").status().code(),
             absl::StatusCode::kInvalidArgument);
   // A file under our prefix that is not a segment.
-  const std::string fake = absl::StrCat(kSegmentPrefix, "fake.", getpid());
-  const int fd = shm_open(("/" + fake).c_str(), O_CREAT | O_RDWR, 0600);
+  // Named at random: test processes in other sandboxes share /dev/shm, and
+  // each may be pid 12 in its own.
+  const std::string fake =
+      absl::StrCat(kSegmentPrefix, "fake.", std::random_device()(), ".", getpid());
+  int fd = -1;
+  // Held as a live writer holds its segment, so no sweep removes it; a
+  // sweep of another test process may remove the file before the lock is
+  // taken (it sees an empty file with no owner): then again.
+  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+    fd = shm_open(("/" + fake).c_str(), O_CREAT | O_RDWR, 0600);
+    ASSERT_GE(fd, 0);
+    struct flock owner;
+    std::memset(&owner, 0, sizeof(owner));
+    owner.l_type = F_WRLCK;
+    owner.l_whence = SEEK_SET;
+    owner.l_start = 64;
+    owner.l_len = 1;
+    ASSERT_EQ(fcntl(fd, F_OFD_SETLK, &owner), 0);
+    struct stat by_fd;
+    struct stat by_name;
+    if (fstat(fd, &by_fd) != 0 || stat(("/dev/shm/" + fake).c_str(), &by_name) != 0 ||
+        by_fd.st_ino != by_name.st_ino) {
+      close(fd);
+      fd = -1;
+    }
+  }
   ASSERT_GE(fd, 0);
-  // Held as a live writer holds its segment, so no sweep removes it.
-  struct flock owner;
-  std::memset(&owner, 0, sizeof(owner));
-  owner.l_type = F_WRLCK;
-  owner.l_whence = SEEK_SET;
-  owner.l_start = 64;
-  owner.l_len = 1;
-  ASSERT_EQ(fcntl(fd, F_OFD_SETLK, &owner), 0);
   ASSERT_EQ(ftruncate(fd, 8192), 0);
   auto bad = LoanMapping::Open(fake);
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
