@@ -2,7 +2,6 @@
 
 #include <pthread.h>
 
-#include <chrono>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -13,6 +12,9 @@
 namespace cyber {
 namespace loan {
 namespace {
+
+// The record whose doorbell this thread is (null on any other thread).
+thread_local const void* doorbell_of = nullptr;
 
 // Segments mapped at once, and segments remembered (what their doorbell
 // handled) after their mapping is let go.
@@ -36,24 +38,41 @@ LoanInlet::~LoanInlet() { Stop(); }
 
 void LoanInlet::Signal(const std::shared_ptr<Watched>& watched, bool drain) {
   MutexLock lock(&watched->mu);
-  watched->drain.store(drain, std::memory_order_relaxed);
-  watched->stop.store(true, std::memory_order_release);
+  if (!watched->stop.load(std::memory_order_relaxed)) {
+    watched->drain.store(drain, std::memory_order_relaxed);
+    watched->stop.store(true, std::memory_order_release);
+  } else if (!drain) {
+    watched->drain.store(false, std::memory_order_relaxed);  // Stop() wins
+  }
   // After the stop: the ring moves the doorbell word, so a thread that has
   // not reached its wait yet does not sleep through it.
   if (watched->rung != nullptr) watched->rung->RingDoorbell();
 }
 
 void LoanInlet::Join(const std::shared_ptr<Watched>& watched) {
-  MutexLock lock(&watched->mu);
-  if (!watched->thread.joinable()) return;
-  // The doorbell thread itself (its `deliver` dropped the last reader of
-  // the channel): it sees `stop` when `deliver` returns and touches nothing
-  // of the inlet after that.
-  if (watched->thread.get_id() == std::this_thread::get_id()) {
-    watched->thread.detach();
-    return;
+  std::thread thread;
+  {
+    MutexLock lock(&watched->mu);
+    if (!watched->started) return;
+    if (watched->thread.joinable()) {
+      // The doorbell thread itself (its `deliver` dropped the last reader
+      // of the channel, or stopped the inlet): it sees `stop` when
+      // `deliver` returns and touches nothing of the inlet after that.
+      if (watched->thread.get_id() == std::this_thread::get_id()) {
+        watched->thread.detach();
+        return;
+      }
+      thread = std::move(watched->thread);
+    } else {
+      // Joined by another caller, or detached: wait for its end (unless
+      // this is that thread).
+      while (!watched->ended && doorbell_of != watched.get()) {
+        watched->ended_cv.Wait(&watched->mu);
+      }
+      return;
+    }
   }
-  watched->thread.join();
+  thread.join();
 }
 
 void LoanInlet::Stop() {
@@ -115,7 +134,8 @@ LoanInlet::Find(const std::string& segment) {
       for (const auto& w : watched_) {
         if (mapped <= kMapped) break;
         if (w == watched || w->mapping == nullptr) continue;
-        if (pass == 0 && !w->ended.load(std::memory_order_acquire)) continue;
+        if (w->starting.load(std::memory_order_acquire)) continue;
+        if (pass == 0 && !w->writer_gone.load(std::memory_order_acquire)) continue;
         let_go.push_back(w);
         --mapped;
       }
@@ -132,7 +152,11 @@ LoanInlet::Find(const std::string& segment) {
       }
     }
   }
-  for (const auto& w : let_go) Signal(w, /*drain=*/true);
+  for (const auto& w : let_go) {
+    Signal(w, /*drain=*/true);
+    MutexLock lock(&mu_);
+    if (w->mapping != nullptr) ++stats_.let_go;
+  }
   for (const auto& w : let_go) {
     Join(w);
     MutexLock lock(&mu_);
@@ -202,13 +226,11 @@ absl::StatusOr<std::shared_ptr<const SharedBytes>> LoanInlet::Resolve(absl::stri
       // publish; stopped, those it handled (`through` is final once it has
       // ended: asked to stop, it ends after the hand-over in progress, or
       // after its drain).
-      if (watched->stop.load(std::memory_order_relaxed) && watched->thread.joinable()) {
-        while (!watched->ended.load(std::memory_order_acquire)) {
-          std::this_thread::sleep_for(std::chrono::microseconds(100));
-        }
+      while (watched->stop.load(std::memory_order_relaxed) && watched->started &&
+             !watched->ended) {
+        watched->ended_cv.Wait(&watched->mu);
       }
-      const bool ended = watched->ended.load(std::memory_order_acquire);
-      const bool running = !watched->stop.load(std::memory_order_relaxed) && !ended;
+      const bool running = !watched->stop.load(std::memory_order_relaxed) && !watched->ended;
       const bool doorbells_it =
           ref.sequence == watched->start ||  // DDS brought it twice
           (ref.sequence > watched->start &&
@@ -223,6 +245,7 @@ absl::StatusOr<std::shared_ptr<const SharedBytes>> LoanInlet::Resolve(absl::stri
       // then the doorbell's.
       watched->start = ref.sequence;
       watched->through.store(ref.sequence, std::memory_order_release);
+      watched->starting.store(true, std::memory_order_release);
       start_doorbell = true;
     }
   }
@@ -242,13 +265,16 @@ absl::StatusOr<std::shared_ptr<const SharedBytes>> LoanInlet::Resolve(absl::stri
   if (pinned) deliver_(std::move(message));
   if (start_doorbell) {
     MutexLock lock(&watched->mu);
-    // Not after End() (stop): that doorbell would never be joined.
-    if (!watched->stop.load(std::memory_order_relaxed) && !watched->thread.joinable()) {
+    // Not after a stop (Stop(): `starting` kept a let-go away): that
+    // doorbell would never be joined.
+    if (!watched->stop.load(std::memory_order_relaxed)) {
       watched->rung = mapping;
+      watched->started = true;
       watched->thread = std::thread(&LoanInlet::Watch, this, watched, mapping, ref);
       // Named here, not in the thread: it is known by name when this returns.
       pthread_setname_np(watched->thread.native_handle(), "cyber_loan_bell");
     }
+    watched->starting.store(false, std::memory_order_release);
   }
   if (!pinned) return refuse(error);
   return std::shared_ptr<const SharedBytes>();
@@ -256,9 +282,10 @@ absl::StatusOr<std::shared_ptr<const SharedBytes>> LoanInlet::Resolve(absl::stri
 
 void LoanInlet::Watch(std::shared_ptr<Watched> watched, std::shared_ptr<LoanMapping> mapping,
                       LoanReference first) {
+  doorbell_of = watched.get();
   uint64_t last = first.sequence;  // handed over by Resolve
   // `stop` is looked at before anything of the inlet is touched: a thread
-  // detached by End() from its own `deliver` must not touch it again.
+  // detached by Join() from its own `deliver` must not touch it again.
   for (;;) {
     const bool stopping = watched->stop.load(std::memory_order_acquire);
     const bool drain = watched->drain.load(std::memory_order_relaxed);
@@ -308,9 +335,14 @@ void LoanInlet::Watch(std::shared_ptr<Watched> watched, std::shared_ptr<LoanMapp
     if (watched->stop.load(std::memory_order_acquire)) continue;
     if (mapping->LastSequence() != newest) continue;
     mapping->WaitDoorbell(bell, kIdleCheckMs);
-    if (mapping->Doorbell() == bell && !mapping->WriterAlive()) break;
+    if (mapping->Doorbell() == bell && !mapping->WriterAlive()) {
+      watched->writer_gone.store(true, std::memory_order_release);
+      break;
+    }
   }
-  watched->ended.store(true, std::memory_order_release);
+  MutexLock lock(&watched->mu);
+  watched->ended = true;
+  watched->ended_cv.SignalAll();
 }
 
 LoanInletStats LoanInlet::stats() const {

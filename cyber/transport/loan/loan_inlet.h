@@ -64,6 +64,7 @@ struct LoanInletStats {
   uint64_t inlined = 0;    // copied out of the sample
   uint64_t overwritten = 0;  // lost: the slot or ring entry was reused first
   uint64_t refused = 0;  // other errors (another host, no segment, bad reference)
+  uint64_t let_go = 0;   // segments unmapped to stay within 16 mapped
 };
 
 class LoanInlet {
@@ -83,8 +84,11 @@ class LoanInlet {
   // segment that is gone, a reused slot: DataLoss, a malformed reference).
   absl::StatusOr<std::shared_ptr<const SharedBytes>> Resolve(absl::string_view wire);
   // Ends the doorbell threads (waits for them; from `deliver` itself, the
-  // calling one ends when `deliver` returns) and `deliver`'s use: from then
-  // on Resolve returns every message for its caller to hand over.
+  // calling one ends when `deliver` returns) and `deliver`'s use by them:
+  // from then on Resolve returns every message for its caller to hand over
+  // (a Resolve already running may still hand its own over). A publish a
+  // sample confirmed just before and its doorbell had not reached is not
+  // handed over: Stop is for the channel's end.
   void Stop();
   LoanInletStats stats() const;
 
@@ -96,21 +100,28 @@ class LoanInlet {
     const std::string segment;
     // The inlet's mu_ guards `mapping` (null: let go, or not opened yet).
     std::shared_ptr<LoanMapping> mapping;
-    // Held by Signal() while it stops the doorbell, by Join() until it has
-    // ended, and by Resolve while it decides who hands a publish over: a
-    // decision never falls between a stop and the doorbell's last
-    // hand-over.
+    // Nobody holds `mu` while waiting for the doorbell thread (which takes
+    // it once, to say it ended): waits are on `ended_cv`.
     Mutex mu;
+    CondVar ended_cv;
     // The publish the doorbell starts after (it handles every later one
     // while it runs); 0: no doorbell (yet).
     uint64_t start ABSL_GUARDED_BY(mu) = 0;
-    std::thread thread ABSL_GUARDED_BY(mu);  // not joinable: not started
+    bool started ABSL_GUARDED_BY(mu) = false;  // the thread was made
+    bool ended ABSL_GUARDED_BY(mu) = false;    // ... and is done
+    std::thread thread ABSL_GUARDED_BY(mu);  // until someone joins it
     std::shared_ptr<LoanMapping> rung ABSL_GUARDED_BY(mu);  // the thread's
-    // The doorbell handled every publish in (start, through].
+    // The doorbell handled every publish in (start, through]; final once
+    // `ended`.
     std::atomic<uint64_t> through{0};
-    std::atomic<bool> stop{false};   // set under `mu`
+    // Set under `mu`; `drain` never turns on once `stop` is set.
+    std::atomic<bool> stop{false};
     std::atomic<bool> drain{false};  // hand over what is published first
-    std::atomic<bool> ended{false};     // the thread is done; `through` final
+    // A Resolve claimed `start` and has not started the thread yet: not let
+    // go meanwhile (the publishes it confirms would have nobody).
+    std::atomic<bool> starting{false};
+    // The doorbell ended because its writer is gone: let go of first.
+    std::atomic<bool> writer_gone{false};
   };
 
   // The segment's record (made if new) and its mapping (opened if let go).
@@ -119,7 +130,8 @@ class LoanInlet {
   void Watch(std::shared_ptr<Watched> watched, std::shared_ptr<LoanMapping> mapping,
              LoanReference first);
   // Asks `watched`'s doorbell to stop (after handing over what is
-  // published by then, when `drain`), then waits for it.
+  // published by then, when `drain`); Join waits until it has (not when
+  // called on the doorbell thread itself).
   static void Signal(const std::shared_ptr<Watched>& watched, bool drain);
   static void Join(const std::shared_ptr<Watched>& watched);
   std::shared_ptr<const SharedBytes> PinToMessage(const std::shared_ptr<LoanMapping>& mapping,
@@ -130,7 +142,8 @@ class LoanInlet {
   const Deliver deliver_;
   mutable Mutex mu_;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
-  // Oldest first; at most kMapped of them have a mapping.
+  // Least recently used first; about 16 of them have a mapping (more for
+  // a moment while one is let go, or while one is being started).
   std::deque<std::shared_ptr<Watched>> watched_ ABSL_GUARDED_BY(mu_);
   LoanInletStats stats_ ABSL_GUARDED_BY(mu_);
 };

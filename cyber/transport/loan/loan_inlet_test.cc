@@ -231,8 +231,8 @@ TEST(LoanInletTest, ALetGoSegmentHandsEveryPublishOverOnce) {
   // The doorbell runs (held in its hand-over of 102): 103 is its to hand over.
   ASSERT_TRUE(inlet.Resolve(three).ok());
   EXPECT_EQ(inlet.stats().confirmed, 1u);
-  // Sixteen more segments, from another thread (letting go waits for the
-  // held doorbell); the hold ends after a while.
+  // Sixteen more segments, from another thread (letting go of the first
+  // waits for its held doorbell).
   std::vector<std::unique_ptr<Writer>> others;
   std::vector<std::string> firsts;
   for (int i = 0; i < 16; ++i) {
@@ -242,7 +242,9 @@ TEST(LoanInletTest, ALetGoSegmentHandsEveryPublishOverOnce) {
   std::thread more([&] {
     for (const std::string& w : firsts) EXPECT_TRUE(inlet.Resolve(w).ok());
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  // Released once the let-go has asked the held doorbell to stop (with a
+  // drain): 103, confirmed but not yet handed over, is the drain's.
+  ASSERT_TRUE(Eventually([&] { return inlet.stats().let_go == 1; }));
   hold.store(false);
   more.join();
   // 101, 102 and 103 once each (103 by the drain), and the sixteen others.

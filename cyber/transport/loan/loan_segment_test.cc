@@ -266,7 +266,10 @@ TEST(LoanSegmentTest, ADevShmTooSmallIsAnErrorAtCreateNotASigbusLater) {
   ASSERT_EQ(waitpid(child, &status, 0), child);
   ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status);
   ASSERT_FALSE(answer.empty());
-  ASSERT_NE(answer[0], 'm') << "cannot mount a small /dev/shm here: " << answer.substr(1);
+  if (answer[0] == 'm') {
+    // Not root, or a sandbox without mount namespaces (CI runs as root).
+    GTEST_SKIP() << "cannot mount a small /dev/shm here: " << answer.substr(1);
+  }
   ASSERT_EQ(answer[0], 'r') << answer;
   EXPECT_NE(answer.find("cannot reserve"), std::string::npos) << answer;
   EXPECT_NE(answer.find("\"/camera\""), std::string::npos) << answer;
