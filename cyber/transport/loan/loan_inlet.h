@@ -23,9 +23,10 @@
 // late sample never hands a publish over twice.
 //
 // A doorbell thread ends with the inlet (Stop), when its writer is gone, or
-// when its segment's mapping is let go: the inlet maps at most 16 segments
-// and lets go of one whose writer is gone first, else the oldest; that
-// doorbell first hands over what was published until then. A reader that
+// when its segment's mapping is let go: the inlet maps about 16 segments
+// and lets go of one whose writer is gone first, else the least recently
+// used; that doorbell first hands over what was published until then (the
+// sample that made room waits for it). A reader that
 // falls more than 64 publishes behind the ring, or whose slot was written
 // again before it pinned it, counts the messages lost; it never reads one
 // half-written. A reference to a segment of another channel is refused.
