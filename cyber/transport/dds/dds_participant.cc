@@ -282,7 +282,7 @@ absl::StatusOr<std::unique_ptr<RemoteSubscription>> DdsTransport::Impl::Subscrib
   }
   absl::StatusOr<fdds::Topic*> topic = TopicLocked(endpoint);
   if (!topic.ok()) return topic.status();
-  auto sub = std::make_unique<SubscriptionImpl>(self, channel, endpoint.qos, std::move(handler));
+  auto sub = std::make_shared<SubscriptionImpl>(this, channel, endpoint.qos, std::move(handler));
   fdds::StatusMask mask = fdds::StatusMask::data_available() << fdds::StatusMask::sample_lost()
                           << fdds::StatusMask::requested_incompatible_qos();
   fdds::DataReader* reader =
@@ -294,17 +294,19 @@ absl::StatusOr<std::unique_ptr<RemoteSubscription>> DdsTransport::Impl::Subscrib
   }
   sub->Attach(reader);
   subscriptions_.insert(sub.get());
-  return std::unique_ptr<RemoteSubscription>(std::move(sub));
+  return std::unique_ptr<RemoteSubscription>(
+      std::make_unique<SubscriptionHandle>(self, std::move(sub)));
 }
 
-void DdsTransport::Impl::CloseSubscription(SubscriptionImpl* sub) {
+void DdsTransport::Impl::CloseSubscription(const std::shared_ptr<SubscriptionImpl>& sub) {
   fdds::DataReader* reader = sub->Detach();  // no handler runs after this
   MutexLock create(&create_mu_);
-  subscriptions_.erase(sub);
+  subscriptions_.erase(sub.get());
   if (reader != nullptr && subscriber_ != nullptr) {
     reader->set_listener(nullptr);
     subscriber_->delete_datareader(reader);
   }
+  if (participant_ != nullptr) retired_.push_back(sub);
 }
 
 void DdsTransport::Impl::Shutdown() {
@@ -331,6 +333,7 @@ void DdsTransport::Impl::Shutdown() {
   participant_->delete_contained_entities();
   fdds::DomainParticipantFactory::get_instance()->delete_participant(participant_);
   participant_ = nullptr;
+  retired_.clear();  // no Fast-DDS thread is left to call them
   if (participant_id_ >= 0) ProcessParticipantIds().Give(options_.domain_id, participant_id_);
   participant_id_ = -1;
   publisher_ = nullptr;

@@ -22,6 +22,7 @@
 #include <optional>
 #include <mutex>
 #include <set>
+#include <vector>
 #include <utility>
 
 #include <fastdds/dds/domain/DomainParticipant.hpp>
@@ -156,7 +157,7 @@ class DdsTransport::Impl final : public fdds::DomainParticipantListener {
   absl::StatusOr<std::unique_ptr<RemoteSubscription>> Subscribe(
       const std::shared_ptr<Impl>& self, const RemoteEndpoint& endpoint,
       SampleHandler handler);
-  void CloseSubscription(SubscriptionImpl* sub);
+  void CloseSubscription(const std::shared_ptr<SubscriptionImpl>& sub);
   void Shutdown();
 
   uint64_t AddPeerLostListener(std::function<void(const RemotePeer&, bool)> l) {
@@ -289,6 +290,9 @@ class DdsTransport::Impl final : public fdds::DomainParticipantListener {
   std::map<std::string, std::shared_ptr<PublisherImpl>> publisher_by_channel_
       ABSL_GUARDED_BY(create_mu_);
   std::set<SubscriptionImpl*> subscriptions_ ABSL_GUARDED_BY(create_mu_);
+  // Closed listeners, kept until the participant is deleted (Fast-DDS may
+  // still be calling one: dds_subscription.h).
+  std::vector<std::shared_ptr<SubscriptionImpl>> retired_ ABSL_GUARDED_BY(create_mu_);
 
   // Taken by callbacks, briefly; never held across a DDS call.
   mutable Mutex mu_;

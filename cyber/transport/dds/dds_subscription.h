@@ -16,31 +16,36 @@ namespace cyber {
 namespace dds {
 
 
-class SubscriptionImpl final : public RemoteSubscription, public fdds::DataReaderListener {
+// The DataReader's listener. Fast-DDS 2.9 may still be inside a listener
+// call while delete_datareader runs (eProsima/Fast-DDS#3303; seen here by
+// tsan as a callback locking `mu_` of a deleted listener), so a closed one
+// is kept by the transport until its participant is deleted
+// (DdsTransport::Impl::CloseSubscription); it answers nothing after Detach.
+class SubscriptionImpl final : public fdds::DataReaderListener {
  public:
-  SubscriptionImpl(std::shared_ptr<DdsTransport::Impl> impl,
-                   std::shared_ptr<ChannelState> channel, ChannelQos qos,
-                   RemoteTransport::SampleHandler handler)
-      : impl_(std::move(impl)),
+  SubscriptionImpl(DdsTransport::Impl* impl, std::shared_ptr<ChannelState> channel,
+                   ChannelQos qos, RemoteTransport::SampleHandler handler)
+      : impl_(impl),
         channel_(std::move(channel)),
         qos_(qos),
-        handler_(std::move(handler)),
-        own_prefix_(impl_->own_prefix()) {
+        own_prefix_(impl_->own_prefix()),
+        handler_(std::move(handler)) {
     HandoffFence();
   }
-
-  ~SubscriptionImpl() override { impl_->CloseSubscription(this); }
 
   void Attach(fdds::DataReader* reader) {
     MutexLock lock(&mu_);
     reader_ = reader;
   }
 
-  // No handler call runs after this returns; returns the DataReader for
-  // deletion.
+  // No handler call runs after this returns (and the handler, with what it
+  // holds, is released); returns the DataReader for deletion.
   fdds::DataReader* Detach() {
+    RemoteTransport::SampleHandler handler;  // released outside the lock
     MutexLock lock(&mu_);
     closed_ = true;
+    handler = std::move(handler_);
+    handler_ = nullptr;
     return std::exchange(reader_, nullptr);
   }
 
@@ -131,16 +136,32 @@ class SubscriptionImpl final : public RemoteSubscription, public fdds::DataReade
     }
   }
 
-  const std::shared_ptr<DdsTransport::Impl> impl_;
+  // Alive while the subscription is open (its handle holds it); not used
+  // after Detach.
+  DdsTransport::Impl* const impl_;
   const std::shared_ptr<ChannelState> channel_;
   const ChannelQos qos_;
-  const RemoteTransport::SampleHandler handler_;
   const frtps::GuidPrefix_t own_prefix_;
   // Held while a handler runs (Detach waits for it).
   Mutex mu_;
+  RemoteTransport::SampleHandler handler_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   fdds::DataReader* reader_ ABSL_GUARDED_BY(mu_) = nullptr;
   std::map<std::string, RemotePeer> senders_ ABSL_GUARDED_BY(mu_);
+};
+
+// What RemoteTransport::Subscribe returns: closing it detaches the
+// listener and deletes the DataReader.
+class SubscriptionHandle final : public RemoteSubscription {
+ public:
+  SubscriptionHandle(std::shared_ptr<DdsTransport::Impl> impl,
+                     std::shared_ptr<SubscriptionImpl> sub)
+      : impl_(std::move(impl)), sub_(std::move(sub)) {}
+  ~SubscriptionHandle() override { impl_->CloseSubscription(sub_); }
+
+ private:
+  const std::shared_ptr<DdsTransport::Impl> impl_;
+  const std::shared_ptr<SubscriptionImpl> sub_;
 };
 
 }  // namespace dds
