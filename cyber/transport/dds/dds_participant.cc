@@ -300,6 +300,7 @@ absl::StatusOr<std::unique_ptr<RemoteSubscription>> DdsTransport::Impl::Subscrib
 
 void DdsTransport::Impl::CloseSubscription(const std::shared_ptr<SubscriptionImpl>& sub) {
   fdds::DataReader* reader = sub->Detach();  // no handler runs after this
+  sub->ReleaseHandler();
   MutexLock create(&create_mu_);
   subscriptions_.erase(sub.get());
   if (reader != nullptr && subscriber_ != nullptr) {

@@ -38,15 +38,22 @@ class SubscriptionImpl final : public fdds::DataReaderListener {
     reader_ = reader;
   }
 
-  // No handler call runs after this returns (and the handler, with what it
-  // holds, is released); returns the DataReader for deletion.
+  // No handler call runs after this returns; returns the DataReader for
+  // deletion.
   fdds::DataReader* Detach() {
-    RemoteTransport::SampleHandler handler;  // released outside the lock
     MutexLock lock(&mu_);
     closed_ = true;
+    return std::exchange(reader_, nullptr);
+  }
+
+  // After Detach: lets go of the handler and what it holds (a retired
+  // listener must not keep a channel's state alive). Not under the
+  // transport's locks: what the handler holds may call into it.
+  void ReleaseHandler() {
+    RemoteTransport::SampleHandler handler;  // destroyed outside the lock
+    MutexLock lock(&mu_);
     handler = std::move(handler_);
     handler_ = nullptr;
-    return std::exchange(reader_, nullptr);
   }
 
   void on_data_available(fdds::DataReader* reader) override {
