@@ -257,6 +257,9 @@ TEST(LoanInletTest, ALetGoSegmentHandsEveryPublishOverOnce) {
   }
   // A publish after its doorbell ended comes through Resolve, once.
   ASSERT_TRUE(inlet.Resolve(first.Publish(104)).ok());
+  // Resolve hands 104 over before it returns; the pause only gives a wrong
+  // second hand-over time to show (a slow machine can miss it, never fail
+  // a correct run).
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   MutexLock l(&got.mu);
   std::vector<int> mine;

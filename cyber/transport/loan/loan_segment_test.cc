@@ -25,6 +25,33 @@ namespace cyber {
 namespace loan {
 namespace {
 
+// A reader process: a child that pins `slot` at `generation` in `segment`
+// and waits to be killed. Its pid once it holds the pin; -1 if it could not.
+pid_t ReaderHoldingAPin(const std::string& segment, uint32_t slot, uint32_t generation,
+                        uint64_t size) {
+  int ready[2];
+  if (pipe(ready) != 0) return -1;
+  const pid_t child = fork();
+  if (child == 0) {
+    auto mapping = LoanMapping::Open(segment);
+    const bool pinned = mapping.ok() && (*mapping)->Pin(slot, generation, size).ok();
+    const char answer = pinned ? 'p' : 'x';
+    if (write(ready[1], &answer, 1) != 1) _exit(2);
+    pause();
+    _exit(0);
+  }
+  char answer = 0;
+  const bool read_it = child > 0 && read(ready[0], &answer, 1) == 1;
+  close(ready[0]);
+  close(ready[1]);
+  if (child > 0 && (!read_it || answer != 'p')) {
+    kill(child, SIGKILL);
+    waitpid(child, nullptr, 0);
+    return -1;
+  }
+  return child;
+}
+
 bool Exists(const std::string& name) {
   return access(absl::StrCat("/dev/shm/", name).c_str(), F_OK) == 0;
 }
@@ -145,23 +172,8 @@ TEST(LoanSegmentTest, AReaderKilledWithNineHoldingAPinLosesIt) {
   absl::StatusOr<SlotClaim> a = (*segment)->Claim();
   ASSERT_TRUE(a.ok());
   const uint32_t g = (*segment)->Publish(*a, 1, false).generation;
-  int ready[2];
-  ASSERT_EQ(pipe(ready), 0);
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    auto mapping = LoanMapping::Open((*segment)->name());
-    const bool pinned = mapping.ok() && (*mapping)->Pin(0, g, 4096).ok();
-    const char answer = pinned ? 'p' : 'x';
-    if (write(ready[1], &answer, 1) != 1) _exit(2);
-    pause();
-    _exit(0);
-  }
-  char answer = 0;
-  ASSERT_EQ(read(ready[0], &answer, 1), 1);
-  ASSERT_EQ(answer, 'p') << "the child could not pin";
-  close(ready[0]);
-  close(ready[1]);
+  const pid_t child = ReaderHoldingAPin((*segment)->name(), 0, g, 4096);
+  ASSERT_GT(child, 0) << "the child could not pin";
   EXPECT_EQ((*segment)->ReclaimDeadReaders(), 0) << "the child is alive";
   EXPECT_EQ((*segment)->PinnedSlots(), 1);
   kill(child, SIGKILL);
@@ -191,23 +203,8 @@ TEST(LoanSegmentTest, ADeadReadersSlotComesBackBeforeEverySlotIsHeld) {
   ASSERT_TRUE(a.ok());
   const uint32_t slot = a->slot;
   const uint32_t g = (*segment)->Publish(*a, 1, false).generation;
-  int ready[2];
-  ASSERT_EQ(pipe(ready), 0);
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    auto mapping = LoanMapping::Open((*segment)->name());
-    const bool pinned = mapping.ok() && (*mapping)->Pin(slot, g, 1).ok();
-    const char answer = pinned ? 'p' : 'x';
-    if (write(ready[1], &answer, 1) != 1) _exit(2);
-    pause();
-    _exit(0);
-  }
-  char answer = 0;
-  ASSERT_EQ(read(ready[0], &answer, 1), 1);
-  ASSERT_EQ(answer, 'p') << "the child could not pin";
-  close(ready[0]);
-  close(ready[1]);
+  const pid_t child = ReaderHoldingAPin((*segment)->name(), slot, g, 1);
+  ASSERT_GT(child, 0) << "the child could not pin";
   kill(child, SIGKILL);
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
@@ -242,7 +239,7 @@ TEST(LoanSegmentTest, ADevShmTooSmallIsAnErrorAtCreateNotASigbusLater) {
     } else {
       auto segment = LoanSegment::Create("/camera", 4, 1 << 20);
       if (segment.ok()) {
-        // The old failure: a sparse file; this write would raise SIGBUS.
+        // Had Create left the file sparse, this write would raise SIGBUS.
         absl::StatusOr<SlotClaim> c = (*segment)->Claim();
         if (c.ok()) std::memset(c->data, 1, 1 << 20);
         answer = "o";
