@@ -33,6 +33,11 @@ namespace fdds = eprosima::fastdds::dds;
 using ReturnCode = eprosima::fastrtps::types::ReturnCode_t;
 
 constexpr int32_t kDepth = 16;
+// Pool samples beyond the history (dds_ds): a reader may still be reading
+// a sample the writer's history has let go.
+constexpr int32_t kExtraSharedSamples = 4;
+
+bool SharesData(const PathConfig& config) { return config.kind == PathKind::kBareDdsShared; }
 
 // The participant, publisher or subscriber and topic of one end.
 class BareEnd {
@@ -69,7 +74,9 @@ class BareEnd {
     if (participant_ == nullptr) {
       return absl::UnavailableError(absl::StrCat("bare DDS: no participant on domain ", domain));
     }
-    fdds::TypeSupport type(new RawBytesType());
+    fdds::TypeSupport type(new RawBytesType(
+        SharesData(config) ? static_cast<uint32_t>(std::max(config.payload_bytes, kStampPrefixBytes))
+                           : 0));
     if (type.register_type(participant_) != ReturnCode::RETCODE_OK) {
       return absl::UnavailableError("bare DDS: could not register the raw-bytes type");
     }
@@ -88,8 +95,9 @@ class BareEnd {
 };
 
 // dds_qos.cc's ApplyCommon for ChannelQos{} (reliable, volatile, keep last 16).
+// With data sharing (dds_ds) on as well: creation fails if it cannot be.
 template <typename Qos>
-void ApplyChannelDefaults(Qos* q) {
+void ApplyChannelDefaults(const PathConfig& config, Qos* q) {
   q->reliability().kind = fdds::RELIABLE_RELIABILITY_QOS;
   q->durability().kind = fdds::VOLATILE_DURABILITY_QOS;
   q->history().kind = fdds::KEEP_LAST_HISTORY_QOS;
@@ -100,6 +108,12 @@ void ApplyChannelDefaults(Qos* q) {
   q->resource_limits().allocated_samples = kDepth;
   q->endpoint().history_memory_policy =
       eprosima::fastrtps::rtps::PREALLOCATED_WITH_REALLOC_MEMORY_MODE;
+  if (SharesData(config)) {
+    q->data_sharing().on("");  // Fast-DDS's default directory
+    q->resource_limits().extra_samples = kExtraSharedSamples;
+  } else {
+    q->data_sharing().off();
+  }
 }
 
 class BareDdsSink final : public MessageSink, public fdds::DataReaderListener {
@@ -120,10 +134,13 @@ class BareDdsSink final : public MessageSink, public fdds::DataReaderListener {
     subscriber_ = end_.participant()->create_subscriber(fdds::SUBSCRIBER_QOS_DEFAULT);
     if (subscriber_ == nullptr) return absl::UnavailableError("bare DDS: no subscriber");
     fdds::DataReaderQos qos = fdds::DATAREADER_QOS_DEFAULT;
-    ApplyChannelDefaults(&qos);
+    ApplyChannelDefaults(config, &qos);
     reader_ = subscriber_->create_datareader(end_.topic(), qos, this,
                                              fdds::StatusMask::data_available());
-    if (reader_ == nullptr) return absl::UnavailableError("bare DDS: no data reader");
+    if (reader_ == nullptr) {
+      return absl::UnavailableError(absl::StrCat("bare DDS: no data reader (", PathName(config.kind),
+                                                 ")"));
+    }
     return absl::OkStatus();
   }
 
@@ -164,10 +181,13 @@ class BareDdsSource final : public MessageSource {
     publisher_ = end_.participant()->create_publisher(fdds::PUBLISHER_QOS_DEFAULT);
     if (publisher_ == nullptr) return absl::UnavailableError("bare DDS: no publisher");
     fdds::DataWriterQos qos = fdds::DATAWRITER_QOS_DEFAULT;
-    ApplyChannelDefaults(&qos);
+    ApplyChannelDefaults(config, &qos);
     qos.reliability().max_blocking_time = eprosima::fastrtps::Duration_t(0, 10'000'000);
     writer_ = publisher_->create_datawriter(end_.topic(), qos);
-    if (writer_ == nullptr) return absl::UnavailableError("bare DDS: no data writer");
+    if (writer_ == nullptr) {
+      return absl::UnavailableError(absl::StrCat("bare DDS: no data writer (", PathName(config.kind),
+                                                 ")"));
+    }
     sample_.bytes.assign(std::max(config.payload_bytes, kStampPrefixBytes), 'x');
     return absl::OkStatus();
   }

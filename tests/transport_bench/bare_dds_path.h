@@ -11,6 +11,12 @@
 //                most 10 ms on a full history (dds_qos.cc)
 //   type         RawBytesType (raw_bytes_type.h)
 //
+// "dds_ds" is the same with Fast-DDS's data sharing on both endpoints
+// (DataSharingQosPolicy ON: creating an endpoint fails if it cannot share):
+// the writer's history lives in a shared-memory pool the reader reads, so
+// no transport copies a sample; the type is the bounded RawBytesType, sized
+// for the run's message, and the writer's pool holds 16 + 4 extra samples.
+//
 // Written out here rather than taken from cyber/transport/dds/dds_qos.h,
 // so that the baseline stays what Fast-DDS does by itself even if our
 // mapping changes. The sink takes each sample in

@@ -21,16 +21,19 @@ const char* PathName(PathKind kind) {
       return "udp";
     case PathKind::kLoan:
       return "loan";
+    case PathKind::kBareDdsShared:
+      return "dds_ds";
   }
   return "?";
 }
 
 absl::StatusOr<PathKind> ParsePathKind(absl::string_view text) {
-  for (PathKind k : {PathKind::kOurs, PathKind::kBareDds, PathKind::kUdp, PathKind::kLoan}) {
+  for (PathKind k : {PathKind::kOurs, PathKind::kBareDds, PathKind::kUdp, PathKind::kLoan,
+                     PathKind::kBareDdsShared}) {
     if (text == PathName(k)) return k;
   }
   return absl::InvalidArgumentError(
-      absl::StrCat("path \"", text, "\" is not one of ours, dds, udp, loan"));
+      absl::StrCat("path \"", text, "\" is not one of ours, dds, udp, loan, dds_ds"));
 }
 
 size_t PayloadBytes(PathKind kind, size_t requested) {
@@ -43,6 +46,7 @@ absl::StatusOr<std::unique_ptr<MessageSink>> StartSink(const PathConfig& config,
     case PathKind::kOurs:
       return StartOursSink(config, log);
     case PathKind::kBareDds:
+    case PathKind::kBareDdsShared:
       return StartBareDdsSink(config, log);
     case PathKind::kUdp:
       return StartUdpSink(config, log);
@@ -57,6 +61,7 @@ absl::StatusOr<std::unique_ptr<MessageSource>> StartSource(const PathConfig& con
     case PathKind::kOurs:
       return StartOursSource(config);
     case PathKind::kBareDds:
+    case PathKind::kBareDdsShared:
       return StartBareDdsSource(config);
     case PathKind::kUdp:
       return StartUdpSource(config);

@@ -40,9 +40,10 @@
 namespace cyber {
 namespace transport_bench {
 
-enum class PathKind { kOurs, kBareDds, kUdp, kLoan };
+// kBareDdsShared: bare Fast-DDS with data sharing (bare_dds_path.h).
+enum class PathKind { kOurs, kBareDds, kUdp, kLoan, kBareDdsShared };
 
-// "ours", "dds", "udp", "loan".
+// "ours", "dds", "udp", "loan", "dds_ds".
 const char* PathName(PathKind kind);
 // InvalidArgument naming the text and the choices.
 absl::StatusOr<PathKind> ParsePathKind(absl::string_view text);

@@ -183,6 +183,52 @@ std::string MarkdownReport(const std::vector<CaseRow>& rows, const ReportContext
                     p(ours, true), " | ", cpu, " |\n");
   }
 
+  // Ours and the loan path against bare DDS with data sharing (dds_ds), the
+  // fastest Fast-DDS path between two processes of one host.
+  bool shared_header = false;
+  for (const CaseRow& shared_row : rows) {
+    const CaseResult& shared = shared_row.median;
+    if (shared.spec.path != PathKind::kBareDdsShared || shared_row.runs == 0) continue;
+    auto find = [&](PathKind kind) -> const CaseResult* {
+      CaseSpec spec = shared.spec;
+      spec.path = kind;
+      auto it = std::find_if(rows.begin(), rows.end(), [&](const CaseRow& r) {
+        return r.median.spec == spec && r.runs > 0;
+      });
+      return it == rows.end() ? nullptr : &it->median;
+    };
+    if (!shared_header) {
+      absl::StrAppend(&out,
+                      "\n| message | rate | p50 dds_ds/dds | p50 ours/dds_ds | p99 ours/dds_ds | "
+                      "sink CPU ours/dds_ds | p50 loan/dds_ds | p99 loan/dds_ds | "
+                      "target (ours p50 <= 1.1x dds_ds) |\n"
+                      "|---:|---|---:|---:|---:|---:|---:|---:|---|\n");
+      shared_header = true;
+    }
+    const CaseResult* bare = find(PathKind::kBareDds);
+    const CaseResult* ours = find(PathKind::kOurs);
+    const CaseResult* loan = find(PathKind::kLoan);
+    // `mine` over `theirs` at p50 or p99; "-" if either was not measured.
+    auto p = [](const CaseResult* mine, const CaseResult* theirs, bool p99) {
+      if (mine == nullptr || theirs == nullptr) return std::string("-");
+      return Ratio(absl::ToDoubleNanoseconds(p99 ? mine->rx.p99 : mine->rx.p50),
+                   absl::ToDoubleNanoseconds(p99 ? theirs->rx.p99 : theirs->rx.p50));
+    };
+    const std::string cpu = ours == nullptr
+                                ? std::string("-")
+                                : Ratio(absl::ToDoubleSeconds(ours->sink_cpu),
+                                        absl::ToDoubleSeconds(shared.sink_cpu));
+    std::string verdict = "-";
+    if (ours != nullptr && shared.spec.rate_hz > 0) {
+      const double b50 = absl::ToDoubleNanoseconds(shared.rx.p50);
+      verdict = b50 > 0 && absl::ToDoubleNanoseconds(ours->rx.p50) / b50 <= 1.1 ? "met" : "MISSED";
+    }
+    absl::StrAppend(&out, "| ", Bytes(shared.spec.message_bytes), " | ", Rate(shared.spec.rate_hz),
+                    " | ", p(&shared, bare, false), " | ", p(ours, &shared, false), " | ",
+                    p(ours, &shared, true), " | ", cpu, " | ", p(loan, &shared, false), " | ",
+                    p(loan, &shared, true), " | ", verdict, " |\n");
+  }
+
   absl::StrAppend(
       &out, "\nEach case ran ", context.repetitions,
       " time(s), in rounds; a row is its median run (by p50 at 100 Hz, by received msg/s flat "
@@ -197,7 +243,9 @@ std::string MarkdownReport(const std::vector<CaseRow>& rows, const ReportContext
       "Writer -> Reader of two cyber::Runtimes on DdsTransport, the callback a scheduler "
       "routine (reader queue 1024), a fresh message per write (its body copied before the "
       "stamp); dds: bare Fast-DDS configured like DdsTransport (shared memory + loopback UDP, "
-      "reliable, keep last 16), raw bytes, DataWriter::write -> on_data_available; loan: LoanWriter -> "
+      "reliable, keep last 16), raw bytes, DataWriter::write -> on_data_available; dds_ds: the same with "
+      "Fast-DDS data sharing on (a bounded type sized for the message, the writer's history "
+      "in a shared pool the reader reads); loan: LoanWriter -> "
       "Reader<SharedBytes> on the same runtimes, the payload written into a loaned slot "
       "before the stamp and read in place (16 slots); udp: one "
       "datagram per message on 127.0.0.1 (60,000 B for the 64 KiB case), default socket "

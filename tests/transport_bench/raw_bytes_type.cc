@@ -12,15 +12,19 @@ constexpr uint32_t kEncapsulationSize = sizeof(kEncapsulation);
 
 }  // namespace
 
-RawBytesType::RawBytesType() {
-  setName("transport_bench::RawBytes");
-  m_typeSize = 512;
+RawBytesType::RawBytesType(uint32_t max_bytes) : max_bytes_(max_bytes) {
+  // The bounded type has a name of its own: a reader never matches a writer
+  // of the other kind by accident.
+  setName(max_bytes > 0 ? "transport_bench::BoundedRawBytes" : "transport_bench::RawBytes");
+  // Rounded up to whole 4-byte words, as Fast-DDS pads samples.
+  m_typeSize = max_bytes > 0 ? ((kEncapsulationSize + max_bytes + 3) & ~3u) : 512;
   m_isGetKeyDefined = false;
 }
 
 bool RawBytesType::serialize(void* data,
                              eprosima::fastrtps::rtps::SerializedPayload_t* payload) {
   const auto* sample = static_cast<const RawSample*>(data);
+  if (max_bytes_ > 0 && sample->bytes.size() > max_bytes_) return false;
   const uint32_t needed = kEncapsulationSize + static_cast<uint32_t>(sample->bytes.size());
   if (payload->max_size < needed) payload->reserve(needed);
   std::memcpy(payload->data, kEncapsulation, kEncapsulationSize);
