@@ -1,11 +1,12 @@
 #include "cyber/lockstep/lockstep_transport.h"
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "cyber/common/mutex.h"
+#include "cyber/transport/testing/fake_transport.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -15,66 +16,21 @@ namespace {
 
 using ::testing::ElementsAre;
 
-// The real transport's stand-in: what was sent, and a way to make samples
-// arrive.
-class FakeTransport final : public RemoteTransport {
- public:
-  struct Sent {
-    std::string payload;
-    absl::Time stamp;
-  };
-  class Out final : public RemotePublisher {
-   public:
-    explicit Out(std::vector<Sent>* sent) : sent_(sent) {}
-    bool Wanted() const override { return true; }
-    absl::Status Publish(absl::string_view, Correlation) override {
-      return absl::InternalError("the lockstep transport must stamp every message");
-    }
-    absl::Status PublishMessage(const google::protobuf::MessageLite&, Correlation) override {
-      return absl::InternalError("the lockstep transport must stamp every message");
-    }
-    absl::Status PublishAt(absl::string_view payload, absl::Time t, Correlation) override {
-      sent_->push_back({std::string(payload), t});
-      return absl::OkStatus();
-    }
+// A sample from `process` on the transport beneath, sent at `instant_ns`
+// with `sequence`.
+void Arrive(test::FakeTransport& inner, const std::string& channel, const std::string& process,
+            int64_t instant_ns, uint64_t sequence, const std::string& payload) {
+  ASSERT_TRUE(inner.Arrive(channel, payload, {process, sequence, instant_ns}))
+      << "nothing subscribed to " << channel;
+}
 
-   private:
-    std::vector<Sent>* sent_;
-  };
-  class In final : public RemoteSubscription {};
-
-  absl::StatusOr<std::shared_ptr<RemotePublisher>> Publisher(const RemoteEndpoint& e) override {
-    return std::make_shared<Out>(&sent[e.channel]);
-  }
-  absl::StatusOr<std::unique_ptr<RemoteSubscription>> Subscribe(const RemoteEndpoint& e,
-                                                                SampleHandler handler) override {
-    handlers[e.channel] = std::move(handler);
-    return std::unique_ptr<RemoteSubscription>(new In);
-  }
-  uint64_t AddPeerLostListener(std::function<void(const RemotePeer&, bool)>) override { return 1; }
-  void RemovePeerLostListener(uint64_t) override {}
-  std::vector<RemotePeer> RemoteWriters(const std::string&) const override { return {}; }
-  std::vector<RemoteChannelStats> ChannelStats() const override { return {}; }
-  std::vector<RemotePeer> LostPeers() const override { return {}; }
-  RemotePeer self() const override { return {}; }
-  void Shutdown() override {}
-
-  // A sample from `process`, sent at `instant_ns` with `sequence`.
-  void Arrive(const std::string& channel, const std::string& process, int64_t instant_ns, uint64_t sequence,
-              const std::string& payload) {
-    RemotePeer peer;
-    peer.process = process;
-    RemoteSample s;
-    s.payload = payload;
-    s.origin.sender = &peer;
-    s.origin.sequence = sequence;
-    s.origin.source_time_ns = instant_ns;
-    ASSERT_TRUE(handlers.at(channel)(s));
-  }
-
-  std::map<std::string, std::vector<Sent>> sent;
-  std::map<std::string, SampleHandler> handlers;
-};
+// The transport beneath refuses a publish without a stamp: the lockstep
+// transport must stamp every message with its simulated instant.
+std::shared_ptr<test::FakeTransport> StampedOnlyTransport() {
+  test::FakeTransportOptions options;
+  options.stamped_only = true;
+  return std::make_shared<test::FakeTransport>(options);
+}
 
 RemoteEndpoint On(const std::string& channel) {
   RemoteEndpoint e;
@@ -84,7 +40,7 @@ RemoteEndpoint On(const std::string& channel) {
 }
 
 struct Fixture {
-  std::shared_ptr<FakeTransport> inner = std::make_shared<FakeTransport>();
+  std::shared_ptr<test::FakeTransport> inner = StampedOnlyTransport();
   int64_t now = 0;
   LockstepTransport transport{inner, [this] { return now; }};
   std::vector<std::string> got;
@@ -103,9 +59,10 @@ TEST(LockstepTransportTest, EveryMessageIsStampedWithTheSimulatedInstantAndCount
   ASSERT_TRUE(out->Publish("x").ok());
   f.now = 2500;
   ASSERT_TRUE(out->Publish("y").ok());
-  ASSERT_EQ(f.inner->sent["/a"].size(), 2u);
-  EXPECT_EQ(f.inner->sent["/a"][0].stamp, absl::UnixEpoch() + absl::Nanoseconds(1500));
-  EXPECT_EQ(f.inner->sent["/a"][1].stamp, absl::UnixEpoch() + absl::Nanoseconds(2500));
+  const std::vector<test::FakePublication> sent = f.inner->Publications("/a");
+  ASSERT_EQ(sent.size(), 2u);
+  EXPECT_EQ(sent[0].stamp, absl::UnixEpoch() + absl::Nanoseconds(1500));
+  EXPECT_EQ(sent[1].stamp, absl::UnixEpoch() + absl::Nanoseconds(2500));
   std::vector<ChannelCount> counts = f.transport.Counts();
   ASSERT_EQ(counts.size(), 1u);
   EXPECT_TRUE(counts[0].writes());
@@ -120,10 +77,10 @@ TEST(LockstepTransportTest, ArrivalsWaitForTheirInstantThenComeInOneOrder) {
   int arrivals = 0;
   f.transport.SetArrivalListener([&arrivals] { ++arrivals; });
   // Wall-clock arrival order differs from the order they must take.
-  f.inner->Arrive("/b", "zeta", 10, 1, "z1");
-  f.inner->Arrive("/a", "alpha", 20, 5, "a5");
-  f.inner->Arrive("/a", "alpha", 10, 4, "a4");
-  f.inner->Arrive("/a", "beta", 10, 9, "b9");
+  Arrive(*f.inner, "/b", "zeta", 10, 1, "z1");
+  Arrive(*f.inner, "/a", "alpha", 20, 5, "a5");
+  Arrive(*f.inner, "/a", "alpha", 10, 4, "a4");
+  Arrive(*f.inner, "/a", "beta", 10, 9, "b9");
   EXPECT_EQ(arrivals, 4);
   EXPECT_EQ(f.transport.EarliestQueued(), 10);
   EXPECT_EQ(f.transport.DeliverDue(5), 0u);
@@ -151,16 +108,16 @@ TEST(LockstepTransportTest, OneWritersMessagesOfAnInstantKeepItsSendOrderAcrossC
   Fixture together;
   auto a1 = together.Read("/a");
   auto b1 = together.Read("/b");
-  together.inner->Arrive("/b", "pollers", 10, 1, "lidar");
-  together.inner->Arrive("/a", "pollers", 10, 1, "imu");
+  Arrive(*together.inner, "/b", "pollers", 10, 1, "lidar");
+  Arrive(*together.inner, "/a", "pollers", 10, 1, "imu");
   EXPECT_EQ(together.transport.DeliverDue(10), 2u);
 
   Fixture apart;
   auto a2 = apart.Read("/a");
   auto b2 = apart.Read("/b");
-  apart.inner->Arrive("/b", "pollers", 10, 1, "lidar");
+  Arrive(*apart.inner, "/b", "pollers", 10, 1, "lidar");
   EXPECT_EQ(apart.transport.DeliverDue(10), 1u);
-  apart.inner->Arrive("/a", "pollers", 10, 1, "imu");
+  Arrive(*apart.inner, "/a", "pollers", 10, 1, "imu");
   EXPECT_EQ(apart.transport.DeliverDue(10), 1u);
 
   EXPECT_THAT(together.got, ElementsAre("/b:lidar", "/a:imu"));
@@ -174,12 +131,12 @@ TEST(LockstepTransportTest, ThroughHoldsBackWhatArrivedLaterAndArrivedIsCountedA
   Fixture f;
   auto a = f.Read("/a");
   auto b = f.Read("/b");
-  f.inner->Arrive("/b", "lidar", 10, 1, "l1");
-  f.inner->Arrive("/a", "imu", 10, 1, "i1");
+  Arrive(*f.inner, "/b", "lidar", 10, 1, "l1");
+  Arrive(*f.inner, "/a", "imu", 10, 1, "i1");
   uint64_t arrivals = 0;
   f.transport.Counts(false, &arrivals);
   EXPECT_EQ(arrivals, 2u);
-  f.inner->Arrive("/a", "imu", 10, 2, "i2");  // after the counts: a later step's
+  Arrive(*f.inner, "/a", "imu", 10, 2, "i2");  // after the counts: a later step's
   EXPECT_EQ(f.transport.DeliverDue(10, arrivals), 2u);
   EXPECT_THAT(f.got, ElementsAre("/a:i1", "/b:l1")) << "writer order, not arrival order";
   EXPECT_EQ(f.transport.EarliestQueued(), 10) << "i2 still waits";
@@ -200,9 +157,9 @@ TEST(LockstepTransportTest, TheDeliveryDigestDiffersWithTheOrder) {
     Fixture f;
     auto a = f.Read("/a");
     auto b = f.Read("/b");
-    f.inner->Arrive("/a", "imu", 10, 1, "i1");
+    Arrive(*f.inner, "/a", "imu", 10, 1, "i1");
     if (!imu_first) f.transport.DeliverDue(10);
-    f.inner->Arrive("/b", "lidar", 10, 1, "l1");
+    Arrive(*f.inner, "/b", "lidar", 10, 1, "l1");
     if (!imu_first) f.transport.DeliverDue(10);
     f.transport.DeliverDue(10);
     return f.transport.DeliveryDigest(delivered);
@@ -217,9 +174,9 @@ TEST(LockstepTransportTest, TheDeliveryDigestDiffersWithTheOrder) {
   Fixture reversed;
   auto a = reversed.Read("/a");
   auto b = reversed.Read("/b");
-  reversed.inner->Arrive("/b", "lidar", 10, 1, "l1");
+  Arrive(*reversed.inner, "/b", "lidar", 10, 1, "l1");
   reversed.transport.DeliverDue(10);
-  reversed.inner->Arrive("/a", "imu", 10, 1, "i1");
+  Arrive(*reversed.inner, "/a", "imu", 10, 1, "i1");
   reversed.transport.DeliverDue(10);
   EXPECT_NE(reversed.transport.DeliveryDigest(), run(true, &n1)) << "lidar before imu";
 }
@@ -227,7 +184,7 @@ TEST(LockstepTransportTest, TheDeliveryDigestDiffersWithTheOrder) {
 TEST(LockstepTransportTest, AClosedReaderGetsNothingButItsMessagesStillCount) {
   Fixture f;
   auto a = f.Read("/a");
-  f.inner->Arrive("/a", "alpha", 10, 1, "a1");
+  Arrive(*f.inner, "/a", "alpha", 10, 1, "a1");
   a.reset();
   EXPECT_EQ(f.transport.DeliverDue(10), 1u);
   EXPECT_TRUE(f.got.empty());
@@ -253,7 +210,7 @@ TEST(LockstepTransportTest, NothingQueuedKeepsAClosedReadersHandlerAlive) {
         On("/route/response"), [requests](const RemoteSample&) { return requests != nullptr; });
     held = requests;
   }
-  f.inner->Arrive("/route/response", "routing", 5000, 1, "late");
+  Arrive(*f.inner, "/route/response", "routing", 5000, 1, "late");
   EXPECT_FALSE(held.expired()) << "the open subscription's handler holds it";
   responses.reset();
   EXPECT_TRUE(held.expired()) << "the queued response still holds the handler";
@@ -262,7 +219,7 @@ TEST(LockstepTransportTest, NothingQueuedKeepsAClosedReadersHandlerAlive) {
 TEST(LockstepTransportTest, ShutdownDropsMessagesWhoseInstantNeverCame) {
   Fixture f;
   auto a = f.Read("/a");
-  f.inner->Arrive("/a", "alpha", 5000, 1, "a1");
+  Arrive(*f.inner, "/a", "alpha", 5000, 1, "a1");
   EXPECT_EQ(f.transport.EarliestQueued(), 5000);
   f.transport.Shutdown();
   EXPECT_EQ(f.transport.EarliestQueued(), -1);

@@ -15,10 +15,12 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/time/time.h"
 #include "cyber/common/mutex.h"
 #include "cyber/transport/remote_transport.h"
 
@@ -31,6 +33,23 @@ struct FakeTransportOptions {
   // Handed to each subscription before Subscribe returns: a sample that
   // arrives while the reader is subscribing.
   std::vector<std::string> arrive_on_subscribe;
+  // Refuse Publish and PublishMessage (InternalError naming the channel):
+  // for a transport that must stamp every message (PublishAt), as the
+  // lockstep transport must.
+  bool stamped_only = false;
+};
+
+// Who sent an arriving sample (SampleOrigin's fields a test sets).
+struct FakeOrigin {
+  std::string process;  // the sender's process name
+  uint64_t sequence = 0;
+  int64_t source_time_ns = 0;
+};
+
+// One publish: its bytes, and the stamp PublishAt gave (none otherwise).
+struct FakePublication {
+  std::string payload;
+  std::optional<absl::Time> stamp;
 };
 
 class FakeTransport final : public RemoteTransport {
@@ -53,8 +72,13 @@ class FakeTransport final : public RemoteTransport {
   // A sample from another process on `channel`: what its handler answered
   // (true: handed over), false when nothing subscribed to it.
   bool Arrive(const std::string& channel, absl::string_view payload);
+  // The same from a sender the test names (origin.sender is valid during
+  // the handler's call, as DDS's is).
+  bool Arrive(const std::string& channel, absl::string_view payload, const FakeOrigin& origin);
   // The payloads written on `channel` so far, in order.
   std::vector<std::string> Published(const std::string& channel) const;
+  // The same with their stamps.
+  std::vector<FakePublication> Publications(const std::string& channel) const;
   // The type name the channel was subscribed with ("" if not).
   std::string SubscribedType(const std::string& channel) const;
 
@@ -65,7 +89,7 @@ class FakeTransport final : public RemoteTransport {
   mutable Mutex mu_;
   std::map<std::string, SampleHandler> handlers_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::string> types_ ABSL_GUARDED_BY(mu_);
-  std::map<std::string, std::vector<std::string>> published_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::vector<FakePublication>> published_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace test
