@@ -35,6 +35,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -85,7 +86,10 @@ struct World {
       std::memset(c->data, static_cast<int>(c->slot + 1), kSlotBytes);
       published.push_back(segment->Publish(*c, kSlotBytes, false));
     }
-    scratch = absl::StrCat(loan::kSegmentPrefix, "fuzz_scratch.", getpid());
+    // Random, not by pid: every Bazel sandbox runs its test as pid 12 and
+    // /dev/shm is shared, so two concurrent runs would write one file.
+    scratch = absl::StrCat(loan::kSegmentPrefix, "fuzz_scratch.", std::random_device()(), ".",
+                           getpid());
   }
   // Decides delivery time (as a lockstep run does): no doorbell thread,
   // every message comes through the channel's handler.
