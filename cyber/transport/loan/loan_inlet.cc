@@ -101,15 +101,22 @@ LoanInlet::Find(const std::string& segment) {
       if (watched->mapping != nullptr) return std::make_pair(watched, watched->mapping);
       break;
     }
+    for (const auto& [name, why] : refused_) {
+      if (name == segment) return why;
+    }
   }
   // Opened outside the lock (a few system calls); a race opens it twice
   // and keeps one, which is harmless.
   absl::StatusOr<std::shared_ptr<LoanMapping>> opened = LoanMapping::Open(segment);
   if (!opened.ok()) return opened.status();
   if (!(*opened)->ForChannel(channel_)) {
-    return absl::InvalidArgumentError(absl::StrCat(
+    absl::Status why = absl::InvalidArgumentError(absl::StrCat(
         "loan segment ", segment, " belongs to channel \"", (*opened)->channel(),
         "\", not to this one (a reference sent on the wrong channel)"));
+    MutexLock lock(&mu_);
+    refused_.emplace_back(segment, why);
+    if (refused_.size() > kRefusedRemembered) refused_.pop_front();
+    return why;
   }
   std::shared_ptr<LoanMapping> mapping;
   std::vector<std::shared_ptr<Watched>> let_go;  // ended outside the lock

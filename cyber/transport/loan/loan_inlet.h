@@ -29,7 +29,10 @@
 // sample that made room waits for it). A reader that
 // falls more than 64 publishes behind the ring, or whose slot was written
 // again before it pinned it, counts the messages lost; it never reads one
-// half-written. A reference to a segment of another channel is refused.
+// half-written. A reference to a segment of another channel is refused;
+// the refusal is remembered per segment (the last 16), so a writer that
+// keeps sending on the wrong channel costs a lookup per sample, not a
+// mapping.
 //
 // Why per channel: the segments a channel's readers map are its writers'.
 //
@@ -146,6 +149,11 @@ class LoanInlet {
   // Least recently used first; about 16 of them have a mapping (more for
   // a moment while one is let go, or while one is being started).
   std::deque<std::shared_ptr<Watched>> watched_ ABSL_GUARDED_BY(mu_);
+  // Segments of another channel, and why they were refused; oldest first.
+  // A segment's channel never changes (its name is never reused), so a
+  // refusal stays true.
+  static constexpr size_t kRefusedRemembered = 16;
+  std::deque<std::pair<std::string, absl::Status>> refused_ ABSL_GUARDED_BY(mu_);
   LoanInletStats stats_ ABSL_GUARDED_BY(mu_);
 };
 

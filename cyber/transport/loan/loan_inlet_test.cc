@@ -6,6 +6,8 @@
 
 #include "cyber/transport/loan/loan_inlet.h"
 
+#include <sys/mman.h>
+
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -280,6 +282,22 @@ TEST(LoanInletTest, ASegmentOfAnotherChannelIsRefused) {
   EXPECT_NE(m.status().message().find("\"/lidar\""), std::string::npos) << m.status();
   EXPECT_NE(m.status().message().find("\"/cam\""), std::string::npos) << m.status();
   EXPECT_EQ(inlet.stats().refused, 1u);
+}
+
+// The refusal is remembered: the segment is not mapped again for each of
+// its samples. (With its file gone, mapping it again would fail with
+// "no such segment"; the remembered refusal still names both channels.)
+TEST(LoanInletTest, ARefusedSegmentIsNotMappedAgain) {
+  Writer lidar(4, "/lidar");
+  LoanInlet inlet("/cam", [](std::shared_ptr<const SharedBytes>) { ADD_FAILURE(); });
+  ASSERT_FALSE(inlet.Resolve(lidar.Publish(1)).ok());
+  const std::string second = lidar.Publish(2);
+  ASSERT_EQ(shm_unlink(("/" + lidar.segment().name()).c_str()), 0);
+  absl::StatusOr<std::shared_ptr<const SharedBytes>> m = inlet.Resolve(second);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().code(), absl::StatusCode::kInvalidArgument) << m.status();
+  EXPECT_NE(m.status().message().find("\"/lidar\""), std::string::npos) << m.status();
+  EXPECT_EQ(inlet.stats().refused, 2u);
 }
 
 // `deliver` stopping the inlet (its channel's last reader gone on the
