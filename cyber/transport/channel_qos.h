@@ -17,6 +17,17 @@
 // default depth is 1, which loses messages under any burst on a reliable
 // channel; 16 is ROS 2's order of magnitude. SensorData() is Cyber RT's and
 // ROS 2's sensor profile: best effort, keep the last 5.
+//
+// Large messages within one host: `data_sharing_max_bytes` > 0 makes the
+// channel's messages (up to that many bytes each, serialized) travel by
+// Fast-DDS data sharing to the readers of other processes on this host:
+// the writer serializes each message once into a shared-memory pool that
+// those readers read, and no transport copies it (other hosts, and readers
+// that did not ask for it, get it as before). The pool holds depth + 4
+// messages of that size per writer, reserved when the writer is created; a
+// larger message is refused by the write, naming the channel, its size and
+// the bound. One bound per message type per process: the first channel of
+// a type to ask for one sets it (dds_transport.h). 0: no data sharing.
 
 #ifndef CYBER_TRANSPORT_CHANNEL_QOS_H_
 #define CYBER_TRANSPORT_CHANNEL_QOS_H_
@@ -38,6 +49,7 @@ struct ChannelQos {
   uint32_t depth = 16;
   Reliability reliability = Reliability::kReliable;
   Durability durability = Durability::kVolatile;
+  uint32_t data_sharing_max_bytes = 0;
 
   static ChannelQos SensorData() {
     ChannelQos q;
@@ -48,17 +60,22 @@ struct ChannelQos {
 
   bool operator==(const ChannelQos& o) const {
     return history == o.history && depth == o.depth &&
-           reliability == o.reliability && durability == o.durability;
+           reliability == o.reliability && durability == o.durability &&
+           data_sharing_max_bytes == o.data_sharing_max_bytes;
   }
   bool operator!=(const ChannelQos& o) const { return !(*this == o); }
 
-  // "reliable, volatile, keep last 16", for messages.
+  // "reliable, volatile, keep last 16" (and ", data sharing up to N
+  // bytes"), for messages.
   std::string ToString() const {
     return absl::StrCat(
         reliability == Reliability::kReliable ? "reliable" : "best effort", ", ",
         durability == Durability::kVolatile ? "volatile" : "transient local",
         ", ", history == History::kKeepLast ? "keep last " : "keep all, at most ",
-        depth);
+        depth,
+        data_sharing_max_bytes > 0
+            ? absl::StrCat(", data sharing up to ", data_sharing_max_bytes, " bytes")
+            : std::string());
   }
 };
 

@@ -23,17 +23,19 @@ const char* PathName(PathKind kind) {
       return "loan";
     case PathKind::kBareDdsShared:
       return "dds_ds";
+    case PathKind::kOursShared:
+      return "ours_ds";
   }
   return "?";
 }
 
 absl::StatusOr<PathKind> ParsePathKind(absl::string_view text) {
   for (PathKind k : {PathKind::kOurs, PathKind::kBareDds, PathKind::kUdp, PathKind::kLoan,
-                     PathKind::kBareDdsShared}) {
+                     PathKind::kBareDdsShared, PathKind::kOursShared}) {
     if (text == PathName(k)) return k;
   }
   return absl::InvalidArgumentError(
-      absl::StrCat("path \"", text, "\" is not one of ours, dds, udp, loan, dds_ds"));
+      absl::StrCat("path \"", text, "\" is not one of ours, dds, udp, loan, dds_ds, ours_ds"));
 }
 
 size_t PayloadBytes(PathKind kind, size_t requested) {
@@ -44,6 +46,7 @@ absl::StatusOr<std::unique_ptr<MessageSink>> StartSink(const PathConfig& config,
                                                        ReceiveLog* log) {
   switch (config.kind) {
     case PathKind::kOurs:
+    case PathKind::kOursShared:
       return StartOursSink(config, log);
     case PathKind::kBareDds:
     case PathKind::kBareDdsShared:
@@ -59,6 +62,7 @@ absl::StatusOr<std::unique_ptr<MessageSink>> StartSink(const PathConfig& config,
 absl::StatusOr<std::unique_ptr<MessageSource>> StartSource(const PathConfig& config) {
   switch (config.kind) {
     case PathKind::kOurs:
+    case PathKind::kOursShared:
       return StartOursSource(config);
     case PathKind::kBareDds:
     case PathKind::kBareDdsShared:

@@ -40,10 +40,11 @@
 namespace cyber {
 namespace transport_bench {
 
-// kBareDdsShared: bare Fast-DDS with data sharing (bare_dds_path.h).
-enum class PathKind { kOurs, kBareDds, kUdp, kLoan, kBareDdsShared };
+// kBareDdsShared: bare Fast-DDS with data sharing (bare_dds_path.h);
+// kOursShared: ours with it (ours_path.h).
+enum class PathKind { kOurs, kBareDds, kUdp, kLoan, kBareDdsShared, kOursShared };
 
-// "ours", "dds", "udp", "loan", "dds_ds".
+// "ours", "dds", "udp", "loan", "dds_ds", "ours_ds".
 const char* PathName(PathKind kind);
 // InvalidArgument naming the text and the choices.
 absl::StatusOr<PathKind> ParsePathKind(absl::string_view text);

@@ -14,6 +14,16 @@ namespace cyber {
 namespace transport_bench {
 namespace {
 
+// The channel's qos: the default; ours_ds adds data sharing up to the
+// message's serialized size (its body, and 32 bytes for seq and stamp).
+ChannelQos OursQos(const PathConfig& config) {
+  ChannelQos qos;
+  if (config.kind == PathKind::kOursShared) {
+    qos.data_sharing_max_bytes = static_cast<uint32_t>(config.payload_bytes + 32);
+  }
+  return qos;
+}
+
 class OursSink final : public MessageSink {
  public:
   explicit OursSink(const PathConfig& config)
@@ -29,6 +39,7 @@ class OursSink final : public MessageSink {
     ReaderConfig rc;
     rc.channel_name = kOursChannel;
     rc.pending_queue_size = config.pending_queue_size;
+    rc.qos_profile = OursQos(config);
     auto reader = node_.TryCreateReader<BenchMessage>(
         rc, [log](const std::shared_ptr<const BenchMessage>& m) {
           const int64_t arrived = MonotonicNs();
@@ -73,8 +84,8 @@ class OursSource final : public MessageSource {
     runtime_->Shutdown();
   }
 
-  absl::Status Start() {
-    auto writer = node_.TryCreateWriter<BenchMessage>(kOursChannel);
+  absl::Status Start(const PathConfig& config) {
+    auto writer = node_.TryCreateWriter<BenchMessage>(kOursChannel, OursQos(config));
     if (!writer.ok()) return writer.status();
     writer_ = *std::move(writer);
     return absl::OkStatus();
@@ -132,7 +143,7 @@ absl::StatusOr<std::unique_ptr<MessageSink>> StartOursSink(const PathConfig& con
 
 absl::StatusOr<std::unique_ptr<MessageSource>> StartOursSource(const PathConfig& config) {
   auto source = std::make_unique<OursSource>(config);
-  if (absl::Status s = source->Start(); !s.ok()) return s;
+  if (absl::Status s = source->Start(config); !s.ok()) return s;
   return std::unique_ptr<MessageSource>(std::move(source));
 }
 

@@ -48,7 +48,7 @@
 #include "tests/transport_bench/roles.h"
 #include "tests/transport_bench/run_support.h"
 
-DEFINE_string(paths, "ours,dds,udp", "paths to measure: ours, dds, dds_ds, udp, loan");
+DEFINE_string(paths, "ours,dds,udp", "paths to measure: ours, dds, dds_ds, ours_ds, udp, loan");
 DEFINE_string(sizes, "64,65536", "message sizes in bytes (udp caps them at 60000)");
 DEFINE_string(rates, "100,0", "send rates in Hz; 0 is flat out");
 DEFINE_string(paced_duration, "10s", "how long a paced source sends");

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <set>
 #include <string>
@@ -29,7 +30,9 @@
 #include "cyber/testing/log_capture.h"
 #include "cyber/transport/channel_report.h"
 #include "cyber/transport/dds/dds_transport.h"
+#include "cyber/transport/dds/shm_cleanup.h"
 #include "cyber/transport/dds/testing/dds_test_process.h"
+#include "cyber/transport/dds/testing/peer_main.h"
 #include "cyber/transport/dds/testing/subprocess.h"
 #include "cyber/transport/dds/testing/test_messages.pb.h"
 #include "cyber/node/loan_writer.h"
@@ -617,6 +620,195 @@ TEST_F(CrossProcessTest, AWriterKilledWithNineLeavesNothingInDevShmAfterTheSweep
 struct NotProtobuf {
   int value = 0;
 };
+
+// Fast-DDS's data-sharing files in /dev/shm (a writer's pool, a reader's
+// acknowledgements): "fast_datasharing_<endpoint guid>".
+std::set<std::string> DataSharingFiles() {
+  std::set<std::string> files;
+  for (const std::string& name : FastDdsShmFiles()) {
+    if (absl::StartsWith(name, "fast_datasharing_")) files.insert(name);
+  }
+  return files;
+}
+
+std::set<std::string> Minus(const std::set<std::string>& a, const std::set<std::string>& b) {
+  std::set<std::string> out;
+  std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::inserter(out, out.end()));
+  return out;
+}
+
+// A body of `bytes` whose every byte says which message it is.
+std::string BodyOf(uint64_t seq, size_t bytes) {
+  return std::string(bytes, static_cast<char>('a' + seq % 26));
+}
+
+// A channel with data sharing: each writer of it makes a pool in /dev/shm
+// (ours before the peer starts, the peer's after), messages of half a MiB
+// cross both ways whole and in order, one over the bound is refused naming
+// it, and a reader killed with -9 costs the writer nothing (the pool is
+// keep-last: a dead reader holds no sample the writer needs); the sweep
+// then removes what the peer left.
+TEST_F(CrossProcessTest, ADataSharingChannelCrossesWholeAndSurvivesItsReaderKilledWithNine) {
+  const std::set<std::string> before = DataSharingFiles();
+  ChannelQos qos;
+  qos.data_sharing_max_bytes = dds_test::kSharedEchoBytes;
+  auto writer = node_->TryCreateWriter<Ping>("/ping", qos);
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  const std::set<std::string> ours = Minus(DataSharingFiles(), before);
+  EXPECT_FALSE(ours.empty()) << "no data-sharing pool for the writer of /ping";
+  struct Pongs {
+    Mutex mu;
+    std::vector<uint64_t> seqs ABSL_GUARDED_BY(mu);
+    int handshakes ABSL_GUARDED_BY(mu) = 0;
+    int damaged ABSL_GUARDED_BY(mu) = 0;
+  } pongs;
+  ReaderConfig config;
+  config.channel_name = "/pong";
+  config.pending_queue_size = 1000;
+  config.qos_profile = qos;
+  auto reader = node_->TryCreateReader<Ping>(config, [&pongs](const std::shared_ptr<const Ping>& p) {
+    MutexLock l(&pongs.mu);
+    if (p->seq() == 0) {
+      ++pongs.handshakes;
+      return;
+    }
+    pongs.seqs.push_back(p->seq());
+    if (p->body() != BodyOf(p->seq(), p->body().size()) || p->body().size() != (512u << 10)) {
+      ++pongs.damaged;
+    }
+  });
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  const std::set<std::string> with_ours = DataSharingFiles();
+  auto peer = StartPeer("dds_test_peer", "echo_shared");
+  ASSERT_TRUE(Eventually([&] {
+    Ping p;
+    p.set_seq(0);
+    (*writer)->Write(p);
+    absl::SleepFor(absl::Milliseconds(20));
+    MutexLock l(&pongs.mu);
+    return pongs.handshakes > 0;
+  })) << "the echo peer never answered";
+  EXPECT_FALSE(Minus(DataSharingFiles(), with_ours).empty())
+      << "no data-sharing files for the peer's endpoints";
+
+  constexpr uint64_t kCount = 40;
+  for (uint64_t i = 1; i <= kCount; ++i) {
+    // At most 8 unanswered: both hops keep the last 16.
+    ASSERT_TRUE(Eventually([&] {
+      MutexLock l(&pongs.mu);
+      return pongs.seqs.size() + 8 >= i;
+    }));
+    Ping p;
+    p.set_seq(i);
+    p.set_body(BodyOf(i, 512u << 10));
+    ASSERT_TRUE((*writer)->Write(p));
+  }
+  ASSERT_TRUE(Eventually([&] {
+    MutexLock l(&pongs.mu);
+    return pongs.seqs.size() >= kCount;
+  }));
+  {
+    MutexLock l(&pongs.mu);
+    ASSERT_EQ(pongs.seqs.size(), kCount);
+    for (uint64_t i = 0; i < kCount; ++i) EXPECT_EQ(pongs.seqs[i], i + 1);
+    EXPECT_EQ(pongs.damaged, 0);
+  }
+  EXPECT_EQ((*writer)->stats().remote_failures, 0u);
+
+  // One byte over the bound: not sent, and named.
+  Ping over;
+  over.set_seq(kCount + 1);
+  over.set_body(std::string(dds_test::kSharedEchoBytes, 'x'));
+  EXPECT_TRUE((*writer)->Write(over)) << "delivered in this process; refused between processes";
+  EXPECT_EQ((*writer)->stats().remote_failures, 1u);
+  auto stats = Stats("/ping");
+  ASSERT_TRUE(stats.has_value());
+  EXPECT_EQ(stats->send_failures, 1u);
+
+  // The reader killed with -9: every later write still goes out at once
+  // (a writer waiting for a dead reader's acknowledgement would fail after
+  // 10 ms each: remote failures).
+  const std::set<std::string> all = DataSharingFiles();
+  peer->Kill(SIGKILL);
+  for (uint64_t i = kCount + 2; i < kCount + 2 + 40; ++i) {
+    Ping p;
+    p.set_seq(i);
+    p.set_body(BodyOf(i, 512u << 10));
+    EXPECT_TRUE((*writer)->Write(p));
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  EXPECT_EQ((*writer)->stats().remote_failures, 1u) << "a write after the kill failed";
+  // The sweep removes what the dead peer left once nobody maps it (our
+  // reader lets go of the peer's pool when the peer is declared dead,
+  // after its lease); ours stay while we use them.
+  const std::set<std::string> peers = Minus(all, with_ours);
+  EXPECT_TRUE(Eventually([&] {
+    RemoveDeadPeerSegments();
+    return Minus(peers, DataSharingFiles()).size() == peers.size();
+  })) << "files of the killed peer are still in /dev/shm";
+  const std::set<std::string> left = DataSharingFiles();
+  for (const std::string& name : ours) EXPECT_EQ(left.count(name), 1u) << name;
+}
+
+// Without a bound nothing shares: no data-sharing file for a writer.
+TEST_F(CrossProcessTest, AChannelWithoutABoundMakesNoDataSharingPool) {
+  const std::set<std::string> before = DataSharingFiles();
+  auto writer = node_->TryCreateWriter<Ping>("/ping");
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  EXPECT_TRUE(Minus(DataSharingFiles(), before).empty());
+}
+
+// One bound per message type per process: the first channel of a type
+// sets it; a reader or writer without data sharing takes the type as it is.
+TEST(DdsTransportStartTest, OneDataSharingBoundPerMessageTypePerProcess) {
+  DdsTransportOptions t;
+  t.domain_id = RandomDomain();
+  DdsTransport transport(t);
+  auto endpoint = [](const std::string& channel, const std::string& type, uint32_t bound) {
+    RemoteEndpoint e;
+    e.channel = channel;
+    e.type_name = type;
+    e.node = "n";
+    e.qos.data_sharing_max_bytes = bound;
+    return e;
+  };
+  ASSERT_TRUE(transport.Publisher(endpoint("/a", "cyber.dds_test.Ping", 1000)).ok());
+  auto other = transport.Publisher(endpoint("/b", "cyber.dds_test.Ping", 2000));
+  ASSERT_FALSE(other.ok());
+  EXPECT_EQ(other.status().code(), absl::StatusCode::kFailedPrecondition);
+  for (const char* part : {"\"/b\"", "2000", "1000", "\"/a\"", "cyber.dds_test.Ping"}) {
+    EXPECT_TRUE(absl::StrContains(other.status().message(), part)) << part << ": " << other.status();
+  }
+  EXPECT_TRUE(transport.Publisher(endpoint("/c", "cyber.dds_test.Ping", 0)).ok());
+  EXPECT_TRUE(transport.Subscribe(endpoint("/a", "cyber.dds_test.Ping", 0),
+                                  [](const RemoteSample&) { return true; })
+                  .ok());
+  ASSERT_TRUE(transport.Publisher(endpoint("/d", "cyber.dds_test.Telemetry", 0)).ok());
+  auto late = transport.Publisher(endpoint("/e", "cyber.dds_test.Telemetry", 1000));
+  ASSERT_FALSE(late.ok());
+  EXPECT_TRUE(absl::StrContains(late.status().message(), "without data sharing")) << late.status();
+  transport.Shutdown();
+}
+
+// Over the bound: refused by the publisher, naming channel, size and bound.
+TEST(DdsTransportStartTest, AMessageOverTheDataSharingBoundIsRefusedNamingIt) {
+  DdsTransportOptions t;
+  t.domain_id = RandomDomain();
+  DdsTransport transport(t);
+  RemoteEndpoint e;
+  e.channel = "/shared";
+  e.type_name = "cyber.dds_test.Ping";
+  e.qos.data_sharing_max_bytes = 1000;
+  auto publisher = transport.Publisher(e);
+  ASSERT_TRUE(publisher.ok()) << publisher.status();
+  EXPECT_TRUE((*publisher)->Publish(std::string(1000, 'x')).ok());
+  const absl::Status s = (*publisher)->Publish(std::string(1001, 'x'));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  for (const char* part : {"\"/shared\"", "1001 bytes", "1000 bytes", "data_sharing_max_bytes"}) {
+    EXPECT_TRUE(absl::StrContains(s.message(), part)) << part << ": " << s;
+  }
+  transport.Shutdown();
+}
 
 TEST(DdsTransportStartTest, NoParticipantUntilAProtobufChannelNeedsOne) {
   DdsTransportOptions t;

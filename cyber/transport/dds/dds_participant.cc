@@ -6,6 +6,7 @@
 #include <random>
 #include <set>
 
+#include "absl/strings/match.h"
 #include "cyber/transport/dds/dds_publisher.h"
 #include "cyber/transport/dds/dds_subscription.h"
 
@@ -129,6 +130,11 @@ absl::Status DdsTransport::Impl::StartLocked() {
       qos.properties().properties().emplace_back(property.first, property.second);
     }
   }
+  // From the security directory or a profile file's default participant.
+  secured_ = false;
+  for (const auto& property : qos.properties().properties()) {
+    if (absl::StartsWith(property.name(), "dds.sec.")) secured_ = true;
+  }
 
   // A random participant id first (Fast-DDS's own choice, the lowest free
   // one, if that one is taken). A process restarted after kill -9 would
@@ -195,16 +201,35 @@ absl::Status DdsTransport::Impl::StartLocked() {
 }
 
 absl::StatusOr<fdds::Topic*> DdsTransport::Impl::TopicLocked(const RemoteEndpoint& endpoint) {
-  auto it = topics_.find(endpoint.channel);
-  if (it != topics_.end()) return it->second;
-  if (participant_->find_type(endpoint.type_name).empty()) {
-    fdds::TypeSupport type(new FrameTopicType(endpoint.type_name));
+  const uint32_t bound = endpoint.qos.data_sharing_max_bytes;
+  fdds::TypeSupport registered = participant_->find_type(endpoint.type_name);
+  if (registered.empty()) {
+    fdds::TypeSupport type(new FrameTopicType(endpoint.type_name, bound));
     if (type.register_type(participant_) != ReturnCode::RETCODE_OK) {
       return absl::UnavailableError(absl::StrCat(
           "channel \"", endpoint.channel, "\": DDS could not register type \"",
           endpoint.type_name, "\""));
     }
+    if (bound > 0) bounded_by_[endpoint.type_name] = endpoint.channel;
+  } else if (bound > 0) {
+    // An endpoint without data sharing takes the type as it is; one with
+    // it needs its bound to be the type's.
+    const auto* frame_type = dynamic_cast<const FrameTopicType*>(registered.get());
+    const uint32_t has = frame_type != nullptr ? frame_type->max_message_bytes() : 0;
+    if (has != bound) {
+      auto by = bounded_by_.find(endpoint.type_name);
+      return absl::FailedPreconditionError(absl::StrCat(
+          "channel \"", endpoint.channel, "\": node \"", endpoint.node,
+          "\" asks for data_sharing_max_bytes ", bound, " but this process already uses ",
+          endpoint.type_name, " ",
+          has == 0 ? std::string("without data sharing")
+                   : absl::StrCat("with data_sharing_max_bytes ", has),
+          by != bounded_by_.end() ? absl::StrCat(" (channel \"", by->second, "\")") : std::string(),
+          "; one bound per message type per process: the first channel of the type sets it"));
+    }
   }
+  auto it = topics_.find(endpoint.channel);
+  if (it != topics_.end()) return it->second;
   fdds::Topic* topic =
       participant_->create_topic(endpoint.channel, endpoint.type_name, fdds::TOPIC_QOS_DEFAULT);
   if (topic == nullptr) {
@@ -256,6 +281,7 @@ absl::StatusOr<std::shared_ptr<RemotePublisher>> DdsTransport::Impl::Publisher(
   auto publisher = std::make_shared<PublisherImpl>(this, channel, endpoint.qos,
                                                    options_.max_message_bytes);
   fdds::DataWriterQos writer_qos = WriterQos(endpoint.qos);
+  if (secured_) writer_qos.data_sharing().off();
   writer_qos.reliable_writer_qos().disable_heartbeat_piggyback = !options_.heartbeat_piggyback;
   writer_qos.reliable_writer_qos().times.nackSupressionDuration = ToDdsDuration(options_.nack_suppression);
   fdds::DataWriter* writer = publisher_->create_datawriter(
@@ -285,8 +311,9 @@ absl::StatusOr<std::unique_ptr<RemoteSubscription>> DdsTransport::Impl::Subscrib
   auto sub = std::make_shared<SubscriptionImpl>(this, channel, endpoint.qos, std::move(handler));
   fdds::StatusMask mask = fdds::StatusMask::data_available() << fdds::StatusMask::sample_lost()
                           << fdds::StatusMask::requested_incompatible_qos();
-  fdds::DataReader* reader =
-      subscriber_->create_datareader(*topic, ReaderQos(endpoint.qos), sub.get(), mask);
+  fdds::DataReaderQos reader_qos = ReaderQos(endpoint.qos);
+  if (secured_) reader_qos.data_sharing().off();
+  fdds::DataReader* reader = subscriber_->create_datareader(*topic, reader_qos, sub.get(), mask);
   if (reader == nullptr) {
     return absl::UnavailableError(absl::StrCat(
         "channel \"", endpoint.channel, "\": DDS could not create a reader with qos (",

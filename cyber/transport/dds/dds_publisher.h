@@ -102,8 +102,15 @@ class PublisherImpl final : public RemotePublisher, public fdds::DataWriterListe
 
  private:
   absl::Status CheckSize(size_t size) {
-    if (size <= max_bytes_) return absl::OkStatus();
+    const uint32_t shared = qos_.data_sharing_max_bytes;
+    if (size <= max_bytes_ && (shared == 0 || size <= shared)) return absl::OkStatus();
     channel_->send_failures.fetch_add(1, std::memory_order_relaxed);
+    if (shared > 0 && size > shared) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "channel \"", channel_->channel, "\": a message of ", size,
+          " bytes is larger than the channel's data sharing bound of ", shared,
+          " bytes (ChannelQos::data_sharing_max_bytes); not sent"));
+    }
     return absl::InvalidArgumentError(absl::StrCat(
         "channel \"", channel_->channel, "\": a message of ", size,
         " bytes is larger than the transport's limit of ", max_bytes_,

@@ -29,6 +29,15 @@ void ApplyCommon(const ChannelQos& qos, Qos* out) {
   out->resource_limits().allocated_samples = std::min(depth, 16);
   out->endpoint().history_memory_policy =
       eprosima::fastrtps::rtps::PREALLOCATED_WITH_REALLOC_MEMORY_MODE;
+  // Data sharing only where the channel asks for it (its type is then
+  // bounded); automatic: with a reader that cannot share (another host,
+  // a reader that did not ask) the transports carry the message.
+  if (qos.data_sharing_max_bytes > 0) {
+    out->data_sharing().automatic();
+    out->resource_limits().extra_samples = kExtraSharedSamples;
+  } else {
+    out->data_sharing().off();
+  }
 }
 
 }  // namespace

@@ -19,7 +19,10 @@
 //     messages at 10% packet loss and 73 at 30% (tools/hosts/scenarios.sh
 //     loss); a heartbeat every 10 ms while something is unacknowledged
 //     (none otherwise) and no delays lost none of 6,000 at either. Beyond
-//     what `depth` covers only keep-all is lossless.
+//     what `depth` covers only keep-all is lossless;
+//   * data sharing (ChannelQos::data_sharing_max_bytes > 0) with a pool of
+//     depth + kExtraSharedSamples messages: a reader still reading a
+//     message the writer's history let go keeps it from being reused.
 
 #ifndef CYBER_TRANSPORT_DDS_DDS_QOS_H_
 #define CYBER_TRANSPORT_DDS_DDS_QOS_H_
@@ -35,6 +38,8 @@ namespace dds {
 // A reliable writer's heartbeat period while it has messages a reader has
 // not acknowledged (Fast-DDS sends none while everything is acknowledged).
 inline constexpr int64_t kHeartbeatPeriodNs = 10'000'000;
+// Pool samples beyond the history of a data-sharing writer.
+inline constexpr int32_t kExtraSharedSamples = 4;
 
 eprosima::fastdds::dds::DataWriterQos WriterQos(const ChannelQos& qos);
 eprosima::fastdds::dds::DataReaderQos ReaderQos(const ChannelQos& qos);

@@ -1,5 +1,6 @@
 #include "cyber/transport/dds/frame_topic_type.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -21,11 +22,17 @@ size_t FrameSize(const FrameSample& sample) {
 
 }  // namespace
 
-FrameTopicType::FrameTopicType(const std::string& type_name) {
+FrameTopicType::FrameTopicType(const std::string& type_name, uint32_t max_message_bytes)
+    : max_message_bytes_(max_message_bytes) {
   setName(type_name.c_str());
-  // The initial size of each pooled payload; larger frames grow it
-  // (the endpoints use PREALLOCATED_WITH_REALLOC_MEMORY_MODE).
-  m_typeSize = 512;
+  // Unbounded: the initial size of each pooled payload; larger frames grow
+  // it (the endpoints use PREALLOCATED_WITH_REALLOC_MEMORY_MODE). Bounded:
+  // the largest frame, in whole 4-byte words (Fast-DDS pads samples).
+  const uint64_t bounded =
+      (uint64_t{kEncapsulationSize} + kFrameHeaderSize + max_message_bytes + 3) & ~uint64_t{3};
+  m_typeSize = max_message_bytes > 0
+                   ? static_cast<uint32_t>(std::min<uint64_t>(bounded, UINT32_MAX & ~3u))
+                   : 512;
   m_isGetKeyDefined = false;
 }
 

@@ -9,6 +9,11 @@
 // header (plain CDR, little-endian) followed by the frame's bytes. Samples
 // have no key: one instance per topic.
 //
+// Bounded (`max_message_bytes` > 0): is_bounded() is true and every pooled
+// payload is sized for a frame of that message size, which is what
+// Fast-DDS needs to share a writer's history with same-host readers (data
+// sharing, channel_qos.h). The publisher refuses larger messages first.
+//
 // Threads: as any TopicDataType (Fast-DDS calls it from its own threads;
 // the object is immutable after construction).
 
@@ -40,7 +45,11 @@ struct FrameSample {
 
 class FrameTopicType final : public eprosima::fastdds::dds::TopicDataType {
  public:
-  explicit FrameTopicType(const std::string& type_name);
+  // `max_message_bytes` 0: unbounded.
+  explicit FrameTopicType(const std::string& type_name, uint32_t max_message_bytes = 0);
+
+  bool is_bounded() const override { return max_message_bytes_ > 0; }
+  uint32_t max_message_bytes() const { return max_message_bytes_; }
 
   bool serialize(void* data,
                  eprosima::fastrtps::rtps::SerializedPayload_t* payload) override;
@@ -51,6 +60,9 @@ class FrameTopicType final : public eprosima::fastdds::dds::TopicDataType {
   void deleteData(void* data) override;
   bool getKey(void* data, eprosima::fastrtps::rtps::InstanceHandle_t* handle,
               bool force_md5) override;
+
+ private:
+  const uint32_t max_message_bytes_;
 };
 
 }  // namespace dds

@@ -70,9 +70,13 @@ bool PongMatched(Runtime* rt) {
   return false;
 }
 
-int Echo(Runtime* rt, bool transient) {
+// Answers each /ping with the same message on /pong. `shared_bytes` > 0:
+// both channels with data sharing up to that many bytes.
+int Echo(Runtime* rt, bool transient, uint32_t shared_bytes = 0) {
   Node node("echo", rt->scheduler(), rt->bus());
-  auto writer = node.TryCreateWriter<Ping>("/pong");
+  ChannelQos pong_qos;
+  pong_qos.data_sharing_max_bytes = shared_bytes;
+  auto writer = node.TryCreateWriter<Ping>("/pong", pong_qos);
   if (!writer.ok()) {
     Say(absl::StrCat("error ", writer.status().message()));
     return 1;
@@ -91,6 +95,7 @@ int Echo(Runtime* rt, bool transient) {
   config.channel_name = "/ping";
   config.pending_queue_size = 1000;
   if (transient) config.qos_profile.durability = ChannelQos::Durability::kTransientLocal;
+  config.qos_profile.data_sharing_max_bytes = shared_bytes;
   auto reader = node.TryCreateReader<Ping>(
       config, [pong](const std::shared_ptr<const Ping>& ping) { pong->Write(*ping); });
   if (!reader.ok()) {
@@ -480,6 +485,7 @@ int main(int argc, char** argv) {
   int rc = 2;
   if (args.mode == "echo") rc = Echo(rt.get(), /*transient=*/false);
   if (args.mode == "echo_transient") rc = Echo(rt.get(), /*transient=*/true);
+  if (args.mode == "echo_shared") rc = Echo(rt.get(), /*transient=*/false, kSharedEchoBytes);
   if (args.mode == "telemetry") rc = TelemetryOnPing(rt.get());
   if (args.mode == "telemetry_reader") rc = TelemetryReaderOnPing(rt.get());
   if (args.mode == "origins") rc = PrintOrigins(rt.get());

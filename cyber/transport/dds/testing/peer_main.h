@@ -22,6 +22,10 @@
 namespace cyber {
 namespace dds_test {
 
+// The data-sharing bound of both channels of mode "echo_shared" (the
+// test's ends use the same).
+inline constexpr uint32_t kSharedEchoBytes = 1u << 20;
+
 // argv: <mode> <domain id> [<option>...]
 struct PeerArgs {
   std::string mode;
