@@ -22,12 +22,16 @@
 // channel's messages (up to that many bytes each, serialized) travel by
 // Fast-DDS data sharing to the readers of other processes on this host:
 // the writer serializes each message once into a shared-memory pool that
-// those readers read, and no transport copies it (other hosts, and readers
-// that did not ask for it, get it as before). The pool holds depth + 4
+// those readers read, and no transport copies it (readers on other hosts
+// get it over the transports). The pool holds depth + 4
 // messages of that size per writer, reserved when the writer is created; a
 // larger message is refused by the write, naming the channel, its size and
-// the bound. One bound per message type per process: the first channel of
-// a type to ask for one sets it (dds_transport.h). 0: no data sharing.
+// the bound. One bound per message type per process: every channel of the
+// type (and every reader and writer of it) must ask for the same one,
+// else the second is refused naming the first. Every process of the
+// channel should use the same bound: a reader's payloads hold its bound,
+// and Fast-DDS drops a larger message from a writer elsewhere before it
+// reaches us (uncounted). 0: no data sharing.
 
 #ifndef CYBER_TRANSPORT_CHANNEL_QOS_H_
 #define CYBER_TRANSPORT_CHANNEL_QOS_H_

@@ -621,15 +621,25 @@ struct NotProtobuf {
   int value = 0;
 };
 
-// Fast-DDS's data-sharing files in /dev/shm (a writer's pool, a reader's
-// acknowledgements): "fast_datasharing_<endpoint guid>".
-std::set<std::string> DataSharingFiles() {
+// The Fast-DDS data-sharing files (a writer's pool, a reader's
+// acknowledgements: "fast_datasharing_<endpoint guid>") that process `pid`
+// maps now. By process, not by listing /dev/shm: other tests of this host
+// make such files at the same time.
+std::set<std::string> DataSharingFilesMappedBy(pid_t pid) {
   std::set<std::string> files;
-  for (const std::string& name : FastDdsShmFiles()) {
-    if (absl::StartsWith(name, "fast_datasharing_")) files.insert(name);
+  std::ifstream maps(absl::StrCat("/proc/", pid, "/maps"));
+  std::string line;
+  while (std::getline(maps, line)) {
+    const size_t at = line.find("/dev/shm/fast_datasharing_");
+    if (at == std::string::npos) continue;
+    std::string name = line.substr(at + std::strlen("/dev/shm/"));
+    if (const size_t space = name.find(' '); space != std::string::npos) name.resize(space);
+    files.insert(name);
   }
   return files;
 }
+
+bool InDevShm(const std::string& name) { return access(("/dev/shm/" + name).c_str(), F_OK) == 0; }
 
 std::set<std::string> Minus(const std::set<std::string>& a, const std::set<std::string>& b) {
   std::set<std::string> out;
@@ -642,20 +652,19 @@ std::string BodyOf(uint64_t seq, size_t bytes) {
   return std::string(bytes, static_cast<char>('a' + seq % 26));
 }
 
-// A channel with data sharing: each writer of it makes a pool in /dev/shm
-// (ours before the peer starts, the peer's after), messages of half a MiB
-// cross both ways whole and in order, one over the bound is refused naming
-// it, and a reader killed with -9 costs the writer nothing (the pool is
+// A channel with data sharing: our writer's pool is mapped by the peer (it
+// reads /ping there) and the peer's by us, messages of half a MiB cross
+// both ways whole and in order, one over the bound is refused naming it,
+// and a reader killed with -9 costs the writer nothing (the pool is
 // keep-last: a dead reader holds no sample the writer needs); the sweep
 // then removes what the peer left.
 TEST_F(CrossProcessTest, ADataSharingChannelCrossesWholeAndSurvivesItsReaderKilledWithNine) {
-  const std::set<std::string> before = DataSharingFiles();
   ChannelQos qos;
   qos.data_sharing_max_bytes = dds_test::kSharedEchoBytes;
   auto writer = node_->TryCreateWriter<Ping>("/ping", qos);
   ASSERT_TRUE(writer.ok()) << writer.status();
-  const std::set<std::string> ours = Minus(DataSharingFiles(), before);
-  EXPECT_FALSE(ours.empty()) << "no data-sharing pool for the writer of /ping";
+  const std::set<std::string> ours = DataSharingFilesMappedBy(getpid());
+  ASSERT_FALSE(ours.empty()) << "no data-sharing pool for the writer of /ping";
   struct Pongs {
     Mutex mu;
     std::vector<uint64_t> seqs ABSL_GUARDED_BY(mu);
@@ -678,7 +687,7 @@ TEST_F(CrossProcessTest, ADataSharingChannelCrossesWholeAndSurvivesItsReaderKill
     }
   });
   ASSERT_TRUE(reader.ok()) << reader.status();
-  const std::set<std::string> with_ours = DataSharingFiles();
+  const std::set<std::string> before_peer = DataSharingFilesMappedBy(getpid());
   auto peer = StartPeer("dds_test_peer", "echo_shared");
   ASSERT_TRUE(Eventually([&] {
     Ping p;
@@ -688,8 +697,14 @@ TEST_F(CrossProcessTest, ADataSharingChannelCrossesWholeAndSurvivesItsReaderKill
     MutexLock l(&pongs.mu);
     return pongs.handshakes > 0;
   })) << "the echo peer never answered";
-  EXPECT_FALSE(Minus(DataSharingFiles(), with_ours).empty())
-      << "no data-sharing files for the peer's endpoints";
+  // Shared for real: the peer maps our writer's pool, we map its.
+  EXPECT_TRUE(Eventually([&] {
+    const std::set<std::string> theirs = DataSharingFilesMappedBy(peer->pid());
+    return Minus(ours, theirs).size() < ours.size();
+  })) << "the peer does not map the pool of our writer of /ping";
+  const std::set<std::string> peers_files =
+      Minus(DataSharingFilesMappedBy(peer->pid()), before_peer);
+  EXPECT_FALSE(peers_files.empty());
 
   constexpr uint64_t kCount = 40;
   for (uint64_t i = 1; i <= kCount; ++i) {
@@ -715,20 +730,19 @@ TEST_F(CrossProcessTest, ADataSharingChannelCrossesWholeAndSurvivesItsReaderKill
   }
   EXPECT_EQ((*writer)->stats().remote_failures, 0u);
 
-  // One byte over the bound: not sent, and named.
+  // Over the bound: delivered in this process, refused between processes.
   Ping over;
   over.set_seq(kCount + 1);
   over.set_body(std::string(dds_test::kSharedEchoBytes, 'x'));
-  EXPECT_TRUE((*writer)->Write(over)) << "delivered in this process; refused between processes";
+  EXPECT_TRUE((*writer)->Write(over));
   EXPECT_EQ((*writer)->stats().remote_failures, 1u);
   auto stats = Stats("/ping");
   ASSERT_TRUE(stats.has_value());
   EXPECT_EQ(stats->send_failures, 1u);
 
-  // The reader killed with -9: every later write still goes out at once
-  // (a writer waiting for a dead reader's acknowledgement would fail after
-  // 10 ms each: remote failures).
-  const std::set<std::string> all = DataSharingFiles();
+  // The reader killed with -9: every later write still goes out (a writer
+  // waiting for a dead reader's acknowledgement would fail after 10 ms
+  // each: remote failures).
   peer->Kill(SIGKILL);
   for (uint64_t i = kCount + 2; i < kCount + 2 + 40; ++i) {
     Ping p;
@@ -738,28 +752,28 @@ TEST_F(CrossProcessTest, ADataSharingChannelCrossesWholeAndSurvivesItsReaderKill
     absl::SleepFor(absl::Milliseconds(5));
   }
   EXPECT_EQ((*writer)->stats().remote_failures, 1u) << "a write after the kill failed";
-  // The sweep removes what the dead peer left once nobody maps it (our
-  // reader lets go of the peer's pool when the peer is declared dead,
-  // after its lease); ours stay while we use them.
-  const std::set<std::string> peers = Minus(all, with_ours);
+  // The sweep removes what the dead peer left once nobody maps it (we let
+  // go of its pool when it is declared dead, after its lease); ours stay.
   EXPECT_TRUE(Eventually([&] {
     RemoveDeadPeerSegments();
-    return Minus(peers, DataSharingFiles()).size() == peers.size();
+    for (const std::string& name : peers_files) {
+      if (InDevShm(name)) return false;
+    }
+    return true;
   })) << "files of the killed peer are still in /dev/shm";
-  const std::set<std::string> left = DataSharingFiles();
-  for (const std::string& name : ours) EXPECT_EQ(left.count(name), 1u) << name;
+  for (const std::string& name : ours) EXPECT_TRUE(InDevShm(name)) << name;
 }
 
-// Without a bound nothing shares: no data-sharing file for a writer.
+// Without a bound nothing shares: the writer maps no data-sharing pool.
 TEST_F(CrossProcessTest, AChannelWithoutABoundMakesNoDataSharingPool) {
-  const std::set<std::string> before = DataSharingFiles();
   auto writer = node_->TryCreateWriter<Ping>("/ping");
   ASSERT_TRUE(writer.ok()) << writer.status();
-  EXPECT_TRUE(Minus(DataSharingFiles(), before).empty());
+  EXPECT_TRUE(DataSharingFilesMappedBy(getpid()).empty());
 }
 
 // One bound per message type per process: the first channel of a type
-// sets it; a reader or writer without data sharing takes the type as it is.
+// sets it (none included), and every other reader and writer of the type
+// must ask for the same.
 TEST(DdsTransportStartTest, OneDataSharingBoundPerMessageTypePerProcess) {
   DdsTransportOptions t;
   t.domain_id = RandomDomain();
@@ -779,14 +793,25 @@ TEST(DdsTransportStartTest, OneDataSharingBoundPerMessageTypePerProcess) {
   for (const char* part : {"\"/b\"", "2000", "1000", "\"/a\"", "cyber.dds_test.Ping"}) {
     EXPECT_TRUE(absl::StrContains(other.status().message(), part)) << part << ": " << other.status();
   }
-  EXPECT_TRUE(transport.Publisher(endpoint("/c", "cyber.dds_test.Ping", 0)).ok());
-  EXPECT_TRUE(transport.Subscribe(endpoint("/a", "cyber.dds_test.Ping", 0),
+  // None is another bound: Fast-DDS would give it the type's fixed-size
+  // buffers (a larger message would overflow a writer's, a reader would
+  // drop it unseen).
+  EXPECT_FALSE(transport.Publisher(endpoint("/c", "cyber.dds_test.Ping", 0)).ok());
+  auto reader = transport.Subscribe(endpoint("/a", "cyber.dds_test.Ping", 0),
+                                    [](const RemoteSample&) { return true; });
+  ASSERT_FALSE(reader.ok());
+  EXPECT_TRUE(absl::StrContains(reader.status().message(), "data_sharing_max_bytes 0"))
+      << reader.status();
+  EXPECT_TRUE(transport.Subscribe(endpoint("/a", "cyber.dds_test.Ping", 1000),
                                   [](const RemoteSample&) { return true; })
                   .ok());
+  // The first channel of a type sets its bound, none included.
   ASSERT_TRUE(transport.Publisher(endpoint("/d", "cyber.dds_test.Telemetry", 0)).ok());
   auto late = transport.Publisher(endpoint("/e", "cyber.dds_test.Telemetry", 1000));
   ASSERT_FALSE(late.ok());
-  EXPECT_TRUE(absl::StrContains(late.status().message(), "without data sharing")) << late.status();
+  for (const char* part : {"\"/e\"", "1000", "data_sharing_max_bytes 0", "\"/d\""}) {
+    EXPECT_TRUE(absl::StrContains(late.status().message(), part)) << part << ": " << late.status();
+  }
   transport.Shutdown();
 }
 

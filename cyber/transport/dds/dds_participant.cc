@@ -210,22 +210,23 @@ absl::StatusOr<fdds::Topic*> DdsTransport::Impl::TopicLocked(const RemoteEndpoin
           "channel \"", endpoint.channel, "\": DDS could not register type \"",
           endpoint.type_name, "\""));
     }
-    if (bound > 0) bounded_by_[endpoint.type_name] = endpoint.channel;
-  } else if (bound > 0) {
-    // An endpoint without data sharing takes the type as it is; one with
-    // it needs its bound to be the type's.
+    first_channel_of_type_[endpoint.type_name] = endpoint.channel;
+  } else {
+    // Fast-DDS gives every endpoint of a bounded type fixed-size payloads
+    // of its bound: an endpoint with another bound (or none) would
+    // overflow them (a writer) or drop larger samples unseen (a reader).
     const auto* frame_type = dynamic_cast<const FrameTopicType*>(registered.get());
     const uint32_t has = frame_type != nullptr ? frame_type->max_message_bytes() : 0;
     if (has != bound) {
-      auto by = bounded_by_.find(endpoint.type_name);
+      auto first = first_channel_of_type_.find(endpoint.type_name);
       return absl::FailedPreconditionError(absl::StrCat(
           "channel \"", endpoint.channel, "\": node \"", endpoint.node,
-          "\" asks for data_sharing_max_bytes ", bound, " but this process already uses ",
-          endpoint.type_name, " ",
-          has == 0 ? std::string("without data sharing")
-                   : absl::StrCat("with data_sharing_max_bytes ", has),
-          by != bounded_by_.end() ? absl::StrCat(" (channel \"", by->second, "\")") : std::string(),
-          "; one bound per message type per process: the first channel of the type sets it"));
+          "\" asks for data_sharing_max_bytes ", bound, " but this process uses ",
+          endpoint.type_name, " with data_sharing_max_bytes ", has,
+          first != first_channel_of_type_.end()
+              ? absl::StrCat(" (set by channel \"", first->second, "\", the first of the type)")
+              : std::string(),
+          "; every channel of one message type in a process has one bound"));
     }
   }
   auto it = topics_.find(endpoint.channel);

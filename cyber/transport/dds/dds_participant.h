@@ -287,12 +287,12 @@ class DdsTransport::Impl final : public fdds::DomainParticipantListener {
   fdds::Publisher* publisher_ ABSL_GUARDED_BY(create_mu_) = nullptr;
   fdds::Subscriber* subscriber_ ABSL_GUARDED_BY(create_mu_) = nullptr;
   std::map<std::string, fdds::Topic*> topics_ ABSL_GUARDED_BY(create_mu_);
-  // The participant runs DDS Security: no data sharing (it would hand
-  // plaintext to any same-host reader past the payload protection).
+  // The participant runs DDS Security: no data sharing (the pool, a plain
+  // file in /dev/shm, would bypass payload protection).
   bool secured_ ABSL_GUARDED_BY(create_mu_) = false;
-  // The channel that registered each bounded message type (the type's
-  // bound is its own: FrameTopicType::max_message_bytes).
-  std::map<std::string, std::string> bounded_by_ ABSL_GUARDED_BY(create_mu_);
+  // The channel that registered each message type: its bound
+  // (FrameTopicType::max_message_bytes, 0: none) is the type's.
+  std::map<std::string, std::string> first_channel_of_type_ ABSL_GUARDED_BY(create_mu_);
   std::map<std::string, std::shared_ptr<PublisherImpl>> publisher_by_channel_
       ABSL_GUARDED_BY(create_mu_);
   std::set<SubscriptionImpl*> subscriptions_ ABSL_GUARDED_BY(create_mu_);

@@ -41,6 +41,9 @@ bool FrameTopicType::serialize(
   const auto* sample = static_cast<const FrameSample*>(data);
   const size_t needed = kEncapsulationSize + FrameSize(*sample);
   if (needed > std::numeric_limits<uint32_t>::max()) return false;
+  // Bounded: Fast-DDS's payload is a fixed-size pool node (reserve() would
+  // realloc a pointer into it). The publisher refuses such a message first.
+  if (max_message_bytes_ > 0 && needed > m_typeSize) return false;
   HandoffFence();  // after the buffer's last reader (handoff_fence.h)
   if (payload->max_size < needed) payload->reserve(static_cast<uint32_t>(needed));
   std::memcpy(payload->data, kEncapsulation, kEncapsulationSize);
