@@ -58,6 +58,21 @@ TEST(DdsQosTest, DepthZeroIsTreatedAsOne) {
   EXPECT_EQ(WriterQos(q).history().depth, 1);
 }
 
+// Data sharing only where the channel asks for it, with room beyond the
+// history for a sample a reader still reads.
+TEST(DdsQosTest, DataSharingOnlyWithABound) {
+  ChannelQos plain;
+  EXPECT_EQ(WriterQos(plain).data_sharing().kind(), fdds::OFF);
+  EXPECT_EQ(ReaderQos(plain).data_sharing().kind(), fdds::OFF);
+  ChannelQos shared;
+  shared.data_sharing_max_bytes = 1 << 20;
+  EXPECT_EQ(WriterQos(shared).data_sharing().kind(), fdds::AUTO);
+  EXPECT_EQ(ReaderQos(shared).data_sharing().kind(), fdds::AUTO);
+  EXPECT_EQ(WriterQos(shared).resource_limits().extra_samples, kExtraSharedSamples);
+  EXPECT_NE(plain, shared);
+  EXPECT_EQ(shared.ToString(), "reliable, volatile, keep last 16, data sharing up to 1048576 bytes");
+}
+
 }  // namespace
 }  // namespace dds
 }  // namespace cyber
