@@ -30,6 +30,22 @@ std::string Ratio(double ours, double bare) {
   return absl::StrFormat("%.2fx", ours / bare);
 }
 
+// The median of the case `spec` measured on path `kind` instead; null if
+// it was not measured.
+const CaseResult* SameCaseOn(const std::vector<CaseRow>& rows, CaseSpec spec, PathKind kind) {
+  spec.path = kind;
+  auto it = std::find_if(rows.begin(), rows.end(),
+                         [&](const CaseRow& r) { return r.median.spec == spec && r.runs > 0; });
+  return it == rows.end() ? nullptr : &it->median;
+}
+
+// `mine` over `theirs` at p50 or p99; "-" if either was not measured.
+std::string LatencyRatio(const CaseResult* mine, const CaseResult* theirs, bool p99) {
+  if (mine == nullptr || theirs == nullptr) return "-";
+  return Ratio(absl::ToDoubleNanoseconds(p99 ? mine->rx.p99 : mine->rx.p50),
+               absl::ToDoubleNanoseconds(p99 ? theirs->rx.p99 : theirs->rx.p50));
+}
+
 // The row's key figure: p50 (us) when paced, received msg/s flat out.
 double KeyFigure(const CaseResult& r) {
   return r.spec.rate_hz > 0 ? absl::ToDoubleMicroseconds(r.rx.p50) : r.received_per_second();
@@ -152,35 +168,22 @@ std::string MarkdownReport(const std::vector<CaseRow>& rows, const ReportContext
   for (const CaseRow& loan_row : rows) {
     const CaseResult& loan = loan_row.median;
     if (loan.spec.path != PathKind::kLoan || loan_row.runs == 0) continue;
-    auto find = [&](PathKind kind) -> const CaseResult* {
-      CaseSpec spec = loan.spec;
-      spec.path = kind;
-      auto it = std::find_if(rows.begin(), rows.end(), [&](const CaseRow& r) {
-        return r.median.spec == spec && r.runs > 0;
-      });
-      return it == rows.end() ? nullptr : &it->median;
-    };
     if (!loan_header) {
       absl::StrAppend(&out,
                       "\n| message | rate | p50 loan/dds | p99 loan/dds | p50 loan/ours | "
                       "p99 loan/ours | sink CPU loan/dds |\n|---:|---|---:|---:|---:|---:|---:|\n");
       loan_header = true;
     }
-    const CaseResult* bare = find(PathKind::kBareDds);
-    const CaseResult* ours = find(PathKind::kOurs);
-    auto p = [&](const CaseResult* other, bool p99) {
-      if (other == nullptr) return std::string("-");
-      const double mine = absl::ToDoubleNanoseconds(p99 ? loan.rx.p99 : loan.rx.p50);
-      const double theirs = absl::ToDoubleNanoseconds(p99 ? other->rx.p99 : other->rx.p50);
-      return Ratio(mine, theirs);
-    };
+    const CaseResult* bare = SameCaseOn(rows, loan.spec, PathKind::kBareDds);
+    const CaseResult* ours = SameCaseOn(rows, loan.spec, PathKind::kOurs);
     const std::string cpu =
         bare == nullptr ? std::string("-")
                         : Ratio(absl::ToDoubleSeconds(loan.sink_cpu),
                                 absl::ToDoubleSeconds(bare->sink_cpu));
     absl::StrAppend(&out, "| ", Bytes(loan.spec.message_bytes), " | ", Rate(loan.spec.rate_hz),
-                    " | ", p(bare, false), " | ", p(bare, true), " | ", p(ours, false), " | ",
-                    p(ours, true), " | ", cpu, " |\n");
+                    " | ", LatencyRatio(&loan, bare, false), " | ", LatencyRatio(&loan, bare, true),
+                    " | ", LatencyRatio(&loan, ours, false), " | ", LatencyRatio(&loan, ours, true),
+                    " | ", cpu, " |\n");
   }
 
   // Ours and the loan path against bare DDS with data sharing (dds_ds), the
@@ -189,14 +192,6 @@ std::string MarkdownReport(const std::vector<CaseRow>& rows, const ReportContext
   for (const CaseRow& shared_row : rows) {
     const CaseResult& shared = shared_row.median;
     if (shared.spec.path != PathKind::kBareDdsShared || shared_row.runs == 0) continue;
-    auto find = [&](PathKind kind) -> const CaseResult* {
-      CaseSpec spec = shared.spec;
-      spec.path = kind;
-      auto it = std::find_if(rows.begin(), rows.end(), [&](const CaseRow& r) {
-        return r.median.spec == spec && r.runs > 0;
-      });
-      return it == rows.end() ? nullptr : &it->median;
-    };
     if (!shared_header) {
       absl::StrAppend(&out,
                       "\n| message | rate | p50 dds_ds/dds | p50 ours/dds_ds | p50 ours_ds/dds_ds | "
@@ -205,16 +200,10 @@ std::string MarkdownReport(const std::vector<CaseRow>& rows, const ReportContext
                       "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
       shared_header = true;
     }
-    const CaseResult* bare = find(PathKind::kBareDds);
-    const CaseResult* ours = find(PathKind::kOurs);
-    const CaseResult* ours_ds = find(PathKind::kOursShared);
-    const CaseResult* loan = find(PathKind::kLoan);
-    // `mine` over `theirs` at p50 or p99; "-" if either was not measured.
-    auto p = [](const CaseResult* mine, const CaseResult* theirs, bool p99) {
-      if (mine == nullptr || theirs == nullptr) return std::string("-");
-      return Ratio(absl::ToDoubleNanoseconds(p99 ? mine->rx.p99 : mine->rx.p50),
-                   absl::ToDoubleNanoseconds(p99 ? theirs->rx.p99 : theirs->rx.p50));
-    };
+    const CaseResult* bare = SameCaseOn(rows, shared.spec, PathKind::kBareDds);
+    const CaseResult* ours = SameCaseOn(rows, shared.spec, PathKind::kOurs);
+    const CaseResult* ours_ds = SameCaseOn(rows, shared.spec, PathKind::kOursShared);
+    const CaseResult* loan = SameCaseOn(rows, shared.spec, PathKind::kLoan);
     const std::string cpu = ours_ds == nullptr
                                 ? std::string("-")
                                 : Ratio(absl::ToDoubleSeconds(ours_ds->sink_cpu),
@@ -229,10 +218,11 @@ std::string MarkdownReport(const std::vector<CaseRow>& rows, const ReportContext
       absl::StrAppend(&verdict, " (", PathName(judged->spec.path), ")");
     }
     absl::StrAppend(&out, "| ", Bytes(shared.spec.message_bytes), " | ", Rate(shared.spec.rate_hz),
-                    " | ", p(&shared, bare, false), " | ", p(ours, &shared, false), " | ",
-                    p(ours_ds, &shared, false), " | ", p(ours_ds, &shared, true), " | ", cpu,
-                    " | ", p(loan, &shared, false), " | ", p(loan, &shared, true), " | ", verdict,
-                    " |\n");
+                    " | ", LatencyRatio(&shared, bare, false), " | ",
+                    LatencyRatio(ours, &shared, false), " | ", LatencyRatio(ours_ds, &shared, false),
+                    " | ", LatencyRatio(ours_ds, &shared, true), " | ", cpu, " | ",
+                    LatencyRatio(loan, &shared, false), " | ", LatencyRatio(loan, &shared, true),
+                    " | ", verdict, " |\n");
   }
 
   absl::StrAppend(

@@ -114,11 +114,13 @@ class CrossProcessTest : public ::testing::Test {
     return reader.ok() ? *reader : nullptr;
   }
 
-  // Writes Ping 0 on `writer` until the echo peer's answer is in `pongs`:
-  // then both directions are matched. Returns how many it wrote. (The
-  // 20 ms between writes only spaces the retries; answers to earlier ones
-  // may come later, counted apart by Received.)
-  int Handshake(Writer<Ping>* writer, Received* pongs) {
+  // Writes Ping 0 on `writer` until the echo peer's answer is in `pongs`
+  // (a Received, or anything with its handshake_count()): then both
+  // directions are matched. Returns how many it wrote. (The 20 ms between
+  // writes only spaces the retries; answers to earlier ones may come
+  // later, counted apart by Received.)
+  template <typename Answers>
+  int Handshake(Writer<Ping>* writer, Answers* pongs) {
     int writes = 0;
     EXPECT_TRUE(Eventually([&] {
       Ping p;
@@ -670,6 +672,10 @@ TEST_F(CrossProcessTest, ADataSharingChannelCrossesWholeAndSurvivesItsReaderKill
     std::vector<uint64_t> seqs ABSL_GUARDED_BY(mu);
     int handshakes ABSL_GUARDED_BY(mu) = 0;
     int damaged ABSL_GUARDED_BY(mu) = 0;
+    int handshake_count() {
+      MutexLock l(&mu);
+      return handshakes;
+    }
   } pongs;
   ReaderConfig config;
   config.channel_name = "/pong";
@@ -689,14 +695,8 @@ TEST_F(CrossProcessTest, ADataSharingChannelCrossesWholeAndSurvivesItsReaderKill
   ASSERT_TRUE(reader.ok()) << reader.status();
   const std::set<std::string> before_peer = DataSharingFilesMappedBy(getpid());
   auto peer = StartPeer("dds_test_peer", "echo_shared");
-  ASSERT_TRUE(Eventually([&] {
-    Ping p;
-    p.set_seq(0);
-    (*writer)->Write(p);
-    absl::SleepFor(absl::Milliseconds(20));
-    MutexLock l(&pongs.mu);
-    return pongs.handshakes > 0;
-  })) << "the echo peer never answered";
+  Handshake(writer->get(), &pongs);
+  ASSERT_GT(pongs.handshake_count(), 0);
   // Shared for real: the peer maps our writer's pool, we map its.
   EXPECT_TRUE(Eventually([&] {
     const std::set<std::string> theirs = DataSharingFilesMappedBy(peer->pid());
@@ -742,7 +742,9 @@ TEST_F(CrossProcessTest, ADataSharingChannelCrossesWholeAndSurvivesItsReaderKill
 
   // The reader killed with -9: every later write still goes out (a writer
   // waiting for a dead reader's acknowledgement would fail after 10 ms
-  // each: remote failures).
+  // each: remote failures). The 5 ms only spreads the writes over the time
+  // the dead reader is still matched (its 2 s lease); nothing here depends
+  // on a duration, so a slow machine only writes some after the lease.
   peer->Kill(SIGKILL);
   for (uint64_t i = kCount + 2; i < kCount + 2 + 40; ++i) {
     Ping p;
