@@ -324,6 +324,7 @@ absl::StatusOr<ReaderConfig> GraphBuilder::MakeReader(
     config.qos.durability = q.durability() == DURABILITY_TRANSIENT_LOCAL
                                 ? ChannelQos::Durability::kTransientLocal
                                 : ChannelQos::Durability::kVolatile;
+    config.qos.data_sharing_max_bytes = q.data_sharing_max_bytes();
     // mps (messages per second) is accepted and ignored.
   }
   config.where = At(at.self());

@@ -56,8 +56,9 @@
 //
 // A reader's qos_profile (Cyber's field and enum names) becomes its
 // ChannelQos between processes (cyber/transport/channel_qos.h): history,
-// depth (at least 1), reliability and durability map one to one; mps is
-// accepted and ignored. Without qos_profile, ChannelQos's defaults.
+// depth (at least 1), reliability and durability map one to one, as does
+// data_sharing_max_bytes (ours, not Cyber's); mps is accepted and ignored.
+// Without qos_profile, ChannelQos's defaults.
 //
 // Example (no threads, no files):
 //   absl::StatusOr<Graph> g = ParseGraph(R"(

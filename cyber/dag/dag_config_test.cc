@@ -195,6 +195,9 @@ TEST(ParseGraphTest, QosProfileBecomesTheChannelQosBetweenProcesses) {
   keep_all.history = ChannelQos::History::kKeepAll;
   keep_all.reliability = ChannelQos::Reliability::kBestEffort;
   keep_all.durability = ChannelQos::Durability::kTransientLocal;
+  ChannelQos shared_6mib = cyber_defaults;
+  shared_6mib.depth = 2;
+  shared_6mib.data_sharing_max_bytes = 6 << 20;
   for (const Case& c : std::vector<Case>{
            {"qos_profile { history: HISTORY_SYSTEM_DEFAULT reliability: "
             "RELIABILITY_SYSTEM_DEFAULT durability: DURABILITY_SYSTEM_DEFAULT }\n",
@@ -205,6 +208,7 @@ TEST(ParseGraphTest, QosProfileBecomesTheChannelQosBetweenProcesses) {
            {"qos_profile { history: HISTORY_KEEP_ALL reliability: RELIABILITY_BEST_EFFORT "
             "durability: DURABILITY_TRANSIENT_LOCAL }\n",
             keep_all},
+           {"qos_profile { depth: 2 data_sharing_max_bytes: 6291456 }\n", shared_6mib},
            {"qos_profile { }\n", cyber_defaults},
            {"", ChannelQos()},  // no qos_profile: the transport's defaults
        }) {

@@ -18,6 +18,7 @@
 #include "cyber/common/log.h"
 #include "cyber/common/mutex.h"
 #include "cyber/common/nearest_name.h"
+#include "cyber/graph/data_sharing_bounds.h"
 #include "cyber/graph/descriptors.h"
 #include "cyber/graph/graph_announcer.h"
 #include "cyber/graph/graph_snapshot.h"
@@ -350,6 +351,7 @@ class DomainGraph::Impl {
           c.view.conflict_details.push_back(std::move(d));
         }
       }
+      c.view.bound_mismatches = DataSharingBoundMismatches(c.view);
       out.push_back(std::move(c.view));
     }
     return out;
@@ -672,6 +674,24 @@ std::optional<ChannelQos> ReaderQosFor(const ChannelView& channel) {
   q.durability = transient ? ChannelQos::Durability::kTransientLocal : ChannelQos::Durability::kVolatile;
   q.depth = depth;
   return q;
+}
+
+std::vector<std::string> DataSharingBoundMismatches(const ChannelView& channel) {
+  std::set<std::string> said;
+  for (const ChannelEndpointView& w : channel.writers) {
+    for (const ChannelEndpointView& r : channel.readers) {
+      if (!w.qos.has_value() || !r.qos.has_value() || w.process_label == r.process_label ||
+          w.type_name != r.type_name) {
+        continue;
+      }
+      std::optional<std::string> mismatch = DataSharingBoundMismatch(
+          channel.name,
+          {absl::StrCat(w.process_label, " (", w.node, ")"), w.qos->data_sharing_max_bytes},
+          {absl::StrCat(r.process_label, " (", r.node, ")"), r.qos->data_sharing_max_bytes});
+      if (mismatch.has_value()) said.insert(*std::move(mismatch));
+    }
+  }
+  return {said.begin(), said.end()};
 }
 
 absl::StatusOr<std::unique_ptr<RemoteSubscription>> DomainGraph::Subscribe(

@@ -92,6 +92,10 @@ struct ChannelView {
   std::vector<std::string> conflict_details;
   std::vector<ChannelEndpointView> writers;
   std::vector<ChannelEndpointView> readers;
+  // Pairs of a writer and a reader in another process whose data-sharing
+  // bounds make the reader drop the writer's larger messages, one sentence
+  // each (data_sharing_bounds.h).
+  std::vector<std::string> bound_mismatches;
   // Null when no endpoint announced a descriptor for type_name.
   const google::protobuf::Descriptor* descriptor = nullptr;
 };
@@ -125,6 +129,11 @@ std::string LinkKind(const std::string& writer_host, const std::string& reader_h
 // all are, transient local if they all are, the deepest of their
 // histories (at least 16). Nullopt when there is no such writer.
 std::optional<ChannelQos> ReaderQosFor(const ChannelView& channel);
+
+// Every writer and reader of `channel` in two processes (and of one type)
+// whose data-sharing bounds make the reader drop the writer's larger
+// messages: one sentence each (DataSharingBoundMismatch), sorted.
+std::vector<std::string> DataSharingBoundMismatches(const ChannelView& channel);
 
 class DomainGraph {
  public:

@@ -1,16 +1,21 @@
 #include "cyber/graph/graph_announcer.h"
 
 #include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cyber/common/log.h"
 #include "cyber/common/mutex.h"
+#include "cyber/graph/data_sharing_bounds.h"
 #include "cyber/graph/descriptors.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
@@ -83,6 +88,7 @@ class GraphAnnouncer::Impl {
     wake_.SignalAll();
     thread_.join();
     peers_.reset();  // waits for a peer graph being handled; none after it
+    if (peer_lost_id_ != 0) transport_->RemovePeerLostListener(peer_lost_id_);
   }
 
   void Poke() {
@@ -173,15 +179,35 @@ class GraphAnnouncer::Impl {
       own_graph_ = std::make_shared<const ProcessGraph>(std::move(graph));
     }
     WatchPeers();
+    // What this process uses changed: the peers' graphs are checked again.
+    std::vector<std::shared_ptr<const ProcessGraph>> peers;
+    {
+      MutexLock lock(&peer_graphs_->mu);
+      for (const auto& [label, peer] : peer_graphs_->latest) peers.push_back(peer);
+    }
+    for (const auto& peer : peers) CheckPeer(*peer);
   }
 
   // Peers' graphs are read too, to name the fields in which a peer's
   // version of a message type differs from this process's on a channel
   // both use (DDS matches the two by type name alone, and the bytes of one
-  // version parse as the other into wrong fields). Subscribed once this
-  // process has sent its own graph.
+  // version parse as the other into wrong fields), and the pairs whose
+  // data-sharing bounds drop messages. Subscribed once this process has
+  // sent its own graph; each peer's latest graph is kept (until the peer
+  // goes away) to be checked again when this process's graph changes.
   void WatchPeers() {
     if (peers_ != nullptr) return;
+    if (peer_lost_id_ == 0) {
+      // The transport may call a listener just after it was removed: it
+      // holds the peers' graphs, not this.
+      peer_lost_id_ = transport_->AddPeerLostListener(
+          [weak = std::weak_ptr<PeerGraphs>(peer_graphs_)](const RemotePeer& peer, bool) {
+            if (std::shared_ptr<PeerGraphs> graphs = weak.lock()) {
+              MutexLock lock(&graphs->mu);
+              graphs->latest.erase(ProcessLabel(peer.process, peer.host, peer.pid));
+            }
+          });
+    }
     RemoteEndpoint e = Endpoint(kGraphTopic, ProcessGraph::descriptor(), GraphQos());
     e.qos.history = ChannelQos::History::kKeepAll;
     e.qos.depth = 64;
@@ -191,18 +217,30 @@ class GraphAnnouncer::Impl {
   }
 
   bool OnPeerGraph(const RemoteSample& sample) {
-    ProcessGraph peer;
-    if (!peer.ParseFromArray(sample.payload.data(), static_cast<int>(sample.payload.size()))) {
+    auto parsed = std::make_shared<ProcessGraph>();
+    if (!parsed->ParseFromArray(sample.payload.data(), static_cast<int>(sample.payload.size()))) {
       return false;
     }
+    std::shared_ptr<const ProcessGraph> peer = std::move(parsed);
+    {
+      MutexLock lock(&peer_graphs_->mu);
+      peer_graphs_->latest[ProcessLabel(peer->process(), peer->host(), peer->pid())] = peer;
+    }
+    CheckPeer(*peer);
+    return true;
+  }
+
+  // Says (once each) what in `peer`'s graph does not fit this process's.
+  void CheckPeer(const ProcessGraph& peer) {
     std::shared_ptr<const ProcessGraph> own;
     {
       MutexLock lock(&mu_);
       own = own_graph_;
     }
-    if (own == nullptr) return true;
+    if (own == nullptr) return;
     const std::string peer_name = ProcessLabel(peer.process(), peer.host(), peer.pid());
     const std::string own_name = ProcessLabel(self_.process, self_.host, self_.pid);
+    SayBoundMismatches(peer, peer_name, *own, own_name);
     for (const ChannelEndpoint& theirs : peer.channels()) {
       auto their_set = peer.descriptors().find(theirs.type_name());
       auto our_set = own->descriptors().find(theirs.type_name());
@@ -231,7 +269,35 @@ class GraphAnnouncer::Impl {
              << own_name << "); its messages are misread where the fields differ: "
              << absl::StrJoin(diff, "; ");
     }
-    return true;
+  }
+
+  // A reader here or there whose data-sharing bound drops the other's
+  // larger messages (data_sharing_bounds.h): said once per pair of
+  // endpoints, in both processes.
+  void SayBoundMismatches(const ProcessGraph& peer, const std::string& peer_name,
+                          const ProcessGraph& own, const std::string& own_name) {
+    for (const ChannelEndpoint& theirs : peer.channels()) {
+      for (const ChannelEndpoint& mine : own.channels()) {
+        if (mine.channel() != theirs.channel() || mine.type_name() != theirs.type_name() ||
+            !mine.has_qos() || !theirs.has_qos() || mine.role() == theirs.role()) {
+          continue;
+        }
+        const BoundedEndpoint their_end{absl::StrCat(peer_name, " (", theirs.node(), ")"),
+                                        theirs.qos().data_sharing_max_bytes()};
+        const BoundedEndpoint my_end{absl::StrCat(own_name, " (", mine.node(), ")"),
+                                     mine.qos().data_sharing_max_bytes()};
+        std::optional<std::string> mismatch =
+            theirs.role() == ChannelEndpoint::WRITER
+                ? DataSharingBoundMismatch(theirs.channel(), their_end, my_end)
+                : DataSharingBoundMismatch(theirs.channel(), my_end, their_end);
+        if (!mismatch.has_value()) continue;
+        {
+          MutexLock lock(&mu_);
+          if (!logged_bounds_.insert(*mismatch).second) continue;
+        }
+        AERROR << *mismatch;
+      }
+    }
   }
 
   void SendStatus() {
@@ -283,6 +349,14 @@ class GraphAnnouncer::Impl {
   bool poked_ ABSL_GUARDED_BY(mu_) = false;
   std::shared_ptr<const ProcessGraph> own_graph_ ABSL_GUARDED_BY(mu_);  // last sent
   std::set<std::string> logged_versions_ ABSL_GUARDED_BY(mu_);  // "peer channel"
+  std::set<std::string> logged_bounds_ ABSL_GUARDED_BY(mu_);    // the sentences said
+  // The latest graph of each peer still there, by ProcessLabel.
+  struct PeerGraphs {
+    Mutex mu;
+    std::map<std::string, std::shared_ptr<const ProcessGraph>> latest ABSL_GUARDED_BY(mu);
+  };
+  const std::shared_ptr<PeerGraphs> peer_graphs_ = std::make_shared<PeerGraphs>();
+  uint64_t peer_lost_id_ = 0;  // set by the thread, read by ~Impl after joining it
   DescriptorLibrary library_;
   uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;
 

@@ -16,6 +16,7 @@ Qos ToProto(const ChannelQos& qos) {
   q.set_transient_local(qos.durability == ChannelQos::Durability::kTransientLocal);
   q.set_keep_all(qos.history == ChannelQos::History::kKeepAll);
   q.set_depth(qos.depth);
+  q.set_data_sharing_max_bytes(qos.data_sharing_max_bytes);
   return q;
 }
 
@@ -27,6 +28,7 @@ ChannelQos FromProto(const Qos& q) {
                                        : ChannelQos::Durability::kVolatile;
   qos.history = q.keep_all() ? ChannelQos::History::kKeepAll : ChannelQos::History::kKeepLast;
   qos.depth = q.depth();
+  qos.data_sharing_max_bytes = q.data_sharing_max_bytes();
   return qos;
 }
 

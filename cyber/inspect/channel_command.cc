@@ -109,6 +109,10 @@ std::string FormatChannelInfo(const ChannelView& c) {
     absl::StrAppend(&out, "\ttype conflict:\n");
     for (const std::string& d : c.conflict_details) absl::StrAppend(&out, "\t\t", d, "\n");
   }
+  if (!c.bound_mismatches.empty()) {
+    absl::StrAppend(&out, "\tdata sharing bounds that drop messages:\n");
+    for (const std::string& d : c.bound_mismatches) absl::StrAppend(&out, "\t\t", d, "\n");
+  }
   return out;
 }
 

@@ -1,9 +1,10 @@
 // cyber_channel's argument parsing and info's formatting on views built by
 // hand (a udp link and a type conflict, which one host's processes cannot
-// show); the commands against processes: inspect_cross_process_test.
+// show; data-sharing bounds that drop messages); the commands against processes: inspect_cross_process_test.
 
 #include "cyber/inspect/channel_command.h"
 
+#include "absl/strings/str_join.h"
 #include "cyber/inspect/node_command.h"
 #include "cyber/inspect/service_command.h"
 #include "gmock/gmock.h"
@@ -15,6 +16,8 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
 
 std::string ParseError(const std::vector<std::string>& args) {
   return std::string(ParseChannelArgs(args).status().message());
@@ -100,6 +103,42 @@ TEST(FormatChannelInfoTest, LinksPerProcessPairAndConflicts) {
                               "\t\tdrivers@robot:1 -> laptop_view@laptop:1: udp\n"
                               "\t\tdrivers@robot:1 -> planning@robot:1: shm\n"));
   EXPECT_THAT(info, HasSubstr("\ttype conflict:\n\t\tlaptop_view@laptop:1 reads lidar.OldScan"));
+  EXPECT_THAT(info, Not(HasSubstr("data sharing")));
+}
+
+// A reader bounded for data sharing below its writer's messages: the
+// graph names the pair, and info shows it.
+TEST(FormatChannelInfoTest, DataSharingBoundsThatDropMessages) {
+  graph::ChannelView c;
+  c.name = "/cloud";
+  c.type_name = "lidar.Cloud";
+  c.writers = {Endpoint("driver", "drivers", "robot", "lidar.Cloud"),
+               Endpoint("replay", "drivers", "robot", "lidar.Cloud")};
+  c.readers = {Endpoint("mapper", "mapping", "robot", "lidar.Cloud"),
+               Endpoint("viewer", "laptop_view", "laptop", "lidar.Cloud"),
+               Endpoint("echo", "drivers", "robot", "lidar.Cloud")};
+  c.writers[0].qos->data_sharing_max_bytes = 4 << 20;
+  c.writers[1].qos->data_sharing_max_bytes = 4 << 20;
+  c.readers[0].qos->data_sharing_max_bytes = 1 << 20;  // drops: 4 MiB > 1 MiB
+  // No bound: receives everything. Same process: the bus, not DDS.
+  c.readers[2].qos->data_sharing_max_bytes = 1 << 20;
+  c.bound_mismatches = graph::DataSharingBoundMismatches(c);
+  ASSERT_EQ(c.bound_mismatches.size(), 2u) << absl::StrJoin(c.bound_mismatches, "\n");
+  EXPECT_THAT(c.bound_mismatches[0],
+              HasSubstr("reader mapping@robot:1 (mapper) has data_sharing_max_bytes 1048576 and "
+                        "writer drivers@robot:1 (driver) has 4194304"));
+  EXPECT_THAT(c.bound_mismatches[1], HasSubstr("writer drivers@robot:1 (replay) has 4194304"));
+  const std::string info = FormatChannelInfo(c);
+  EXPECT_THAT(info, HasSubstr("\tdata sharing bounds that drop messages:\n\t\tchannel \"/cloud\": "
+                              "reader mapping@robot:1 (mapper)"));
+
+  // Bounded alike: nothing to say.
+  c.readers[0].qos->data_sharing_max_bytes = 4 << 20;
+  EXPECT_THAT(graph::DataSharingBoundMismatches(c), IsEmpty());
+  // A reader of another type is the type conflict's business, not this.
+  c.readers[0].qos->data_sharing_max_bytes = 1;
+  c.readers[0].type_name = "lidar.OldCloud";
+  EXPECT_THAT(graph::DataSharingBoundMismatches(c), IsEmpty());
 }
 
 }  // namespace

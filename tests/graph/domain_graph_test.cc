@@ -1,8 +1,9 @@
 // DomainGraph against a running two-process graph (the sensor_polling
 // example's pollers and fusion, each a mainboard on a random domain): what
 // the processes announce, how a tool decodes a channel it was not compiled
-// with, how precisely another message version is named, and how soon a
-// process that leaves or is killed drops out.
+// with, how precisely another message version is named, which data-sharing
+// bounds drop messages, and how soon a process that leaves or is killed
+// drops out.
 
 #include "cyber/graph/domain_graph.h"
 
@@ -54,10 +55,14 @@ class DomainGraphTest : public ::testing::Test {
     graph_.reset();
   }
 
-  Subprocess* StartMainboard(const std::string& name, const std::string& dag) {
+  // The example's mainboard on one of its dags, or on `dag_path` (a
+  // runfile path) when given.
+  Subprocess* StartMainboard(const std::string& name, const std::string& dag,
+                             const std::string& dag_path = "") {
     processes_.push_back(std::make_unique<Subprocess>(std::vector<std::string>{
         RunfilePath("examples/sensor_polling/mainboard"), "--process_name=" + name,
-        "--status=never", "-d", RunfilePath("examples/sensor_polling/" + dag)}));
+        "--status=never", "-d",
+        RunfilePath(dag_path.empty() ? "examples/sensor_polling/" + dag : dag_path)}));
     return processes_.back().get();
   }
 
@@ -251,6 +256,83 @@ TEST_F(DomainGraphTest, NamesTheFieldsInWhichAnotherVersionDiffers) {
   EXPECT_THAT(said[0], HasSubstr("channel \"/sensor/imu\": pollers@"));
   EXPECT_THAT(said[0], HasSubstr(absl::StrCat(retyped, " (string) in old_reader@")));
   EXPECT_THAT(said[0], HasSubstr(removed));
+  announcer->reset();
+  transport->Shutdown();
+}
+
+// A reader bounded for data sharing (from its dag) and an unbounded writer
+// in another process: the reader's DDS drops the writer's messages over the
+// bound, uncounted, so the graph names the pair, and a process of the pair
+// says so in its log.
+TEST_F(DomainGraphTest, ADataSharingBoundThatDropsMessagesIsNamed) {
+  Subprocess* pollers = StartMainboard("pollers", "pollers.dag");
+  Subprocess* fusion = StartMainboard("fusion", "", "tests/graph/testdata/fusion_bounded_imu.dag");
+  ASSERT_TRUE(graph_->WaitUntil(
+      [](const DomainGraph& g) {
+        absl::StatusOr<ChannelView> imu = g.Channel("/sensor/imu");
+        return imu.ok() && !imu->writers.empty() && !imu->readers.empty();
+      },
+      kPatience));
+  absl::StatusOr<ChannelView> imu = graph_->Channel("/sensor/imu");
+  ASSERT_TRUE(imu.ok()) << imu.status();
+  ASSERT_EQ(imu->readers.size(), 1u);
+  ASSERT_TRUE(imu->readers[0].qos.has_value());
+  EXPECT_EQ(imu->readers[0].qos->data_sharing_max_bytes, 4096u);  // the dag's
+  ASSERT_EQ(imu->bound_mismatches.size(), 1u) << absl::StrJoin(imu->bound_mismatches, "\n");
+  const std::string fusion_label = imu->readers[0].process_label;
+  EXPECT_THAT(fusion_label, HasSubstr(absl::StrCat(":", fusion->pid())));
+  EXPECT_THAT(imu->writers[0].process_label, HasSubstr(absl::StrCat(":", pollers->pid())));
+  EXPECT_THAT(imu->bound_mismatches[0],
+              HasSubstr(absl::StrCat("reader ", fusion_label,
+                                     " (fusion) has data_sharing_max_bytes 4096 and writer ",
+                                     imu->writers[0].process_label, " (imu) has none")));
+
+  // A third process that starts writing /sensor/imu unbounded (its graph
+  // has no channel at first, then the writer): its own announcer says what
+  // fusion's bound does to its messages, whichever of its graph and
+  // fusion's it saw first.
+  test::LogCapture errors(google::GLOG_ERROR);
+  dds::DdsTransportOptions t;
+  t.domain_id = domain_;
+  t.process_name = "late_writer";
+  auto transport = std::make_shared<dds::DdsTransport>(t);
+  std::atomic<bool> writes{false};
+  const std::string type = imu->type_name;
+  absl::StatusOr<std::unique_ptr<GraphAnnouncer>> announcer = GraphAnnouncer::Start(
+      transport,
+      [&writes, type] {
+        ProcessGraph g;
+        g.add_nodes("late_node");
+        if (writes.load()) {
+          ChannelEndpoint* e = g.add_channels();
+          e->set_channel("/sensor/imu");
+          e->set_node("late_node");
+          e->set_role(ChannelEndpoint::WRITER);
+          e->set_type_name(type);
+          e->mutable_qos()->set_reliable(true);
+          e->mutable_qos()->set_depth(16);
+        }
+        return g;
+      },
+      nullptr);
+  ASSERT_TRUE(announcer.ok()) << announcer.status();
+  ASSERT_TRUE(graph_->WaitUntil([this](const DomainGraph&) { return HasProcess("late_writer"); },
+                                kPatience));
+  writes.store(true);
+  (*announcer)->Poke();
+  std::vector<std::string> said = errors.WaitFor(
+      absl::StrCat("reader ", fusion_label, " (fusion) has data_sharing_max_bytes"), 1);
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_THAT(said[0], HasSubstr("channel \"/sensor/imu\""));
+  EXPECT_THAT(said[0], HasSubstr("writer late_writer@"));
+  EXPECT_THAT(said[0], HasSubstr("(late_node) has none"));
+  EXPECT_THAT(said[0], HasSubstr("over 4096 bytes are dropped"));
+  ASSERT_TRUE(graph_->WaitUntil(
+      [](const DomainGraph& g) {
+        absl::StatusOr<ChannelView> c = g.Channel("/sensor/imu");
+        return c.ok() && c->bound_mismatches.size() == 2;
+      },
+      kPatience));
   announcer->reset();
   transport->Shutdown();
 }
