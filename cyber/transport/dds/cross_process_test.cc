@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <atomic>
 #include <cstring>
 #include <fstream>
@@ -815,6 +816,52 @@ TEST(DdsTransportStartTest, OneDataSharingBoundPerMessageTypePerProcess) {
     EXPECT_TRUE(absl::StrContains(late.status().message(), part)) << part << ": " << late.status();
   }
   transport.Shutdown();
+}
+
+// Under DDS Security a bounded channel shares no memory: the pool, a plain
+// file in /dev/shm, would bypass the payload's protection. The same
+// channel without security maps one (so the check can fail). Two rules
+// keep it off here: Fast-DDS's own (no data sharing for a writer its
+// governance protects, as tools/make_security_set.sh's protects every
+// channel; this test passes with ours removed) and ours, which also
+// covers a channel a governance leaves unprotected (not made here).
+TEST(DdsTransportStartTest, UnderDdsSecurityABoundMakesNoDataSharingPool) {
+  const std::string dir = absl::StrCat(std::getenv("TEST_TMPDIR"), "/security");
+  {
+    std::ofstream spec(dir + ".spec");
+    spec << "secure_writer publish=/shared\n";
+  }
+  const std::string make = absl::StrCat("bash ", dds_test::RunfilePath("tools/make_security_set.sh"),
+                                        " ", dir, " ", dir, ".spec > /dev/null");
+  ASSERT_EQ(std::system(make.c_str()), 0) << make;
+  RemoteEndpoint e;
+  e.channel = "/shared";
+  e.type_name = "cyber.dds_test.Ping";
+  e.node = "n";
+  e.qos.data_sharing_max_bytes = 1 << 20;
+  Ping ping;
+  ping.set_seq(1);
+
+  DdsTransportOptions secured;
+  secured.domain_id = RandomDomain();
+  secured.process_name = "secure_writer";
+  secured.security_dir = dir + "/secure_writer";
+  DdsTransport secure(secured);
+  auto secure_publisher = secure.Publisher(e);
+  ASSERT_TRUE(secure_publisher.ok()) << secure_publisher.status();
+  EXPECT_TRUE((*secure_publisher)->PublishMessage(ping).ok());
+  EXPECT_TRUE(DataSharingFilesMappedBy(getpid()).empty());
+
+  DdsTransportOptions plain;
+  plain.domain_id = RandomDomain();
+  DdsTransport open(plain);
+  auto open_publisher = open.Publisher(e);
+  ASSERT_TRUE(open_publisher.ok()) << open_publisher.status();
+  EXPECT_FALSE(DataSharingFilesMappedBy(getpid()).empty());
+  secure_publisher->reset();
+  open_publisher->reset();
+  secure.Shutdown();
+  open.Shutdown();
 }
 
 // Over the bound: refused by the publisher, naming channel, size and bound.
