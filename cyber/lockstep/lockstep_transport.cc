@@ -214,8 +214,12 @@ absl::StatusOr<std::unique_ptr<RemoteSubscription>> LockstepTransport::Subscribe
   subscriber->channel = endpoint.channel;
   subscriber->handler = std::move(handler);
   std::shared_ptr<State> state = state_;
+  // Samples wait here as bytes until their turn: the inner transport must
+  // hand bytes, not parsed messages.
+  RemoteEndpoint bytes_endpoint = endpoint;
+  bytes_endpoint.prototype = nullptr;
   absl::StatusOr<std::unique_ptr<RemoteSubscription>> inner =
-      inner_->Subscribe(endpoint, [state, subscriber](const RemoteSample& s) {
+      inner_->Subscribe(bytes_endpoint, [state, subscriber](const RemoteSample& s) {
         Queued q;
         q.instant_ns = s.origin.source_time_ns;  // Stamp()'s inverse
         if (s.origin.sender != nullptr) q.writer = s.origin.sender->process;

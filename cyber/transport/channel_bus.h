@@ -260,8 +260,10 @@ class Channel final : public ChannelBase {
         }
         loans = std::make_shared<loan::LoanInlet>(name(), std::move(deliver));
       }
+      RemoteEndpoint endpoint = Endpoint(qos, node);
+      if constexpr (!kIsSharedBytes<M>) endpoint.prototype = &M::default_instance();
       absl::StatusOr<std::unique_ptr<RemoteSubscription>> sub = remote->Subscribe(
-          Endpoint(qos, node), [this, loans](const RemoteSample& sample) {
+          endpoint, [this, loans](const RemoteSample& sample) {
             std::shared_ptr<const M> shared;
             if constexpr (kIsSharedBytes<M>) {
               absl::StatusOr<std::shared_ptr<const SharedBytes>> resolved =
@@ -276,6 +278,11 @@ class Channel final : public ChannelBase {
               }
               if (*resolved == nullptr) return true;  // the inlet handed it over
               shared = *std::move(resolved);
+            } else if (sample.message != nullptr) {
+              // Parsed by the transport from our prototype: an M.
+              std::shared_ptr<M> parsed = std::dynamic_pointer_cast<M>(sample.message);
+              if (parsed == nullptr) return false;
+              shared = std::move(parsed);
             } else {
               auto message = std::make_shared<M>();
               if (!message->ParseFromArray(sample.payload.data(),

@@ -45,6 +45,12 @@ struct RemoteEndpoint {
   ChannelQos qos;
   // The node that asked first, for messages.
   std::string node;
+  // A reader that takes parsed messages: its message type's default
+  // instance. The transport may then parse a sample where it arrived (for
+  // Fast-DDS, in its history or a writer's data-sharing pool) and hand it
+  // as RemoteSample::message, saving the copy of the bytes; it still hands
+  // payload when it did not parse. Null: payload only.
+  const google::protobuf::MessageLite* prototype = nullptr;
 };
 
 // Who sent a sample: the process, as its peers see it.
@@ -90,7 +96,10 @@ struct SampleOrigin {
 
 // A sample from another process, valid during the handler call.
 struct RemoteSample {
-  absl::string_view payload;  // the serialized message
+  absl::string_view payload;  // the serialized message (empty if `message`)
+  // The message, parsed by the transport (only for an endpoint with a
+  // prototype, and of its type); null: parse `payload`.
+  std::shared_ptr<google::protobuf::MessageLite> message;
   Correlation correlation;
   SampleOrigin origin;
 };

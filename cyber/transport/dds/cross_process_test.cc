@@ -884,6 +884,84 @@ TEST(DdsTransportStartTest, AMessageOverTheDataSharingBoundIsRefusedNamingIt) {
   transport.Shutdown();
 }
 
+// A reader that takes parsed messages (RemoteEndpoint::prototype) gets
+// them parsed where they arrived, not as bytes; once a reader of the type
+// takes bytes, every reader of the type gets bytes, and parses them.
+TEST(DdsTransportStartTest, AReaderOfParsedMessagesGetsThemParsedWhereTheyArrived) {
+  DdsTransportOptions t;
+  t.domain_id = RandomDomain();
+  t.process_name = "writer";
+  DdsTransport writer(t);
+  t.process_name = "reader";
+  DdsTransport reader(t);
+  RemoteEndpoint e;
+  e.channel = "/parsed";
+  e.type_name = "cyber.dds_test.Ping";
+  e.node = "n";
+  struct Got {
+    Mutex mu;
+    std::vector<std::pair<uint64_t, bool>> seq_and_parsed ABSL_GUARDED_BY(mu);
+  } got;
+  auto take = [&got](const RemoteSample& s) {
+    Ping ping;
+    bool parsed = false;
+    if (s.message != nullptr) {
+      if (!s.payload.empty()) return false;
+      const auto* m = dynamic_cast<const Ping*>(s.message.get());
+      if (m == nullptr) return false;
+      ping = *m;
+      parsed = true;
+    } else if (!ping.ParseFromArray(s.payload.data(), static_cast<int>(s.payload.size()))) {
+      return false;
+    }
+    MutexLock lock(&got.mu);
+    got.seq_and_parsed.emplace_back(ping.seq(), parsed);
+    return true;
+  };
+  RemoteEndpoint parsed_reader = e;
+  parsed_reader.prototype = &Ping::default_instance();
+  auto sub = reader.Subscribe(parsed_reader, take);
+  ASSERT_TRUE(sub.ok()) << sub.status();
+  auto publisher = writer.Publisher(e);
+  ASSERT_TRUE(publisher.ok()) << publisher.status();
+  ASSERT_TRUE(Eventually([&] { return (*publisher)->Wanted(); }));
+  auto send_and_wait = [&](uint64_t seq) {
+    Ping ping;
+    ping.set_seq(seq);
+    ping.set_body(std::string(1000, 'p'));
+    EXPECT_TRUE((*publisher)->PublishMessage(ping).ok());
+    return Eventually([&] {
+      MutexLock lock(&got.mu);
+      return !got.seq_and_parsed.empty() && got.seq_and_parsed.back().first == seq;
+    });
+  };
+  ASSERT_TRUE(send_and_wait(1));
+  {
+    MutexLock lock(&got.mu);
+    EXPECT_TRUE(got.seq_and_parsed.back().second) << "a reader with a prototype got bytes";
+  }
+
+  // A reader of the same type that takes bytes (as a service's or the
+  // graph's do), on another channel.
+  RemoteEndpoint bytes_reader = e;
+  bytes_reader.channel = "/bytes";
+  auto other = reader.Subscribe(bytes_reader, [](const RemoteSample& s) {
+    return s.message == nullptr;
+  });
+  ASSERT_TRUE(other.ok()) << other.status();
+  ASSERT_TRUE(send_and_wait(2));
+  {
+    MutexLock lock(&got.mu);
+    EXPECT_FALSE(got.seq_and_parsed.back().second) << "bytes expected once a reader takes bytes";
+    EXPECT_EQ(got.seq_and_parsed.size(), 2u);
+  }
+  sub->reset();
+  other->reset();
+  publisher->reset();
+  reader.Shutdown();
+  writer.Shutdown();
+}
+
 TEST(DdsTransportStartTest, NoParticipantUntilAProtobufChannelNeedsOne) {
   DdsTransportOptions t;
   t.domain_id = RandomDomain();

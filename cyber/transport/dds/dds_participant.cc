@@ -309,6 +309,15 @@ absl::StatusOr<std::unique_ptr<RemoteSubscription>> DdsTransport::Impl::Subscrib
   }
   absl::StatusOr<fdds::Topic*> topic = TopicLocked(endpoint);
   if (!topic.ok()) return topic.status();
+  // Parsed where they arrive only while every reader of the type takes
+  // parsed messages; one that does not (a service's, the graph's, a
+  // lockstep inlet's) turns it off for the type, for good.
+  if (auto* type = dynamic_cast<FrameTopicType*>(
+          participant_->find_type(endpoint.type_name).get())) {
+    bool& bytes_only = bytes_only_types_[endpoint.type_name];
+    bytes_only |= endpoint.prototype == nullptr;
+    type->SetPrototype(bytes_only ? nullptr : endpoint.prototype);
+  }
   auto sub = std::make_shared<SubscriptionImpl>(this, channel, endpoint.qos, std::move(handler));
   fdds::StatusMask mask = fdds::StatusMask::data_available() << fdds::StatusMask::sample_lost()
                           << fdds::StatusMask::requested_incompatible_qos();

@@ -293,6 +293,9 @@ class DdsTransport::Impl final : public fdds::DomainParticipantListener {
   // The channel that registered each message type: its bound
   // (FrameTopicType::max_message_bytes, 0: none) is the type's.
   std::map<std::string, std::string> first_channel_of_type_ ABSL_GUARDED_BY(create_mu_);
+  // Per type name: a reader that takes bytes, not parsed messages, was made
+  // (its FrameTopicType then parses nothing; see SetPrototype).
+  std::map<std::string, bool> bytes_only_types_ ABSL_GUARDED_BY(create_mu_);
   std::map<std::string, std::shared_ptr<PublisherImpl>> publisher_by_channel_
       ABSL_GUARDED_BY(create_mu_);
   std::set<SubscriptionImpl*> subscriptions_ ABSL_GUARDED_BY(create_mu_);

@@ -86,39 +86,54 @@ class SubscriptionImpl final : public fdds::DataReaderListener {
   }
 
  private:
-  void Handle(const frtps::GUID_t& writer, const FrameSample& sample,
+  // `sample` as the type's deserialize() left it: parsed already (its
+  // header and message), or the frame's bytes.
+  void Handle(const frtps::GUID_t& writer, FrameSample& sample,
               const frtps::Time_t& source_time) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    absl::StatusOr<FrameView> frame = DecodeFrame(sample.bytes);
-    if (!frame.ok()) {
-      Drop(writer, frame.status().message());
-      return;
+    RemoteSample remote;
+    FrameHeader header;
+    size_t payload_size = 0;
+    if (sample.parsed != nullptr) {
+      header = sample.header;
+      payload_size = sample.payload_size;
+      remote.message = std::move(sample.parsed);
+    } else {
+      absl::StatusOr<FrameView> frame = DecodeFrame(sample.bytes);
+      if (!frame.ok()) {
+        Drop(writer, frame.status().message());
+        return;
+      }
+      header = frame->header;
+      payload_size = frame->payload.size();
+      remote.payload = frame->payload;
     }
-    if (SameHost(writer.guidPrefix, own_prefix_) && frame->header.sent_ns > 0) {
-      const int64_t latency = MonotonicNs() - frame->header.sent_ns;
+    if (SameHost(writer.guidPrefix, own_prefix_) && header.sent_ns > 0) {
+      const int64_t latency = MonotonicNs() - header.sent_ns;
       if (latency >= 0) {
         MutexLock lock(&channel_->latency_mu);
         channel_->latency.Record(absl::Nanoseconds(latency));
       }
     }
-    RemoteSample remote;
-    remote.payload = frame->payload;
-    remote.correlation.kind = static_cast<Correlation::Kind>(frame->header.kind);
-    remote.correlation.client = frame->header.correlation_client;
-    remote.correlation.sequence = frame->header.correlation_sequence;
-    remote.correlation.budget_ns = frame->header.budget_ns;
-    remote.correlation.status = frame->header.status;
+    remote.correlation.kind = static_cast<Correlation::Kind>(header.kind);
+    remote.correlation.client = header.correlation_client;
+    remote.correlation.sequence = header.correlation_sequence;
+    remote.correlation.budget_ns = header.budget_ns;
+    remote.correlation.status = header.status;
     remote.origin.sender = Sender(writer.guidPrefix);
     std::memcpy(remote.origin.writer_guid.data(), writer.guidPrefix.value, 12);
     std::memcpy(remote.origin.writer_guid.data() + 12, writer.entityId.value, 4);
-    remote.origin.sequence = frame->header.sequence;
+    remote.origin.sequence = header.sequence;
     remote.origin.source_time_ns = source_time.to_ns();
     if (!handler_(remote)) {
-      Drop(writer, absl::StrCat("the payload (", frame->payload.size(),
-                                " bytes) does not parse as ", channel_->type_name));
+      Drop(writer, remote.message != nullptr
+                       ? absl::StrCat("the reader refused the message parsed as ",
+                                      remote.message->GetTypeName(), " (", payload_size, " bytes)")
+                       : absl::StrCat("the payload (", payload_size, " bytes) does not parse as ",
+                                      channel_->type_name));
       return;
     }
     channel_->received.fetch_add(1, std::memory_order_relaxed);
-    channel_->bytes_received.fetch_add(frame->payload.size(), std::memory_order_relaxed);
+    channel_->bytes_received.fetch_add(payload_size, std::memory_order_relaxed);
   }
 
   // The sending process, looked up once per peer (a GUID prefix names one

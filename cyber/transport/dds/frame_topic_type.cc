@@ -67,6 +67,25 @@ bool FrameTopicType::deserialize(
     eprosima::fastrtps::rtps::SerializedPayload_t* payload, void* data) {
   auto* sample = static_cast<FrameSample*>(data);
   HandoffFence();  // after the buffer's writer (handoff_fence.h)
+  sample->parsed.reset();
+  const google::protobuf::MessageLite* prototype = prototype_.load(std::memory_order_acquire);
+  if (prototype != nullptr && payload->length >= kEncapsulationSize) {
+    absl::StatusOr<FrameView> frame = DecodeFrame(absl::string_view(
+        reinterpret_cast<const char*>(payload->data) + kEncapsulationSize,
+        payload->length - kEncapsulationSize));
+    if (frame.ok() && frame->header.kind == FrameKind::kMessage &&
+        frame->payload.size() <= static_cast<size_t>(std::numeric_limits<int>::max())) {
+      std::shared_ptr<google::protobuf::MessageLite> message(prototype->New());
+      if (message->ParseFromArray(frame->payload.data(), static_cast<int>(frame->payload.size()))) {
+        sample->header = frame->header;
+        sample->payload_size = frame->payload.size();
+        sample->parsed = std::move(message);
+        sample->bytes.clear();
+        HandoffFence();  // before the buffer is written again
+        return true;
+      }
+    }
+  }
   if (payload->length < kEncapsulationSize) {
     sample->bytes.clear();
   } else {

@@ -14,14 +14,25 @@
 // Fast-DDS needs to share a writer's history with same-host readers (data
 // sharing, channel_qos.h). The publisher refuses larger messages first.
 //
-// Threads: as any TopicDataType (Fast-DDS calls it from its own threads;
-// the object is immutable after construction).
+// Parsing where the sample arrived: once every reader of the type in the
+// process takes parsed messages (SetPrototype), deserialize() parses a
+// message frame straight from Fast-DDS's payload (its history, or a
+// writer's data-sharing pool, which Fast-DDS lends only inside this call)
+// into a new message of the prototype's type, instead of copying the
+// frame's bytes out for the reader to parse: one copy of the message
+// fewer. A frame that does not parse is copied as before (the reader then
+// reports it).
+//
+// Threads: as any TopicDataType (Fast-DDS calls it from its own threads);
+// SetPrototype from any thread, taking effect for later samples.
 
 #ifndef CYBER_TRANSPORT_DDS_FRAME_TOPIC_TYPE_H_
 #define CYBER_TRANSPORT_DDS_FRAME_TOPIC_TYPE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include <fastdds/dds/topic/TopicDataType.hpp>
@@ -36,11 +47,15 @@ namespace dds {
 // built by the caller), or a header and a protobuf message that serialize()
 // writes straight into Fast-DDS's payload, the message's only copy on the
 // way out (`message_size` is its ByteSizeLong(), taken just before).
+// Received and parsed (SetPrototype): `parsed`, its frame's `header` and
+// `payload_size`, and no bytes.
 struct FrameSample {
   std::string bytes;
   const google::protobuf::MessageLite* message = nullptr;
   uint32_t message_size = 0;
   FrameHeader header;
+  std::shared_ptr<google::protobuf::MessageLite> parsed;
+  size_t payload_size = 0;
 };
 
 class FrameTopicType final : public eprosima::fastdds::dds::TopicDataType {
@@ -50,6 +65,12 @@ class FrameTopicType final : public eprosima::fastdds::dds::TopicDataType {
 
   bool is_bounded() const override { return max_message_bytes_ > 0; }
   uint32_t max_message_bytes() const { return max_message_bytes_; }
+
+  // The type's default instance: received message frames are parsed into
+  // new messages of it; null: their bytes are copied out.
+  void SetPrototype(const google::protobuf::MessageLite* prototype) {
+    prototype_.store(prototype, std::memory_order_release);
+  }
 
   bool serialize(void* data,
                  eprosima::fastrtps::rtps::SerializedPayload_t* payload) override;
@@ -63,6 +84,7 @@ class FrameTopicType final : public eprosima::fastdds::dds::TopicDataType {
 
  private:
   const uint32_t max_message_bytes_;
+  std::atomic<const google::protobuf::MessageLite*> prototype_{nullptr};
 };
 
 }  // namespace dds
