@@ -10,7 +10,10 @@
 //
 // Each input is:
 //   1. deserialized by the DDS type (FrameTopicType::deserialize, as Fast-DDS
-//      calls it with the received payload, encapsulation included);
+//      calls it with the received payload, encapsulation included), as
+//      bytes and (1b) parsed where it lies, as for a reader that gives the
+//      type its prototype: parsed exactly when the bytes path would parse
+//      a message frame, to the same message;
 //   2. decoded as a frame (DecodeFrame);
 //   3. when it is a frame, its payload handed to a channel's inlet handler
 //      (the one Channel<M>::RemoteInlet gives the transport: parse as the
@@ -66,6 +69,7 @@ struct World {
     FUZZ_CHECK(r.ok()) << r.status();
     reader = *r;
     FUZZ_CHECK(!transport->SubscribedType("/fuzz").empty());
+    parsing.SetPrototype(&Ping::default_instance());
   }
   // Hands the channel's handler to the fuzzer instead of a network.
   std::shared_ptr<test::FakeTransport> transport = std::make_shared<test::FakeTransport>();
@@ -73,6 +77,8 @@ struct World {
   std::unique_ptr<Node> node;
   std::shared_ptr<Reader<Ping>> reader;
   dds::FrameTopicType type{"cyber.dds_test.Ping"};
+  // The same type with a reader's prototype: parses where the bytes lie.
+  dds::FrameTopicType parsing{"cyber.dds_test.Ping"};
   int delivered = 0;
   Ping last;
 };
@@ -105,6 +111,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   absl::StatusOr<FrameView> frame = DecodeFrame(sample.bytes);
   if (!frame.ok()) {
     FUZZ_CHECK(frame.status().code() == absl::StatusCode::kInvalidArgument);
+    FrameSample in_place;  // not a frame: bytes, parsed or not (1b below)
+    FUZZ_CHECK(w.parsing.deserialize(&payload, &in_place));
+    FUZZ_CHECK(in_place.parsed == nullptr && in_place.bytes == sample.bytes);
     return 0;
   }
   const char* begin = sample.bytes.data();
@@ -131,6 +140,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   dds_test::Ping expected;
   const bool parses =
       expected.ParseFromArray(frame->payload.data(), static_cast<int>(frame->payload.size()));
+
+  // 1b. Parsed where it lies (a reader's prototype): exactly the message
+  // frames that parse, equal to the reader's own parse; the rest as bytes.
+  FrameSample in_place;
+  FUZZ_CHECK(w.parsing.deserialize(&payload, &in_place));
+  const bool parsed_in_place = in_place.parsed != nullptr;
+  FUZZ_CHECK(parsed_in_place == (parses && frame->header.kind == FrameKind::kMessage));
+  if (parsed_in_place) {
+    FUZZ_CHECK(in_place.bytes.empty());
+    FUZZ_CHECK(in_place.parsed->SerializeAsString() == expected.SerializeAsString());
+    FUZZ_CHECK(in_place.payload_size == frame->payload.size());
+    FUZZ_CHECK(in_place.header.sequence == frame->header.sequence);
+    FUZZ_CHECK(in_place.header.sent_ns == frame->header.sent_ns);
+  } else {
+    FUZZ_CHECK(in_place.bytes == sample.bytes);
+  }
   const int before = w.delivered;
   const bool accepted = w.transport->Arrive("/fuzz", frame->payload);
   FUZZ_CHECK(accepted == parses);

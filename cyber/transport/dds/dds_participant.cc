@@ -311,9 +311,10 @@ absl::StatusOr<std::unique_ptr<RemoteSubscription>> DdsTransport::Impl::Subscrib
   if (!topic.ok()) return topic.status();
   // Parsed where they arrive only while every reader of the type takes
   // parsed messages; one that does not (a service's, the graph's, a
-  // lockstep inlet's) turns it off for the type, for good.
-  if (auto* type = dynamic_cast<FrameTopicType*>(
-          participant_->find_type(endpoint.type_name).get())) {
+  // lockstep inlet's) turns it off for the type in this participant, for
+  // good (before its DataReader exists, so it never sees a parsed sample).
+  fdds::TypeSupport registered = participant_->find_type(endpoint.type_name);
+  if (auto* type = dynamic_cast<FrameTopicType*>(registered.get())) {
     bool& bytes_only = bytes_only_types_[endpoint.type_name];
     bytes_only |= endpoint.prototype == nullptr;
     type->SetPrototype(bytes_only ? nullptr : endpoint.prototype);

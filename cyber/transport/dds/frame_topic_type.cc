@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <new>
 
 #include "cyber/transport/dds/handoff_fence.h"
 
@@ -75,14 +76,25 @@ bool FrameTopicType::deserialize(
         payload->length - kEncapsulationSize));
     if (frame.ok() && frame->header.kind == FrameKind::kMessage &&
         frame->payload.size() <= static_cast<size_t>(std::numeric_limits<int>::max())) {
-      std::shared_ptr<google::protobuf::MessageLite> message(prototype->New());
-      if (message->ParseFromArray(frame->payload.data(), static_cast<int>(frame->payload.size()))) {
-        sample->header = frame->header;
-        sample->payload_size = frame->payload.size();
-        sample->parsed = std::move(message);
-        sample->bytes.clear();
-        HandoffFence();  // before the buffer is written again
-        return true;
+      // With data sharing the writer may be overwriting these bytes (keep
+      // last): Fast-DDS drops the sample after this call if it was, so a
+      // torn parse is never delivered, but it must not escape: a failure
+      // (or an allocation that fails on torn lengths) falls back to the
+      // copy. Partial, then checked: a message missing a required field
+      // is not logged here, only by the reader that refuses it.
+      try {
+        std::shared_ptr<google::protobuf::MessageLite> message(prototype->New());
+        if (message->ParsePartialFromArray(frame->payload.data(),
+                                           static_cast<int>(frame->payload.size())) &&
+            message->IsInitialized()) {
+          sample->header = frame->header;
+          sample->payload_size = frame->payload.size();
+          sample->parsed = std::move(message);
+          sample->bytes.clear();
+          HandoffFence();  // before the buffer is written again
+          return true;
+        }
+      } catch (const std::bad_alloc&) {
       }
     }
   }

@@ -14,14 +14,16 @@
 // Fast-DDS needs to share a writer's history with same-host readers (data
 // sharing, channel_qos.h). The publisher refuses larger messages first.
 //
-// Parsing where the sample arrived: once every reader of the type in the
-// process takes parsed messages (SetPrototype), deserialize() parses a
-// message frame straight from Fast-DDS's payload (its history, or a
-// writer's data-sharing pool, which Fast-DDS lends only inside this call)
-// into a new message of the prototype's type, instead of copying the
-// frame's bytes out for the reader to parse: one copy of the message
-// fewer. A frame that does not parse is copied as before (the reader then
-// reports it).
+// Parsing where the sample arrived: while the participant's readers of
+// the type all take parsed messages (SetPrototype; the first that takes
+// bytes switches it off for good, see DdsTransport::Impl::Subscribe),
+// deserialize() parses a message frame straight from Fast-DDS's payload
+// (its history, or a writer's data-sharing pool, whose node the writer may
+// overwrite at any time: Fast-DDS checks after this call and drops a
+// sample overwritten meanwhile) into a new message of the prototype's
+// type, instead of copying the frame's bytes out for the reader to parse:
+// one copy of the message fewer. A frame that does not parse is copied as
+// before (the reader then reports it).
 //
 // Threads: as any TopicDataType (Fast-DDS calls it from its own threads);
 // SetPrototype from any thread, taking effect for later samples.
