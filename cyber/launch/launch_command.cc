@@ -406,7 +406,7 @@ int RunStart(const StartOptions& options) {
     g_coordinator.store(nullptr);
     lockstep_line = absl::StrCat(
         "cyber_launch: lockstep simulated time: ", run.ok ? "reached the end: " : "FAILED: ",
-        run.why, " (", run.steps, " steps, ", absl::FormatDuration(absl::Nanoseconds(run.reached_ns)),
+        run.why, run.ok ? std::string() : FirstToEndOnItsOwn(outcome, run.why), " (", run.steps, " steps, ", absl::FormatDuration(absl::Nanoseconds(run.reached_ns)),
         " simulated in ", absl::FormatDuration(run.wall), " of real time)\n");
     if (!run.ok && outcome.exit_code == 0) outcome.exit_code = 1;
     lockstep_run.reset();

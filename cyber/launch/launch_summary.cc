@@ -58,6 +58,20 @@ std::string ProcessTable(const LaunchOutcome& outcome) {
   return out;
 }
 
+std::string FirstToEndOnItsOwn(const LaunchOutcome& outcome, absl::string_view why) {
+  const ProcessRecord* first = nullptr;
+  for (const ProcessRecord& r : outcome.processes) {
+    if (r.state != ProcessRecord::State::kDown || !r.stop_signals.empty() ||
+        !r.last_wait_status.has_value() || !r.last_exit.has_value()) {
+      continue;
+    }
+    if (first == nullptr || *r.last_exit < *first->last_exit) first = &r;
+  }
+  if (first == nullptr || absl::StrContains(why, absl::StrCat("\"", first->name, "\""))) return "";
+  return absl::StrCat("; the first process to end on its own: ", first->name, " (",
+                      DescribeWaitStatus(*first->last_wait_status), ")");
+}
+
 std::string ProcessOwnSummary(absl::string_view log) {
   const size_t last = log.rfind(kStartMarker);
   if (last != absl::string_view::npos) log.remove_prefix(last);

@@ -36,6 +36,14 @@ std::string ProcessTable(const LaunchOutcome& outcome);
 // not a mainboard).
 std::string ProcessOwnSummary(absl::string_view log);
 
+// For a lockstep run that failed naming a process lost (`why`): the first
+// process that ended on its own (not stopped by cyber_launch), as
+// "; the first process to end on its own: fusion (signal 9 (KILL))", when
+// `why` does not name it already; else empty. The supervisor's record is
+// what really ended first: DDS can declare a living process lost too when
+// another is killed (docs/transport.md, faults).
+std::string FirstToEndOnItsOwn(const LaunchOutcome& outcome, absl::string_view why);
+
 // The whole summary: the end line, the table, then each process's own
 // summary read from its log file (a process without one is skipped).
 std::string LaunchSummary(const std::string& launch_file, const LaunchOutcome& outcome);

@@ -1,5 +1,6 @@
 #include "cyber/launch/launch_summary.h"
 
+#include <signal.h>
 #include <sys/wait.h>
 
 #include <string>
@@ -34,6 +35,38 @@ TEST(LaunchSummaryTest, OwnSummaryIsTheLastRunsTableWithoutGlogLines) {
             "/sensor/imu ImuReading\n");
   // A run killed before it printed one: nothing (not the earlier run's).
   EXPECT_EQ(ProcessOwnSummary(log + "cyber_launch: start 3 of pollers at z: mainboard\n"), "");
+}
+
+// A lockstep run failed naming "pollers" lost, while fusion was the one
+// killed (DDS can declare a living peer lost too): the supervisor's record
+// names fusion, the first to end on its own.
+TEST(LaunchSummaryTest, FirstToEndOnItsOwnNamesWhatReallyEndedFirst) {
+  LaunchOutcome outcome;
+  ProcessRecord pollers;
+  pollers.name = "pollers";
+  pollers.state = ProcessRecord::State::kDown;
+  pollers.last_wait_status = 1 << 8;  // exit 1, after the failed run
+  pollers.last_exit = absl::Seconds(9);
+  ProcessRecord fusion;
+  fusion.name = "fusion";
+  fusion.state = ProcessRecord::State::kDown;
+  fusion.last_wait_status = SIGKILL;  // killed
+  fusion.last_exit = absl::Seconds(5);
+  ProcessRecord stopped;  // stopped by cyber_launch: not "on its own"
+  stopped.name = "stopped";
+  stopped.state = ProcessRecord::State::kDown;
+  stopped.last_wait_status = SIGINT;
+  stopped.stop_signals = "INT";
+  stopped.last_exit = absl::Seconds(1);
+  outcome.processes = {pollers, fusion, stopped};
+  const std::string said = FirstToEndOnItsOwn(outcome, "process \"pollers\" was lost");
+  EXPECT_TRUE(absl::StartsWith(said, "; the first process to end on its own: fusion (")) << said;
+  EXPECT_TRUE(absl::StrContains(said, "9")) << said;
+  // Already named: nothing to add.
+  EXPECT_EQ(FirstToEndOnItsOwn(outcome, "process \"fusion\" was lost"), "");
+  // None ended on its own: nothing.
+  outcome.processes = {stopped};
+  EXPECT_EQ(FirstToEndOnItsOwn(outcome, "process \"pollers\" was lost"), "");
 }
 
 TEST(LaunchSummaryTest, ProcessTableNamesExitsSignalsAndRespawns) {

@@ -115,7 +115,9 @@ void Coordinator::OnReport(const Report& report, absl::Time /*now*/) {
 
 void Coordinator::OnProcessLost(const std::string& process, absl::Time /*now*/) {
   if (stopped_ || failure_ || !expected_.count(process)) return;
-  Fail(absl::StrCat("process \"", process, "\" was lost (its participant is gone: it exited or was killed) ",
+  Fail(absl::StrCat("process \"", process,
+                    "\" was lost (its participant is gone: it exited, was killed, or stopped "
+                    "answering) ",
                     step_ == 0 ? std::string("before the first grant")
                                : absl::StrCat("at step ", step_, " (", Instant(instant_ns_), ")")));
 }
