@@ -71,6 +71,16 @@ class DomainGraphTest : public ::testing::Test {
     if (!p->Wait(kPatience).has_value()) p->Kill(SIGKILL);
   }
 
+  // Waits until the graph shows /sensor/imu with a writer and a reader.
+  bool ImuHasAWriterAndAReader() {
+    return graph_->WaitUntil(
+        [](const DomainGraph& g) {
+          absl::StatusOr<ChannelView> imu = g.Channel("/sensor/imu");
+          return imu.ok() && !imu->writers.empty() && !imu->readers.empty();
+        },
+        kPatience);
+  }
+
   bool HasProcess(const std::string& name) {
     for (const ProcessView& p : graph_->Processes()) {
       if (p.graph.process() == name && p.graph.nodes_size() > 0) return true;
@@ -88,12 +98,7 @@ TEST_F(DomainGraphTest, SeesBothProcessesTheirChannelsNodesAndStatus) {
   StartMainboard("fusion", "fusion.dag");
   // A process announces itself at once, and its components' channels as
   // they are made.
-  ASSERT_TRUE(graph_->WaitUntil(
-      [](const DomainGraph& g) {
-        absl::StatusOr<ChannelView> imu = g.Channel("/sensor/imu");
-        return imu.ok() && !imu->writers.empty() && !imu->readers.empty();
-      },
-      kPatience));
+  ASSERT_TRUE(ImuHasAWriterAndAReader());
 
   absl::StatusOr<ChannelView> imu = graph_->Channel("/sensor/imu");
   ASSERT_TRUE(imu.ok()) << imu.status();
@@ -267,12 +272,7 @@ TEST_F(DomainGraphTest, NamesTheFieldsInWhichAnotherVersionDiffers) {
 TEST_F(DomainGraphTest, ADataSharingBoundThatDropsMessagesIsNamed) {
   Subprocess* pollers = StartMainboard("pollers", "pollers.dag");
   Subprocess* fusion = StartMainboard("fusion", "", "tests/graph/testdata/fusion_bounded_imu.dag");
-  ASSERT_TRUE(graph_->WaitUntil(
-      [](const DomainGraph& g) {
-        absl::StatusOr<ChannelView> imu = g.Channel("/sensor/imu");
-        return imu.ok() && !imu->writers.empty() && !imu->readers.empty();
-      },
-      kPatience));
+  ASSERT_TRUE(ImuHasAWriterAndAReader());
   absl::StatusOr<ChannelView> imu = graph_->Channel("/sensor/imu");
   ASSERT_TRUE(imu.ok()) << imu.status();
   ASSERT_EQ(imu->readers.size(), 1u);
@@ -340,12 +340,7 @@ TEST_F(DomainGraphTest, ADataSharingBoundThatDropsMessagesIsNamed) {
 TEST_F(DomainGraphTest, AProcessThatLeavesOrIsKilledDropsOut) {
   Subprocess* pollers = StartMainboard("pollers", "pollers.dag");
   Subprocess* fusion = StartMainboard("fusion", "fusion.dag");
-  ASSERT_TRUE(graph_->WaitUntil(
-      [](const DomainGraph& g) {
-        absl::StatusOr<ChannelView> imu = g.Channel("/sensor/imu");
-        return imu.ok() && !imu->writers.empty() && !imu->readers.empty();
-      },
-      kPatience));
+  ASSERT_TRUE(ImuHasAWriterAndAReader());
 
   // Killed: gone after its lease (3 s).
   const absl::Time killed = absl::Now();
