@@ -14,9 +14,10 @@ namespace timer {
 namespace {
 
 constexpr uint64_t kWorkMask = kWorkWheelSlots - 1;
-// Work lists are indexed by expires mod 1024 (this revolution and the next).
+// Work lists are indexed by expires mod 8192 (this revolution and the next).
 constexpr uint64_t kWorkListMask = 2 * kWorkWheelSlots - 1;
-constexpr int kWorkWords = static_cast<int>(2 * kWorkWheelSlots / 64);
+constexpr uint64_t kWorkWords = 2 * kWorkWheelSlots / 64;
+static_assert(kWorkWords == 128, "the work summary is one 128-bit map");
 // Upper lists are indexed by the entry's index at that level mod 128.
 constexpr uint64_t kUpperListMask = kUpperWheelLists - 1;
 constexpr int kUpperWords = static_cast<int>(kUpperWheelLists / 64);
@@ -181,7 +182,7 @@ Instant TimingWheel::NsToInstant(int64_t ns) const {
   return epoch_ + absl::Nanoseconds(ns);
 }
 
-WheelEntry* TimingWheel::SlotHeadLocked(uint8_t level, uint64_t slot) {
+WheelLinks* TimingWheel::SlotHeadLocked(uint8_t level, uint64_t slot) {
   return level == WheelEntry::kWork
              ? &work_[slot].head
              : &Upper(level - WheelEntry::kUpper + 1).lists[slot].head;
@@ -198,6 +199,7 @@ void TimingWheel::LinkLocked(WheelEntry* e) {
     e->level_ = WheelEntry::kWork;
     e->slot_ = static_cast<uint16_t>(link & kWorkListMask);
     work_bits_[e->slot_ >> 6] |= uint64_t{1} << (e->slot_ & 63);
+    work_summary_[e->slot_ >> 12] |= uint64_t{1} << ((e->slot_ >> 6) & 63);
   } else {
     int level = 1;
     while (level < kUpperLevels &&
@@ -215,7 +217,7 @@ void TimingWheel::LinkLocked(WheelEntry* e) {
     upper.bits[slot >> 6] |= uint64_t{1} << (slot & 63);
   }
   // Append at the tail of the slot list.
-  WheelEntry* head = SlotHeadLocked(e->level_, e->slot_);
+  WheelLinks* head = SlotHeadLocked(e->level_, e->slot_);
   e->next_ = head;
   e->prev_ = head->prev_;
   head->prev_->next_ = e;
@@ -226,9 +228,13 @@ void TimingWheel::UnlinkLocked(WheelEntry* e) {
   e->prev_->next_ = e->next_;
   e->next_->prev_ = e->prev_;
   if (e->level_ == WheelEntry::kWork) {
-    const WheelEntry* head = &work_[e->slot_].head;
+    const WheelLinks* head = &work_[e->slot_].head;
     if (head->next_ == head) {  // slot became empty
-      work_bits_[e->slot_ >> 6] &= ~(uint64_t{1} << (e->slot_ & 63));
+      const int word = e->slot_ >> 6;
+      work_bits_[word] &= ~(uint64_t{1} << (e->slot_ & 63));
+      if (work_bits_[word] == 0) {
+        work_summary_[word >> 6] &= ~(uint64_t{1} << (word & 63));
+      }
     }
   } else if (e->level_ == WheelEntry::kHeld) {
     // A plain list: nothing else to update.
@@ -252,9 +258,11 @@ void TimingWheel::UnlinkLocked(WheelEntry* e) {
 void TimingWheel::InsertHeldLocked(WheelEntry* e) {
   // From the back: deadlines mostly arrive in order.
   const int64_t deadline = HeldDeadlineNs(e);
-  WheelEntry* head = &held_.head;
-  WheelEntry* after = head->prev_;
-  while (after != head && HeldDeadlineNs(after) > deadline) after = after->prev_;
+  WheelLinks* head = &held_.head;
+  WheelLinks* after = head->prev_;
+  while (after != head && HeldDeadlineNs(EntryOf(after)) > deadline) {
+    after = after->prev_;
+  }
   e->level_ = WheelEntry::kHeld;
   e->prev_ = after;
   e->next_ = after->next_;
@@ -498,26 +506,40 @@ bool TimingWheel::IsArmed(const WheelEntry* entry) const {
 Tick TimingWheel::NextEventTickLocked(Tick* work_tick) const {
   Tick best = kNoTick;
   // Work wheel: the first non-empty list after now, cyclically. Everything in
-  // it expires in (now, now + 1024), at a distinct tick per list, so
+  // it expires in (now, now + 8192), at a distinct tick per list, so
   // distance == delay. The list of now_ itself is skipped: it never holds a
   // later tick, and while an advance lets others in it may still hold
-  // entries of the tick being processed.
+  // entries of the tick being processed. First the rest of the start word,
+  // then the words the summary marks, in cyclic order, up to the start
+  // word again (whose bits before the start are the farthest lists).
   const uint64_t start = (now_ + 1) & kWorkListMask;
   const uint64_t current = now_ & kWorkListMask;
-  const int start_word = static_cast<int>(start >> 6);
+  const uint64_t start_word = start >> 6;
   const int start_bit = static_cast<int>(start & 63);
-  for (int i = 0; i <= kWorkWords; ++i) {
-    const int w = (start_word + i) % kWorkWords;
-    uint64_t bits = work_bits_[w];
-    if (i == 0) bits &= ~uint64_t{0} << start_bit;         // at/after start
-    if (i == kWorkWords) bits &= ~(~uint64_t{0} << start_bit);  // wrapped
-    if (static_cast<uint64_t>(w) == current >> 6) {
-      bits &= ~(uint64_t{1} << (current & 63));
-    }
-    if (bits != 0) {
-      const uint64_t slot = static_cast<uint64_t>(w) * 64 + __builtin_ctzll(bits);
-      best = now_ + 1 + ((slot - start) & kWorkListMask);
-      break;
+  auto found = [start, now = now_](uint64_t word, uint64_t bits) {
+    const uint64_t slot = word * 64 + __builtin_ctzll(bits);
+    return now + 1 + ((slot - start) & kWorkListMask);
+  };
+  // (The current list is below the start in its word, or the last one of
+  // the word before.)
+  if (const uint64_t here = work_bits_[start_word] & (~uint64_t{0} << start_bit);
+      here != 0) {
+    best = found(start_word, here);
+  } else {
+    for (uint64_t offset = 1; offset <= kWorkWords;) {
+      const uint64_t from = (start_word + offset) & (kWorkWords - 1);
+      const uint64_t gap = CyclicDistance128(work_summary_, from);
+      if (gap == 128 || offset + gap > kWorkWords) break;
+      offset += gap;
+      const uint64_t w = (start_word + offset) & (kWorkWords - 1);
+      uint64_t bits = work_bits_[w];
+      if (offset == kWorkWords) bits &= ~(~uint64_t{0} << start_bit);  // wrapped
+      if (w == current >> 6) bits &= ~(uint64_t{1} << (current & 63));
+      if (bits != 0) {
+        best = found(w, bits);
+        break;
+      }
+      ++offset;
     }
   }
   if (work_tick != nullptr) {
@@ -543,10 +565,11 @@ int64_t TimingWheel::WorkTickEventNsLocked(Tick tick) const {
   // all), which saves the tick thread a wake-up per call of, e.g., a 5 ms
   // periodic timer. Any entry due on the tick, or a long list, makes it
   // the tick (earlier is always safe).
-  const WheelEntry* head = &work_[tick & kWorkListMask].head;
+  const WheelLinks* head = &work_[tick & kWorkListMask].head;
   int64_t best = kNoWake;
   int scanned = 0;
-  for (const WheelEntry* e = head->next_; e != head; e = e->next_) {
+  for (const WheelLinks* l = head->next_; l != head; l = l->next_) {
+    const WheelEntry* e = EntryOf(l);
     if (e->early_ns_ == 0 || ++scanned > kExactScanLimit) return TickNs(tick);
     best = std::min(best, HeldDeadlineNs(e));
   }
@@ -563,9 +586,9 @@ int64_t TimingWheel::NextEventNsLocked() const {
   const Tick other = NextEventTickLocked(&work);
   int64_t event = TickNs(other);
   if (work != kNoTick) event = std::min(event, WorkTickEventNsLocked(work));
-  const WheelEntry* first = held_.head.next_;
+  const WheelLinks* first = held_.head.next_;
   if (first == &held_.head) return event;
-  return std::min(event, HeldDeadlineNs(first));
+  return std::min(event, HeldDeadlineNs(EntryOf(first)));
 }
 
 Instant TimingWheel::NextEvent() const {
@@ -615,9 +638,9 @@ uint64_t TimingWheel::CascadePendingLocked(int level, uint64_t budget) {
   uint64_t moved = 0;
   while (moved < budget) {
     UpperLevel& upper = Upper(level);
-    WheelEntry* head = &upper.lists[upper.pending_list].head;
-    WheelEntry* e = head->next_;
-    if (e == head) break;
+    WheelLinks* head = &upper.lists[upper.pending_list].head;
+    if (head->next_ == head) break;
+    WheelEntry* e = EntryOf(head->next_);
     __builtin_prefetch(e->next_);  // the walk is a pointer chase: hide the miss
     UnlinkLocked(e);
     LinkLocked(e);
@@ -680,9 +703,9 @@ void TimingWheel::ExpireWorkSlotLocked(uint64_t slot, ExpiredFn on_expired) {
   // it: it is the list of now_, and arms clamp to now_ + 1), so a Cancel or
   // re-arm of any of them is an ordinary unlink.
   while (true) {
-    WheelEntry* head = &work_[slot].head;
-    WheelEntry* e = head->next_;
-    if (e == head) break;
+    WheelLinks* head = &work_[slot].head;
+    if (head->next_ == head) break;
+    WheelEntry* e = EntryOf(head->next_);
     __builtin_prefetch(e->next_);
     // Each work list holds one tick of this revolution or the next.
     ACHECK(LinkTick(e) == now_) << "wheel invariant: entry for tick "
@@ -774,9 +797,9 @@ void TimingWheel::AdvanceLocked(Tick to, int64_t now_ns, ExpiredFn on_expired) {
     const bool tick_due = next != kNoTick && next <= to;
     // A held deadline that has come, before the next tick if that is due
     // too: in time order.
-    WheelEntry* const held = &held_.head;
-    WheelEntry* first = held->next_;
-    if (first != held && HeldDeadlineNs(first) <= now_ns &&
+    WheelLinks* const held = &held_.head;
+    WheelEntry* const first = held->next_ != held ? EntryOf(held->next_) : nullptr;
+    if (first != nullptr && HeldDeadlineNs(first) <= now_ns &&
         (!tick_due || HeldDeadlineNs(first) <= TickNs(next))) {
       UnlinkLocked(first);
       --size_;

@@ -16,19 +16,27 @@
 // kUpperLevels; static_asserts below keep this table honest):
 //
 //   level  lists   granularity  holds link ticks in            at a 2 ms tick
-//   work   2x512   1 tick       revolutions R, R+1 (*)         2 x 1.024 s
-//   1      2x64    2^9   ticks  level-2 units G2, G2+1         2 x 65.5 s
-//   2      2x64    2^15  ticks  level-3 units G3, G3+1         2 x 69.9 min
-//   3      2x64    2^21  ticks  level-4 units G4, G4+1         2 x 74.6 h
-//   4 top  2x64    2^27  ticks  everything later               128 x 74.6 h
-//                                                              (397.7 days)
-//   max delay 2^32 ticks (~99.4 days); R = now / 2^9, Gk = now / 2^(3+6k)
+//   work   2x4096  1 tick       revolutions R, R+1 (*)         2 x 8.19 s
+//   1      2x64    2^12  ticks  level-2 units G2, G2+1         2 x 8.7 min
+//   2      2x64    2^18  ticks  level-3 units G3, G3+1         2 x 9.3 h
+//   3      2x64    2^24  ticks  level-4 units G4, G4+1         2 x 24.9 days
+//   4 top  2x64    2^30  ticks  everything later               128 x 24.9 days
+//                                                              (8.7 years)
+//   max delay 2^32 ticks (~99.4 days); R = now / 2^12, Gk = now / 2^(6+6k)
 //   (*) an entry goes to the lowest level whose window holds it.
+//
+// Why 4096 work slots: every period up to 8.19 s (every sensor poller and
+// heartbeat a robot runs) re-arms into the work wheel and is never
+// relinked by a cascade (a 512-slot work wheel, 1.02 s, would relink a
+// 2 s period once per call); a timeout of 10-60 s cascades once. The cost
+// is memory, 8192 list heads of 16 bytes (128 KiB per wheel, one wheel per
+// timer system, more cache misses for arms at random delays), and a
+// 128-word bitmap, searched through a one-bit-per-word summary.
 //
 // Time is an absolute 64-bit tick count since the wheel's epoch; an entry
 // stores its absolute expiry tick, never a relative count. Each level holds
 // the entries of the current unit of the level above it and of the next
-// one, in 2 x 64 (work: 2 x 512) lists indexed by the entry's index at that
+// one, in 2 x 64 (work: 2 x 4096) lists indexed by the entry's index at that
 // level (tick >> level shift) mod 128, so a list holds one index only: a
 // far entry is relinked at most once per level in its life (<= 4 times),
 // never revisited while it waits. Only the top level could hold two indices
@@ -52,7 +60,7 @@
 // event is the tick at which the line is kCascadeChunk behind, so each
 // wake-up moves about that many (a few wake-ups per second at 10^7 far
 // timeouts), and a slot of up to kCascadeChunk moves at D in one go. Every
-// event of an upper level is a multiple of 512 when its slots hold at most
+// event of an upper level is a multiple of 4096 when its slots hold at most
 // kCascadeChunk entries. None of this is observable: every entry expires at
 // its tick.
 //
@@ -140,7 +148,7 @@ inline constexpr Tick kNoTick = ~Tick{0};
 // The process-wide timer resolution.
 inline constexpr absl::Duration kTimerResolution = absl::Milliseconds(2);
 
-inline constexpr int kWorkWheelBits = 9;
+inline constexpr int kWorkWheelBits = 12;
 inline constexpr int kUpperWheelBits = 6;
 // Levels above the work wheel (level 1 is the former assistant wheel).
 inline constexpr int kUpperLevels = 4;
@@ -168,21 +176,22 @@ inline constexpr uint64_t kMaxHoldWork = 1024;
 // Longest delay Arm() accepts, in ticks.
 inline constexpr Tick kMaxDelayTicks = Tick{1} << 32;
 
-static_assert(kWorkWheelSlots == 512, "geometry table: work wheel slots");
+static_assert(kWorkWheelSlots == 4096, "geometry table: work wheel slots");
 static_assert(kUpperWheelLists == 128, "geometry table: 2 x 64 upper lists");
 static_assert(UpperLevelGranularity(1) == kWorkWheelSpan,
               "a level-1 slot is one work revolution");
-static_assert(UpperLevelShift(1) == 9 && UpperLevelShift(2) == 15 &&
-                  UpperLevelShift(3) == 21 && UpperLevelShift(4) == 27,
-              "geometry table: granularities 2^9, 2^15, 2^21, 2^27");
+static_assert(UpperLevelShift(1) == 12 && UpperLevelShift(2) == 18 &&
+                  UpperLevelShift(3) == 24 && UpperLevelShift(4) == 30,
+              "geometry table: granularities 2^12, 2^18, 2^24, 2^30");
 static_assert(UpperLevelGranularity(kUpperLevels) * kUpperWheelLists ==
-                  Tick{1} << 34,
-              "geometry table: the top level spans 2^34 ticks");
-static_assert(kWorkWheelSlots % 64 == 0, "work bitmap is whole 64-bit words");
+                  Tick{1} << 37,
+              "geometry table: the top level spans 2^37 ticks");
+static_assert(2 * kWorkWheelSlots == 64 * 128,
+              "work bitmap: 128 words, summarised by one 128-bit map");
 static_assert(kUpperWheelLists % 64 == 0, "upper bitmaps are whole words");
 static_assert(kUpperWheelLists - 1 <= 0xfe, "an upper list index fits a byte");
 // The top level never needs rounds for a delay measured from now(): the
-// farthest index, (now + max delay) >> 27, is at most 33 past now's, and
+// farthest index, (now + max delay) >> 30, is at most 5 past now's, and
 // its 128 lists hold 126 future indices apart.
 static_assert((kMaxDelayTicks >> UpperLevelShift(kUpperLevels)) + 2 <
                   kUpperWheelLists,
@@ -204,7 +213,15 @@ static_assert(kMaxHoldWork <= kCascadeChunk, "a visit spans a few holds");
 // //timer:timing_wheel_benchmark were 59-62 / 106-110 / 10 ns either way
 // (2026-11-25), though an entry may now straddle two cache lines. The
 // 8 bytes over the former 32 hold an exact deadline's offset (early_ns_).
-class WheelEntry {
+// The links of a circular doubly-linked list. A list's head is these
+// alone (16 bytes: the work wheel's 8192 heads take 128 KiB); an entry
+// begins with them.
+struct WheelLinks {
+  WheelLinks* prev_ = nullptr;
+  WheelLinks* next_ = nullptr;
+};
+
+class WheelEntry : private WheelLinks {
  public:
   WheelEntry() = default;
   WheelEntry(const WheelEntry&) = delete;
@@ -227,8 +244,6 @@ class WheelEntry {
   // kUpper + L - 1: in upper level L (1..kUpperLevels).
   enum Level : uint8_t { kIdle, kWork, kHeld, kUpper };
 
-  WheelEntry* prev_ = nullptr;
-  WheelEntry* next_ = nullptr;
   Tick expires_ = 0;
   uint32_t arm_seq_ = 0;
   // Exact arming: how long before tick expires_ the deadline is, in ns
@@ -402,8 +417,13 @@ class TimingWheel {
  private:
   // Per-slot list head: a circular doubly-linked list through the entries.
   struct SlotList {
-    WheelEntry head;  // sentinel; only its links are used
+    WheelLinks head;  // sentinel
   };
+  // The entry whose links `l` are (never a list's head).
+  static WheelEntry* EntryOf(WheelLinks* l) { return static_cast<WheelEntry*>(l); }
+  static const WheelEntry* EntryOf(const WheelLinks* l) {
+    return static_cast<const WheelEntry*>(l);
+  }
   // One upper level: kUpperWheelLists lists plus one, the pending list (the
   // cascade in progress). Detaching a slot's list swaps it with the empty
   // pending list in O(1): an entry's slot_ is its list index, and these
@@ -535,10 +555,10 @@ class TimingWheel {
   // cascade visit that may move it to a lower level).
   Tick EventTickOfLocked(const WheelEntry* e) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  WheelEntry* SlotHeadLocked(uint8_t level, uint64_t slot)
+  WheelLinks* SlotHeadLocked(uint8_t level, uint64_t slot)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  // Work lists: this revolution's and the next one's, by expires mod 1024.
+  // Work lists: this revolution's and the next one's, by expires mod 8192.
   static constexpr uint64_t kWorkLists = 2 * kWorkWheelSlots;
   const Instant epoch_;
   const absl::Duration tick_;
@@ -581,8 +601,11 @@ class TimingWheel {
   // Exact entries due within a tick (or already), by deadline.
   SlotList held_ ABSL_GUARDED_BY(mu_);
   UpperLevel upper_[kUpperLevels] ABSL_GUARDED_BY(mu_);
-  // Bit s set <=> work list s is non-empty.
+  // Bit s set <=> work list s is non-empty; bit w of the summary set <=>
+  // work_bits_[w] != 0 (the next event is two bit searches away, not 128
+  // word reads).
   uint64_t work_bits_[kWorkLists / 64] ABSL_GUARDED_BY(mu_) = {};
+  uint64_t work_summary_[2] ABSL_GUARDED_BY(mu_) = {};
   std::function<void()> release_hook_ ABSL_GUARDED_BY(advance_mu_);
   // The upper levels' next event (kNoTick: none), valid while
   // upper_event_valid_ and after now_: any link, unlink or cascade start in

@@ -154,8 +154,10 @@ TEST(TimingWheelExactTest, CancelAndRearmMoveEntriesBetweenModes) {
 TEST(TimingWheelExactTest, FarExactDeadlinesCascadeAndStayExact) {
   TimingWheel wheel(Instant(), kTick);
   WheelEntry e;
-  // Beyond the work wheel (1.024 s) and level 1 (65.5 s).
-  for (absl::Duration d : {absl::Microseconds(1500300), absl::Seconds(70) + absl::Microseconds(1),
+  // Waiting in level 1 (beyond the work wheel's 2 x 8.19 s), level 2
+  // (beyond level 1's 2 x 8.7 min) and level 3.
+  for (absl::Duration d : {absl::Seconds(20) + absl::Microseconds(300),
+                           absl::Minutes(20) + absl::Microseconds(1),
                            absl::Hours(30) + absl::Microseconds(777)}) {
     auto armed = wheel.ArmExact(&e, wheel.processed() + d);
     ASSERT_TRUE(armed.ok()) << d;

@@ -18,7 +18,7 @@ using reference::WheelModel;
 using Fire = WheelModel::Fire;
 
 constexpr absl::Duration kTick = absl::Milliseconds(2);
-// One unit of level 2 (the former assistant wheel's whole range, 65.5 s).
+// One unit (slot) of level 2: 64 work revolutions, 8.7 min at 2 ms.
 constexpr Tick kLevel2Unit = UpperLevelGranularity(2);
 
 // N entries with ids 0..N-1, driven in lock step on a wheel and the model.
@@ -170,11 +170,12 @@ TEST(TimingWheelTest, CancelAndRearm) {
 }
 
 TEST(TimingWheelTest, BoundaryDelays) {
-  // Each delay is checked from several starting phases, so that slot 511->0
-  // wraps and the wraps and unit boundaries of every upper level are
+  // Each delay is checked from several starting phases, so that the work
+  // wheel's last slot wraps to its first and the wraps and unit boundaries of every upper level are
   // crossed at different offsets: delays on, just before and just after
   // each level's granularity and window, up to the maximum.
-  std::vector<Tick> delays = {1, 2, 511, 512, 513, 1023, 1024, 1025,
+  constexpr Tick S = kWorkWheelSpan;
+  std::vector<Tick> delays = {1, 2, S - 1, S, S + 1, 2 * S - 1, 2 * S, 2 * S + 1,
                               43200000 /* 24 h at 2 ms */, kMaxDelayTicks - 1,
                               kMaxDelayTicks};
   for (int level = 1; level <= kUpperLevels; ++level) {
@@ -186,10 +187,18 @@ TEST(TimingWheelTest, BoundaryDelays) {
       }
     }
   }
-  const Tick starts[] = {0,           1,           510,         511,
-                         512,         32767,       32768,       1000003,
-                         (Tick{1} << 21) - 1,      Tick{1} << 21,
-                         (Tick{1} << 27) - 513,    (Tick{1} << 33) + 77};
+  const Tick starts[] = {0,
+                         1,
+                         S - 2,
+                         S - 1,
+                         S,
+                         kLevel2Unit - 1,
+                         kLevel2Unit,
+                         1000003,
+                         UpperLevelGranularity(3) - 1,
+                         UpperLevelGranularity(3),
+                         UpperLevelGranularity(4) - S - 1,
+                         (Tick{1} << 33) + 77};
   for (Tick start : starts) {
     for (Tick delay : delays) {
       WheelHarness h(1);
@@ -210,12 +219,15 @@ TEST(TimingWheelTest, BoundaryDelays) {
 
 TEST(TimingWheelTest, StepwiseAcrossSlotAndAssistantWraps) {
   // Tick-by-tick advancing (as a real driver might) over the first two
-  // assistant-wheel revolutions, with entries landing on every boundary.
+  // level-2 units (level 1's window), with entries landing on every boundary.
   WheelHarness h(8);
-  const Tick expiries[] = {511, 512, 513, 1024, 32767, 32768, 32769, 65536};
+  constexpr Tick S = kWorkWheelSpan;
+  const Tick expiries[] = {S - 1,           S,           S + 1,
+                           2 * S,           kLevel2Unit - 1, kLevel2Unit,
+                           kLevel2Unit + 1, 2 * kLevel2Unit};
   for (int id = 0; id < 8; ++id) h.Arm(id, expiries[id]);
   size_t total = 0;
-  for (Tick t = 1; t <= 65536; ++t) total += h.AdvanceTo(t).size();
+  for (Tick t = 1; t <= 2 * kLevel2Unit; ++t) total += h.AdvanceTo(t).size();
   EXPECT_EQ(total, 8u);
 }
 
@@ -270,23 +282,25 @@ TEST(TimingWheelTest, NextEventTickIsExpiryOrCascade) {
   TimingWheel wheel(Instant(), kTick);
   EXPECT_EQ(wheel.NextEventTick(), kNoTick);
   WheelEntry a, b;
-  ASSERT_TRUE(wheel.Arm(&a, 100000).ok());
-  // 100000 is beyond level 1's window (level-2 units 0 and 1, ticks below
-  // 65536): level 2, index 100000 >> 15 = 3, whose cascade is due one
-  // level-1 unit before its first tick: 3 * 32768 - 512 = 97792.
-  EXPECT_EQ(wheel.NextEventTick(), 97792u);
+  ASSERT_TRUE(wheel.Arm(&a, 800000).ok());
+  // 800000 is beyond level 1's window (level-2 units 0 and 1, ticks below
+  // 2 * 2^18 = 524288): level 2, index 800000 >> 18 = 3, whose cascade is
+  // due one level-1 unit before its first tick: 3 * 2^18 - 4096 = 782336.
+  static_assert(3 * kLevel2Unit - kWorkWheelSpan == 782336);
+  EXPECT_EQ(wheel.NextEventTick(), 782336u);
   std::vector<Tick> visits;
-  for (Tick t = wheel.NextEventTick(); t <= 100000; t = wheel.NextEventTick()) {
+  for (Tick t = wheel.NextEventTick(); t <= 800000; t = wheel.NextEventTick()) {
     visits.push_back(t);
     wheel.AdvanceTo(t, [](WheelEntry*) {});
   }
-  // Level 2 -> level 1 (index 195, due at its first tick 99840) -> work
-  // wheel -> expiry: one visit per level, never a revisit.
-  EXPECT_EQ(visits, (std::vector<Tick>{97792, 99840, 100000}));
+  // Level 2 -> level 1 (index 800000 >> 12 = 195, due at its first tick
+  // 195 * 4096 = 798720) -> work wheel -> expiry: one visit per level,
+  // never a revisit.
+  EXPECT_EQ(visits, (std::vector<Tick>{782336, 798720, 800000}));
   EXPECT_EQ(wheel.cascade_stats().moved, 2u);
-  ASSERT_TRUE(wheel.Arm(&a, 200000).ok());
-  ASSERT_TRUE(wheel.Arm(&b, 100007).ok());
-  EXPECT_EQ(wheel.NextEventTick(), 100007u);
+  ASSERT_TRUE(wheel.Arm(&a, 1600000).ok());
+  ASSERT_TRUE(wheel.Arm(&b, 800007).ok());
+  EXPECT_EQ(wheel.NextEventTick(), 800007u);
   wheel.Cancel(&b);
   wheel.Cancel(&a);
   EXPECT_EQ(wheel.NextEventTick(), kNoTick);
@@ -297,10 +311,10 @@ TEST(TimingWheelTest, CascadesFromEveryLevel) {
   // down one level per cascade and fires at its tick, in order.
   TimingWheel wheel(Instant(), kTick);
   const Tick expiries[] = {
-      3 * 512 + 5,                            // level 1
+      3 * kWorkWheelSpan + 5,                 // level 1
       5 * kLevel2Unit + 7,                    // level 2
       5 * UpperLevelGranularity(3) + 11,      // level 3
-      5 * UpperLevelGranularity(4) + 13,      // level 4 (top)
+      3 * UpperLevelGranularity(4) + 13,      // level 4 (top)
       kMaxDelayTicks};                        // top, the maximum delay
   std::vector<WheelEntry> entries(std::size(expiries));
   for (size_t i = 0; i < entries.size(); ++i) {
@@ -326,16 +340,16 @@ TEST(TimingWheelTest, CascadesFromEveryLevel) {
 }
 
 TEST(TimingWheelTest, FarTimeoutsAreNotRevisited) {
-  // 100,000 timeouts 30 s to 10 min away, stepped through tick by tick as a
+  // 100,000 timeouts 30 s to 20 min away, stepped through tick by tick as a
   // busy tick thread does: each is relinked at most once per level it
-  // passes (level 2 -> 1 -> work), not once per 65.5 s as whole rounds of
-  // a two-level wheel were.
+  // passes (level 2 -> 1 -> work), never once per revolution of a level
+  // as whole rounds would be.
   constexpr int kTimeouts = 100000;
   TimingWheel wheel(Instant(), kTick);
   std::vector<WheelEntry> entries(kTimeouts);
   std::mt19937_64 rng(3);
   constexpr Tick kMin = 15000;   // 30 s
-  constexpr Tick kMax = 300000;  // 10 min
+  constexpr Tick kMax = 600000;  // 20 min
   for (WheelEntry& e : entries) {
     ASSERT_TRUE(wheel.Arm(&e, kMin + rng() % (kMax - kMin)).ok());
   }
@@ -352,8 +366,8 @@ TEST(TimingWheelTest, FarTimeoutsAreNotRevisited) {
   EXPECT_EQ(fired, static_cast<size_t>(kTimeouts));
   const TimingWheel::CascadeStats stats = wheel.cascade_stats();
   EXPECT_LE(stats.moved, 2u * kTimeouts);
-  // Spread: a level-2 slot (up to ~11,500 of them here) moves over 63
-  // revolutions, a level-1 slot (~175) over one; no tick moves a slot.
+  // Spread: the level-2 slot (~13,000 of them here) moves over 63 level-1
+  // units, a level-1 slot (~700) over one revolution; no tick moves a slot.
   EXPECT_LE(stats.max_per_tick, 64u) << "moved " << stats.moved;
 }
 
@@ -372,9 +386,9 @@ TEST(TimingWheelTest, IdleWheelSpreadsABigCascadeInChunks) {
   }
   const Tick next = wheel.NextEventTick();
   // Its window opens at index 2's first tick; the first visit comes once a
-  // chunk is due, not at the deadline 3 * 32768 - 512.
+  // chunk is due, not at the deadline 3 * kLevel2Unit - kWorkWheelSpan.
   EXPECT_GE(next, 2 * kLevel2Unit);
-  EXPECT_LT(next, first - 512);
+  EXPECT_LT(next, first - kWorkWheelSpan);
   size_t fired = 0;
   int visits_before_first = 0;  // cascade-only visits before any expiry
   uint64_t max_moved = 0;
@@ -390,7 +404,7 @@ TEST(TimingWheelTest, IdleWheelSpreadsABigCascadeInChunks) {
   EXPECT_EQ(fired, static_cast<size_t>(kTimeouts));
   // Each visit is about a chunk (plus a tick's share of the line), or a
   // level-1 slot (~1,560) at its deadline.
-  EXPECT_LE(max_moved, kCascadeChunk + kTimeouts / (63 * 512) + 2);
+  EXPECT_LE(max_moved, kCascadeChunk + kTimeouts / (63 * kWorkWheelSpan) + 2);
   EXPECT_LE(wheel.cascade_stats().max_per_tick, max_moved);
   // The level-2 slot comes down in about 100,000 / 4096 = 25 visits (its
   // level-1 slots then go at their deadlines, the first at `first`).
@@ -497,13 +511,13 @@ TEST(TimingWheelTest, HugeJumpOnAnEmptyWheelIsInstant) {
 }
 
 TEST(TimingWheelTest, CascadeIsSpreadOverTheRevolutionBefore) {
-  // 200,000 timeouts for revolution 2 (ticks [1024, 1536)) in level-1 slot
-  // 2, and 50,000 a level-2 unit later (revolution 66: the same assistant
-  // slot in the old two-level wheel, whose cascade visited them; here a
-  // list of their own). A ticker entry makes every tick a processed one,
-  // as a busy tick thread's are. Through revolution 1 each tick moves
-  // about 1/512 of slot 2; none moves it all at once, and the later
-  // entries are not touched.
+  // 200,000 timeouts for revolution 2 (ticks [2S, 3S), S = kWorkWheelSpan)
+  // in level-1 slot 2, and 50,000 a level-2 unit later (revolution 66,
+  // level-1 slot 66 mod 128: a list of their own, which a cascade of slot
+  // 2 must not visit). A ticker entry makes every tick a processed one, as
+  // a busy tick thread's are. Through revolution 1 each tick moves about
+  // 1/S of slot 2; none moves it all at once, and the later entries are
+  // not touched.
   constexpr int kSoon = 200000;
   constexpr int kLater = 50000;
   constexpr Tick kRevolution2 = 2 * kWorkWheelSpan;
@@ -523,7 +537,7 @@ TEST(TimingWheelTest, CascadeIsSpreadOverTheRevolutionBefore) {
   WheelEntry ticker;
   const WheelEntry* const first = entries.data();
   const WheelEntry* const end = first + entries.size();
-  // The straight line drops by kSoon / 512 a tick.
+  // The straight line drops by kSoon / kWorkWheelSpan a tick.
   const uint64_t share = (kSoon + kWorkWheelSpan - 1) / kWorkWheelSpan;
   while (wheel.now() < 3 * kWorkWheelSpan - 1) {
     const Tick to = wheel.now() + 1;
@@ -570,23 +584,24 @@ TEST(TimingWheelTest, CascadeWithoutProcessedTicksHappensAtTheBoundary) {
   // Tickless: an idle revolution does no cascade work, and the boundary
   // still moves everything in time.
   TimingWheel wheel(Instant(), kTick);
+  constexpr Tick kRevolution2 = 2 * kWorkWheelSpan;
   std::vector<WheelEntry> entries(1000);
   for (size_t i = 0; i < entries.size(); ++i) {
-    ASSERT_TRUE(wheel.Arm(&entries[i], 1024 + i % 512).ok());
+    ASSERT_TRUE(wheel.Arm(&entries[i], kRevolution2 + i % 500).ok());
   }
-  EXPECT_EQ(wheel.NextEventTick(), 1024u);
+  EXPECT_EQ(wheel.NextEventTick(), kRevolution2);
   int fired = 0;
-  wheel.AdvanceTo(1023, [&](WheelEntry*) { ++fired; });
+  wheel.AdvanceTo(kRevolution2 - 1, [&](WheelEntry*) { ++fired; });
   EXPECT_EQ(fired, 0);
   EXPECT_EQ(wheel.cascade_stats().moved, 0u);
-  wheel.AdvanceTo(1024, [&](WheelEntry* e) {
-    EXPECT_EQ(e->expires(), 1024u);
+  wheel.AdvanceTo(kRevolution2, [&](WheelEntry* e) {
+    EXPECT_EQ(e->expires(), kRevolution2);
     ++fired;
   });
   EXPECT_EQ(fired, 2);
   EXPECT_EQ(wheel.cascade_stats().max_per_tick, 1000u);
-  EXPECT_EQ(wheel.NextEventTick(), 1025u);
-  wheel.AdvanceTo(2000, [&](WheelEntry*) { ++fired; });
+  EXPECT_EQ(wheel.NextEventTick(), kRevolution2 + 1);
+  wheel.AdvanceTo(kRevolution2 + 500, [&](WheelEntry*) { ++fired; });
   EXPECT_EQ(fired, 1000);
 }
 
@@ -653,10 +668,10 @@ TEST(TimingWheelTest, OneTickOfABigCascadeReleasesTheLockInBatches) {
   TimingWheel wheel(Instant(), kTick);
   std::vector<WheelEntry> entries(kEntries);
   for (int i = 0; i < kEntries; ++i) {
-    ASSERT_TRUE(wheel.Arm(&entries[i], 1024 + i % 512).ok());
+    ASSERT_TRUE(wheel.Arm(&entries[i], 2 * kWorkWheelSpan + i % kWorkWheelSpan).ok());
   }
   int fired = 0;
-  wheel.AdvanceTo(2000, [&](WheelEntry*) { ++fired; });
+  wheel.AdvanceTo(3 * kWorkWheelSpan, [&](WheelEntry*) { ++fired; });
   EXPECT_EQ(fired, kEntries);
   const TimingWheel::CascadeStats stats = wheel.cascade_stats();
   EXPECT_EQ(stats.moved, uint64_t{kEntries});
@@ -671,12 +686,13 @@ TEST(TimingWheelTest, OneTickOfABigCascadeReleasesTheLockInBatches) {
 // the advancing thread, with the wheel's lock released.
 TEST(TimingWheelTest, CancelAndRearmWhileAnAdvanceLetsOthersIn) {
   constexpr int kEntries = 20000;
+  constexpr Tick S = kWorkWheelSpan;
   TimingWheel wheel(Instant(), kTick);
   std::vector<WheelEntry> entries(kEntries);
   // Half due at tick 300 (one big expiry), half for revolution 2 (a big
   // cascade, processed tick by tick below).
   for (int i = 0; i < kEntries; ++i) {
-    ASSERT_TRUE(wheel.Arm(&entries[i], i % 2 == 0 ? 300 : 1024 + i % 512).ok());
+    ASSERT_TRUE(wheel.Arm(&entries[i], i % 2 == 0 ? 300 : 2 * S + i % S).ok());
   }
   std::vector<int> fires(kEntries, 0);
   std::vector<Tick> want(kEntries);
@@ -703,7 +719,7 @@ TEST(TimingWheelTest, CancelAndRearmWhileAnAdvanceLetsOthersIn) {
         }
         default: {  // re-arm into a later revolution (the cascade's
                     // included, while it has not started)
-          auto r = wheel.Arm(&entries[i], now + 1100 + rng() % 2000);
+          auto r = wheel.Arm(&entries[i], now + 2 * S + 76 + rng() % (4 * S));
           ASSERT_TRUE(r.ok());
           want[i] = r->expires;
         }
@@ -714,8 +730,8 @@ TEST(TimingWheelTest, CancelAndRearmWhileAnAdvanceLetsOthersIn) {
   // comes in visits of about kCascadeChunk, each releasing the lock in
   // its middle), then tick by tick.
   int releases_in_cascade = 0;
-  for (Tick t = wheel.NextEventTick(); t <= 4000;
-       t = std::min(wheel.NextEventTick(), wheel.now() + (t > 1100 ? 1 : 5000))) {
+  for (Tick t = wheel.NextEventTick(); t <= 8 * S;
+       t = std::min(wheel.NextEventTick(), wheel.now() + (t > 2 * S + 76 ? 1 : 10 * S))) {
     const int calls_before = hook_calls;
     wheel.AdvanceTo(t, [&](WheelEntry* e) {
       const int i = static_cast<int>(e - entries.data());
@@ -724,7 +740,7 @@ TEST(TimingWheelTest, CancelAndRearmWhileAnAdvanceLetsOthersIn) {
       ++fires[i];
       want[i] = kNoTick;  // fired: a later fire needs a new arm
     });
-    if (t >= 512 && t < 1024) releases_in_cascade += hook_calls - calls_before;
+    if (t >= S && t < 2 * S) releases_in_cascade += hook_calls - calls_before;
   }
   EXPECT_GT(hook_calls, 0);
   EXPECT_GT(releases_in_cascade, 0);
@@ -748,9 +764,10 @@ TEST(TimingWheelTest, CancelAndRearmWhileAnAdvanceLetsOthersIn) {
 
 // Tick-by-tick stepping across many cascades, as a busy tick thread does,
 // with arms, cancels and re-arms at every tick, aimed at the edges of the
-// spread cascade: delays of 511/512/513 ticks, expiries just before, at and
-// after the next boundaries, entries cancelled or re-armed while pending,
-// and whole-round entries (> 32768 ticks). Checked against the model after
+// spread cascade: delays of a work revolution and a tick either side,
+// expiries just before, at and after the next boundaries, entries
+// cancelled or re-armed while pending, and entries more than a level-2
+// unit away. Checked against the model after
 // every step.
 TEST(TimingWheelPropertyTest, StepwiseAcrossSpreadCascadesMatchesModel) {
   constexpr int kEntries = 3000;
@@ -762,29 +779,33 @@ TEST(TimingWheelPropertyTest, StepwiseAcrossSpreadCascadesMatchesModel) {
     const Tick to_boundary = kWorkWheelSpan - now % kWorkWheelSpan;
     switch (rng() % 12) {
       case 0: {
-        const Tick edges[] = {1, 2, 511, 512, 513, 1023, 1024, 1025};
+        constexpr Tick S = kWorkWheelSpan;
+        const Tick edges[] = {1, 2, S - 1, S, S + 1, 2 * S - 1, 2 * S, 2 * S + 1};
         return edges[rng() % 8];
       }
       case 1: case 2: {  // around the next two boundaries
         const Tick base = to_boundary + (rng() % 3) * kWorkWheelSpan;
-        return base - 1 + rng() % 3 + (rng() % 2) * 511;
+        return base - 1 + rng() % 3 + (rng() % 2) * (kWorkWheelSpan - 1);
       }
       case 3: return 1 + rng() % kWorkWheelSpan;
       case 4: case 5: return 1 + rng() % (3 * kWorkWheelSpan);
       case 6: return 1 + rng() % kLevel2Unit;
       case 7: {  // whole rounds later, near the next boundaries
         const Tick rounds = 1 + rng() % 2;
-        return rounds * kLevel2Unit + to_boundary - 1 + rng() % 1030;
+        return rounds * kLevel2Unit + to_boundary - 1 + rng() % (2 * kWorkWheelSpan + 6);
       }
       case 8: return kLevel2Unit - 1 + rng() % 3;
       case 9: return 1 + rng() % (3 * kLevel2Unit);
       default: return 1 + rng() % 4;
     }
   };
-  // Fill the next revolutions' assistant slots, so that cascades are big.
+  // Fill the next revolutions' level-1 slots, so that cascades are big.
   for (int id = 1; id < kEntries; ++id) h.Arm(id, 1 + rng() % (4 * kWorkWheelSpan));
   size_t fires = 0;
-  const Tick kEnd = 3 * kLevel2Unit + 3 * kWorkWheelSpan;
+  // About 67 work revolutions (a level-1 cascade each) and the first
+  // revolutions of level-2 slot 2's spread cascade, tick by tick; the
+  // drain below crosses the rest from event to event.
+  const Tick kEnd = kLevel2Unit + 3 * kWorkWheelSpan;
   while (h.wheel().now() < kEnd) {
     // Entry 0 ticks every tick, so that every tick is a processed one, but
     // now and then it pauses, so that some revolutions are skipped over.
@@ -822,8 +843,10 @@ TEST(TimingWheelPropertyTest, StepwiseAcrossSpreadCascadesMatchesModel) {
     h.AdvanceTo(h.model().NextExpiry());
   }
   EXPECT_EQ(h.model().size(), 0u);
+  // The run did what it is for: many expiries, and thousands of entries
+  // relinked by cascades (5,258 with this seed).
   EXPECT_GT(fires, 40000u);
-  EXPECT_GT(h.wheel().cascade_stats().moved, 10000u);
+  EXPECT_GT(h.wheel().cascade_stats().moved, 4000u);
 }
 
 // The randomized property test: >= 100,000 operations of arm / cancel /

@@ -30,10 +30,10 @@
 //     every N; what changes with N is what the tick thread walks through:
 //     the working set (timers due together are scattered in memory, as in a
 //     process whose timers were created at different times) and the wheel
-//     level (P = 2 s at 1e6 exceeds the work wheel's 1.024 s, so each re-arm
-//     goes to the wheel's level 1 and the spread cascade moves about
-//     kExpiriesPerTick entries back per tick, inside Step, as it would on
-//     the tick thread).
+//     level (P = 2 s at 1e6 is within the work wheel's 8.19 s, so every
+//     re-arm goes straight to the work wheel and nothing cascades; a
+//     period over 8.19 s would go to level 1 and come back by a cascade
+//     spread over the revolution before, inside Step).
 //   * warm-up: kWarmup (4 s) of simulated time, one tick at a time as below,
 //     so every timer has fired at least twice (P <= 2 s) before anything is
 //     measured: first-call work (statistics, pooled stacks, the scheduler's

@@ -4,7 +4,7 @@
 // exactly once" is actually enforced, with slot arithmetic, cascades down
 // five levels (and whole rounds at the top one when a caller's present runs
 // ahead) and bitmaps that skip empty stretches -- code whose bugs hide at
-// boundaries (tick 511 vs 512, the first tick of a level's unit, the one
+// boundaries (the last tick of a work revolution vs the first, the first tick of a level's unit, the one
 // before a cascade's deadline, a re-arm from the past). tests/reference/wheel_model.h is an
 // ordered map with the same documented rules; this fuzzer drives both with
 // the same operation sequence and compares after every step. It is single
@@ -42,7 +42,7 @@
 //   - now(), processed(), size(), IsArmed() agree with the model;
 //   - NextEvent() is InfiniteFuture exactly when empty, else never after the
 //     model's next expiry instant, and after processed() unless something is
-//     already due; it is that expiry, a cascade tick (a multiple of 512:
+//     already due; it is that expiry, a cascade tick (a multiple of kWorkWheelSpan:
 //     every upper level's deadline is one, and 8 entries never make a slot
 //     big enough for the visits in between, see kCascadeChunk), or
 //     the tick before an exact deadline between ticks (where the entry
@@ -85,6 +85,9 @@ using timer::kWorkWheelSpan;
 using timer::Tick;
 using timer::TimingWheel;
 using timer::WheelEntry;
+
+// One unit (slot) of level 2, 64 work revolutions.
+constexpr Tick kLevel2Unit = timer::UpperLevelGranularity(2);
 
 constexpr int kEntries = 8;
 // Time stays below this, far from any 64-bit overflow (in ns too:
@@ -420,10 +423,10 @@ void WheelFuzz::Run(FuzzInput& in) {
     const int64_t tick_ns = static_cast<int64_t>(now()) * kTickNs;
     switch (in.Choice(24)) {
       case 0:  // near: the work wheel
-        Arm(id, now() + in.Uint(0, 600));
+        Arm(id, now() + in.Uint(0, kWorkWheelSpan + 100));
         break;
       case 1:  // far: level 1 or 2 (or, now and then, any level)
-        Arm(id, now() + in.Uint(0, in.Choice(4) == 0 ? Tick{1} << 32 : Tick{1} << 17));
+        Arm(id, now() + in.Uint(0, in.Choice(4) == 0 ? Tick{1} << 32 : 4 * kLevel2Unit));
         break;
       case 2: {  // anywhere, including beyond the maximum delay, maybe with
                  // a present tick ahead of now() (an idle wheel lags its clock)
@@ -433,8 +436,10 @@ void WheelFuzz::Run(FuzzInput& in) {
       }
       case 3: {  // on a boundary, or next to one
         const Tick to_cascade = kWorkWheelSpan - now() % kWorkWheelSpan;
-        const Tick edges[] = {0,     1,     2,     511,   512,   513,
-                              32767, 32768, 32769, kMaxDelayTicks - 1,
+        const Tick edges[] = {0,     1,     2,     kWorkWheelSpan - 1,
+                              kWorkWheelSpan,     kWorkWheelSpan + 1,
+                              kLevel2Unit - 1,    kLevel2Unit,
+                              kLevel2Unit + 1,    kMaxDelayTicks - 1,
                               kMaxDelayTicks, kMaxDelayTicks + 1,
                               to_cascade - 1, to_cascade, to_cascade + 1};
         const size_t n = sizeof(edges) / sizeof(edges[0]);
@@ -448,7 +453,8 @@ void WheelFuzz::Run(FuzzInput& in) {
           const Tick unit = Tick{1} << shift;
           const Tick ahead = in.Uint(1, 3);
           const Tick first = ((now() >> shift) + ahead) << shift;
-          const Tick near[] = {first - 1, first, first + 1, first - 512, first - 513};
+          const Tick near[] = {first - 1, first, first + 1, first - kWorkWheelSpan,
+                               first - kWorkWheelSpan - 1};
           Arm(id, near[pick - n == 0 ? 1 : in.Choice(5)] + (pick - n == 2 ? unit / 2 : 0));
         }
         break;
@@ -495,11 +501,12 @@ void WheelFuzz::Run(FuzzInput& in) {
         PlanWake();
         break;
       case 13: {
-        const Tick periods[] = {0, 1, 2, 7, 511, 512, 513, 32768};
+        const Tick periods[] = {0, 1, 2, 7, kWorkWheelSpan - 1, kWorkWheelSpan,
+                                kWorkWheelSpan + 1, kLevel2Unit};
         const size_t pick = in.Choice(sizeof(periods) / sizeof(periods[0]) + 1);
         period_[id] = pick < sizeof(periods) / sizeof(periods[0])
                           ? periods[pick]
-                          : in.Uint(1, 70000);
+                          : in.Uint(1, 2 * kLevel2Unit);
         break;
       }
       case 14: {  // the tick driver's loop: plan, sleep until the plan, advance
@@ -588,7 +595,7 @@ void WheelFuzz::Run(FuzzInput& in) {
       case 23: {  // an exact period (sub-tick ones too), or none
         const int64_t periods[] = {0,           250000,      500000,  1000000,
                                    1500000,     3000000,     5000000, kTickNs,
-                                   kTickNs - 1, 512 * kTickNs + 3};
+                                   kTickNs - 1, static_cast<int64_t>(kWorkWheelSpan) * kTickNs + 3};
         const size_t pick = in.Choice(sizeof(periods) / sizeof(periods[0]) + 1);
         exact_period_[id] = pick < sizeof(periods) / sizeof(periods[0])
                                 ? periods[pick]

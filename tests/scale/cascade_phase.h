@@ -2,13 +2,14 @@
 // and counters per position.
 //
 // Why: the wheel (timer/timing_wheel.h) moves a level-1 slot into the work
-// wheel every 512 ticks (1.024 s at 2 ms), spread over the revolution before
+// wheel every kWorkWheelSlots ticks (8.19 s at 2 ms), spread over the
+// revolution before
 // and in lock holds of bounded size. With 10^6 timeouts armed that slot can
 // hold a large share of them, so anything that needs the wheel lock near
 // such a cascade may wait. Counting late calls
 // and long lock waits by their position in that cycle shows whether the
-// stalls line up with the cascades: 16 bins of 32 ticks (64 ms), bin 0 being
-// the 64 ms that start at the cascade tick.
+// stalls line up with the cascades: 16 bins of 256 ticks (512 ms), bin 0
+// being the 512 ms that start at the cascade tick.
 //
 // Threads: PhaseCounts is thread-safe (relaxed atomics).
 
@@ -19,6 +20,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "absl/time/time.h"
 #include "cyber/time/instant.h"
 #include "timer/timing_wheel.h"
 
@@ -28,6 +30,12 @@ namespace scale {
 inline constexpr int kCascadePhaseBins = 16;
 static_assert(timer::kWorkWheelSlots % kCascadePhaseBins == 0,
               "bins must divide the cascade cycle");
+
+// The time one bin spans, at the process-wide tick.
+inline absl::Duration CascadePhaseBinWidth() {
+  return timer::kTimerResolution *
+         static_cast<int64_t>(timer::kWorkWheelSlots / kCascadePhaseBins);
+}
 
 // The bin of the tick that `t` falls in (the last tick at or before t).
 inline int CascadePhaseBin(const timer::TimingWheel& wheel, Instant t) {

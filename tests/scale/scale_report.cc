@@ -301,8 +301,9 @@ std::string SummaryMarkdown(const ScaleResults& r, const Verdict& v) {
       Spread(r.oneshot_lateness), "(includes the rounding up to a tick)");
   row(absl::StrCat("periodic calls late >= ",
                    absl::FormatDuration(PeriodicLoad::kLateCall),
-                   " by cascade phase (16 bins of 64 ms; bin 0 = the 64 ms "
-                   "from the cascade tick)"),
+                   " by cascade phase (", kCascadePhaseBins, " bins of ",
+                   absl::FormatDuration(CascadePhaseBinWidth()), "; bin 0 = the ",
+                   absl::FormatDuration(CascadePhaseBinWidth()), " from the cascade tick)"),
       PhaseLine(r.late_calls_by_phase), "");
   row("wheel lock wait, probed every 1 ms, p50 / p99 / max",
       absl::StrCat(Spread(r.wheel_lock_wait), " (",
