@@ -19,15 +19,16 @@
 //             empty ticks cost nothing; the heap pops each due element;
 //   BM_Wheel_WorstTick
 //             the tick thread's worst single step: arm N, then advance one
-//             tick at a time through 4096 ticks (8 cascades), with a ticker
-//             entry due at every tick (a busy tick thread processes every
-//             tick); reports the longest AdvanceTo step (worst_step_us),
-//             the mean step at the cascade ticks, multiples of 512
-//             (boundary_step_us), and the most entries one tick relinked
-//             (cascade_max/tick). With
+//             tick at a time through 8 work revolutions (8 x 4096 ticks,
+//             8 cascades), with a ticker entry due at every tick (a busy
+//             tick thread processes every tick); reports the longest
+//             AdvanceTo step (worst_step_us), the mean step at the cascade
+//             ticks, multiples of kWorkWheelSpan (boundary_step_us), and
+//             the most entries one tick relinked (cascade_max/tick). With
 //             the cascade spread over the revolution before it, that is
-//             about N * 512 / 30000 / 512 entries instead of a whole
-//             level-1 slot (N * 512 / 30000) at every 512th tick;
+//             about N * 4096 / 30000 / 4096 = N / 30000 entries instead
+//             of a whole level-1 slot (N * 4096 / 30000) at every 4096th
+//             tick;
 //   BM_Wheel_ArmCancelOnSharedWheel/threads:T
 //             ns per Arm or Cancel, wall time over the operations of all T
 //             threads, when T threads each arm and then cancel 1e5 timers of
@@ -709,7 +710,7 @@ void BM_Wheel_WorstTick(benchmark::State& state) {
   std::vector<WheelEntry> entries(n);
   WheelEntry ticker;
   SteadyClock::duration worst{0};
-  SteadyClock::duration at_boundaries{0};  // steps at multiples of 512
+  SteadyClock::duration at_boundaries{0};  // steps at multiples of kWorkWheelSpan
   uint64_t boundary_steps = 0;
   uint64_t max_per_tick = 0;
   for (auto _ : state) {

@@ -473,7 +473,7 @@ void WheelFuzz::Run(FuzzInput& in) {
         AdvanceTo(now() + in.Uint(0, 8));
         break;
       case 7:
-        AdvanceTo(now() + in.Uint(0, 5000));
+        AdvanceTo(now() + in.Uint(0, 10 * kWorkWheelSpan));
         break;
       case 8:
         AdvanceTo(std::min(kHorizon, now() + in.Uint(0, Tick{1} << 34)));
@@ -522,7 +522,7 @@ void WheelFuzz::Run(FuzzInput& in) {
       // --- Exact deadlines ---------------------------------------------
       case 15: {  // between ticks, a few ticks ahead: at an edge or anywhere
         const int64_t offsets[] = {1, kTickNs / 4, kTickNs / 2, kTickNs - 1};
-        const int64_t ticks = static_cast<int64_t>(in.Uint(0, 600));
+        const int64_t ticks = static_cast<int64_t>(in.Uint(0, kWorkWheelSpan + 100));
         const size_t pick = in.Choice(5);
         const int64_t offset =
             pick < 4 ? offsets[pick] : static_cast<int64_t>(in.Uint(1, kTickNs - 1));
@@ -530,7 +530,8 @@ void WheelFuzz::Run(FuzzInput& in) {
         break;
       }
       case 16:  // on a tick (an ordinary entry of it), maybe the current one
-        ArmExact(id, tick_ns + static_cast<int64_t>(in.Uint(0, 1100)) * kTickNs);
+        ArmExact(id, tick_ns +
+                         static_cast<int64_t>(in.Uint(0, 2 * kWorkWheelSpan + 100)) * kTickNs);
         break;
       case 17:  // within the tick being waited for, after processed()
         ArmExact(id, processed() + static_cast<int64_t>(in.Uint(0, kTickNs)));
