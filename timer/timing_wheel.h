@@ -191,7 +191,7 @@ static_assert(2 * kWorkWheelSlots == 64 * 128,
 static_assert(kUpperWheelLists % 64 == 0, "upper bitmaps are whole words");
 static_assert(kUpperWheelLists - 1 <= 0xfe, "an upper list index fits a byte");
 // The top level never needs rounds for a delay measured from now(): the
-// farthest index, (now + max delay) >> 30, is 4 past now's, and
+// farthest index, (now + max delay) >> 30, is at most 5 past now's, and
 // its 128 lists hold 126 future indices apart.
 static_assert((kMaxDelayTicks >> UpperLevelShift(kUpperLevels)) + 2 <
                   kUpperWheelLists,
@@ -201,14 +201,6 @@ static_assert((kMaxDelayTicks >> UpperLevelShift(kUpperLevels)) + 2 <
 static_assert(kMaxDelayTicks * 2 > uint64_t{99} * 24 * 3600 * 1000,
               "geometry table: max delay at a 2 ms tick, in ms");
 static_assert(kMaxHoldWork <= kCascadeChunk, "a visit spans a few holds");
-
-// The links of a circular doubly-linked list. A list's head is these
-// alone (16 bytes: the work wheel's 8192 heads take 128 KiB); an entry
-// begins with them.
-struct WheelLinks {
-  WheelLinks* prev_ = nullptr;
-  WheelLinks* next_ = nullptr;
-};
 
 // The intrusive node a timed object embeds (or derives from). While armed it
 // belongs to the wheel; the owner must Cancel() it (or let it expire) before
@@ -221,6 +213,14 @@ struct WheelLinks {
 // //timer:timing_wheel_benchmark were 59-62 / 106-110 / 10 ns either way
 // (2026-11-25), though an entry may now straddle two cache lines. The
 // 8 bytes over the former 32 hold an exact deadline's offset (early_ns_).
+// The links of a circular doubly-linked list. A list's head is these
+// alone (16 bytes: the work wheel's 8192 heads take 128 KiB); an entry
+// begins with them.
+struct WheelLinks {
+  WheelLinks* prev_ = nullptr;
+  WheelLinks* next_ = nullptr;
+};
+
 class WheelEntry : private WheelLinks {
  public:
   WheelEntry() = default;
