@@ -69,7 +69,6 @@ struct World {
     FUZZ_CHECK(r.ok()) << r.status();
     reader = *r;
     FUZZ_CHECK(!transport->SubscribedType("/fuzz").empty());
-    parsing.SetPrototype(&Ping::default_instance());
   }
   // Hands the channel's handler to the fuzzer instead of a network.
   std::shared_ptr<test::FakeTransport> transport = std::make_shared<test::FakeTransport>();
@@ -77,7 +76,8 @@ struct World {
   std::unique_ptr<Node> node;
   std::shared_ptr<Reader<Ping>> reader;
   dds::FrameTopicType type{"cyber.dds_test.Ping"};
-  // The same type with a reader's prototype: parses where the bytes lie.
+  // The same type taken by a reader with a prototype: parses where the
+  // bytes lie.
   dds::FrameTopicType parsing{"cyber.dds_test.Ping"};
   int delivered = 0;
   Ping last;
@@ -144,6 +144,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // 1b. Parsed where it lies (a reader's prototype): exactly the message
   // frames that parse, equal to the reader's own parse; the rest as bytes.
   FrameSample in_place;
+  in_place.parse_as = &Ping::default_instance();
   FUZZ_CHECK(w.parsing.deserialize(&payload, &in_place));
   const bool parsed_in_place = in_place.parsed != nullptr;
   FUZZ_CHECK(parsed_in_place == (parses && frame->header.kind == FrameKind::kMessage));

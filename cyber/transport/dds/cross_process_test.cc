@@ -21,6 +21,9 @@
 #include <string>
 #include <vector>
 
+#include <fastdds/dds/domain/DomainParticipant.hpp>
+#include <fastdds/dds/domain/DomainParticipantFactory.hpp>
+
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -31,6 +34,7 @@
 #include "cyber/testing/log_capture.h"
 #include "cyber/transport/channel_report.h"
 #include "cyber/transport/dds/dds_transport.h"
+#include "cyber/transport/dds/frame_topic_type.h"
 #include "cyber/transport/dds/shm_cleanup.h"
 #include "cyber/transport/dds/testing/dds_test_process.h"
 #include "cyber/transport/dds/testing/peer_main.h"
@@ -46,6 +50,7 @@ namespace dds {
 namespace {
 
 using dds_test::Ping;
+namespace fdds = eprosima::fastdds::dds;
 using dds_test::Subprocess;
 using dds_test::Telemetry;
 
@@ -885,9 +890,11 @@ TEST(DdsTransportStartTest, AMessageOverTheDataSharingBoundIsRefusedNamingIt) {
 }
 
 // A reader that takes parsed messages (RemoteEndpoint::prototype) gets
-// them parsed where they arrived, not as bytes; once a reader of the type
-// takes bytes, every reader of the type gets bytes, and parses them.
-TEST(DdsTransportStartTest, AReaderOfParsedMessagesGetsThemParsedWhereTheyArrived) {
+// them parsed where they arrived, not as bytes, and a reader of the same
+// channel and type that takes bytes (as a service's or the graph's do)
+// gets bytes, each message, in the same process; when the bytes reader
+// is gone, nothing changes for the other.
+TEST(DdsTransportStartTest, EachReaderGetsMessagesParsedOrAsBytesAsItAsks) {
   DdsTransportOptions t;
   t.domain_id = RandomDomain();
   t.process_name = "writer";
@@ -900,66 +907,129 @@ TEST(DdsTransportStartTest, AReaderOfParsedMessagesGetsThemParsedWhereTheyArrive
   e.node = "n";
   struct Got {
     Mutex mu;
-    std::vector<std::pair<uint64_t, bool>> seq_and_parsed ABSL_GUARDED_BY(mu);
+    // (seq, parsed) as each reader got them.
+    std::vector<std::pair<uint64_t, bool>> parsed_reader ABSL_GUARDED_BY(mu);
+    std::vector<std::pair<uint64_t, bool>> bytes_reader ABSL_GUARDED_BY(mu);
   } got;
-  auto take = [&got](const RemoteSample& s) {
-    Ping ping;
-    bool parsed = false;
-    if (s.message != nullptr) {
-      if (!s.payload.empty()) return false;
-      const auto* m = dynamic_cast<const Ping*>(s.message.get());
-      if (m == nullptr) return false;
-      ping = *m;
-      parsed = true;
-    } else if (!ping.ParseFromArray(s.payload.data(), static_cast<int>(s.payload.size()))) {
-      return false;
-    }
-    MutexLock lock(&got.mu);
-    got.seq_and_parsed.emplace_back(ping.seq(), parsed);
-    return true;
+  auto take_into = [&got](std::vector<std::pair<uint64_t, bool>> Got::*into) {
+    return [&got, into](const RemoteSample& s) {
+      Ping ping;
+      bool parsed = false;
+      if (s.message != nullptr) {
+        if (!s.payload.empty()) return false;
+        const auto* m = dynamic_cast<const Ping*>(s.message.get());
+        if (m == nullptr) return false;
+        ping = *m;
+        parsed = true;
+      } else if (!ping.ParseFromArray(s.payload.data(), static_cast<int>(s.payload.size()))) {
+        return false;
+      }
+      MutexLock lock(&got.mu);
+      (got.*into).emplace_back(ping.seq(), parsed);
+      return true;
+    };
   };
   RemoteEndpoint parsed_reader = e;
   parsed_reader.prototype = &Ping::default_instance();
-  auto sub = reader.Subscribe(parsed_reader, take);
+  auto sub = reader.Subscribe(parsed_reader, take_into(&Got::parsed_reader));
   ASSERT_TRUE(sub.ok()) << sub.status();
+  auto bytes = reader.Subscribe(e, take_into(&Got::bytes_reader));
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
   auto publisher = writer.Publisher(e);
   ASSERT_TRUE(publisher.ok()) << publisher.status();
   ASSERT_TRUE(Eventually([&] { return (*publisher)->Wanted(); }));
-  auto send_and_wait = [&](uint64_t seq) {
+  auto last_seq = [](const std::vector<std::pair<uint64_t, bool>>& of) {
+    return of.empty() ? uint64_t{0} : of.back().first;
+  };
+  auto send_and_wait = [&](uint64_t seq, bool with_bytes_reader) {
     Ping ping;
     ping.set_seq(seq);
     ping.set_body(std::string(1000, 'p'));
     EXPECT_TRUE((*publisher)->PublishMessage(ping).ok());
     return Eventually([&] {
       MutexLock lock(&got.mu);
-      return !got.seq_and_parsed.empty() && got.seq_and_parsed.back().first == seq;
+      return last_seq(got.parsed_reader) == seq &&
+             (!with_bytes_reader || last_seq(got.bytes_reader) == seq);
     });
   };
-  ASSERT_TRUE(send_and_wait(1));
+  // Both readers matched: the first message can be lost to one that
+  // matched a moment later (volatile), so send until both have one.
+  uint64_t seq = 0;
+  ASSERT_TRUE(Eventually([&] { return send_and_wait(++seq, true); }));
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(send_and_wait(++seq, true));
   {
     MutexLock lock(&got.mu);
-    EXPECT_TRUE(got.seq_and_parsed.back().second) << "a reader with a prototype got bytes";
+    for (const auto& [n, parsed] : got.parsed_reader) {
+      EXPECT_TRUE(parsed) << "message " << n << ": a reader with a prototype got bytes";
+    }
+    for (const auto& [n, parsed] : got.bytes_reader) {
+      EXPECT_FALSE(parsed) << "message " << n << ": a reader of bytes got a parsed message";
+    }
   }
-
-  // A reader of the same type that takes bytes (as a service's or the
-  // graph's do), on another channel.
-  RemoteEndpoint bytes_reader = e;
-  bytes_reader.channel = "/bytes";
-  auto other = reader.Subscribe(bytes_reader, [](const RemoteSample& s) {
-    return s.message == nullptr;
-  });
-  ASSERT_TRUE(other.ok()) << other.status();
-  ASSERT_TRUE(send_and_wait(2));
+  bytes->reset();
+  ASSERT_TRUE(send_and_wait(++seq, false));
   {
     MutexLock lock(&got.mu);
-    EXPECT_FALSE(got.seq_and_parsed.back().second) << "bytes expected once a reader takes bytes";
-    EXPECT_EQ(got.seq_and_parsed.size(), 2u);
+    EXPECT_TRUE(got.parsed_reader.back().second) << "bytes after the bytes reader closed";
   }
   sub->reset();
-  other->reset();
   publisher->reset();
   reader.Shutdown();
   writer.Shutdown();
+}
+
+// Fast-DDS hands a process's readers what the same process writes on the
+// channel; they drop it (its own readers got it from the writer already,
+// in the process), and now without parsing or copying it first.
+TEST(DdsTransportStartTest, AProcessDropsWhatItWritesUnparsedUncopied) {
+  DdsTransportOptions t;
+  t.domain_id = RandomDomain();
+  t.process_name = "both";
+  DdsTransport transport(t);
+  RemoteEndpoint e;
+  e.channel = "/own";
+  e.type_name = "cyber.dds_test.Ping";
+  e.node = "n";
+  std::atomic<int> handled{0};
+  RemoteEndpoint parsed_reader = e;
+  parsed_reader.prototype = &Ping::default_instance();
+  auto sub = transport.Subscribe(parsed_reader, [&handled](const RemoteSample&) {
+    handled.fetch_add(1);
+    return true;
+  });
+  ASSERT_TRUE(sub.ok()) << sub.status();
+  auto publisher = transport.Publisher(e);
+  ASSERT_TRUE(publisher.ok()) << publisher.status();
+  // The type this process registered for the channel (one participant on
+  // this domain in this process).
+  fdds::DomainParticipant* participant =
+      fdds::DomainParticipantFactory::get_instance()->lookup_participant(t.domain_id);
+  ASSERT_NE(participant, nullptr);
+  fdds::TypeSupport registered = participant->find_type(e.type_name);
+  const auto* type = dynamic_cast<const FrameTopicType*>(registered.get());
+  ASSERT_NE(type, nullptr);
+  uint64_t seq = 0;
+  auto publish = [&] {
+    Ping ping;
+    ping.set_seq(++seq);
+    ping.set_body(std::string(100000, 'o'));
+    return (*publisher)->PublishMessage(ping).ok();
+  };
+  // Until the reader has matched the writer (Wanted() counts other
+  // processes' readers only): the first sample it takes.
+  ASSERT_TRUE(Eventually([&] { return publish() && type->discarded() > 0; }));
+  const uint64_t before = type->discarded();
+  constexpr uint64_t kMessages = 20;
+  for (uint64_t i = 0; i < kMessages; ++i) ASSERT_TRUE(publish());
+  // Counted as each is taken: all of them, or the test's patience ends.
+  EXPECT_TRUE(Eventually([&] { return type->discarded() >= before + kMessages; }))
+      << "discarded " << type->discarded() - before << " of " << kMessages;
+  EXPECT_EQ(type->parsed(), 0u);
+  EXPECT_EQ(handled.load(), 0);
+  EXPECT_EQ(transport.ChannelStats().at(0).lost, 0u);
+  sub->reset();
+  publisher->reset();
+  transport.Shutdown();
 }
 
 TEST(DdsTransportStartTest, NoParticipantUntilAProtobufChannelNeedsOne) {

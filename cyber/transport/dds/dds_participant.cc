@@ -285,6 +285,9 @@ absl::StatusOr<std::shared_ptr<RemotePublisher>> DdsTransport::Impl::Publisher(
   if (secured_) writer_qos.data_sharing().off();
   writer_qos.reliable_writer_qos().disable_heartbeat_piggyback = !options_.heartbeat_piggyback;
   writer_qos.reliable_writer_qos().times.nackSupressionDuration = ToDdsDuration(options_.nack_suppression);
+  // Before the writer exists: this process's readers of the channel must
+  // know its samples from the first one on.
+  channel->written_here.store(true, std::memory_order_release);
   fdds::DataWriter* writer = publisher_->create_datawriter(
       *topic, writer_qos, publisher.get(), fdds::StatusMask::all());
   if (writer == nullptr) {
@@ -309,17 +312,11 @@ absl::StatusOr<std::unique_ptr<RemoteSubscription>> DdsTransport::Impl::Subscrib
   }
   absl::StatusOr<fdds::Topic*> topic = TopicLocked(endpoint);
   if (!topic.ok()) return topic.status();
-  // Parsed where they arrive only while every reader of the type takes
-  // parsed messages; one that does not (a service's, the graph's, a
-  // lockstep inlet's) turns it off for the type in this participant, for
-  // good (before its DataReader exists, so it never sees a parsed sample).
-  fdds::TypeSupport registered = participant_->find_type(endpoint.type_name);
-  if (auto* type = dynamic_cast<FrameTopicType*>(registered.get())) {
-    bool& bytes_only = bytes_only_types_[endpoint.type_name];
-    bytes_only |= endpoint.prototype == nullptr;
-    type->SetPrototype(bytes_only ? nullptr : endpoint.prototype);
-  }
-  auto sub = std::make_shared<SubscriptionImpl>(this, channel, endpoint.qos, std::move(handler));
+  // A reader with a prototype gets message frames parsed where they
+  // arrive (FrameTopicType); one without (a service's, the graph's, a
+  // lockstep inlet's) gets bytes.
+  auto sub = std::make_shared<SubscriptionImpl>(this, channel, endpoint.qos, endpoint.prototype,
+                                                std::move(handler));
   fdds::StatusMask mask = fdds::StatusMask::data_available() << fdds::StatusMask::sample_lost()
                           << fdds::StatusMask::requested_incompatible_qos();
   fdds::DataReaderQos reader_qos = ReaderQos(endpoint.qos);

@@ -134,6 +134,11 @@ struct ChannelState {
   std::atomic<uint64_t> lost{0};
   // Type conflicts on the channel that ended (the peer's endpoint went).
   std::atomic<uint64_t> type_conflicts_ended{0};
+  // This process has a DataWriter on the channel (set before it is made,
+  // never cleared: a publisher lives as long as the transport). Fast-DDS
+  // hands this process's readers of the channel what it writes, which they
+  // drop unread (dds_subscription.h).
+  std::atomic<bool> written_here{false};
   Mutex latency_mu;
   timer::LatencyHistogram latency ABSL_GUARDED_BY(latency_mu);
 };
@@ -293,9 +298,6 @@ class DdsTransport::Impl final : public fdds::DomainParticipantListener {
   // The channel that registered each message type: its bound
   // (FrameTopicType::max_message_bytes, 0: none) is the type's.
   std::map<std::string, std::string> first_channel_of_type_ ABSL_GUARDED_BY(create_mu_);
-  // Per type name: a reader that takes bytes, not parsed messages, was made
-  // (its FrameTopicType then parses nothing; see SetPrototype).
-  std::map<std::string, bool> bytes_only_types_ ABSL_GUARDED_BY(create_mu_);
   std::map<std::string, std::shared_ptr<PublisherImpl>> publisher_by_channel_
       ABSL_GUARDED_BY(create_mu_);
   std::set<SubscriptionImpl*> subscriptions_ ABSL_GUARDED_BY(create_mu_);

@@ -23,12 +23,16 @@ namespace dds {
 // (DdsTransport::Impl::CloseSubscription); it answers nothing after Detach.
 class SubscriptionImpl final : public fdds::DataReaderListener {
  public:
+  // `prototype`: the reader takes messages parsed into new messages of
+  // its type (null: the frames' bytes).
   SubscriptionImpl(DdsTransport::Impl* impl, std::shared_ptr<ChannelState> channel,
-                   ChannelQos qos, RemoteTransport::SampleHandler handler)
+                   ChannelQos qos, const google::protobuf::MessageLite* prototype,
+                   RemoteTransport::SampleHandler handler)
       : impl_(impl),
         channel_(std::move(channel)),
         qos_(qos),
         own_prefix_(impl_->own_prefix()),
+        prototype_(prototype),
         handler_(std::move(handler)) {
     HandoffFence();
   }
@@ -56,16 +60,43 @@ class SubscriptionImpl final : public fdds::DataReaderListener {
     handler_ = nullptr;
   }
 
+  // Samples this process wrote (Fast-DDS matches its own readers and
+  // writers) are dropped unread: when the process writes the channel, each
+  // take first looks at whose the next sample is, and one of its own is
+  // taken without a parse or a copy (FrameSample::discard). `take_mu_`
+  // keeps that look and the take together: Fast-DDS may call this from
+  // more than one of its threads.
   void on_data_available(fdds::DataReader* reader) override {
     HandoffFence();
+    MutexLock take(&take_mu_);
     FrameSample sample;
+    sample.parse_as = prototype_;
     fdds::SampleInfo info;
-    while (reader->take_next_sample(&sample, &info) == ReturnCode::RETCODE_OK) {
+    while (true) {
+      sample.discard = false;
+      if (channel_->written_here.load(std::memory_order_acquire)) {
+        fdds::SampleInfo next;
+        if (reader->get_first_untaken_info(&next) != ReturnCode::RETCODE_OK) return;
+        sample.discard = next.valid_data &&
+                         next.sample_identity.writer_guid().guidPrefix == own_prefix_;
+      }
+      if (reader->take_next_sample(&sample, &info) != ReturnCode::RETCODE_OK) return;
       if (!info.valid_data) continue;
+      const frtps::GUID_t writer = info.sample_identity.writer_guid();
+      const bool own = writer.guidPrefix == own_prefix_;
       MutexLock lock(&mu_);
       if (closed_) return;
-      const frtps::GUID_t writer = info.sample_identity.writer_guid();
-      if (writer.guidPrefix == own_prefix_) continue;  // our own
+      if (own) continue;
+      if (sample.discard) {
+        // Looked at as this process's and taken as another's: not expected
+        // (nothing else takes from this reader), but if it happens the
+        // sample is lost, so it counts and is named as such.
+        channel_->lost.fetch_add(1, std::memory_order_relaxed);
+        AERROR_EVERY(100) << "channel \"" << channel_->channel << "\": a sample from "
+                          << impl_->PeerName(writer.guidPrefix)
+                          << " was taken as this process's own and dropped unread";
+        continue;
+      }
       Handle(writer, sample, info.source_timestamp);
     }
   }
@@ -164,6 +195,9 @@ class SubscriptionImpl final : public fdds::DataReaderListener {
   const std::shared_ptr<ChannelState> channel_;
   const ChannelQos qos_;
   const frtps::GuidPrefix_t own_prefix_;
+  const google::protobuf::MessageLite* const prototype_;
+  // Held by on_data_available for its whole run (see there); before mu_.
+  Mutex take_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   // Held while a handler runs (Detach waits for it).
   Mutex mu_;
   RemoteTransport::SampleHandler handler_ ABSL_GUARDED_BY(mu_);

@@ -69,7 +69,12 @@ bool FrameTopicType::deserialize(
   auto* sample = static_cast<FrameSample*>(data);
   HandoffFence();  // after the buffer's writer (handoff_fence.h)
   sample->parsed.reset();
-  const google::protobuf::MessageLite* prototype = prototype_.load(std::memory_order_acquire);
+  if (sample->discard) {
+    sample->bytes.clear();
+    discarded_.fetch_add(1, std::memory_order_relaxed);
+    return true;
+  }
+  const google::protobuf::MessageLite* prototype = sample->parse_as;
   if (prototype != nullptr && payload->length >= kEncapsulationSize) {
     absl::StatusOr<FrameView> frame = DecodeFrame(absl::string_view(
         reinterpret_cast<const char*>(payload->data) + kEncapsulationSize,
@@ -91,6 +96,7 @@ bool FrameTopicType::deserialize(
           sample->payload_size = frame->payload.size();
           sample->parsed = std::move(message);
           sample->bytes.clear();
+          parsed_.fetch_add(1, std::memory_order_relaxed);
           HandoffFence();  // before the buffer is written again
           return true;
         }

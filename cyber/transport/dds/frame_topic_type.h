@@ -14,19 +14,22 @@
 // Fast-DDS needs to share a writer's history with same-host readers (data
 // sharing, channel_qos.h). The publisher refuses larger messages first.
 //
-// Parsing where the sample arrived: while the participant's readers of
-// the type all take parsed messages (SetPrototype; the first that takes
-// bytes switches it off for good, see DdsTransport::Impl::Subscribe),
-// deserialize() parses a message frame straight from Fast-DDS's payload
-// (its history, or a writer's data-sharing pool, whose node the writer may
-// overwrite at any time: Fast-DDS checks after this call and drops a
-// sample overwritten meanwhile) into a new message of the prototype's
-// type, instead of copying the frame's bytes out for the reader to parse:
-// one copy of the message fewer. A frame that does not parse is copied as
-// before (the reader then reports it).
+// Parsing where the sample arrived: a reader that takes parsed messages
+// names its prototype in the sample it takes into (FrameSample::parse_as,
+// set before each take), and deserialize() parses a message frame straight
+// from Fast-DDS's payload (its history, or a writer's data-sharing pool,
+// whose node the writer may overwrite at any time: Fast-DDS checks after
+// this call and drops a sample overwritten meanwhile) into a new message of
+// that type, instead of copying the frame's bytes out for the reader to
+// parse: one copy of the message fewer. A reader that takes bytes (a
+// service's, the graph's, a lockstep inlet's) leaves parse_as null and
+// gets the bytes; the choice is each take's, so readers of one type in one
+// process choose independently. A frame that does not parse is copied as
+// bytes (the reader then reports it). A sample the reader will drop
+// unread (its own process wrote it: FrameSample::discard) is neither
+// parsed nor copied.
 //
-// Threads: as any TopicDataType (Fast-DDS calls it from its own threads);
-// SetPrototype from any thread, taking effect for later samples.
+// Threads: as any TopicDataType (Fast-DDS calls it from its own threads).
 
 #ifndef CYBER_TRANSPORT_DDS_FRAME_TOPIC_TYPE_H_
 #define CYBER_TRANSPORT_DDS_FRAME_TOPIC_TYPE_H_
@@ -49,7 +52,7 @@ namespace dds {
 // built by the caller), or a header and a protobuf message that serialize()
 // writes straight into Fast-DDS's payload, the message's only copy on the
 // way out (`message_size` is its ByteSizeLong(), taken just before).
-// Received and parsed (SetPrototype): `parsed`, its frame's `header` and
+// Received and parsed (`parse_as` set): `parsed`, its frame's `header` and
 // `payload_size`, and no bytes.
 struct FrameSample {
   std::string bytes;
@@ -58,6 +61,12 @@ struct FrameSample {
   FrameHeader header;
   std::shared_ptr<google::protobuf::MessageLite> parsed;
   size_t payload_size = 0;
+  // Set by the reader before each take. `parse_as`: its prototype (message
+  // frames are parsed into new messages of that type); null: the frame's
+  // bytes are copied out. `discard`: the reader drops this sample unread
+  // (this process wrote it), so it is neither parsed nor copied.
+  const google::protobuf::MessageLite* parse_as = nullptr;
+  bool discard = false;
 };
 
 class FrameTopicType final : public eprosima::fastdds::dds::TopicDataType {
@@ -68,11 +77,11 @@ class FrameTopicType final : public eprosima::fastdds::dds::TopicDataType {
   bool is_bounded() const override { return max_message_bytes_ > 0; }
   uint32_t max_message_bytes() const { return max_message_bytes_; }
 
-  // The type's default instance: received message frames are parsed into
-  // new messages of it; null: their bytes are copied out.
-  void SetPrototype(const google::protobuf::MessageLite* prototype) {
-    prototype_.store(prototype, std::memory_order_release);
-  }
+  // Message frames parsed where they arrived, and samples discarded
+  // unread (FrameSample::discard), since construction: for tests and
+  // diagnostics.
+  uint64_t parsed() const { return parsed_.load(std::memory_order_relaxed); }
+  uint64_t discarded() const { return discarded_.load(std::memory_order_relaxed); }
 
   bool serialize(void* data,
                  eprosima::fastrtps::rtps::SerializedPayload_t* payload) override;
@@ -86,7 +95,8 @@ class FrameTopicType final : public eprosima::fastdds::dds::TopicDataType {
 
  private:
   const uint32_t max_message_bytes_;
-  std::atomic<const google::protobuf::MessageLite*> prototype_{nullptr};
+  std::atomic<uint64_t> parsed_{0};
+  std::atomic<uint64_t> discarded_{0};
 };
 
 }  // namespace dds

@@ -1,6 +1,7 @@
 // FrameTopicType's serialize/deserialize without Fast-DDS's threads: a
 // frame travels as the CDR payload Fast-DDS would hand a reader, and is
-// received as bytes, or parsed where it lies once a prototype is set.
+// received as bytes, parsed where it lies when the reader names its
+// prototype, or discarded unread.
 
 #include "cyber/transport/dds/frame_topic_type.h"
 
@@ -54,10 +55,10 @@ TEST(FrameTopicTypeTest, WithoutAPrototypeAReaderGetsTheFramesBytes) {
 TEST(FrameTopicTypeTest, WithAPrototypeAMessageIsParsedWhereItLies) {
   for (uint32_t bound : {0u, 4096u}) {
     FrameTopicType type("cyber.dds_test.Ping", bound);
-    type.SetPrototype(&Ping::default_instance());
     SerializedPayload_t payload(type.m_typeSize);
     Serialize(type, APing(), FrameKind::kMessage, &payload);
     FrameSample got;
+    got.parse_as = &Ping::default_instance();
     got.bytes = "left from an earlier sample";
     ASSERT_TRUE(type.deserialize(&payload, &got)) << bound;
     ASSERT_NE(got.parsed, nullptr) << bound;
@@ -68,24 +69,51 @@ TEST(FrameTopicTypeTest, WithAPrototypeAMessageIsParsedWhereItLies) {
     EXPECT_EQ(got.payload_size, APing().ByteSizeLong());
     EXPECT_EQ(got.header.sequence, 11u);
     EXPECT_EQ(got.header.sent_ns, 12345);
+    EXPECT_EQ(type.parsed(), 1u);
 
-    // Switched off again: bytes.
-    type.SetPrototype(nullptr);
+    // The next take, by a reader of bytes: bytes, whatever the last one
+    // took.
+    FrameSample bytes;
+    ASSERT_TRUE(type.deserialize(&payload, &bytes));
+    EXPECT_EQ(bytes.parsed, nullptr);
+    EXPECT_FALSE(bytes.bytes.empty());
+    got.parsed.reset();
+    ASSERT_TRUE(type.deserialize(&payload, &got));
+    EXPECT_NE(got.parsed, nullptr) << "a reader's prototype is its own, each take";
+    EXPECT_EQ(type.parsed(), 2u);
+  }
+}
+
+// A sample its reader drops unread (this process wrote it) costs neither
+// a parse nor a copy.
+TEST(FrameTopicTypeTest, ADiscardedSampleIsNeitherParsedNorCopied) {
+  FrameTopicType type("cyber.dds_test.Ping");
+  SerializedPayload_t payload;
+  Serialize(type, APing(), FrameKind::kMessage, &payload);
+  for (const google::protobuf::MessageLite* parse_as :
+       {static_cast<const google::protobuf::MessageLite*>(&Ping::default_instance()),
+        static_cast<const google::protobuf::MessageLite*>(nullptr)}) {
+    FrameSample got;
+    got.parse_as = parse_as;
+    got.discard = true;
+    got.bytes = "left from an earlier sample";
     ASSERT_TRUE(type.deserialize(&payload, &got));
     EXPECT_EQ(got.parsed, nullptr);
-    EXPECT_FALSE(got.bytes.empty());
+    EXPECT_TRUE(got.bytes.empty());
   }
+  EXPECT_EQ(type.discarded(), 2u);
+  EXPECT_EQ(type.parsed(), 0u);
 }
 
 // What is not a message that parses is copied out as before, for the
 // reader to refuse and name (or, for a service's frame, to handle).
 TEST(FrameTopicTypeTest, WhatDoesNotParseIsHandedAsBytes) {
   FrameTopicType type("cyber.dds_test.Ping");
-  type.SetPrototype(&Ping::default_instance());
 
   SerializedPayload_t request;
   Serialize(type, APing(), FrameKind::kRequest, &request);
   FrameSample got;
+  got.parse_as = &Ping::default_instance();
   ASSERT_TRUE(type.deserialize(&request, &got));
   EXPECT_EQ(got.parsed, nullptr);
   EXPECT_FALSE(got.bytes.empty());
@@ -108,6 +136,7 @@ TEST(FrameTopicTypeTest, WhatDoesNotParseIsHandedAsBytes) {
   ASSERT_TRUE(type.deserialize(&garbage, &got));
   EXPECT_EQ(got.parsed, nullptr);
   EXPECT_EQ(got.bytes.size(), 16u);
+  EXPECT_EQ(type.parsed(), 0u);
 }
 
 }  // namespace
