@@ -8,7 +8,8 @@
 // says so, so the processes' graphs carry each endpoint's bound and this
 // check names the pairs that lose messages: DomainGraph lists them per
 // channel (cyber_channel info shows them), and GraphAnnouncer logs them
-// once in both processes of the pair.
+// once in both processes of the pair; both through
+// DataSharingBoundMismatchesAmong, the one place that pairs endpoints.
 //
 // A writer bounded to W <= R, or a reader without a bound, loses nothing
 // (the latter just does not share memory).
@@ -19,6 +20,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace cyber {
 namespace graph {
@@ -36,6 +38,22 @@ struct BoundedEndpoint {
 std::optional<std::string> DataSharingBoundMismatch(const std::string& channel,
                                                     const BoundedEndpoint& writer,
                                                     const BoundedEndpoint& reader);
+
+// An endpoint of a channel as a process's graph announces it, with a QoS.
+struct AnnouncedEndpoint {
+  std::string process;  // its process's label: one process's ends never pair
+  std::string node;
+  std::string type_name;
+  bool writer = false;  // else a reader
+  uint32_t data_sharing_max_bytes = 0;
+};
+
+// Every writer and reader among `endpoints` (all of `channel`) that are
+// in two processes and of one type and whose bounds make the reader drop
+// the writer's larger messages: one sentence each (DataSharingBoundMismatch,
+// the ends named "process (node)"), sorted, none twice.
+std::vector<std::string> DataSharingBoundMismatchesAmong(
+    const std::string& channel, const std::vector<AnnouncedEndpoint>& endpoints);
 
 }  // namespace graph
 }  // namespace cyber

@@ -677,21 +677,17 @@ std::optional<ChannelQos> ReaderQosFor(const ChannelView& channel) {
 }
 
 std::vector<std::string> DataSharingBoundMismatches(const ChannelView& channel) {
-  std::set<std::string> said;
-  for (const ChannelEndpointView& w : channel.writers) {
-    for (const ChannelEndpointView& r : channel.readers) {
-      if (!w.qos.has_value() || !r.qos.has_value() || w.process_label == r.process_label ||
-          w.type_name != r.type_name) {
-        continue;
-      }
-      std::optional<std::string> mismatch = DataSharingBoundMismatch(
-          channel.name,
-          {absl::StrCat(w.process_label, " (", w.node, ")"), w.qos->data_sharing_max_bytes},
-          {absl::StrCat(r.process_label, " (", r.node, ")"), r.qos->data_sharing_max_bytes});
-      if (mismatch.has_value()) said.insert(*std::move(mismatch));
+  std::vector<AnnouncedEndpoint> endpoints;
+  auto add = [&endpoints](const std::vector<ChannelEndpointView>& ends, bool writer) {
+    for (const ChannelEndpointView& e : ends) {
+      if (!e.qos.has_value()) continue;
+      endpoints.push_back({e.process_label, e.node, e.type_name, writer,
+                           e.qos->data_sharing_max_bytes});
     }
-  }
-  return {said.begin(), said.end()};
+  };
+  add(channel.writers, /*writer=*/true);
+  add(channel.readers, /*writer=*/false);
+  return DataSharingBoundMismatchesAmong(channel.name, endpoints);
 }
 
 absl::StatusOr<std::unique_ptr<RemoteSubscription>> DomainGraph::Subscribe(

@@ -276,26 +276,24 @@ class GraphAnnouncer::Impl {
   // endpoints, in both processes.
   void SayBoundMismatches(const ProcessGraph& peer, const std::string& peer_name,
                           const ProcessGraph& own, const std::string& own_name) {
-    for (const ChannelEndpoint& theirs : peer.channels()) {
-      for (const ChannelEndpoint& mine : own.channels()) {
-        if (mine.channel() != theirs.channel() || mine.type_name() != theirs.type_name() ||
-            !mine.has_qos() || !theirs.has_qos() || mine.role() == theirs.role()) {
-          continue;
-        }
-        const BoundedEndpoint their_end{absl::StrCat(peer_name, " (", theirs.node(), ")"),
-                                        theirs.qos().data_sharing_max_bytes()};
-        const BoundedEndpoint my_end{absl::StrCat(own_name, " (", mine.node(), ")"),
-                                     mine.qos().data_sharing_max_bytes()};
-        std::optional<std::string> mismatch =
-            theirs.role() == ChannelEndpoint::WRITER
-                ? DataSharingBoundMismatch(theirs.channel(), their_end, my_end)
-                : DataSharingBoundMismatch(theirs.channel(), my_end, their_end);
-        if (!mismatch.has_value()) continue;
+    std::map<std::string, std::vector<AnnouncedEndpoint>> by_channel;
+    auto add = [&by_channel](const ProcessGraph& graph, const std::string& process) {
+      for (const ChannelEndpoint& e : graph.channels()) {
+        if (!e.has_qos()) continue;
+        by_channel[e.channel()].push_back({process, e.node(), e.type_name(),
+                                           e.role() == ChannelEndpoint::WRITER,
+                                           e.qos().data_sharing_max_bytes()});
+      }
+    };
+    add(peer, peer_name);
+    add(own, own_name);
+    for (const auto& [channel, endpoints] : by_channel) {
+      for (const std::string& mismatch : DataSharingBoundMismatchesAmong(channel, endpoints)) {
         {
           MutexLock lock(&mu_);
-          if (!logged_bounds_.insert(*mismatch).second) continue;
+          if (!logged_bounds_.insert(mismatch).second) continue;
         }
-        AERROR << *mismatch;
+        AERROR << mismatch;
       }
     }
   }
