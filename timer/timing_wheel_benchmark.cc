@@ -40,6 +40,17 @@
 //             (involuntary switches per iteration) tell whether the threads
 //             really contended: near 1, ~0 and high, they took turns on one
 //             core and ns/op is the uncontended cost;
+//   BM_Posted_{Arm,Cancel,ReArm}[_TwoThreads]
+//             the Arm, Cancel and ReArm batches through the cheapest
+//             thread-safe front end we know over the floor
+//             (tests/reference/posted_front_end.h: the wheel is its tick
+//             thread's alone; other threads flip the timer's atomic state
+//             word and post it to a lock-free queue), the lower bound of a
+//             lock-free TimingWheel. The plain rows drain the queue in the
+//             posting thread every 64 commands, timed (post + drain + apply:
+//             the whole cost); the _TwoThreads rows time the posting thread
+//             while a second thread drains every 50 us, and report that
+//             thread's CPU per command (consumer_ns/op);
 // Every row also reports bytes/timer: for the wheel, sizeof(WheelEntry) plus
 // sizeof(TimingWheel) spread over the N timers; for the heap, its storage
 // (capacity * element size, stale elements included) spread over N, plus the
@@ -72,6 +83,7 @@
 // beforehand (its steady state in a long-running process).
 
 #include <sys/resource.h>
+#include <time.h>
 
 #include <algorithm>
 #include <atomic>
@@ -88,10 +100,12 @@
 #include <vector>
 
 #include "absl/functional/function_ref.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "benchmark/benchmark.h"
 #include "cyber/time/instant.h"
 #include "tests/reference/floor_wheel.h"
+#include "tests/reference/posted_front_end.h"
 #include "timer/timing_wheel.h"
 
 namespace cyber {
@@ -550,6 +564,288 @@ void BM_Floor_ReArm(benchmark::State& state) {
   ReportFloorBytes(state, n);
 }
 
+// --- Posted front end over the floor ----------------------------------------
+
+using reference::PostedEntry;
+using reference::PostedFrontEnd;
+
+// Commands posted between two drains in the single-threaded BM_Posted_* rows.
+constexpr size_t kDrainEvery = 64;
+// How long the *_TwoThreads rows' consumer sleeps between drains while the
+// producer is posting (and between rounds): a tick thread draining at the
+// start of each pass, at a pass rate far above the 2 ms tick.
+constexpr absl::Duration kConsumerIdle = absl::Microseconds(50);
+
+// Which batch a BM_Posted_* row times: that of the BM_Floor_* row of the same
+// name.
+enum class PostedOp { kArm, kCancel, kReArm };
+
+void ReportPostedBytes(benchmark::State& state, size_t n) {
+  state.counters["bytes/timer"] =
+      sizeof(PostedEntry) +
+      static_cast<double>(sizeof(PostedFrontEnd)) / static_cast<double>(n);
+}
+
+int64_t ThreadCpuNanos() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+// Setup and cleanup (untimed, on the thread that owns the wheel at the time):
+// post the commands, then apply them.
+void ArmAll(PostedFrontEnd& front, std::vector<PostedEntry>& entries,
+            const std::vector<uint32_t>& delay, Tick now) {
+  for (size_t i = 0; i < entries.size(); ++i) {
+    front.Arm(&entries[i], now + delay[i]);
+  }
+  front.Drain();
+}
+void DisarmAll(PostedFrontEnd& front, std::vector<PostedEntry>& entries) {
+  for (PostedEntry& e : entries) front.Cancel(&e);
+  front.Drain();
+}
+
+// The check after a batch (untimed; the caller owns the wheel and every
+// command has been drained): the wheel holds exactly the entries whose state
+// word says armed, each at the expiry the model says. `delay` null: every
+// entry idle; otherwise entry i armed for now + delay[i].
+bool WheelMatchesStates(PostedFrontEnd& front,
+                        const std::vector<PostedEntry>& entries,
+                        const std::vector<uint32_t>* delay, Tick now) {
+  size_t armed = 0;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const PostedEntry& e = entries[i];
+    const uint32_t s = e.state.load(std::memory_order_relaxed);
+    const bool state_armed = (s & PostedFrontEnd::kArmed) != 0;
+    if ((s & PostedFrontEnd::kQueued) != 0) return false;  // not drained
+    if (state_armed != (delay != nullptr)) return false;
+    if (e.floor.armed() != state_armed) return false;
+    if (state_armed) {
+      if (e.floor.expires() != now + (*delay)[i]) return false;
+      ++armed;
+    }
+  }
+  return front.wheel().size() == armed;
+}
+
+// Posts the row's batch (that of the BM_Floor_* row) and calls
+// after_post(k) after the k-th command. Returns how many commands got the
+// answer the workload expects (all n when nothing is lost): Arm into an empty
+// wheel "was idle", Cancel and re-arm of an armed entry "was armed".
+template <typename AfterPost>
+size_t PostBatch(PostedFrontEnd& front, std::vector<PostedEntry>& entries,
+                 const Workload& w, PostedOp op, Tick now,
+                 AfterPost&& after_post) {
+  size_t expected = 0;
+  size_t posted = 0;
+  switch (op) {
+    case PostedOp::kArm:
+      for (size_t i = 0; i < entries.size(); ++i) {
+        if (!front.Arm(&entries[i], now + w.delay[i])) ++expected;
+        after_post(++posted);
+      }
+      break;
+    case PostedOp::kCancel:
+      for (uint32_t i : w.cancel_order) {
+        if (front.Cancel(&entries[i])) ++expected;
+        after_post(++posted);
+      }
+      break;
+    case PostedOp::kReArm:
+      for (uint32_t i : w.rearm_order) {
+        if (front.Arm(&entries[i], now + w.new_delay[i])) ++expected;
+        after_post(++posted);
+      }
+      break;
+  }
+  return expected;
+}
+
+// The state the batch starts from: every entry armed for Cancel and ReArm,
+// every entry idle for Arm (as the previous round's cleanup left them).
+void SetUpPostedBatch(PostedFrontEnd& front, std::vector<PostedEntry>& entries,
+                      const Workload& w, PostedOp op, Tick now) {
+  if (op != PostedOp::kArm) ArmAll(front, entries, w.delay, now);
+}
+// The state the batch must leave, as WheelMatchesStates takes it.
+const std::vector<uint32_t>* PostedBatchResult(const Workload& w,
+                                               PostedOp op) {
+  switch (op) {
+    case PostedOp::kArm:
+      return &w.delay;
+    case PostedOp::kCancel:
+      return nullptr;
+    case PostedOp::kReArm:
+      return &w.new_delay;
+  }
+  return nullptr;
+}
+
+// One thread posts and drains: every kDrainEvery commands and once at the
+// end, all timed.
+void RunPostedOneThread(benchmark::State& state, PostedOp op) {
+  const size_t n = Size(state);
+  const Workload& w = WorkloadFor(n);
+  std::vector<PostedEntry> entries(n);
+  auto front = std::make_unique<PostedFrontEnd>();
+  RunRounds(state, n, [&](BatchClock& clock) -> uint64_t {
+    const Tick now = front->wheel().now();
+    SetUpPostedBatch(*front, entries, w, op, now);
+    size_t expected = 0;
+    clock.Measure([&] {
+      expected = PostBatch(*front, entries, w, op, now, [&](size_t posted) {
+        if (posted % kDrainEvery == 0) front->Drain();
+      });
+      front->Drain();
+    });
+    const bool matches =
+        WheelMatchesStates(*front, entries, PostedBatchResult(w, op), now);
+    DisarmAll(*front, entries);
+    if (expected != n || !matches) {
+      state.SkipWithError(
+          "posted front end: a wrong answer, or the floor wheel does not hold "
+          "what the state words say");
+      return 0;
+    }
+    return n;
+  });
+  ReportPostedBytes(state, n);
+}
+
+void BM_Posted_Arm(benchmark::State& state) {
+  RunPostedOneThread(state, PostedOp::kArm);
+}
+void BM_Posted_Cancel(benchmark::State& state) {
+  RunPostedOneThread(state, PostedOp::kCancel);
+}
+void BM_Posted_ReArm(benchmark::State& state) {
+  RunPostedOneThread(state, PostedOp::kReArm);
+}
+
+// The *_TwoThreads rows' tick thread. Between rounds it is parked and the
+// benchmark thread owns the wheel (setup, check, cleanup); from StartRound()
+// until FinishRound() returns it owns the wheel: it drains, sleeps
+// kConsumerIdle, drains again, and once the producer has posted its last
+// command drains a last time. A drain runs until the queue is empty, so a
+// consumer slower than the producer chases it to the end of the batch
+// (drains/round near 2). It counts its CPU time (CLOCK_THREAD_CPUTIME_ID)
+// over the rounds only.
+class PostedConsumer {
+ public:
+  explicit PostedConsumer(PostedFrontEnd* front)
+      : front_(front), thread_([this] { Run(); }) {}
+  PostedConsumer(const PostedConsumer&) = delete;
+  PostedConsumer& operator=(const PostedConsumer&) = delete;
+  ~PostedConsumer() {
+    quit_.store(true, std::memory_order_release);
+    thread_.join();
+  }
+
+  // Hands the wheel over; the caller then only posts.
+  void StartRound() { started_.store(++round_, std::memory_order_release); }
+
+  // The caller has posted its last command of the round: waits until the
+  // consumer has applied all and handed the wheel back.
+  void FinishRound() {
+    posted_.store(round_, std::memory_order_release);
+    while (finished_.load(std::memory_order_acquire) != round_) {
+      std::this_thread::yield();
+    }
+  }
+
+  // Read between rounds only (FinishRound orders them).
+  int64_t cpu_ns() const { return cpu_ns_; }
+  uint64_t drains() const { return drains_; }
+
+ private:
+  void Run() {
+    uint64_t round = 0;
+    for (;;) {
+      while (started_.load(std::memory_order_acquire) == round) {
+        if (quit_.load(std::memory_order_acquire)) return;
+        absl::SleepFor(kConsumerIdle);
+      }
+      ++round;
+      const int64_t cpu_before = ThreadCpuNanos();
+      for (;;) {
+        // Read first: if the producer was done, this drain sees it all.
+        const bool last = posted_.load(std::memory_order_acquire) == round;
+        front_->Drain();
+        ++drains_;
+        if (last) break;
+        absl::SleepFor(kConsumerIdle);
+      }
+      cpu_ns_ += ThreadCpuNanos() - cpu_before;
+      finished_.store(round, std::memory_order_release);
+    }
+  }
+
+  PostedFrontEnd* const front_;
+  uint64_t round_ = 0;  // the benchmark thread's
+  std::atomic<uint64_t> started_{0};
+  std::atomic<uint64_t> posted_{0};
+  std::atomic<uint64_t> finished_{0};
+  std::atomic<bool> quit_{false};
+  // The consumer's, published by finished_.
+  int64_t cpu_ns_ = 0;
+  uint64_t drains_ = 0;
+  std::thread thread_;  // last: starts once the fields above are built
+};
+
+// The benchmark thread posts (timed), a second thread drains concurrently.
+// ns/op is the producer's; consumer_ns/op the consumer's CPU per command,
+// its sleeps' wake-ups included; drains/round how many drains that took.
+void RunPostedTwoThreads(benchmark::State& state, PostedOp op) {
+  const size_t n = Size(state);
+  const Workload& w = WorkloadFor(n);
+  std::vector<PostedEntry> entries(n);
+  auto front = std::make_unique<PostedFrontEnd>();
+  // The wheel never advances: its now() stays 0, and the producer need not
+  // read it while the consumer owns the wheel.
+  const Tick now = front->wheel().now();
+  PostedConsumer consumer(front.get());
+  uint64_t ops = 0;
+  uint64_t rounds = 0;
+  RunRounds(state, n, [&](BatchClock& clock) -> uint64_t {
+    SetUpPostedBatch(*front, entries, w, op, now);
+    consumer.StartRound();
+    size_t expected = 0;
+    clock.Measure([&] {
+      expected = PostBatch(*front, entries, w, op, now, [](size_t) {});
+    });
+    consumer.FinishRound();
+    const bool matches =
+        WheelMatchesStates(*front, entries, PostedBatchResult(w, op), now);
+    DisarmAll(*front, entries);
+    if (expected != n || !matches) {
+      state.SkipWithError(
+          "posted front end: a wrong answer, or the floor wheel does not hold "
+          "what the state words say");
+      return 0;
+    }
+    ops += n;
+    ++rounds;
+    return n;
+  });
+  if (ops == 0) return;  // skipped
+  state.counters["consumer_ns/op"] =
+      static_cast<double>(consumer.cpu_ns()) / static_cast<double>(ops);
+  state.counters["drains/round"] =
+      static_cast<double>(consumer.drains()) / static_cast<double>(rounds);
+  ReportPostedBytes(state, n);
+}
+
+void BM_Posted_Arm_TwoThreads(benchmark::State& state) {
+  RunPostedTwoThreads(state, PostedOp::kArm);
+}
+void BM_Posted_Cancel_TwoThreads(benchmark::State& state) {
+  RunPostedTwoThreads(state, PostedOp::kCancel);
+}
+void BM_Posted_ReArm_TwoThreads(benchmark::State& state) {
+  RunPostedTwoThreads(state, PostedOp::kReArm);
+}
+
 // --- Expiry -----------------------------------------------------------------
 
 void BM_Wheel_Expire(benchmark::State& state) {
@@ -764,6 +1060,12 @@ BENCHMARK(BM_Heap_Cancel)->Apply(LiveTimerCounts);
 BENCHMARK(BM_Wheel_ReArm)->Apply(LiveTimerCounts);
 BENCHMARK(BM_Floor_ReArm)->Apply(LiveTimerCounts);
 BENCHMARK(BM_Heap_ReArm)->Apply(LiveTimerCounts);
+BENCHMARK(BM_Posted_Arm)->Apply(LiveTimerCounts);
+BENCHMARK(BM_Posted_Cancel)->Apply(LiveTimerCounts);
+BENCHMARK(BM_Posted_ReArm)->Apply(LiveTimerCounts);
+BENCHMARK(BM_Posted_Arm_TwoThreads)->Apply(LiveTimerCounts);
+BENCHMARK(BM_Posted_Cancel_TwoThreads)->Apply(LiveTimerCounts);
+BENCHMARK(BM_Posted_ReArm_TwoThreads)->Apply(LiveTimerCounts);
 BENCHMARK(BM_Wheel_Expire)->Apply(LiveTimerCounts);
 BENCHMARK(BM_Floor_Expire)->Apply(LiveTimerCounts);
 BENCHMARK(BM_Heap_Expire)->Apply(LiveTimerCounts);

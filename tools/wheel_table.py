@@ -14,7 +14,11 @@ medians and ranges here come from the same numbers) and prints, as markdown:
     the range), and the best-of-each ratio;
   - two threads arming and cancelling their own timers on one shared wheel
     (BM_Wheel_ArmCancelOnSharedWheel/threads:2), against <= 40 ns/op, with
-    the one-thread row beside it.
+    the one-thread row beside it;
+  - the lower bound of a wheel owned by its tick thread (BM_Posted_*,
+    tests/reference/posted_front_end.h): the floor behind a lock-free
+    queue, one thread and two (the poster's ns/op and the drainer's CPU
+    per command, consumer_ns/op), against the floor and ours.
 
 The value read is each row's "ns/op" counter: the timed operations' total
 time over their count (the benchmark's own definition; see its header).
@@ -50,7 +54,7 @@ def load(path):
             continue
         if "ns/op" in row:
             values[key].append(float(row["ns/op"]))
-        for counter in ("cpu/wall", "blocked/kop", "preempted"):
+        for counter in ("cpu/wall", "blocked/kop", "preempted", "consumer_ns/op"):
             if counter in row:
                 extra[key][counter].append(float(row[counter]))
     return values, extra, errors, data.get("context", {})
@@ -130,7 +134,8 @@ def main():
                        f"{r_floor} | {best_ratio(ours, floor)} | "
                        f"{cell(heap)} | {r_heap} |")
     single = [x for (family, arg), counters in extra.items()
-              if family != SHARED for x in counters.get("cpu/wall", [])]
+              if family != SHARED and not family.endswith("_TwoThreads")
+              for x in counters.get("cpu/wall", [])]
     if single:
         out.append("")
         out.append("The timed figures are wall time. The benchmark thread's "
@@ -142,6 +147,36 @@ def main():
                    "slower than they are (ours, floor and heap alike, but not "
                    "equally: they ran at different moments).")
     out.append("")
+    if any(family.startswith("BM_Posted_") for family, _ in values):
+        out.append("The lower bound of a wheel owned by its tick thread "
+                   "(issue 40's lever 1): the floor behind a lock-free "
+                   "queue (tests/reference/posted_front_end.h). One thread: "
+                   "post, and drain every 64 commands, all timed. Two "
+                   "threads: the poster's time (one state-word "
+                   "compare-exchange and one queue exchange per command) "
+                   "while a second thread drains every 50 us, and that "
+                   "thread's CPU per command.")
+        out.append("")
+        out.append("| operation | N | floor | ours | posted, one thread | "
+                   "posted / floor | posted, two threads: poster | "
+                   "drainer CPU | poster + drainer / floor |")
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for op, label in OPERATIONS[:3]:
+            for n in SIZES:
+                floor = values.get((f"BM_Floor_{op}", str(n)), [])
+                ours = values.get((f"BM_Wheel_{op}", str(n)), [])
+                posted = values.get((f"BM_Posted_{op}", str(n)), [])
+                key2 = (f"BM_Posted_{op}_TwoThreads", str(n))
+                poster = values.get(key2, [])
+                drainer = extra[key2].get("consumer_ns/op", []) if key2 in extra else []
+                both = "-"
+                if poster and drainer and floor:
+                    both = (f"{(statistics.median(poster) + statistics.median(drainer)) / statistics.median(floor):.2f}x")
+                r_posted, _ = ratio_cell(posted, floor)
+                out.append(f"| {label} | 1e{len(str(n)) - 1} | {cell(floor)} | {cell(ours)} | "
+                           f"{cell(posted)} | {r_posted} | {cell(poster)} | "
+                           f"{cell(drainer)} | {both} |")
+        out.append("")
     out.append("Threads arming and cancelling their own timers on one shared "
                "TimingWheel (wall time over all their operations):")
     out.append("")
