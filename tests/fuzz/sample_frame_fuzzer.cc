@@ -11,9 +11,10 @@
 // Each input is:
 //   1. deserialized by the DDS type (FrameTopicType::deserialize, as Fast-DDS
 //      calls it with the received payload, encapsulation included), as
-//      bytes and (1b) parsed where it lies, as for a reader that gives the
-//      type its prototype: parsed exactly when the bytes path would parse
-//      a message frame, to the same message;
+//      bytes, (1b) parsed where it lies, as for a reader that names its
+//      prototype: parsed exactly when the bytes path would parse a message
+//      frame, to the same message, and (1c) discarded (a sample of the
+//      reader's own process): neither parsed nor copied;
 //   2. decoded as a frame (DecodeFrame);
 //   3. when it is a frame, its payload handed to a channel's inlet handler
 //      (the one Channel<M>::RemoteInlet gives the transport: parse as the
@@ -76,9 +77,6 @@ struct World {
   std::unique_ptr<Node> node;
   std::shared_ptr<Reader<Ping>> reader;
   dds::FrameTopicType type{"cyber.dds_test.Ping"};
-  // The same type taken by a reader with a prototype: parses where the
-  // bytes lie.
-  dds::FrameTopicType parsing{"cyber.dds_test.Ping"};
   int delivered = 0;
   Ping last;
 };
@@ -112,7 +110,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!frame.ok()) {
     FUZZ_CHECK(frame.status().code() == absl::StatusCode::kInvalidArgument);
     FrameSample in_place;  // not a frame: bytes, parsed or not (1b below)
-    FUZZ_CHECK(w.parsing.deserialize(&payload, &in_place));
+    in_place.parse_as = &Ping::default_instance();
+    FUZZ_CHECK(w.type.deserialize(&payload, &in_place));
     FUZZ_CHECK(in_place.parsed == nullptr && in_place.bytes == sample.bytes);
     return 0;
   }
@@ -145,7 +144,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // frames that parse, equal to the reader's own parse; the rest as bytes.
   FrameSample in_place;
   in_place.parse_as = &Ping::default_instance();
-  FUZZ_CHECK(w.parsing.deserialize(&payload, &in_place));
+  FUZZ_CHECK(w.type.deserialize(&payload, &in_place));
   const bool parsed_in_place = in_place.parsed != nullptr;
   FUZZ_CHECK(parsed_in_place == (parses && frame->header.kind == FrameKind::kMessage));
   if (parsed_in_place) {
@@ -157,6 +156,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } else {
     FUZZ_CHECK(in_place.bytes == sample.bytes);
   }
+  // 1c. Taken as this process's own: neither parsed nor copied, whatever
+  // the bytes.
+  FrameSample discarded;
+  discarded.parse_as = &Ping::default_instance();
+  discarded.discard = true;
+  FUZZ_CHECK(w.type.deserialize(&payload, &discarded));
+  FUZZ_CHECK(discarded.parsed == nullptr && discarded.bytes.empty());
   const int before = w.delivered;
   const bool accepted = w.transport->Arrive("/fuzz", frame->payload);
   FUZZ_CHECK(accepted == parses);

@@ -167,8 +167,9 @@ class PostedFrontEnd {
     return (s & kArmed) != 0;
   }
 
-  // Disarms `entry`; returns whether it was armed (by the last command, not
-  // yet expired). Any thread.
+  // Disarms `entry`; returns whether it was armed by the last command. Any
+  // thread. Nothing here expires an entry (the wheel is never advanced:
+  // a tick thread firing it would clear kArmed, see the sequence above).
   bool Cancel(PostedEntry* entry) {
     uint32_t s = entry->state.load(std::memory_order_relaxed);
     do {
@@ -181,7 +182,9 @@ class PostedFrontEnd {
   }
 
   // Applies every posted command that is fully linked to the wheel; returns
-  // how many entries it applied. REQUIRES: the consumer.
+  // how many entries it applied. It runs until the queue is empty, so
+  // producers that keep posting keep it going (a tick thread would bound
+  // it per pass). REQUIRES: the consumer.
   size_t Drain() {
     size_t applied = 0;
     while (MpscNode* const node = queue_.Pop()) {

@@ -941,21 +941,24 @@ TEST(DdsTransportStartTest, EachReaderGetsMessagesParsedOrAsBytesAsItAsks) {
   auto last_seq = [](const std::vector<std::pair<uint64_t, bool>>& of) {
     return of.empty() ? uint64_t{0} : of.back().first;
   };
-  auto send_and_wait = [&](uint64_t seq, bool with_bytes_reader) {
+  auto send_and_wait = [&](uint64_t seq, bool with_bytes_reader,
+                           absl::Duration patience = kPatience) {
     Ping ping;
     ping.set_seq(seq);
     ping.set_body(std::string(1000, 'p'));
     EXPECT_TRUE((*publisher)->PublishMessage(ping).ok());
-    return Eventually([&] {
-      MutexLock lock(&got.mu);
-      return last_seq(got.parsed_reader) == seq &&
-             (!with_bytes_reader || last_seq(got.bytes_reader) == seq);
-    });
+    return Eventually(
+        [&] {
+          MutexLock lock(&got.mu);
+          return last_seq(got.parsed_reader) == seq &&
+                 (!with_bytes_reader || last_seq(got.bytes_reader) == seq);
+        },
+        patience);
   };
-  // Both readers matched: the first message can be lost to one that
-  // matched a moment later (volatile), so send until both have one.
+  // Wanted() says one reader matched: the other can match a moment later
+  // and miss what came before (volatile), so send until both have one.
   uint64_t seq = 0;
-  ASSERT_TRUE(Eventually([&] { return send_and_wait(++seq, true); }));
+  ASSERT_TRUE(Eventually([&] { return send_and_wait(++seq, true, absl::Milliseconds(200)); }));
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(send_and_wait(++seq, true));
   {
     MutexLock lock(&got.mu);
@@ -980,55 +983,105 @@ TEST(DdsTransportStartTest, EachReaderGetsMessagesParsedOrAsBytesAsItAsks) {
 
 // Fast-DDS hands a process's readers what the same process writes on the
 // channel; they drop it (its own readers got it from the writer already,
-// in the process), and now without parsing or copying it first.
+// in the process) without parsing or copying it. What another process
+// writes on the same channel meanwhile reaches them, every message.
 TEST(DdsTransportStartTest, AProcessDropsWhatItWritesUnparsedUncopied) {
   DdsTransportOptions t;
   t.domain_id = RandomDomain();
   t.process_name = "both";
   DdsTransport transport(t);
+  // Another participant (another process, as DDS sees it) writing the
+  // same channel.
+  t.process_name = "other";
+  DdsTransport other(t);
   RemoteEndpoint e;
   e.channel = "/own";
   e.type_name = "cyber.dds_test.Ping";
   e.node = "n";
-  std::atomic<int> handled{0};
+  struct Got {
+    Mutex mu;
+    std::vector<uint64_t> seqs ABSL_GUARDED_BY(mu);
+  } got;
   RemoteEndpoint parsed_reader = e;
   parsed_reader.prototype = &Ping::default_instance();
-  auto sub = transport.Subscribe(parsed_reader, [&handled](const RemoteSample&) {
-    handled.fetch_add(1);
+  auto sub = transport.Subscribe(parsed_reader, [&got](const RemoteSample& s) {
+    const auto* ping = dynamic_cast<const Ping*>(s.message.get());
+    if (ping == nullptr) return false;
+    MutexLock lock(&got.mu);
+    got.seqs.push_back(ping->seq());
     return true;
   });
   ASSERT_TRUE(sub.ok()) << sub.status();
   auto publisher = transport.Publisher(e);
   ASSERT_TRUE(publisher.ok()) << publisher.status();
-  // The type this process registered for the channel (one participant on
-  // this domain in this process).
+  auto foreign = other.Publisher(e);
+  ASSERT_TRUE(foreign.ok()) << foreign.status();
+  // The type this process registered for the channel (the first
+  // participant on this domain in this process is `transport`'s).
   fdds::DomainParticipant* participant =
       fdds::DomainParticipantFactory::get_instance()->lookup_participant(t.domain_id);
   ASSERT_NE(participant, nullptr);
   fdds::TypeSupport registered = participant->find_type(e.type_name);
   const auto* type = dynamic_cast<const FrameTopicType*>(registered.get());
   ASSERT_NE(type, nullptr);
-  uint64_t seq = 0;
-  auto publish = [&] {
+  // Own messages count up from 1, the other process's from 1,000,000.
+  uint64_t own_seq = 0;
+  uint64_t foreign_seq = 1000000;
+  auto publish = [](RemotePublisher& to, uint64_t seq) {
     Ping ping;
-    ping.set_seq(++seq);
+    ping.set_seq(seq);
     ping.set_body(std::string(100000, 'o'));
-    return (*publisher)->PublishMessage(ping).ok();
+    return to.PublishMessage(ping).ok();
   };
-  // Until the reader has matched the writer (Wanted() counts other
-  // processes' readers only): the first sample it takes.
-  ASSERT_TRUE(Eventually([&] { return publish() && type->discarded() > 0; }));
-  const uint64_t before = type->discarded();
+  // Until the reader has matched both writers (Wanted() counts other
+  // processes' readers only, so it cannot say): the first of each taken.
+  ASSERT_TRUE(Eventually([&] { return publish(**publisher, ++own_seq) && type->discarded() > 0; }));
+  // The other's: until the last one sent has arrived (in order, so
+  // nothing sent before it is still on its way).
+  ASSERT_TRUE(Eventually([&] {
+    if (!publish(**foreign, ++foreign_seq)) return false;
+    return Eventually(
+        [&] {
+          MutexLock lock(&got.mu);
+          return !got.seqs.empty() && got.seqs.back() == foreign_seq;
+        },
+        absl::Milliseconds(200));
+  }));
+  const uint64_t discarded_before = type->discarded();
+  const uint64_t parsed_before = type->parsed();
+  size_t handled_before = 0;
+  {
+    MutexLock lock(&got.mu);
+    handled_before = got.seqs.size();
+  }
   constexpr uint64_t kMessages = 20;
-  for (uint64_t i = 0; i < kMessages; ++i) ASSERT_TRUE(publish());
+  std::vector<uint64_t> sent_foreign;
+  for (uint64_t i = 0; i < kMessages; ++i) {
+    ASSERT_TRUE(publish(**publisher, ++own_seq));
+    ASSERT_TRUE(publish(**foreign, ++foreign_seq));
+    sent_foreign.push_back(foreign_seq);
+  }
   // Counted as each is taken: all of them, or the test's patience ends.
-  EXPECT_TRUE(Eventually([&] { return type->discarded() >= before + kMessages; }))
-      << "discarded " << type->discarded() - before << " of " << kMessages;
-  EXPECT_EQ(type->parsed(), 0u);
-  EXPECT_EQ(handled.load(), 0);
+  EXPECT_TRUE(Eventually([&] { return type->discarded() >= discarded_before + kMessages; }))
+      << "discarded " << type->discarded() - discarded_before << " of " << kMessages;
+  ASSERT_TRUE(Eventually([&] {
+    MutexLock lock(&got.mu);
+    return got.seqs.size() >= handled_before + kMessages;
+  }));
+  {
+    MutexLock lock(&got.mu);
+    const std::vector<uint64_t> handled(got.seqs.begin() + static_cast<std::ptrdiff_t>(handled_before),
+                                        got.seqs.end());
+    EXPECT_EQ(handled, sent_foreign) << "the other process's messages, each once, in order";
+    for (uint64_t seq : got.seqs) EXPECT_GE(seq, 1000000u) << "an own message was handed over";
+  }
+  // Parsed: the other process's messages only.
+  EXPECT_EQ(type->parsed() - parsed_before, kMessages);
   EXPECT_EQ(transport.ChannelStats().at(0).lost, 0u);
   sub->reset();
   publisher->reset();
+  foreign->reset();
+  other.Shutdown();
   transport.Shutdown();
 }
 

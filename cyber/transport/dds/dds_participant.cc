@@ -291,6 +291,7 @@ absl::StatusOr<std::shared_ptr<RemotePublisher>> DdsTransport::Impl::Publisher(
   fdds::DataWriter* writer = publisher_->create_datawriter(
       *topic, writer_qos, publisher.get(), fdds::StatusMask::all());
   if (writer == nullptr) {
+    channel->written_here.store(false, std::memory_order_release);
     return absl::UnavailableError(absl::StrCat(
         "channel \"", endpoint.channel, "\": DDS could not create a writer with qos (",
         endpoint.qos.ToString(), ")", SecurityHint("publish")));

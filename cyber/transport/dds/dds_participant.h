@@ -135,7 +135,8 @@ struct ChannelState {
   // Type conflicts on the channel that ended (the peer's endpoint went).
   std::atomic<uint64_t> type_conflicts_ended{0};
   // This process has a DataWriter on the channel (set before it is made,
-  // never cleared: a publisher lives as long as the transport). Fast-DDS
+  // cleared if it could not be; a publisher lives as long as the
+  // transport). Fast-DDS
   // hands this process's readers of the channel what it writes, which they
   // drop unread (dds_subscription.h).
   std::atomic<bool> written_here{false};

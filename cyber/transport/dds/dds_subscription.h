@@ -10,6 +10,8 @@
 #include <optional>
 #include <string>
 
+#include <fastrtps/xmlparser/XMLProfileManager.h>
+
 #include "cyber/transport/dds/dds_participant.h"
 
 namespace cyber {
@@ -32,6 +34,9 @@ class SubscriptionImpl final : public fdds::DataReaderListener {
         channel_(std::move(channel)),
         qos_(qos),
         own_prefix_(impl_->own_prefix()),
+        discard_own_(
+            eprosima::fastrtps::xmlparser::XMLProfileManager::library_settings()
+                .intraprocess_delivery == eprosima::fastrtps::INTRAPROCESS_FULL),
         prototype_(prototype),
         handler_(std::move(handler)) {
     HandoffFence();
@@ -63,19 +68,28 @@ class SubscriptionImpl final : public fdds::DataReaderListener {
   // Samples this process wrote (Fast-DDS matches its own readers and
   // writers) are dropped unread: when the process writes the channel, each
   // take first looks at whose the next sample is, and one of its own is
-  // taken without a parse or a copy (FrameSample::discard). `take_mu_`
-  // keeps that look and the take together: Fast-DDS may call this from
-  // more than one of its threads.
+  // taken without a parse or a copy (FrameSample::discard). That look names
+  // the sample the take takes only while Fast-DDS delivers this process's
+  // samples in-process (its intraprocess delivery, on unless a profile or
+  // the library settings turn it off: `discard_own_`): a take steps over a
+  // sample it cannot hand out yet (a data-sharing sample overwritten
+  // meanwhile, one that arrived ahead of a gap), which an in-process sample
+  // never is, so an own sample at the front is the one taken. Without it,
+  // own samples are parsed and dropped. A sample looked at as own and taken
+  // as another's would be lost: it is counted lost and named, not dropped
+  // silently. Fast-DDS 2.9 calls this for one reader with that reader's
+  // lock held, so calls do not overlap and no sample comes between the look
+  // and the take; `take_mu_` keeps them together whatever Fast-DDS does.
   void on_data_available(fdds::DataReader* reader) override {
     HandoffFence();
     MutexLock take(&take_mu_);
     FrameSample sample;
     sample.parse_as = prototype_;
     fdds::SampleInfo info;
+    fdds::SampleInfo next;
     while (true) {
       sample.discard = false;
-      if (channel_->written_here.load(std::memory_order_acquire)) {
-        fdds::SampleInfo next;
+      if (discard_own_ && channel_->written_here.load(std::memory_order_acquire)) {
         if (reader->get_first_untaken_info(&next) != ReturnCode::RETCODE_OK) return;
         sample.discard = next.valid_data &&
                          next.sample_identity.writer_guid().guidPrefix == own_prefix_;
@@ -88,13 +102,11 @@ class SubscriptionImpl final : public fdds::DataReaderListener {
       if (closed_) return;
       if (own) continue;
       if (sample.discard) {
-        // Looked at as this process's and taken as another's: not expected
-        // (nothing else takes from this reader), but if it happens the
-        // sample is lost, so it counts and is named as such.
         channel_->lost.fetch_add(1, std::memory_order_relaxed);
         AERROR_EVERY(100) << "channel \"" << channel_->channel << "\": a sample from "
                           << impl_->PeerName(writer.guidPrefix)
-                          << " was taken as this process's own and dropped unread";
+                          << " was taken where this process's own was expected, and dropped "
+                             "unread (counted lost)";
         continue;
       }
       Handle(writer, sample, info.source_timestamp);
@@ -195,6 +207,8 @@ class SubscriptionImpl final : public fdds::DataReaderListener {
   const std::shared_ptr<ChannelState> channel_;
   const ChannelQos qos_;
   const frtps::GuidPrefix_t own_prefix_;
+  // Own samples are taken unread (see on_data_available).
+  const bool discard_own_;
   const google::protobuf::MessageLite* const prototype_;
   // Held by on_data_available for its whole run (see there); before mu_.
   Mutex take_mu_ ABSL_ACQUIRED_BEFORE(mu_);
