@@ -682,6 +682,23 @@ const std::vector<uint32_t>* PostedBatchResult(const Workload& w,
   return nullptr;
 }
 
+// After a batch (untimed, the wheel back with the caller and every command
+// drained): checks the answers (`expected` of them as the workload expects)
+// and the wheel against the state words, then disarms every entry for the
+// next round. False, with the row skipped, if anything was wrong.
+bool FinishPostedBatch(benchmark::State& state, PostedFrontEnd& front,
+                       std::vector<PostedEntry>& entries, const Workload& w,
+                       PostedOp op, Tick now, size_t expected) {
+  const bool matches =
+      WheelMatchesStates(front, entries, PostedBatchResult(w, op), now);
+  DisarmAll(front, entries);
+  if (expected == entries.size() && matches) return true;
+  state.SkipWithError(
+      "posted front end: a wrong answer, or the floor wheel does not hold "
+      "what the state words say");
+  return false;
+}
+
 // One thread posts and drains: every kDrainEvery commands and once at the
 // end, all timed.
 void RunPostedOneThread(benchmark::State& state, PostedOp op) {
@@ -699,13 +716,7 @@ void RunPostedOneThread(benchmark::State& state, PostedOp op) {
       });
       front->Drain();
     });
-    const bool matches =
-        WheelMatchesStates(*front, entries, PostedBatchResult(w, op), now);
-    DisarmAll(*front, entries);
-    if (expected != n || !matches) {
-      state.SkipWithError(
-          "posted front end: a wrong answer, or the floor wheel does not hold "
-          "what the state words say");
+    if (!FinishPostedBatch(state, *front, entries, w, op, now, expected)) {
       return 0;
     }
     return n;
@@ -815,13 +826,7 @@ void RunPostedTwoThreads(benchmark::State& state, PostedOp op) {
       expected = PostBatch(*front, entries, w, op, now, [](size_t) {});
     });
     consumer.FinishRound();
-    const bool matches =
-        WheelMatchesStates(*front, entries, PostedBatchResult(w, op), now);
-    DisarmAll(*front, entries);
-    if (expected != n || !matches) {
-      state.SkipWithError(
-          "posted front end: a wrong answer, or the floor wheel does not hold "
-          "what the state words say");
+    if (!FinishPostedBatch(state, *front, entries, w, op, now, expected)) {
       return 0;
     }
     ops += n;
